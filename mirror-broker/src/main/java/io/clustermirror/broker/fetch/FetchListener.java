@@ -1,0 +1,24 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.common.TopicPartition;
+
+/** Progress and failures of mirror partitions; called on fetcher threads, so implementations must not block. */
+public interface FetchListener {
+    /**
+     * Batches were appended.
+     *
+     * @param lastMirroredOffset last offset appended
+     * @param lastSourceEpoch    source partitionLeaderEpoch of the last appended batch
+     * @param firstSourceEpochStart if the appended data started a new source epoch, the offset where it started, else -1
+     * @param sourceEndOffset    the source's end offset for this isolation level (HW or LSO) in the response
+     */
+    void onProgress(TopicPartition partition, long lastMirroredOffset, int lastSourceEpoch,
+                    long firstSourceEpochStart, long sourceEndOffset);
+
+    /** The source's end offset was seen (also when no data came back): keeps lag current. */
+    void onSourceEndOffset(TopicPartition partition, long sourceEndOffset);
+
+    /** The partition failed and was removed from its fetcher; the others go on. */
+    void onFailure(TopicPartition partition, MirrorError error, String message);
+}

@@ -1,0 +1,67 @@
+package io.clustermirror.common.image;
+
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An immutable view of the mirror control plane, built by replaying {@code __mirror_metadata} (desired
+ * state) and {@code __mirror_state} (actual per-partition state) through a {@link MirrorDelta}, in the
+ * style of Kafka's {@code MetadataImage}. Every broker keeps one; the admin client builds one to list
+ * and describe.
+ */
+public final class MirrorImage {
+    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of());
+
+    private final Map<String, MirrorRecord> mirrors;
+    private final Map<String, MirrorTopicRecord> topics;
+    private final Map<String, PartitionStateRecord> partitionStates;
+
+    public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                       Map<String, PartitionStateRecord> partitionStates) {
+        this.mirrors = Map.copyOf(mirrors);
+        this.topics = Map.copyOf(topics);
+        this.partitionStates = Map.copyOf(partitionStates);
+    }
+
+    /** Mirrors by name. */
+    public Map<String, MirrorRecord> mirrors() {
+        return mirrors;
+    }
+
+    /** Mirror topics by topic name. */
+    public Map<String, MirrorTopicRecord> topics() {
+        return topics;
+    }
+
+    /** Partition states by {@link PartitionStateRecord#key()}. */
+    public Map<String, PartitionStateRecord> partitionStates() {
+        return partitionStates;
+    }
+
+    public Optional<MirrorRecord> mirror(String name) {
+        return Optional.ofNullable(mirrors.get(name));
+    }
+
+    public Optional<MirrorTopicRecord> topic(String name) {
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    /** The topics of one mirror, sorted by name. */
+    public List<MirrorTopicRecord> topicsOf(String mirror) {
+        throw new UnsupportedOperationException("TODO");
+    }
+
+    public Optional<PartitionStateRecord> partitionState(String mirror, String topic, int partition) {
+        return Optional.ofNullable(partitionStates.get(PartitionStateRecord.stateKey(mirror, topic, partition)));
+    }
+
+    /** The partition states of one mirror topic, sorted by partition. */
+    public List<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
+        throw new UnsupportedOperationException("TODO");
+    }
+}

@@ -1,0 +1,25 @@
+package io.clustermirror.common.records;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A request in {@code __mirror_commands}.
+ *
+ * @param commandId unique id chosen by the client; the result carries the same id
+ * @param op        what to do
+ * @param mirror    the mirror's name
+ * @param configs   mirror configs (CREATE only; empty otherwise)
+ * @param topics    topic names or regular expressions (START, STOP, PAUSE, RESUME)
+ * @param excludes  names or regular expressions removed from what {@code topics} matched
+ * @param timestampMs when the client wrote it
+ */
+public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs,
+                            List<String> topics, List<String> excludes, long timestampMs)
+        implements CommandLogEntry {
+    public MirrorCommand {
+        configs = configs == null ? Map.of() : Map.copyOf(configs);
+        topics = topics == null ? List.of() : List.copyOf(topics);
+        excludes = excludes == null ? List.of() : List.copyOf(excludes);
+    }
+}

@@ -1,0 +1,52 @@
+package io.clustermirror.common.records;
+
+import io.clustermirror.common.PartitionState;
+
+import java.util.List;
+
+/**
+ * The actual state of one mirror partition in {@code __mirror_state} (key {@code <mirror>/<topic>/<partition>}),
+ * written by the partition's destination leader. Readers keep, per key, the record with the highest
+ * {@code leaderEpoch}: a record from a stale leader (lower epoch) is ignored, which fences it.
+ *
+ * @param mirror              mirror name
+ * @param topic               topic name
+ * @param partition           partition index
+ * @param state               current state
+ * @param leaderEpoch         destination leader epoch of the writer (fencing)
+ * @param leaderId            destination broker id of the writer
+ * @param sourceTopicId       source topic id the data came from
+ * @param lastMirroredOffset  last source offset appended on the destination (-1 if none)
+ * @param lastMirroredEpoch   source leader epoch of the last appended batch (LME; -1 if none)
+ * @param sourceEpochs        source epoch lineage of the mirrored data
+ * @param sourceLogEndOffset  source end offset as last seen (high watermark or LSO per isolation)
+ * @param destLogEndOffset    destination log end offset as last seen
+ * @param lastError           last error, or null
+ * @param barrierOffset       offset of the MIRROR_PID_RESET barrier written at stop, or -1
+ * @param truncatedFromOffset first offset removed by the stop's truncation to the LSO, or -1
+ * @param truncatedToOffset   end (exclusive) of the range removed at stop, or -1
+ * @param updatedMs           time of the write
+ */
+public record PartitionStateRecord(String mirror, String topic, int partition, PartitionState state,
+                                   int leaderEpoch, int leaderId, String sourceTopicId,
+                                   long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
+                                   long sourceLogEndOffset, long destLogEndOffset, String lastError,
+                                   long barrierOffset, long truncatedFromOffset, long truncatedToOffset,
+                                   long updatedMs) {
+    public PartitionStateRecord {
+        sourceEpochs = sourceEpochs == null ? List.of() : List.copyOf(sourceEpochs);
+    }
+
+    /** Replication lag in offsets as last seen, never negative. */
+    public long lag() {
+        return Math.max(0, sourceLogEndOffset - destLogEndOffset);
+    }
+
+    public String key() {
+        return stateKey(mirror, topic, partition);
+    }
+
+    public static String stateKey(String mirror, String topic, int partition) {
+        return mirror + "/" + topic + "/" + partition;
+    }
+}
