@@ -4,6 +4,7 @@ import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,7 +54,10 @@ public final class MirrorImage {
 
     /** The topics of one mirror, sorted by name. */
     public List<MirrorTopicRecord> topicsOf(String mirror) {
-        throw new UnsupportedOperationException("TODO");
+        return topics.values().stream()
+            .filter(t -> t.mirror().equals(mirror))
+            .sorted(Comparator.comparing(MirrorTopicRecord::topic))
+            .toList();
     }
 
     public Optional<PartitionStateRecord> partitionState(String mirror, String topic, int partition) {
@@ -62,6 +66,9 @@ public final class MirrorImage {
 
     /** The partition states of one mirror topic, sorted by partition. */
     public List<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
-        throw new UnsupportedOperationException("TODO");
+        return partitionStates.values().stream()
+            .filter(s -> s.mirror().equals(mirror) && s.topic().equals(topic))
+            .sorted(Comparator.comparingInt(PartitionStateRecord::partition))
+            .toList();
     }
 }

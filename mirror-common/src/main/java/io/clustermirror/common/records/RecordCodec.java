@@ -1,57 +1,128 @@
 package io.clustermirror.common.records;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
 /**
  * Keys and values of the internal topics. Values are versioned JSON (field {@code "v"}), keys are UTF-8
  * strings: {@code __mirror_commands} is keyed by command id, {@code __mirror_metadata} by
  * {@link #mirrorKey}/{@link #topicKey}, {@code __mirror_state} by {@link PartitionStateRecord#key()}.
- * A null value is a tombstone.
+ * A null value is a tombstone; the decoders do not accept one (the caller knows what a tombstone means).
+ *
+ * <p>Compatibility: a reader ignores fields it does not know and reads values of any version, so a
+ * newer writer may add fields (bumping {@link #VERSION}) without breaking older readers. Fields are never
+ * renamed or given a new meaning. Fields missing from an older value read as null/zero.
  */
 public final class RecordCodec {
+    /** The version written into every value. */
+    public static final int VERSION = 1;
+    public static final String VERSION_FIELD = "v";
+    public static final String MIRROR_KEY_PREFIX = "mirror:";
+    public static final String TOPIC_KEY_PREFIX = "topic:";
+
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .serializationInclusion(JsonInclude.Include.NON_NULL)
+        .build();
+
     private RecordCodec() {
     }
 
     public static String mirrorKey(String mirror) {
-        return "mirror:" + mirror;
+        return MIRROR_KEY_PREFIX + mirror;
     }
 
     public static String topicKey(String topic) {
-        return "topic:" + topic;
+        return TOPIC_KEY_PREFIX + topic;
     }
 
     public static byte[] encodeKey(String key) {
-        throw new UnsupportedOperationException("TODO");
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     public static String decodeKey(byte[] key) {
-        throw new UnsupportedOperationException("TODO");
+        return new String(key, StandardCharsets.UTF_8);
     }
 
     public static byte[] encodeCommand(CommandLogEntry entry) {
-        throw new UnsupportedOperationException("TODO");
+        return encode(MAPPER.valueToTree(entry));
     }
 
     public static CommandLogEntry decodeCommand(byte[] value) {
-        throw new UnsupportedOperationException("TODO");
+        return decode(value, CommandLogEntry.class);
     }
 
     public static byte[] encodeMirror(MirrorRecord record) {
-        throw new UnsupportedOperationException("TODO");
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static MirrorRecord decodeMirror(byte[] value) {
+        return decode(value, MirrorRecord.class);
     }
 
     public static byte[] encodeTopic(MirrorTopicRecord record) {
-        throw new UnsupportedOperationException("TODO");
+        return encode(MAPPER.valueToTree(record));
     }
 
-    /** Decodes a {@code __mirror_metadata} value by its key: a {@link MirrorRecord} or a {@link MirrorTopicRecord}. */
+    public static MirrorTopicRecord decodeTopic(byte[] value) {
+        return decode(value, MirrorTopicRecord.class);
+    }
+
+    /**
+     * Decodes a {@code __mirror_metadata} value by its key: a {@link MirrorRecord} or a {@link MirrorTopicRecord}.
+     *
+     * @throws IllegalArgumentException if the key has neither prefix, or the value is not a valid record
+     */
     public static Object decodeMetadata(String key, byte[] value) {
-        throw new UnsupportedOperationException("TODO");
+        if (key.startsWith(MIRROR_KEY_PREFIX)) {
+            return decodeMirror(value);
+        }
+        if (key.startsWith(TOPIC_KEY_PREFIX)) {
+            return decodeTopic(value);
+        }
+        throw new IllegalArgumentException("Unknown __mirror_metadata key '" + key + "': expected prefix '"
+            + MIRROR_KEY_PREFIX + "' or '" + TOPIC_KEY_PREFIX + "'");
     }
 
     public static byte[] encodeState(PartitionStateRecord record) {
-        throw new UnsupportedOperationException("TODO");
+        return encode(MAPPER.valueToTree(record));
     }
 
     public static PartitionStateRecord decodeState(byte[] value) {
-        throw new UnsupportedOperationException("TODO");
+        return decode(value, PartitionStateRecord.class);
+    }
+
+    private static byte[] encode(ObjectNode fields) {
+        ObjectNode value = MAPPER.createObjectNode().put(VERSION_FIELD, VERSION);
+        value.setAll(fields);
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            // Never put the fields in the message: mirror configs may hold secrets.
+            throw new IllegalStateException("Cannot encode a record value", e);
+        }
+    }
+
+    private static <T> T decode(byte[] value, Class<T> type) {
+        if (value == null) {
+            throw new IllegalArgumentException("Cannot decode a tombstone as " + type.getSimpleName());
+        }
+        try {
+            JsonNode tree = MAPPER.readTree(value);
+            JsonNode version = tree.path(VERSION_FIELD);
+            if (!tree.isObject() || !version.isInt() || version.intValue() < 1) {
+                throw new IllegalArgumentException("Not a versioned " + type.getSimpleName() + " value");
+            }
+            return MAPPER.treeToValue(tree, type);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("Cannot decode " + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
     }
 }

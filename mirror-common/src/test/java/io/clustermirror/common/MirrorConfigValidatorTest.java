@@ -1,0 +1,169 @@
+package io.clustermirror.common;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MirrorConfigValidatorTest {
+    private static final String BOOTSTRAP = "source:9092";
+
+    private static Map<String, String> configs(String... keyValues) {
+        Map<String, String> configs = new HashMap<>();
+        configs.put(MirrorConfig.BOOTSTRAP_SERVERS, BOOTSTRAP);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            configs.put(keyValues[i], keyValues[i + 1]);
+        }
+        return configs;
+    }
+
+    private static ClusterMirrorException rejected(String name, Map<String, String> configs) {
+        ClusterMirrorException e = assertThrows(ClusterMirrorException.class, () -> MirrorConfig.validate(name, configs));
+        assertEquals(MirrorError.INVALID_CONFIG, e.error());
+        assertTrue(e.getMessage().startsWith("INVALID_CONFIG: "), e.getMessage());
+        return e;
+    }
+
+    @Test
+    void acceptsMinimalConfigAndAppliesDefaults() {
+        MirrorConfig config = MirrorConfig.validate("dr-1.east_2", configs());
+        assertEquals("dr-1.east_2", config.name());
+        assertEquals(500, config.getInt(MirrorConfig.FETCH_MAX_WAIT_MS));
+        assertTrue(config.readCommitted());
+        assertEquals(BOOTSTRAP, config.sourceClientProperties().getProperty(MirrorConfig.BOOTSTRAP_SERVERS));
+    }
+
+    @Test
+    void acceptsFullConfig() {
+        MirrorConfig config = MirrorConfig.validate("dr", configs(
+            "security.protocol", "SASL_SSL",
+            "sasl.mechanism", "PLAIN",
+            "sasl.jaas.config", "${file:/etc/mirror/secrets.properties:jaas}",
+            "ssl.truststore.password", "changeit",
+            "request.timeout.ms", "30000",
+            "max.in.flight.requests.per.connection", "5",
+            "config.providers", "file",
+            "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
+            MirrorConfig.FETCH_ISOLATION_LEVEL, "read_uncommitted",
+            MirrorConfig.FETCH_MIN_BYTES, "0",
+            MirrorConfig.PARTITION_RETRY_BACKOFF_MS, "0",
+            MirrorConfig.FETCH_MAX_BYTES, " 1048576 ",
+            MirrorConfig.TOPICS_INCLUDE, "orders.*, payments",
+            MirrorConfig.TOPICS_EXCLUDE, ""));
+        assertFalse(config.readCommitted());
+        assertEquals(1048576, config.getInt(MirrorConfig.FETCH_MAX_BYTES));
+        assertFalse(config.sourceClientProperties().containsKey(MirrorConfig.FETCH_MAX_BYTES));
+        assertEquals("SASL_SSL", config.sourceClientProperties().getProperty("security.protocol"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "a/b", "has space", "colon:", "ü"})
+    void rejectsBadNames(String name) {
+        assertTrue(rejected(name, configs()).getMessage().contains("mirror name"));
+    }
+
+    @Test
+    void rejectsNullAndOverlongNames() {
+        rejected(null, configs());
+        rejected("x".repeat(250), configs());
+        MirrorConfig.validate("x".repeat(249), configs());
+    }
+
+    @Test
+    void requiresBootstrapServers() {
+        assertTrue(rejected("dr", Map.of()).getMessage().contains("'bootstrap.servers'"));
+        assertTrue(rejected("dr", Map.of("bootstrap.servers", "  ")).getMessage().contains("'bootstrap.servers'"));
+        rejected("dr", null);
+    }
+
+    @Test
+    void rejectsUnknownMirrorKeyListingKnownOnes() {
+        String message = rejected("dr", configs("mirror.fetch.max.byte", "1")).getMessage();
+        assertTrue(message.contains("'mirror.fetch.max.byte'"), message);
+        assertTrue(message.contains(MirrorConfig.FETCH_MAX_BYTES), message);
+        assertTrue(message.contains(MirrorConfig.ACL_INCLUDE), message);
+    }
+
+    @Test
+    void rejectsUnknownClientKey() {
+        String message = rejected("dr", configs("bootstrap.server", "x:1")).getMessage();
+        assertTrue(message.contains("unknown config 'bootstrap.server'"), message);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "1.5", "", "0", "-1", "2147483648"})
+    void rejectsBadPositiveInts(String value) {
+        String message = rejected("dr", configs(MirrorConfig.FETCH_MAX_BYTES, value)).getMessage();
+        assertTrue(message.contains("'" + MirrorConfig.FETCH_MAX_BYTES + "'"), message);
+    }
+
+    @Test
+    void checksNumericRanges() {
+        rejected("dr", configs(MirrorConfig.FETCH_BACKOFF_MS, "-1"));
+        rejected("dr", configs(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, "0"));
+        rejected("dr", configs(MirrorConfig.STATE_PERSIST_INTERVAL_MS, "0"));
+        MirrorConfig config = MirrorConfig.validate("dr", configs(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "9999999999"));
+        assertEquals(9999999999L, config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"READ_COMMITTED", "committed", "", " read_committed"})
+    void rejectsBadIsolationLevel(String value) {
+        rejected("dr", configs(MirrorConfig.FETCH_ISOLATION_LEVEL, value));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {MirrorConfig.TOPICS_INCLUDE, MirrorConfig.TOPICS_EXCLUDE, MirrorConfig.GROUPS_INCLUDE,
+        MirrorConfig.GROUPS_EXCLUDE, MirrorConfig.TOPIC_PROPERTIES_EXCLUDE, MirrorConfig.ACL_INCLUDE})
+    void rejectsPatternsThatDoNotCompile(String key) {
+        String message = rejected("dr", configs(key, "ok.*,bad[")).getMessage();
+        assertTrue(message.contains("'bad['") && message.contains(key), message);
+    }
+
+    @Test
+    void checksClientValueTypes() {
+        String message = rejected("dr", configs("request.timeout.ms", "soon")).getMessage();
+        assertTrue(message.contains("'request.timeout.ms'"), message);
+        rejected("dr", configs("security.protocol", "CARRIER_PIGEON"));
+        // A ConfigProvider reference is resolved later, so its type cannot be checked now.
+        MirrorConfig.validate("dr", configs("request.timeout.ms", "${file:/etc/m.properties:timeout}"));
+    }
+
+    @Test
+    void neverPutsSecretsInMessages() {
+        String message = rejected("dr", configs("ssl.key.password", "hunter2", "sasl.jaas.config", "hunter3",
+            "bogus.key", "x")).getMessage();
+        assertFalse(message.contains("hunter"), message);
+    }
+
+    @Test
+    void redactsSensitiveValuesButKeepsProviderReferences() {
+        MirrorConfig config = MirrorConfig.validate("dr", configs(
+            "ssl.truststore.password", "changeit",
+            "ssl.key.password", "k",
+            "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required password=\"p\";",
+            "sasl.oauthbearer.client.credentials.client.secret", "s",
+            "ssl.keystore.key", "pem",
+            "sasl.login.refresh.buffer.seconds", "300",
+            "ssl.keystore.location", "/etc/ks.jks",
+            "ssl.keystore.password", "${file:/etc/secrets.properties:ks}"));
+        Map<String, String> redacted = config.redacted();
+        assertEquals("[hidden]", redacted.get("ssl.truststore.password"));
+        assertEquals("[hidden]", redacted.get("ssl.key.password"));
+        assertEquals("[hidden]", redacted.get("sasl.jaas.config"));
+        assertEquals("[hidden]", redacted.get("ssl.keystore.key"));
+        assertEquals("300", redacted.get("sasl.login.refresh.buffer.seconds"));
+        assertEquals("/etc/ks.jks", redacted.get("ssl.keystore.location"));
+        assertEquals("${file:/etc/secrets.properties:ks}", redacted.get("ssl.keystore.password"));
+        assertEquals(BOOTSTRAP, redacted.get("bootstrap.servers"));
+        assertEquals("changeit", config.originals().get("ssl.truststore.password"));
+        assertTrue(MirrorConfigValidator.isSensitive("my.api.token"));
+    }
+}
