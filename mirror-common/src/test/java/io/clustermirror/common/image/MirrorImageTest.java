@@ -1,0 +1,121 @@
+package io.clustermirror.common.image;
+
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MirrorImageTest {
+    private static MirrorTopicRecord topic(String name, String mirror) {
+        return new MirrorTopicRecord(name, mirror, DesiredState.MIRRORING, "id-" + name, 2, 1L);
+    }
+
+    private static PartitionStateRecord state(String topic, int partition, PartitionState state, int leaderEpoch) {
+        return new PartitionStateRecord("dr", topic, partition, state, leaderEpoch, 1, "id", -1L, -1, List.of(),
+            0L, 0L, null, -1L, -1L, -1L, 1L);
+    }
+
+    private static void replay(MirrorDelta delta, MirrorTopicRecord t) {
+        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey(t.topic())), RecordCodec.encodeTopic(t));
+    }
+
+    private static void replay(MirrorDelta delta, PartitionStateRecord s) {
+        delta.replayState(RecordCodec.encodeKey(s.key()), RecordCodec.encodeState(s));
+    }
+
+    @Test
+    void topicsOfFiltersByMirrorAndSortsByName() {
+        MirrorImage image = new MirrorImage(Map.of(), Map.of("b", topic("b", "dr"), "a", topic("a", "dr"),
+            "c", topic("c", "other")), Map.of());
+        assertEquals(List.of(topic("a", "dr"), topic("b", "dr")), image.topicsOf("dr"));
+        assertEquals(List.of(), image.topicsOf("none"));
+    }
+
+    @Test
+    void partitionStatesOfFiltersByMirrorAndTopicAndSortsByPartition() {
+        PartitionStateRecord p10 = state("t", 10, PartitionState.MIRRORING, 0);
+        PartitionStateRecord p2 = state("t", 2, PartitionState.PAUSED, 0);
+        PartitionStateRecord other = state("t2", 0, PartitionState.MIRRORING, 0);
+        MirrorImage image = new MirrorImage(Map.of(), Map.of(), Map.of(p10.key(), p10, p2.key(), p2, other.key(), other));
+        assertEquals(List.of(p2, p10), image.partitionStatesOf("dr", "t"));
+        assertEquals(List.of(), image.partitionStatesOf("x", "t"));
+        assertEquals(p2, image.partitionState("dr", "t", 2).orElseThrow());
+    }
+
+    @Test
+    void metadataRecordsAddReplaceAndTombstonesRemove() {
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        MirrorRecord mirror = new MirrorRecord("dr", Map.of("bootstrap.servers", "s:1"), "A", 1L);
+        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("dr")), RecordCodec.encodeMirror(mirror));
+        replay(delta, topic("a", "dr"));
+        replay(delta, topic("b", "dr"));
+        MirrorImage first = delta.apply();
+        assertEquals(Map.of("dr", mirror), first.mirrors());
+        assertEquals(2, first.topics().size());
+
+        MirrorDelta next = new MirrorDelta(first);
+        MirrorTopicRecord paused = topic("a", "dr").withDesired(DesiredState.PAUSED, 2L);
+        replay(next, paused);
+        next.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey("b")), null);
+        next.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("dr")), null);
+        MirrorImage second = next.apply();
+        assertEquals(Map.of("a", paused), second.topics());
+        assertTrue(second.mirrors().isEmpty());
+        assertEquals(2, first.topics().size(), "the base image is immutable");
+        assertThrows(IllegalArgumentException.class,
+            () -> next.replayMetadata(RecordCodec.encodeKey("acl:x"), null));
+    }
+
+    @Test
+    void staleLeaderStateIsFenced() {
+        PartitionStateRecord epoch5 = state("t", 0, PartitionState.MIRRORING, 5);
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        replay(delta, epoch5);
+        replay(delta, state("t", 0, PartitionState.FAILED, 4)); // stale leader: ignored
+        assertEquals(epoch5, delta.apply().partitionState("dr", "t", 0).orElseThrow());
+
+        PartitionStateRecord sameEpoch = state("t", 0, PartitionState.PAUSED, 5);
+        replay(delta, sameEpoch);
+        MirrorImage image = delta.apply();
+        assertEquals(sameEpoch, image.partitionState("dr", "t", 0).orElseThrow());
+
+        // Fencing also holds against the base image of a later delta.
+        MirrorDelta later = new MirrorDelta(image);
+        replay(later, state("t", 0, PartitionState.MIRRORING, 3));
+        assertEquals(sameEpoch, later.apply().partitionState("dr", "t", 0).orElseThrow());
+        PartitionStateRecord epoch6 = state("t", 0, PartitionState.STOPPING, 6);
+        replay(later, epoch6);
+        assertEquals(epoch6, later.apply().partitionState("dr", "t", 0).orElseThrow());
+    }
+
+    @Test
+    void stateTombstoneRemovesAndThenAnyEpochIsAccepted() {
+        PartitionStateRecord epoch5 = state("t", 0, PartitionState.MIRRORING, 5);
+        MirrorDelta delta = new MirrorDelta(new MirrorImage(Map.of(), Map.of(), Map.of(epoch5.key(), epoch5)));
+        delta.replayState(RecordCodec.encodeKey(epoch5.key()), null);
+        assertTrue(delta.apply().partitionStates().isEmpty());
+        PartitionStateRecord epoch1 = state("t", 0, PartitionState.PREPARING, 1);
+        replay(delta, epoch1);
+        assertEquals(Map.of(epoch1.key(), epoch1), delta.apply().partitionStates());
+    }
+
+    @Test
+    void emptyDeltaKeepsTheImageContents() {
+        MirrorImage image = new MirrorImage(Map.of(), Map.of("a", topic("a", "dr")), Map.of());
+        MirrorImage applied = new MirrorDelta(image).apply();
+        assertEquals(image.topics(), applied.topics());
+        assertSame(image.topics(), applied.topics());
+    }
+}

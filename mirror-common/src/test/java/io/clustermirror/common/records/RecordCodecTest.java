@@ -1,0 +1,94 @@
+package io.clustermirror.common.records;
+
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RecordCodecTest {
+    static final PartitionStateRecord STATE = new PartitionStateRecord("dr", "orders", 3, PartitionState.MIRRORING,
+        7, 2, "src-topic-id", 41L, 5, List.of(new EpochStart(0, 0L), new EpochStart(5, 30L)), 50L, 42L, null,
+        -1L, -1L, -1L, 1_700_000_000_000L);
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void keysAreUtf8() {
+        assertArrayEquals(utf8("topic:zoë"), RecordCodec.encodeKey(RecordCodec.topicKey("zoë")));
+        assertEquals("mirror:dr", RecordCodec.decodeKey(RecordCodec.encodeKey(RecordCodec.mirrorKey("dr"))));
+    }
+
+    @Test
+    void commandsRoundTripPolymorphically() {
+        MirrorCommand request = new MirrorCommand("c-1", CommandOp.START, "dr", Map.of(),
+            List.of("orders.*"), List.of("orders.tmp"), 123L);
+        CommandResult result = CommandResult.failed("c-1", MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "no");
+        byte[] encodedRequest = RecordCodec.encodeCommand(request);
+        byte[] encodedResult = RecordCodec.encodeCommand(result);
+        assertTrue(text(encodedRequest).contains("\"type\":\"request\""), text(encodedRequest));
+        assertTrue(text(encodedResult).contains("\"type\":\"result\""), text(encodedResult));
+        assertEquals(request, RecordCodec.decodeCommand(encodedRequest));
+        assertEquals(result, RecordCodec.decodeCommand(encodedResult));
+        CommandResult ok = CommandResult.ok("c-2", "started 2 topics", List.of("a", "b"));
+        assertEquals(ok, RecordCodec.decodeCommand(RecordCodec.encodeCommand(ok)));
+    }
+
+    @Test
+    void everyValueCarriesTheVersion() {
+        assertTrue(text(RecordCodec.encodeState(STATE)).startsWith("{\"v\":1,"));
+        assertTrue(text(RecordCodec.encodeCommand(CommandResult.ok("c", "", null))).startsWith("{\"v\":1,"));
+    }
+
+    @Test
+    void metadataDecodesByKeyPrefix() {
+        MirrorRecord mirror = new MirrorRecord("dr", Map.of("bootstrap.servers", "s:9092"), "cluster-A", 5L);
+        MirrorTopicRecord topic = new MirrorTopicRecord("orders", "dr", DesiredState.PAUSED, "tid", 12, 6L);
+        assertEquals(mirror, RecordCodec.decodeMetadata(RecordCodec.mirrorKey("dr"), RecordCodec.encodeMirror(mirror)));
+        assertEquals(topic, RecordCodec.decodeMetadata(RecordCodec.topicKey("orders"), RecordCodec.encodeTopic(topic)));
+        assertThrows(IllegalArgumentException.class,
+            () -> RecordCodec.decodeMetadata("group:g", RecordCodec.encodeTopic(topic)));
+    }
+
+    @Test
+    void stateRoundTripsIncludingNullsAndLineage() {
+        assertEquals(STATE, RecordCodec.decodeState(RecordCodec.encodeState(STATE)));
+        PartitionStateRecord failed = new PartitionStateRecord("dr", "orders", 0, PartitionState.FAILED, 1, 1, null,
+            -1L, -1, null, 0L, 0L, "source topic recreated", 9L, 3L, 9L, 1L);
+        assertEquals(failed, RecordCodec.decodeState(RecordCodec.encodeState(failed)));
+    }
+
+    @Test
+    void ignoresUnknownFieldsAndReadsNewerVersions() {
+        String json = "{\"v\":9,\"topic\":\"orders\",\"mirror\":\"dr\",\"desired\":\"MIRRORING\","
+            + "\"sourceTopicId\":\"t\",\"partitions\":4,\"updatedMs\":8,\"futureField\":{\"x\":[1,2]}}";
+        assertEquals(new MirrorTopicRecord("orders", "dr", DesiredState.MIRRORING, "t", 4, 8L),
+            RecordCodec.decodeTopic(utf8(json)));
+        String command = "{\"v\":2,\"type\":\"result\",\"commandId\":\"c\",\"error\":\"NONE\",\"extra\":true}";
+        assertEquals(CommandResult.ok("c", "", List.of()), RecordCodec.decodeCommand(utf8(command)));
+    }
+
+    @Test
+    void rejectsGarbageUnversionedValuesAndTombstones() {
+        assertThrows(IllegalArgumentException.class, () -> RecordCodec.decodeState(utf8("not json")));
+        assertThrows(IllegalArgumentException.class, () -> RecordCodec.decodeState(utf8("{\"mirror\":\"dr\"}")));
+        assertThrows(IllegalArgumentException.class, () -> RecordCodec.decodeState(utf8("[1]")));
+        assertThrows(IllegalArgumentException.class, () -> RecordCodec.decodeState(null));
+        assertThrows(IllegalArgumentException.class, () -> RecordCodec.decodeCommand(utf8("{\"v\":1,\"type\":\"nope\"}")));
+    }
+}
