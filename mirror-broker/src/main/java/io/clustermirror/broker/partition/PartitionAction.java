@@ -1,0 +1,44 @@
+package io.clustermirror.broker.partition;
+
+/**
+ * Side effects requested by {@link PartitionStateMachine}, run in order by the single executor that owns all
+ * I/O for mirror partitions. Each runs with the partition's leader epoch of the {@link Transition} that
+ * issued it, so that an action of an old leadership is fenced by Kafka itself.
+ *
+ * <p>Actions may be issued again for the same partition (a retry, a new leader epoch, a broker restart
+ * half-way through), so each must be idempotent.
+ */
+public sealed interface PartitionAction {
+    /**
+     * Align the destination log with the source before mirroring (truncate to the last mirrored epoch/offset
+     * as recorded, check the source topic id); the executor then posts {@link PartitionEvent.PrepareSucceeded}
+     * or {@link PartitionEvent.PrepareFailed}.
+     */
+    record Prepare() implements PartitionAction {
+    }
+
+    /** Add the partition to the mirror's fetchers, fetching from the destination log end. */
+    record StartFetching() implements PartitionAction {
+    }
+
+    /** Remove the partition from the fetchers; the executor posts {@link PartitionEvent.FetcherStopped} after it. */
+    record StopFetching() implements PartitionAction {
+    }
+
+    /**
+     * Make the partition a normal topic partition: truncate to the LSO, append the MIRROR_PID_RESET barrier,
+     * reset producer state; the executor then posts {@link PartitionEvent.StopSucceeded} or
+     * {@link PartitionEvent.StopFailed}. Idempotent: a stop that finds its barrier already written after
+     * the last mirrored data does not write another.
+     */
+    record RunStop() implements PartitionAction {
+    }
+
+    /** Write the partition's current state to {@code __mirror_state}, with its leader epoch. */
+    record PersistState() implements PartitionAction {
+    }
+
+    /** Post {@link PartitionEvent.RetryDue} at {@code atMs}. */
+    record ScheduleRetry(long atMs) implements PartitionAction {
+    }
+}

@@ -1,0 +1,228 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.partition.PartitionAction.PersistState;
+import io.clustermirror.broker.partition.PartitionAction.Prepare;
+import io.clustermirror.broker.partition.PartitionAction.RunStop;
+import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
+import io.clustermirror.broker.partition.PartitionAction.StartFetching;
+import io.clustermirror.broker.partition.PartitionAction.StopFetching;
+import io.clustermirror.broker.partition.PartitionEvent.BecameFollower;
+import io.clustermirror.broker.partition.PartitionEvent.BecameLeader;
+import io.clustermirror.broker.partition.PartitionEvent.DesiredChanged;
+import io.clustermirror.broker.partition.PartitionEvent.FetchFailed;
+import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
+import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
+import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
+import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
+import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
+import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.PartitionState;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.clustermirror.common.PartitionState.FAILED;
+import static io.clustermirror.common.PartitionState.MIRRORING;
+import static io.clustermirror.common.PartitionState.PAUSED;
+import static io.clustermirror.common.PartitionState.PAUSING;
+import static io.clustermirror.common.PartitionState.PREPARING;
+import static io.clustermirror.common.PartitionState.STOPPED;
+import static io.clustermirror.common.PartitionState.STOPPING;
+import static io.clustermirror.common.PartitionState.UNKNOWN;
+
+/**
+ * The per-partition mirror state machine (seed 001, DESIGN.md §2): given a {@link MirrorPartition} and a
+ * {@link PartitionEvent}, returns the next value and the {@link PartitionAction}s to run. Pure: no I/O, no
+ * clock, no threads; the caller serialises events per partition and runs the actions in order.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Only a leader acts. A follower ignores every event but {@link BecameLeader}; it only tracks the
+ *       desired state, so that a later leadership starts from the current one.</li>
+ *   <li>A partition fetches only in MIRRORING and only while leader: {@link StartFetching} is issued only on
+ *       entering MIRRORING as leader, and leaving MIRRORING issues {@link StopFetching} (so does losing
+ *       leadership, a new leader epoch, or leaving the mirror, in MIRRORING or PAUSING).</li>
+ *   <li>{@link RunStop} is issued only in STOPPING, and when the partition was fetching, only after
+ *       {@link FetcherStopped}: no mirrored append can follow the stop's truncation and barrier.</li>
+ *   <li>STOPPED is left only when the desired state changes to MIRRORING (to PREPARING, which re-aligns the
+ *       log) or the topic leaves its mirror (to UNKNOWN). A new leader finding STOPPED persisted (or a new
+ *       epoch of a STOPPED leader) stays STOPPED unless the desired state is MIRRORING or null.</li>
+ *   <li>Mirroring starts (or restarts after a failure or a new leadership) only through PREPARING; resuming
+ *       from PAUSED/PAUSING goes straight to MIRRORING without truncation.</li>
+ *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
+ *       to mirror, nothing to record).</li>
+ *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
+ *       A failure of one partition touches no other.</li>
+ * </ul>
+ */
+public final class PartitionStateMachine {
+    private static final PartitionAction PREPARE = new Prepare();
+    private static final PartitionAction START_FETCHING = new StartFetching();
+    private static final PartitionAction STOP_FETCHING = new StopFetching();
+    private static final PartitionAction RUN_STOP = new RunStop();
+    private static final PartitionAction PERSIST = new PersistState();
+    private static final String UNKNOWN_ERROR = "unknown error";
+
+    private final long retryBackoffMs;
+    private final long retryBackoffMaxMs;
+
+    /**
+     * @param retryBackoffMs    delay before the first retry of a FAILED partition
+     * @param retryBackoffMaxMs upper bound of the delay, however many failures in a row
+     */
+    public PartitionStateMachine(long retryBackoffMs, long retryBackoffMaxMs) {
+        if (retryBackoffMs < 0 || retryBackoffMaxMs < 0) {
+            throw new IllegalArgumentException("Retry backoffs must not be negative: " + retryBackoffMs
+                + ", " + retryBackoffMaxMs);
+        }
+        this.retryBackoffMs = retryBackoffMs;
+        this.retryBackoffMaxMs = retryBackoffMaxMs;
+    }
+
+    public Transition handle(MirrorPartition current, PartitionEvent event, long nowMs) {
+        if (event instanceof BecameLeader e) {
+            return becameLeader(current, e);
+        }
+        if (event instanceof DesiredChanged e) {
+            MirrorPartition p = current.withDesired(e.desired());
+            return p.leader() ? desiredChanged(p) : stay(p);
+        }
+        if (!current.leader()) {
+            return stay(current);
+        }
+        PartitionState state = current.state();
+        if (event instanceof BecameFollower) {
+            return fetcherMayRun(state) ? go(current.asFollower(), STOP_FETCHING) : stay(current.asFollower());
+        }
+        if (event instanceof PrepareSucceeded && state == PREPARING) {
+            return startFetching(current);
+        }
+        if (event instanceof PrepareFailed e && state == PREPARING) {
+            return fail(current, e.error(), nowMs);
+        }
+        if (event instanceof FetchFailed e && state == MIRRORING) {
+            return fail(current, e.error(), nowMs, STOP_FETCHING);
+        }
+        if (event instanceof MadeProgress && state == MIRRORING) {
+            boolean hadError = current.lastError() != null;
+            MirrorPartition healthy = current.healthy();
+            return hadError ? go(healthy, PERSIST) : stay(healthy);
+        }
+        if (event instanceof RetryDue && state == FAILED && nowMs >= current.retryAtMs()) {
+            return settle(current);
+        }
+        if (event instanceof FetcherStopped && state == PAUSING) {
+            return current.desired() == DesiredState.MIRRORING ? startFetching(current) : settle(current);
+        }
+        if (event instanceof FetcherStopped && state == STOPPING) {
+            return go(current, RUN_STOP);
+        }
+        if (event instanceof StopSucceeded && state == STOPPING) {
+            return current.desired() == DesiredState.STOPPED ? go(current.to(STOPPED).healthy(), PERSIST) : settle(current);
+        }
+        if (event instanceof StopFailed e && state == STOPPING) {
+            return fail(current, e.error(), nowMs);
+        }
+        return stay(current);
+    }
+
+    /** Delay before retry number {@code failures}: {@code min(max, base * 2^(failures - 1))}, without overflow. */
+    private long backoffMs(int failures) {
+        int doublings = Math.min(failures - 1, Long.SIZE - 2);
+        // base * 2^d > max exactly when base > floor(max / 2^d); otherwise base * 2^d cannot overflow.
+        return retryBackoffMs > (retryBackoffMaxMs >> doublings) ? retryBackoffMaxMs : retryBackoffMs << doublings;
+    }
+
+    private static Transition becameLeader(MirrorPartition current, BecameLeader event) {
+        if (current.leader() && event.leaderEpoch() <= current.leaderEpoch()) {
+            return stay(current); // a repeated or stale notification
+        }
+        // A fetcher of the previous epoch cannot append any more (the epoch fences it), but must still go.
+        boolean stopFetcher = current.leader() && fetcherMayRun(current.state());
+        MirrorPartition leader = current.asLeader(event.leaderEpoch());
+        // A stopped partition is a normal writable one: only a desire to mirror again (or leaving the
+        // mirror) may change it, never a pause that arrived after the stop.
+        boolean stopped = event.persisted() == STOPPED || current.leader() && current.state() == STOPPED;
+        DesiredState desired = current.desired();
+        Transition decided = stopped && desired != null && desired != DesiredState.MIRRORING
+            ? stay(leader.to(STOPPED))
+            : settle(leader);
+        return stopFetcher ? prepend(STOP_FETCHING, decided) : decided;
+    }
+
+    private static Transition desiredChanged(MirrorPartition p) {
+        PartitionState state = p.state();
+        if (p.desired() == null) {
+            return fetcherMayRun(state) ? go(p.to(UNKNOWN), STOP_FETCHING) : stay(p.to(UNKNOWN));
+        }
+        return switch (p.desired()) {
+            case MIRRORING -> switch (state) {
+                case UNKNOWN, STOPPED -> go(p.to(PREPARING), PERSIST, PREPARE);
+                case PAUSED -> startFetching(p);
+                // PAUSING, FAILED and STOPPING pick the desired state up at their next step.
+                default -> stay(p);
+            };
+            case PAUSED -> switch (state) {
+                case MIRRORING -> go(p.to(PAUSING), STOP_FETCHING, PERSIST);
+                case PREPARING, UNKNOWN, FAILED -> go(p.to(PAUSED), PERSIST);
+                default -> stay(p);
+            };
+            case STOPPED -> switch (state) {
+                case MIRRORING -> go(p.to(STOPPING), STOP_FETCHING, PERSIST);
+                case PAUSING -> go(p.to(STOPPING), PERSIST); // RunStop follows FetcherStopped
+                case PAUSED, PREPARING, UNKNOWN, FAILED -> go(p.to(STOPPING), PERSIST, RUN_STOP);
+                default -> stay(p);
+            };
+        };
+    }
+
+    /**
+     * Moves a leader toward its desired state from a point where no fetcher runs and no stop is under way
+     * (a new leadership, a due retry, a finished pause or stop).
+     */
+    private static Transition settle(MirrorPartition p) {
+        if (p.desired() == null) {
+            return stay(p.to(UNKNOWN));
+        }
+        return switch (p.desired()) {
+            case MIRRORING -> go(p.to(PREPARING), PERSIST, PREPARE);
+            case PAUSED -> go(p.to(PAUSED), PERSIST);
+            case STOPPED -> go(p.to(STOPPING), PERSIST, RUN_STOP);
+        };
+    }
+
+    private static Transition startFetching(MirrorPartition p) {
+        return go(p.to(MIRRORING), START_FETCHING, PERSIST);
+    }
+
+    private Transition fail(MirrorPartition p, String error, long nowMs, PartitionAction... first) {
+        long delayMs = backoffMs(p.failures() + 1);
+        long retryAtMs = nowMs > Long.MAX_VALUE - delayMs ? Long.MAX_VALUE : nowMs + delayMs;
+        List<PartitionAction> actions = new ArrayList<>(List.of(first));
+        actions.add(PERSIST);
+        actions.add(new ScheduleRetry(retryAtMs));
+        return new Transition(p.failed(error == null ? UNKNOWN_ERROR : error, retryAtMs), actions);
+    }
+
+    /** The fetcher may still be running: MIRRORING, or PAUSING before {@link FetcherStopped}. */
+    private static boolean fetcherMayRun(PartitionState state) {
+        return state == MIRRORING || state == PAUSING;
+    }
+
+    private static Transition stay(MirrorPartition next) {
+        return new Transition(next, List.of());
+    }
+
+    private static Transition go(MirrorPartition next, PartitionAction... actions) {
+        return new Transition(next, List.of(actions));
+    }
+
+    private static Transition prepend(PartitionAction first, Transition t) {
+        List<PartitionAction> actions = new ArrayList<>();
+        actions.add(first);
+        actions.addAll(t.actions());
+        return new Transition(t.next(), actions);
+    }
+}

@@ -1,0 +1,546 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.partition.PartitionAction.PersistState;
+import io.clustermirror.broker.partition.PartitionAction.Prepare;
+import io.clustermirror.broker.partition.PartitionAction.RunStop;
+import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
+import io.clustermirror.broker.partition.PartitionAction.StartFetching;
+import io.clustermirror.broker.partition.PartitionAction.StopFetching;
+import io.clustermirror.broker.partition.PartitionEvent.BecameFollower;
+import io.clustermirror.broker.partition.PartitionEvent.BecameLeader;
+import io.clustermirror.broker.partition.PartitionEvent.DesiredChanged;
+import io.clustermirror.broker.partition.PartitionEvent.FetchFailed;
+import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
+import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
+import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
+import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
+import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
+import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.PartitionState;
+
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static io.clustermirror.common.PartitionState.FAILED;
+import static io.clustermirror.common.PartitionState.MIRRORING;
+import static io.clustermirror.common.PartitionState.PAUSED;
+import static io.clustermirror.common.PartitionState.PAUSING;
+import static io.clustermirror.common.PartitionState.PREPARING;
+import static io.clustermirror.common.PartitionState.STOPPED;
+import static io.clustermirror.common.PartitionState.STOPPING;
+import static io.clustermirror.common.PartitionState.UNKNOWN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PartitionStateMachineTest {
+    private static final TopicPartition TP = new TopicPartition("orders", 3);
+    private static final long NOW = 10_000L;
+    private static final long BASE = 100L;
+    private static final long MAX = 1_000L;
+    private static final int EPOCH = 5;
+
+    private static final PartitionAction PREPARE = new Prepare();
+    private static final PartitionAction START = new StartFetching();
+    private static final PartitionAction STOP_FETCHING = new StopFetching();
+    private static final PartitionAction RUN_STOP = new RunStop();
+    private static final PartitionAction PERSIST = new PersistState();
+
+    private final PartitionStateMachine machine = new PartitionStateMachine(BASE, MAX);
+
+    /** The desired state a partition normally has in each state (UNKNOWN: in no mirror). */
+    private static DesiredState typicalDesired(PartitionState state) {
+        return switch (state) {
+            case UNKNOWN -> null;
+            case PREPARING, MIRRORING, FAILED -> DesiredState.MIRRORING;
+            case PAUSING, PAUSED -> DesiredState.PAUSED;
+            case STOPPING, STOPPED -> DesiredState.STOPPED;
+        };
+    }
+
+    /** A leader at {@link #EPOCH} in {@code state}; FAILED has one failure with its retry due at {@link #NOW}. */
+    private static MirrorPartition leaderIn(PartitionState state) {
+        boolean failed = state == FAILED;
+        return new MirrorPartition("dr", TP, state, true, EPOCH, typicalDesired(state), failed ? 1 : 0,
+            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null);
+    }
+
+    private record Expected(PartitionState state, List<PartitionAction> actions) {
+    }
+
+    private static Expected to(PartitionState state, PartitionAction... actions) {
+        return new Expected(state, List.of(actions));
+    }
+
+    private static PartitionAction retryAt(long atMs) {
+        return new ScheduleRetry(atMs);
+    }
+
+    /**
+     * Applies {@code event} to a leader in every state: states in {@code changes} must end as given there;
+     * every other state must be left exactly as it was (apart from a new desired state) with no actions.
+     */
+    private List<Transition> expect(PartitionEvent event, Map<PartitionState, Expected> changes) {
+        List<Transition> transitions = new ArrayList<>();
+        for (PartitionState state : PartitionState.values()) {
+            MirrorPartition start = leaderIn(state);
+            Transition t = machine.handle(start, event, NOW);
+            String pair = "(" + state + ", " + event + ")";
+            Expected expected = changes.get(state);
+            if (expected == null) {
+                MirrorPartition unchanged = event instanceof DesiredChanged d ? start.withDesired(d.desired()) : start;
+                assertEquals(unchanged, t.next(), pair);
+                assertEquals(List.of(), t.actions(), pair);
+            } else {
+                assertEquals(expected.state(), t.next().state(), pair);
+                assertEquals(expected.actions(), t.actions(), pair);
+            }
+            transitions.add(t);
+        }
+        return transitions;
+    }
+
+    @Test
+    void newEpochWhileLeaderStopsTheFetcherAndDecidesAgain() {
+        List<Transition> transitions = expect(new BecameLeader(EPOCH + 1, UNKNOWN), Map.of(
+            UNKNOWN, to(UNKNOWN),
+            PREPARING, to(PREPARING, PERSIST, PREPARE),
+            MIRRORING, to(PREPARING, STOP_FETCHING, PERSIST, PREPARE),
+            PAUSING, to(PAUSED, STOP_FETCHING, PERSIST),
+            PAUSED, to(PAUSED, PERSIST),
+            STOPPING, to(STOPPING, PERSIST, RUN_STOP),
+            STOPPED, to(STOPPED), // its own state is fresher than __mirror_state: the stop is done
+            FAILED, to(PREPARING, PERSIST, PREPARE)));
+        for (Transition t : transitions) {
+            assertTrue(t.next().leader());
+            assertEquals(EPOCH + 1, t.next().leaderEpoch());
+            assertEquals(0, t.next().failures());
+            assertNull(t.next().lastError());
+            assertEquals(MirrorPartition.NO_RETRY, t.next().retryAtMs());
+        }
+    }
+
+    @Test
+    void newEpochFindingStoppedPersistedStaysStopped() {
+        Transition t = machine.handle(leaderIn(STOPPING), new BecameLeader(EPOCH + 1, STOPPED), NOW);
+        assertEquals(STOPPED, t.next().state());
+        assertEquals(EPOCH + 1, t.next().leaderEpoch());
+        assertEquals(List.of(), t.actions());
+    }
+
+    @Test
+    void repeatedOrStaleLeaderNotificationIsIgnored() {
+        expect(new BecameLeader(EPOCH, UNKNOWN), Map.of());
+        expect(new BecameLeader(EPOCH - 1, STOPPED), Map.of());
+    }
+
+    @Test
+    void becameLeaderDecidesFromDesiredAndPersisted() {
+        for (PartitionState state : PartitionState.values()) {
+            for (PartitionState persisted : PartitionState.values()) {
+                for (DesiredState desired : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED,
+                        DesiredState.STOPPED)) {
+                    MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old");
+                    Transition t = machine.handle(follower, new BecameLeader(9, persisted), NOW);
+                    Expected expected;
+                    if (desired == null) {
+                        expected = to(UNKNOWN);
+                    } else if (desired == DesiredState.MIRRORING) {
+                        expected = to(PREPARING, PERSIST, PREPARE);
+                    } else if (persisted == STOPPED) {
+                        expected = to(STOPPED); // a pause or stop cannot make a stopped topic read-only again
+                    } else if (desired == DesiredState.PAUSED) {
+                        expected = to(PAUSED, PERSIST);
+                    } else {
+                        expected = to(STOPPING, PERSIST, RUN_STOP);
+                    }
+                    String pair = "(" + state + ", " + desired + ", persisted " + persisted + ")";
+                    assertEquals(new MirrorPartition("dr", TP, expected.state(), true, 9, desired, 0,
+                        MirrorPartition.NO_RETRY, null), t.next(), pair);
+                    assertEquals(expected.actions(), t.actions(), pair);
+                }
+            }
+        }
+    }
+
+    @Test
+    void newEpochOfAStoppedLeaderIgnoresALaterPause() {
+        MirrorPartition stopped = leaderIn(STOPPED);
+        MirrorPartition p = step(stopped, new DesiredChanged(DesiredState.PAUSED), STOPPED);
+        p = step(p, new BecameLeader(EPOCH + 1, PAUSING), STOPPED);
+        assertEquals(EPOCH + 1, p.leaderEpoch());
+    }
+
+    @Test
+    void becameLeaderReadsMissingPersistedStateAsUnknown() {
+        assertEquals(UNKNOWN, new BecameLeader(1, null).persisted());
+    }
+
+    @Test
+    void becameFollowerStopsFetchingAndKeepsTheStateForDisplay() {
+        List<Transition> transitions = expect(new BecameFollower(), Map.of(
+            UNKNOWN, to(UNKNOWN),
+            PREPARING, to(PREPARING),
+            MIRRORING, to(MIRRORING, STOP_FETCHING),
+            PAUSING, to(PAUSING, STOP_FETCHING),
+            PAUSED, to(PAUSED),
+            STOPPING, to(STOPPING),
+            STOPPED, to(STOPPED),
+            FAILED, to(FAILED)));
+        for (Transition t : transitions) {
+            assertFalse(t.next().leader());
+            assertEquals(EPOCH, t.next().leaderEpoch());
+            assertFalse(t.next().fetching());
+        }
+    }
+
+    @Test
+    void desiredMirroring() {
+        expect(new DesiredChanged(DesiredState.MIRRORING), Map.of(
+            UNKNOWN, to(PREPARING, PERSIST, PREPARE),
+            STOPPED, to(PREPARING, PERSIST, PREPARE),
+            PAUSED, to(MIRRORING, START, PERSIST)));
+    }
+
+    @Test
+    void desiredPaused() {
+        expect(new DesiredChanged(DesiredState.PAUSED), Map.of(
+            MIRRORING, to(PAUSING, STOP_FETCHING, PERSIST),
+            PREPARING, to(PAUSED, PERSIST),
+            UNKNOWN, to(PAUSED, PERSIST),
+            FAILED, to(PAUSED, PERSIST)));
+    }
+
+    @Test
+    void desiredStopped() {
+        expect(new DesiredChanged(DesiredState.STOPPED), Map.of(
+            MIRRORING, to(STOPPING, STOP_FETCHING, PERSIST),
+            PAUSING, to(STOPPING, PERSIST),
+            PAUSED, to(STOPPING, PERSIST, RUN_STOP),
+            PREPARING, to(STOPPING, PERSIST, RUN_STOP),
+            UNKNOWN, to(STOPPING, PERSIST, RUN_STOP),
+            FAILED, to(STOPPING, PERSIST, RUN_STOP)));
+    }
+
+    @Test
+    void leavingTheMirror() {
+        expect(new DesiredChanged(null), Map.of(
+            PREPARING, to(UNKNOWN),
+            MIRRORING, to(UNKNOWN, STOP_FETCHING),
+            PAUSING, to(UNKNOWN, STOP_FETCHING),
+            PAUSED, to(UNKNOWN),
+            STOPPING, to(UNKNOWN),
+            STOPPED, to(UNKNOWN),
+            FAILED, to(UNKNOWN)));
+    }
+
+    @Test
+    void leavingFailedCancelsTheRetry() {
+        Transition t = machine.handle(leaderIn(FAILED), new DesiredChanged(DesiredState.PAUSED), NOW);
+        assertEquals(MirrorPartition.NO_RETRY, t.next().retryAtMs());
+        Transition retry = machine.handle(t.next(), new RetryDue(), NOW);
+        assertEquals(List.of(), retry.actions());
+    }
+
+    @Test
+    void prepareOutcomes() {
+        expect(new PrepareSucceeded(), Map.of(PREPARING, to(MIRRORING, START, PERSIST)));
+        List<Transition> failed = expect(new PrepareFailed("source topic gone"),
+            Map.of(PREPARING, to(FAILED, PERSIST, retryAt(NOW + BASE))));
+        MirrorPartition next = failed.get(PREPARING.ordinal()).next();
+        assertEquals(1, next.failures());
+        assertEquals("source topic gone", next.lastError());
+        assertEquals(NOW + BASE, next.retryAtMs());
+    }
+
+    @Test
+    void fetchFailed() {
+        List<Transition> failed = expect(new FetchFailed("bad batch"),
+            Map.of(MIRRORING, to(FAILED, STOP_FETCHING, PERSIST, retryAt(NOW + BASE))));
+        MirrorPartition next = failed.get(MIRRORING.ordinal()).next();
+        assertEquals(1, next.failures());
+        assertEquals("bad batch", next.lastError());
+        assertFalse(next.fetching());
+    }
+
+    @Test
+    void failureWithoutMessageStillRecordsAnError() {
+        Transition t = machine.handle(leaderIn(MIRRORING), new FetchFailed(null), NOW);
+        assertEquals("unknown error", t.next().lastError());
+    }
+
+    @Test
+    void madeProgress() {
+        expect(new MadeProgress(), Map.of());
+        MirrorPartition recovered = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
+            4, MirrorPartition.NO_RETRY, "timeout");
+        Transition t = machine.handle(recovered, new MadeProgress(), NOW);
+        assertEquals(List.of(PERSIST), t.actions());
+        assertEquals(0, t.next().failures());
+        assertNull(t.next().lastError());
+        // Failures without an error message: reset, but nothing to persist.
+        MirrorPartition quiet = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
+            2, MirrorPartition.NO_RETRY, null);
+        Transition q = machine.handle(quiet, new MadeProgress(), NOW);
+        assertEquals(List.of(), q.actions());
+        assertEquals(0, q.next().failures());
+    }
+
+    @Test
+    void retryDue() {
+        expect(new RetryDue(), Map.of(FAILED, to(PREPARING, PERSIST, PREPARE)));
+    }
+
+    @Test
+    void retryBeforeItsTimeIsIgnored() {
+        MirrorPartition failed = leaderIn(FAILED);
+        Transition t = machine.handle(failed, new RetryDue(), NOW - 1);
+        assertEquals(failed, t.next());
+        assertEquals(List.of(), t.actions());
+    }
+
+    @Test
+    void retryReevaluatesTheDesiredState() {
+        MirrorPartition failed = leaderIn(FAILED);
+        Transition paused = machine.handle(failed.withDesired(DesiredState.PAUSED), new RetryDue(), NOW);
+        assertEquals(PAUSED, paused.next().state());
+        assertEquals(List.of(PERSIST), paused.actions());
+        Transition stopping = machine.handle(failed.withDesired(DesiredState.STOPPED), new RetryDue(), NOW);
+        assertEquals(STOPPING, stopping.next().state());
+        assertEquals(List.of(PERSIST, RUN_STOP), stopping.actions());
+        assertEquals(MirrorPartition.NO_RETRY, stopping.next().retryAtMs());
+    }
+
+    @Test
+    void fetcherStopped() {
+        expect(new FetcherStopped(), Map.of(
+            PAUSING, to(PAUSED, PERSIST),
+            STOPPING, to(STOPPING, RUN_STOP)));
+    }
+
+    @Test
+    void fetcherStoppedWhilePausingFollowsTheDesiredState() {
+        MirrorPartition pausing = leaderIn(PAUSING);
+        Transition resumed = machine.handle(pausing.withDesired(DesiredState.MIRRORING), new FetcherStopped(), NOW);
+        assertEquals(MIRRORING, resumed.next().state());
+        assertEquals(List.of(START, PERSIST), resumed.actions());
+        Transition stopping = machine.handle(pausing.withDesired(DesiredState.STOPPED), new FetcherStopped(), NOW);
+        assertEquals(STOPPING, stopping.next().state());
+        assertEquals(List.of(PERSIST, RUN_STOP), stopping.actions());
+    }
+
+    @Test
+    void stopOutcomes() {
+        List<Transition> stopped = expect(new StopSucceeded(), Map.of(STOPPING, to(STOPPED, PERSIST)));
+        assertFalse(stopped.get(STOPPING.ordinal()).next().state().isReadOnly());
+        List<Transition> failed = expect(new StopFailed("not leader"),
+            Map.of(STOPPING, to(FAILED, PERSIST, retryAt(NOW + BASE))));
+        assertEquals("not leader", failed.get(STOPPING.ordinal()).next().lastError());
+    }
+
+    @Test
+    void stopSucceededPicksUpADesiredStateThatChangedDuringTheStop() {
+        MirrorPartition stopping = leaderIn(STOPPING);
+        Transition restarted = machine.handle(stopping.withDesired(DesiredState.MIRRORING), new StopSucceeded(), NOW);
+        assertEquals(PREPARING, restarted.next().state());
+        assertEquals(List.of(PERSIST, PREPARE), restarted.actions());
+    }
+
+    @Test
+    void followerIgnoresEverythingButLeadershipAndTracksTheDesiredState() {
+        List<PartitionEvent> events = List.of(new BecameFollower(), new PrepareSucceeded(), new PrepareFailed("x"),
+            new FetchFailed("x"), new MadeProgress(), new RetryDue(), new FetcherStopped(), new StopSucceeded(),
+            new StopFailed("x"), new DesiredChanged(DesiredState.STOPPED), new DesiredChanged(null));
+        for (PartitionState state : PartitionState.values()) {
+            MirrorPartition follower = leaderIn(state).asFollower();
+            for (PartitionEvent event : events) {
+                Transition t = machine.handle(follower, event, NOW + MAX);
+                MirrorPartition expected = event instanceof DesiredChanged d ? follower.withDesired(d.desired()) : follower;
+                assertEquals(expected, t.next(), "(" + state + ", " + event + ")");
+                assertEquals(List.of(), t.actions(), "(" + state + ", " + event + ")");
+            }
+        }
+    }
+
+    @Test
+    void startMirrorPauseResumeStop() {
+        MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING);
+        assertFalse(p.leader());
+        p = step(p, new BecameLeader(0, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        p = step(p, new PrepareSucceeded(), MIRRORING, START, PERSIST);
+        assertTrue(p.fetching());
+        p = step(p, new MadeProgress(), MIRRORING);
+        p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
+        assertFalse(p.fetching());
+        p = step(p, new FetcherStopped(), PAUSED, PERSIST);
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), MIRRORING, START, PERSIST);
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, STOP_FETCHING, PERSIST);
+        p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
+        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        // Terminal until the operator starts mirroring again, across leader changes.
+        p = step(p, new BecameFollower(), STOPPED);
+        p = step(p, new BecameLeader(1, STOPPED), STOPPED);
+        p = step(p, new RetryDue(), STOPPED);
+        step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+    }
+
+    @Test
+    void pauseThenResumeBeforeTheFetcherStopped() {
+        MirrorPartition p = leaderIn(MIRRORING);
+        p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), PAUSING);
+        step(p, new FetcherStopped(), MIRRORING, START, PERSIST);
+    }
+
+    @Test
+    void stopWhilePausingWaitsForTheFetcher() {
+        MirrorPartition p = leaderIn(MIRRORING);
+        p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST);
+        p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
+        step(p, new StopSucceeded(), STOPPED, PERSIST);
+    }
+
+    @Test
+    void leadershipMovesAwayAndBack() {
+        MirrorPartition p = leaderIn(MIRRORING);
+        p = step(p, new BecameFollower(), MIRRORING, STOP_FETCHING);
+        p = step(p, new FetcherStopped(), MIRRORING);
+        p = step(p, new DesiredChanged(DesiredState.PAUSED), MIRRORING);
+        p = step(p, new BecameLeader(EPOCH + 2, MIRRORING), PAUSED, PERSIST);
+        assertEquals(EPOCH + 2, p.leaderEpoch());
+    }
+
+    @Test
+    void failuresBackOffExponentiallyUpToTheMaximumAndProgressResets() {
+        MirrorPartition p = leaderIn(MIRRORING);
+        long now = NOW;
+        p = step(p, new FetchFailed("e1"), now, FAILED, STOP_FETCHING, PERSIST, retryAt(now + 100));
+        long[] delays = {100, 200, 400, 800, 1000, 1000, 1000};
+        for (int i = 0; i < delays.length; i++) {
+            assertEquals(i + 1, p.failures());
+            assertEquals(now + delays[i], p.retryAtMs());
+            now = p.retryAtMs();
+            p = step(p, new RetryDue(), now - 1, FAILED);
+            p = step(p, new RetryDue(), now, PREPARING, PERSIST, PREPARE);
+            assertEquals(i + 1, p.failures(), "a retry is not progress");
+            if (i + 1 < delays.length) {
+                p = step(p, new PrepareFailed("e" + (i + 2)), now, FAILED, PERSIST, retryAt(now + delays[i + 1]));
+            }
+        }
+        p = step(p, new PrepareSucceeded(), now, MIRRORING, START, PERSIST);
+        assertEquals(7, p.failures());
+        p = step(p, new MadeProgress(), now, MIRRORING, PERSIST);
+        assertEquals(0, p.failures());
+        assertNull(p.lastError());
+        step(p, new FetchFailed("again"), now, FAILED, STOP_FETCHING, PERSIST, retryAt(now + 100));
+    }
+
+    @Test
+    void backoffNeverOverflows() {
+        MirrorPartition many = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
+            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e");
+        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW + MAX)),
+            machine.handle(many, new FetchFailed("e"), NOW).actions());
+        PartitionStateMachine huge = new PartitionStateMachine(Long.MAX_VALUE / 3, Long.MAX_VALUE);
+        MirrorPartition third = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
+            2, MirrorPartition.NO_RETRY, "e");
+        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(Long.MAX_VALUE)),
+            huge.handle(third, new FetchFailed("e"), NOW).actions());
+        PartitionStateMachine noWait = new PartitionStateMachine(0, 0);
+        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW)), noWait.handle(many, new FetchFailed("e"), NOW).actions());
+    }
+
+    @Test
+    void stopFailureRetriesTheStop() {
+        MirrorPartition p = leaderIn(STOPPING);
+        p = step(p, new StopFailed("append failed"), FAILED, PERSIST, retryAt(NOW + BASE));
+        p = step(p, new RetryDue(), NOW + BASE, STOPPING, PERSIST, RUN_STOP);
+        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        assertEquals(0, p.failures());
+        assertNull(p.lastError());
+    }
+
+    @Test
+    void rejectsNegativeBackoffs() {
+        assertThrows(IllegalArgumentException.class, () -> new PartitionStateMachine(-1, 10));
+        assertThrows(IllegalArgumentException.class, () -> new PartitionStateMachine(1, -10));
+    }
+
+    /**
+     * Random walks over all events: whatever the order, only a MIRRORING leader is ever told to start
+     * fetching, leaving MIRRORING as leader always stops the fetcher, a follower does nothing but stop its
+     * fetcher, RunStop happens only in STOPPING, and a retry is pending exactly in FAILED.
+     */
+    @Test
+    void invariantsHoldOnRandomWalks() {
+        Random random = new Random(42);
+        List<PartitionEvent> events = List.of(new BecameFollower(), new PrepareSucceeded(), new PrepareFailed("x"),
+            new FetchFailed("x"), new MadeProgress(), new RetryDue(), new FetcherStopped(), new StopSucceeded(),
+            new StopFailed("x"), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
+            new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED));
+        Map<PartitionState, Integer> seen = new HashMap<>();
+        for (int walk = 0; walk < 200; walk++) {
+            MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING);
+            int epoch = 0;
+            long now = 0;
+            for (int i = 0; i < 200; i++) {
+                PartitionEvent event = random.nextInt(10) == 0
+                    ? new BecameLeader(random.nextBoolean() ? ++epoch : epoch, p.state())
+                    : events.get(random.nextInt(events.size()));
+                now += random.nextInt(500);
+                Transition t = machine.handle(p, event, now);
+                MirrorPartition next = t.next();
+                String where = "walk " + walk + " step " + i + ": " + p + " + " + event + " -> " + t;
+                if (t.actions().contains(START)) {
+                    assertTrue(next.fetching(), where);
+                }
+                if (p.fetching() && !next.fetching() || p.leader() && !next.leader() && p.state() == MIRRORING) {
+                    assertTrue(t.actions().contains(STOP_FETCHING), where);
+                }
+                if (!p.leader() && !(event instanceof BecameLeader)) {
+                    assertEquals(List.of(), t.actions(), where);
+                }
+                if (!next.leader()) {
+                    assertTrue(t.actions().stream().allMatch(a -> a.equals(STOP_FETCHING)), where);
+                }
+                if (t.actions().contains(RUN_STOP)) {
+                    assertEquals(STOPPING, next.state(), where);
+                }
+                assertEquals(next.state() == FAILED, next.retryAtMs() != MirrorPartition.NO_RETRY, where);
+                if (next.state() == FAILED) {
+                    assertTrue(next.failures() >= 1 && next.lastError() != null, where);
+                }
+                if (p.state() == STOPPED && next.state() != STOPPED) {
+                    assertTrue(next.desired() != DesiredState.STOPPED && next.desired() != DesiredState.PAUSED, where);
+                }
+                seen.merge(next.state(), 1, Integer::sum);
+                p = next;
+            }
+        }
+        assertEquals(PartitionState.values().length, seen.size(), "every state is reached: " + seen);
+    }
+
+    private MirrorPartition step(MirrorPartition p, PartitionEvent event, PartitionState state, PartitionAction... actions) {
+        return step(p, event, NOW, state, actions);
+    }
+
+    private MirrorPartition step(MirrorPartition p, PartitionEvent event, long now, PartitionState state,
+                                 PartitionAction... actions) {
+        Transition t = machine.handle(p, event, now);
+        assertEquals(state, t.next().state(), p + " + " + event);
+        assertEquals(List.of(actions), t.actions(), p + " + " + event);
+        return t.next();
+    }
+}
