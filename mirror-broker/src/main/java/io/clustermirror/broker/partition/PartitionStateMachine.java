@@ -44,15 +44,18 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *   <li>A partition fetches only in MIRRORING and only while leader: {@link StartFetching} is issued only on
  *       entering MIRRORING as leader, and leaving MIRRORING issues {@link StopFetching} (so does losing
  *       leadership, a new leader epoch, or leaving the mirror, in MIRRORING or PAUSING).</li>
- *   <li>{@link RunStop} is issued only in STOPPING, and when the partition was fetching, only after
- *       {@link FetcherStopped}: no mirrored append can follow the stop's truncation and barrier.</li>
+ *   <li>{@link RunStop} is issued only in STOPPING, and after a {@link StopFetching} only on its
+ *       {@link FetcherStopped}: no mirrored append can follow the stop's truncation and barrier, and an
+ *       executor that posts FetcherStopped after each StopFetching runs each stop once.</li>
  *   <li>STOPPED is left only when the desired state changes to MIRRORING (to PREPARING, which re-aligns the
  *       log) or the topic leaves its mirror (to UNKNOWN). A new leader finding STOPPED persisted (or a new
  *       epoch of a STOPPED leader) stays STOPPED unless the desired state is MIRRORING or null.</li>
  *   <li>Mirroring starts (or restarts after a failure or a new leadership) only through PREPARING; resuming
  *       from PAUSED/PAUSING goes straight to MIRRORING without truncation.</li>
  *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
- *       to mirror, nothing to record).</li>
+ *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted.</li>
+ *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
+ *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
  *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
  *       A failure of one partition touches no other.</li>
  * </ul>
@@ -111,16 +114,21 @@ public final class PartitionStateMachine {
             return hadError ? go(healthy, PERSIST) : stay(healthy);
         }
         if (event instanceof RetryDue && state == FAILED && nowMs >= current.retryAtMs()) {
-            return settle(current);
+            return settle(current, false);
         }
         if (event instanceof FetcherStopped && state == PAUSING) {
-            return current.desired() == DesiredState.MIRRORING ? startFetching(current) : settle(current);
+            return current.desired() == DesiredState.MIRRORING ? startFetching(current) : settle(current, false);
         }
         if (event instanceof FetcherStopped && state == STOPPING) {
             return go(current, RUN_STOP);
         }
         if (event instanceof StopSucceeded && state == STOPPING) {
-            return current.desired() == DesiredState.STOPPED ? go(current.to(STOPPED).healthy(), PERSIST) : settle(current);
+            // The log now ends with a barrier: only PREPARING may realign it for mirroring, and a pause
+            // that came during the stop cannot make the topic read-only again.
+            DesiredState desired = current.desired();
+            return desired == null || desired == DesiredState.MIRRORING
+                ? settle(current, false)
+                : go(current.to(STOPPED).healthy(), PERSIST);
         }
         if (event instanceof StopFailed e && state == STOPPING) {
             return fail(current, e.error(), nowMs);
@@ -148,7 +156,7 @@ public final class PartitionStateMachine {
         DesiredState desired = current.desired();
         Transition decided = stopped && desired != null && desired != DesiredState.MIRRORING
             ? stay(leader.to(STOPPED))
-            : settle(leader);
+            : settle(leader, stopFetcher);
         return stopFetcher ? prepend(STOP_FETCHING, decided) : decided;
     }
 
@@ -170,27 +178,34 @@ public final class PartitionStateMachine {
                 default -> stay(p);
             };
             case STOPPED -> switch (state) {
-                case MIRRORING -> go(p.to(STOPPING), STOP_FETCHING, PERSIST);
-                case PAUSING -> go(p.to(STOPPING), PERSIST); // RunStop follows FetcherStopped
-                case PAUSED, PREPARING, UNKNOWN, FAILED -> go(p.to(STOPPING), PERSIST, RUN_STOP);
+                case MIRRORING -> prepend(STOP_FETCHING, stopping(p, true));
+                case PAUSING -> stopping(p, true);
+                case PAUSED, PREPARING, UNKNOWN, FAILED -> stopping(p, false);
                 default -> stay(p);
             };
         };
     }
 
     /**
-     * Moves a leader toward its desired state from a point where no fetcher runs and no stop is under way
-     * (a new leadership, a due retry, a finished pause or stop).
+     * Moves a leader toward its desired state from a point where no stop is under way (a new leadership, a
+     * due retry, a finished pause or stop).
+     *
+     * @param fetcherStopping a StopFetching was just issued: a stop must wait for its {@link FetcherStopped}
      */
-    private static Transition settle(MirrorPartition p) {
+    private static Transition settle(MirrorPartition p, boolean fetcherStopping) {
         if (p.desired() == null) {
             return stay(p.to(UNKNOWN));
         }
         return switch (p.desired()) {
             case MIRRORING -> go(p.to(PREPARING), PERSIST, PREPARE);
             case PAUSED -> go(p.to(PAUSED), PERSIST);
-            case STOPPED -> go(p.to(STOPPING), PERSIST, RUN_STOP);
+            case STOPPED -> stopping(p, fetcherStopping);
         };
+    }
+
+    /** Enters STOPPING; {@link RunStop} now, or on {@link FetcherStopped} if the fetcher is still stopping. */
+    private static Transition stopping(MirrorPartition p, boolean fetcherStopping) {
+        return fetcherStopping ? go(p.to(STOPPING), PERSIST) : go(p.to(STOPPING), PERSIST, RUN_STOP);
     }
 
     private static Transition startFetching(MirrorPartition p) {

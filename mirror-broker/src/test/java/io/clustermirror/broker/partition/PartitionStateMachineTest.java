@@ -119,7 +119,7 @@ class PartitionStateMachineTest {
             MIRRORING, to(PREPARING, STOP_FETCHING, PERSIST, PREPARE),
             PAUSING, to(PAUSED, STOP_FETCHING, PERSIST),
             PAUSED, to(PAUSED, PERSIST),
-            STOPPING, to(STOPPING, PERSIST, RUN_STOP),
+            STOPPING, to(STOPPING, PERSIST, RUN_STOP), // RunStop is idempotent: an interrupted stop runs again
             STOPPED, to(STOPPED), // its own state is fresher than __mirror_state: the stop is done
             FAILED, to(PREPARING, PERSIST, PREPARE)));
         for (Transition t : transitions) {
@@ -171,6 +171,16 @@ class PartitionStateMachineTest {
                     assertEquals(expected.actions(), t.actions(), pair);
                 }
             }
+        }
+    }
+
+    @Test
+    void newEpochOfAFetchingLeaderToStopRunsTheStopAfterTheFetcherStopped() {
+        for (PartitionState state : List.of(MIRRORING, PAUSING)) {
+            MirrorPartition p = leaderIn(state).withDesired(DesiredState.STOPPED);
+            p = step(p, new BecameLeader(EPOCH + 1, state), STOPPING, STOP_FETCHING, PERSIST);
+            p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
+            step(p, new StopSucceeded(), STOPPED, PERSIST);
         }
     }
 
@@ -355,6 +365,13 @@ class PartitionStateMachineTest {
         Transition restarted = machine.handle(stopping.withDesired(DesiredState.MIRRORING), new StopSucceeded(), NOW);
         assertEquals(PREPARING, restarted.next().state());
         assertEquals(List.of(PERSIST, PREPARE), restarted.actions());
+        Transition removed = machine.handle(stopping.withDesired(null), new StopSucceeded(), NOW);
+        assertEquals(UNKNOWN, removed.next().state());
+        assertEquals(List.of(), removed.actions());
+        // The stop is done: a pause cannot make the topic read-only again, nor resume skip PREPARING.
+        MirrorPartition p = step(stopping, new DesiredChanged(DesiredState.PAUSED), STOPPING);
+        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
     }
 
     @Test
@@ -481,7 +498,8 @@ class PartitionStateMachineTest {
     /**
      * Random walks over all events: whatever the order, only a MIRRORING leader is ever told to start
      * fetching, leaving MIRRORING as leader always stops the fetcher, a follower does nothing but stop its
-     * fetcher, RunStop happens only in STOPPING, and a retry is pending exactly in FAILED.
+     * fetcher, RunStop happens only in STOPPING and never together with StopFetching, a retry is pending
+     * exactly in FAILED, and STOPPED is left only toward mirroring or out of the mirror.
      */
     @Test
     void invariantsHoldOnRandomWalks() {
@@ -517,6 +535,7 @@ class PartitionStateMachineTest {
                 }
                 if (t.actions().contains(RUN_STOP)) {
                     assertEquals(STOPPING, next.state(), where);
+                    assertFalse(t.actions().contains(STOP_FETCHING), "the stop waits for FetcherStopped: " + where);
                 }
                 assertEquals(next.state() == FAILED, next.retryAtMs() != MirrorPartition.NO_RETRY, where);
                 if (next.state() == FAILED) {
