@@ -7,8 +7,11 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigTransformer;
 
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -92,9 +95,13 @@ final class MirrorConfigValidator {
                 + "': set it to the source cluster's brokers, e.g. host1:9092,host2:9092");
         }
         // Sorted, so that the first error reported does not depend on map iteration order.
-        for (Map.Entry<String, String> e : new TreeMap<>(configs).entrySet()) {
-            String key = e.getKey();
-            String value = e.getValue();
+        List<String> keys = new ArrayList<>(configs.keySet());
+        keys.sort(Comparator.nullsFirst(Comparator.naturalOrder()));
+        for (String key : keys) {
+            String value = configs.get(key);
+            if (key == null) {
+                throw invalid("a config has no name: remove it");
+            }
             if (value == null) {
                 throw invalid("config '" + key + "' has no value: give it a value or leave it out");
             }

@@ -92,6 +92,16 @@ class MirrorConfigValidatorTest {
     }
 
     @Test
+    void rejectsNullKeysAndValues() {
+        Map<String, String> nullValue = configs();
+        nullValue.put("client.id", null);
+        assertTrue(rejected("dr", nullValue).getMessage().contains("'client.id'"));
+        Map<String, String> nullKey = configs();
+        nullKey.put(null, "x");
+        rejected("dr", nullKey);
+    }
+
+    @Test
     void rejectsUnknownClientKey() {
         String message = rejected("dr", configs("bootstrap.server", "x:1")).getMessage();
         assertTrue(message.contains("unknown config 'bootstrap.server'"), message);
