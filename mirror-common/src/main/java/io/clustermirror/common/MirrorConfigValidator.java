@@ -146,7 +146,8 @@ final class MirrorConfigValidator {
             validateNumber(key, value, bounds);
         } else if (key.equals(MirrorConfig.FETCH_ISOLATION_LEVEL)) {
             if (!ISOLATION_LEVELS.contains(value)) {
-                throw invalid("invalid value '" + value + "' for '" + key + "': use read_committed or read_uncommitted");
+                throw invalid("invalid value '" + value + "' for '" + key
+                    + "': use read_committed or read_uncommitted");
             }
         } else if (PATTERN_LIST_KEYS.contains(key)) {
             validatePatterns(key, value);

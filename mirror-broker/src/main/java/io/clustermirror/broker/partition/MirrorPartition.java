@@ -49,7 +49,8 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
     }
 
     MirrorPartition withDesired(DesiredState newDesired) {
-        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs, lastError);
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs,
+            lastError);
     }
 
     /** Leader at {@code epoch}; a new leadership starts with a clean failure record. */
@@ -58,12 +59,14 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
     }
 
     MirrorPartition asFollower() {
-        return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs, lastError);
+        return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs,
+            lastError);
     }
 
     /** In {@code next}, a state other than FAILED, so no retry is pending. */
     MirrorPartition to(PartitionState next) {
-        return new MirrorPartition(mirror, partition, next, leader, leaderEpoch, desired, failures, NO_RETRY, lastError);
+        return new MirrorPartition(mirror, partition, next, leader, leaderEpoch, desired, failures, NO_RETRY,
+            lastError);
     }
 
     MirrorPartition failed(String error, long retryAt) {

@@ -52,7 +52,9 @@ public final class MirrorDelta {
             return;
         }
         PartitionStateRecord record = RecordCodec.decodeState(value);
-        PartitionStateRecord current = stateChanges.containsKey(k) ? stateChanges.get(k) : base.partitionStates().get(k);
+        PartitionStateRecord current = stateChanges.containsKey(k)
+            ? stateChanges.get(k)
+            : base.partitionStates().get(k);
         if (current == null || record.leaderEpoch() >= current.leaderEpoch()) {
             stateChanges.put(k, record);
         }
