@@ -1,6 +1,11 @@
 package io.clustermirror.common;
 
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /** Names and layout of the mirror's own internal topics on the destination cluster. */
 public final class InternalTopics {
@@ -28,5 +33,28 @@ public final class InternalTopics {
     /** Replication factor for internal topics: min(3, live brokers). */
     public static short replicationFactor(int brokers) {
         return (short) Math.max(1, Math.min(3, brokers));
+    }
+
+    /**
+     * How an internal topic is created on first use: {@link #COMMANDS} by the first client command,
+     * the others by the MirrorController before it processes commands. The commands log keeps 30 days
+     * of audit trail; metadata and state are compacted (the latest record per key is the truth).
+     */
+    public static NewTopic newTopic(String name, int liveBrokers) {
+        short rf = replicationFactor(liveBrokers);
+        String minIsr = String.valueOf(Math.max(1, Math.min(2, rf - 1)));
+        return switch (name) {
+            case COMMANDS -> new NewTopic(COMMANDS, 1, rf).configs(Map.of(
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+                TopicConfig.RETENTION_MS_CONFIG, String.valueOf(TimeUnit.DAYS.toMillis(30)),
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+            case METADATA -> new NewTopic(METADATA, 1, rf).configs(Map.of(
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+            case STATE -> new NewTopic(STATE, STATE_PARTITIONS, rf).configs(Map.of(
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+            default -> throw new IllegalArgumentException("not an internal mirror topic: " + name);
+        };
     }
 }

@@ -1,0 +1,238 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.MirrorCommand;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Validates one command against the current image and says what to write, in the style of Kafka's
+ * controller managers: nothing here writes to Kafka. The only side effects are the source questions and,
+ * for START, creating missing destination topics, which are undone if the command fails after them.
+ *
+ * <p>Invariants kept: a topic belongs to at most one mirror; a mirror is deleted only when none of its
+ * topics mirrors or pauses; a command that fails changes nothing.
+ */
+final class CommandProcessor {
+    /**
+     * Source topic configs never copied to the destination: they describe the source's brokers and
+     * replicas, not the data.
+     */
+    static final Set<String> NEVER_COPIED_TOPIC_CONFIGS = Set.of(
+        "leader.replication.throttled.replicas", "follower.replication.throttled.replicas",
+        "min.insync.replicas", "unclean.leader.election.enable",
+        "message.timestamp.type", "message.timestamp.difference.max.ms",
+        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
+
+    private final SourceCluster source;
+    private final DestinationCluster destination;
+
+    CommandProcessor(SourceCluster source, DestinationCluster destination) {
+        this.source = source;
+        this.destination = destination;
+    }
+
+    CommandOutcome process(MirrorImage image, MirrorCommand command, long nowMs) {
+        try {
+            return switch (command.op()) {
+                case CREATE -> create(image, command, nowMs);
+                case DELETE -> delete(image, command);
+                case START -> start(image, command, nowMs);
+                case STOP -> changeDesired(image, command, DesiredState.STOPPED, nowMs);
+                case PAUSE -> changeDesired(image, command, DesiredState.PAUSED, nowMs);
+                case RESUME -> changeDesired(image, command, DesiredState.MIRRORING, nowMs);
+            };
+        } catch (ClusterMirrorException e) {
+            return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
+        }
+    }
+
+    private CommandOutcome create(MirrorImage image, MirrorCommand command, long nowMs) {
+        MirrorConfig config = MirrorConfig.validate(command.mirror(), command.configs());
+        if (image.mirror(command.mirror()).isPresent()) {
+            throw new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_ALREADY_EXISTS,
+                "a mirror named '" + command.mirror() + "' already exists; choose another name or delete it first");
+        }
+        String sourceClusterId = source.clusterId(config);
+        MirrorRecord record = new MirrorRecord(command.mirror(), command.configs(), sourceClusterId, nowMs);
+        return new CommandOutcome(
+            CommandResult.ok(command.commandId(), "created mirror '" + command.mirror() + "' of source cluster " + sourceClusterId, List.of()),
+            List.of(new CommandOutcome.MetadataWrite(RecordCodec.mirrorKey(command.mirror()), RecordCodec.encodeMirror(record))),
+            List.of());
+    }
+
+    private CommandOutcome delete(MirrorImage image, MirrorCommand command) {
+        requireMirror(image, command.mirror());
+        List<MirrorTopicRecord> topics = image.topicsOf(command.mirror());
+        List<String> busy = topics.stream().filter(t -> t.desired() != DesiredState.STOPPED).map(MirrorTopicRecord::topic).toList();
+        if (!busy.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "mirror '" + command.mirror() + "' still has "
+                + busy.size() + " topic(s) mirroring or paused: " + String.join(", ", busy) + "; stop them first with --stop");
+        }
+        List<String> stopping = new ArrayList<>();
+        List<String> stateKeys = new ArrayList<>();
+        for (MirrorTopicRecord t : topics) {
+            for (PartitionStateRecord p : image.partitionStatesOf(command.mirror(), t.topic())) {
+                stateKeys.add(p.key());
+                if (p.state() != PartitionState.STOPPED) {
+                    stopping.add(t.topic() + "-" + p.partition());
+                }
+            }
+        }
+        if (!stopping.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "mirror '" + command.mirror()
+                + "' has partitions that have not finished stopping: " + String.join(", ", stopping) + "; retry when describe shows them STOPPED");
+        }
+        List<CommandOutcome.MetadataWrite> writes = new ArrayList<>();
+        writes.add(new CommandOutcome.MetadataWrite(RecordCodec.mirrorKey(command.mirror()), null));
+        topics.forEach(t -> writes.add(new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t.topic()), null)));
+        return new CommandOutcome(CommandResult.ok(command.commandId(), "deleted mirror '" + command.mirror() + "'",
+            topics.stream().map(MirrorTopicRecord::topic).toList()), writes, stateKeys);
+    }
+
+    private CommandOutcome start(MirrorImage image, MirrorCommand command, long nowMs) {
+        MirrorRecord mirror = requireMirror(image, command.mirror());
+        MirrorConfig config = MirrorConfig.validate(mirror.name(), mirror.configs());
+        TopicPatterns patterns = requirePatterns(command);
+        TopicPatterns excludes = TopicPatterns.of(concat(command.excludes(), csv(config.getString(MirrorConfig.TOPICS_EXCLUDE))));
+        TreeSet<String> topics = patterns.select(source.topicNames(config), excludes, MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
+            "on the source cluster of mirror '" + mirror.name() + "'");
+        if (topics.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "every source topic matched was excluded ("
+                + String.join(", ", command.excludes()) + "); nothing to start");
+        }
+        for (String topic : topics) {
+            image.topic(topic).ifPresent(existing -> {
+                throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "topic '" + topic + "' already belongs to mirror '"
+                    + existing.mirror() + "' (" + existing.desired() + "); a topic can be in only one mirror");
+            });
+        }
+        Map<String, SourceTopic> sourceTopics = source.describe(config, topics);
+        List<String> toCreate = new ArrayList<>();
+        for (String topic : topics) {
+            SourceTopic st = sourceTopics.get(topic);
+            if (st == null) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "source topic '" + topic + "' disappeared while starting");
+            }
+            destination.describe(topic).ifPresentOrElse(dest -> {
+                if (dest.partitions() != st.partitions()) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
+                        + " partitions but the source has " + st.partitions() + "; delete it (start creates it) or give it the same count");
+                }
+                if (dest.holdsData()) {
+                    throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
+                        + "' already holds data; mirroring keeps the source's offsets and needs an empty topic: delete it (start creates it)");
+                }
+            }, () -> toCreate.add(topic));
+        }
+        Set<String> excludedConfigs = new java.util.HashSet<>(NEVER_COPIED_TOPIC_CONFIGS);
+        excludedConfigs.addAll(csv(config.getString(MirrorConfig.TOPIC_PROPERTIES_EXCLUDE)));
+        List<String> created = new ArrayList<>();
+        try {
+            for (String topic : toCreate) {
+                SourceTopic st = sourceTopics.get(topic);
+                Map<String, String> configs = new HashMap<>(st.configs());
+                configs.keySet().removeAll(excludedConfigs);
+                destination.create(topic, st.partitions(), configs);
+                created.add(topic);
+            }
+        } catch (ClusterMirrorException e) {
+            created.forEach(destination::delete);
+            throw e;
+        }
+        List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
+                RecordCodec.encodeTopic(new MirrorTopicRecord(t, mirror.name(), DesiredState.MIRRORING, sourceTopics.get(t).topicId(),
+                    sourceTopics.get(t).partitions(), nowMs))))
+            .toList();
+        return new CommandOutcome(CommandResult.ok(command.commandId(), "started mirroring " + topics.size() + " topic(s) of mirror '"
+            + mirror.name() + "'" + (created.isEmpty() ? "" : "; created " + String.join(", ", created)), List.copyOf(topics)), writes, List.of());
+    }
+
+    /** STOP, PAUSE and RESUME: the same selection over the mirror's topics, with the allowed current states per target. */
+    private CommandOutcome changeDesired(MirrorImage image, MirrorCommand command, DesiredState target, long nowMs) {
+        MirrorRecord mirror = requireMirror(image, command.mirror());
+        Map<String, MirrorTopicRecord> own = image.topicsOf(mirror.name()).stream()
+            .collect(Collectors.toMap(MirrorTopicRecord::topic, t -> t));
+        TreeSet<String> topics = requirePatterns(command).select(own.keySet(), TopicPatterns.of(command.excludes()),
+            MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "of mirror '" + mirror.name() + "'");
+        for (String topic : topics) {
+            DesiredState current = own.get(topic).desired();
+            boolean allowed = switch (target) {
+                case STOPPED -> current != DesiredState.STOPPED;
+                case PAUSED -> current == DesiredState.MIRRORING;
+                case MIRRORING -> current == DesiredState.PAUSED;
+            };
+            if (!allowed) {
+                throw notAllowed(topic, current, target);
+            }
+        }
+        List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
+            RecordCodec.encodeTopic(own.get(t).withDesired(target, nowMs)))).toList();
+        String verb = switch (target) {
+            case STOPPED -> "stopping";
+            case PAUSED -> "paused";
+            case MIRRORING -> "resumed";
+        };
+        return new CommandOutcome(CommandResult.ok(command.commandId(), verb + " " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'",
+            List.copyOf(topics)), writes, List.of());
+    }
+
+    private static ClusterMirrorException notAllowed(String topic, DesiredState current, DesiredState target) {
+        return switch (target) {
+            case MIRRORING -> new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_PAUSED,
+                "topic '" + topic + "' is " + current + ", not PAUSED; only a paused topic can be resumed");
+            case PAUSED -> new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING,
+                "topic '" + topic + "' is " + current + ", not MIRRORING; only a mirroring topic can be paused");
+            case STOPPED -> new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING,
+                "topic '" + topic + "' is already STOPPED");
+        };
+    }
+
+    private static MirrorRecord requireMirror(MirrorImage image, String name) {
+        return image.mirror(name).orElseThrow(() ->
+            new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'"));
+    }
+
+    private static TopicPatterns requirePatterns(MirrorCommand command) {
+        TopicPatterns patterns = TopicPatterns.of(command.topics());
+        if (patterns.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name topics or regular expressions");
+        }
+        return patterns;
+    }
+
+    private static List<String> csv(String value) {
+        return value == null || value.isBlank() ? List.of()
+            : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** The result record carries the error separately; its message is the explanation alone. */
+    private static String stripErrorName(ClusterMirrorException e) {
+        String prefix = e.error().name() + ": ";
+        String m = e.getMessage();
+        return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+    }
+}

@@ -1,0 +1,85 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/** {@link DestinationCluster} through the extension's Admin client to its own cluster. */
+final class KafkaDestinationCluster implements DestinationCluster {
+    private static final long TIMEOUT_MS = 30_000;
+    private final Admin admin;
+
+    KafkaDestinationCluster(Admin admin) {
+        this.admin = admin;
+    }
+
+    @Override
+    public Optional<Topic> describe(String topic) {
+        try {
+            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic);
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            d.partitions().forEach(p -> {
+                earliest.put(new TopicPartition(topic, p.partition()), OffsetSpec.earliest());
+                latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+            });
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            boolean holdsData = ends.entrySet().stream().anyMatch(e -> e.getValue().offset() > starts.get(e.getKey()).offset());
+            return Optional.of(new Topic(d.partitions().size(), holdsData));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw failure("describe destination topic '" + topic + "'", e.getCause());
+        } catch (Exception e) {
+            throw failure("describe destination topic '" + topic + "'", e);
+        }
+    }
+
+    @Override
+    public void create(String topic, int partitions, Map<String, String> configs) {
+        try {
+            int brokers = admin.describeCluster().nodes().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
+            NewTopic newTopic = new NewTopic(topic, partitions, InternalTopics.replicationFactor(brokers)).configs(configs);
+            admin.createTopics(List.of(newTopic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw failure("create destination topic '" + topic + "'", e.getCause());
+        } catch (Exception e) {
+            throw failure("create destination topic '" + topic + "'", e);
+        }
+    }
+
+    @Override
+    public void delete(String topic) {
+        try {
+            admin.deleteTopics(List.of(topic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw failure("delete destination topic '" + topic + "'", e.getCause());
+        } catch (Exception e) {
+            throw failure("delete destination topic '" + topic + "'", e);
+        }
+    }
+
+    private static ClusterMirrorException failure(String what, Throwable cause) {
+        if (cause instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        return new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR,
+            "could not " + what + " on the destination cluster: " + cause, cause);
+    }
+}

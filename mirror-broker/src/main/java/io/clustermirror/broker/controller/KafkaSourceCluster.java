@@ -1,0 +1,93 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/** {@link SourceCluster} through a short-lived Admin client built from the mirror's own client configs. */
+final class KafkaSourceCluster implements SourceCluster {
+    private static final long TIMEOUT_MS = 15_000;
+
+    @Override
+    public String clusterId(MirrorConfig config) {
+        return call(config, admin -> admin.describeCluster().clusterId().get(TIMEOUT_MS, TimeUnit.MILLISECONDS));
+    }
+
+    @Override
+    public Set<String> topicNames(MirrorConfig config) {
+        return call(config, admin -> admin.listTopics().names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS));
+    }
+
+    @Override
+    public Map<String, SourceTopic> describe(MirrorConfig config, Collection<String> topics) {
+        return call(config, admin -> {
+            Map<String, TopicDescription> descriptions =
+                admin.describeTopics(topics).allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<ConfigResource, Config> configs = admin.describeConfigs(topics.stream()
+                    .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList())
+                .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<String, SourceTopic> result = new HashMap<>();
+            for (TopicDescription d : descriptions.values()) {
+                Config c = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, d.name()));
+                Map<String, String> explicit = c == null ? Map.of() : c.entries().stream()
+                    .filter(e -> e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && e.value() != null)
+                    .collect(Collectors.toMap(ConfigEntry::name, ConfigEntry::value));
+                result.put(d.name(), new SourceTopic(d.name(), d.topicId().toString(), d.partitions().size(), explicit));
+            }
+            return result;
+        });
+    }
+
+    private interface AdminCall<T> {
+        T apply(Admin admin) throws ExecutionException, InterruptedException, TimeoutException;
+    }
+
+    private static <T> T call(MirrorConfig config, AdminCall<T> call) {
+        Properties props = config.sourceClientProperties();
+        props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "cluster-mirror-controller-" + config.name());
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
+        try (Admin admin = Admin.create(props)) {
+            return call.apply(admin);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
+                    "a topic was deleted on the source cluster of mirror '" + config.name() + "' while starting: " + cause.getMessage());
+            }
+            throw unreachable(config, cause);
+        } catch (TimeoutException e) {
+            throw unreachable(config, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unreachable(config, e);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw unreachable(config, e);
+        }
+    }
+
+    private static ClusterMirrorException unreachable(MirrorConfig config, Throwable cause) {
+        return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE,
+            "cannot reach the source cluster of mirror '" + config.name() + "' at "
+                + config.originals().get(MirrorConfig.BOOTSTRAP_SERVERS) + " within " + TIMEOUT_MS / 1000 + " s ("
+                + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
+                + "); check bootstrap.servers and the security configs of the mirror, and that the source is up", cause);
+    }
+}

@@ -1,0 +1,132 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.broker.LocalClients;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.image.MirrorDelta;
+import io.clustermirror.common.image.MirrorImage;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Tails {@code __mirror_metadata} and {@code __mirror_state} (read_committed, from the beginning) into an
+ * immutable {@link MirrorImage}, and hands each new image to a listener. One per broker, on its own thread.
+ *
+ * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
+ * order, on the tailer thread, and must not block.
+ */
+public final class MirrorImageTailer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<MirrorImage> listener;
+    private final Thread thread;
+    private volatile MirrorImage image = MirrorImage.EMPTY;
+    private volatile boolean running = true;
+    private final Object closeSignal = new Object();
+
+    public MirrorImageTailer(LocalClients clients, int nodeId, Consumer<MirrorImage> listener) {
+        this.consumer = clients.consumer("image-tailer", true);
+        this.listener = listener;
+        this.thread = new Thread(this::run, "cluster-mirror-image-tailer-" + nodeId);
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    public MirrorImage image() {
+        return image;
+    }
+
+    private void run() {
+        try {
+            assignWhenTopicsExist();
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                if (records.isEmpty()) {
+                    continue;
+                }
+                MirrorDelta delta = new MirrorDelta(image);
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    try {
+                        if (r.topic().equals(InternalTopics.METADATA)) {
+                            delta.replayMetadata(r.key(), r.value());
+                        } else {
+                            delta.replayState(r.key(), r.value());
+                        }
+                    } catch (RuntimeException e) {
+                        // A record we cannot read (e.g. written by a newer version) must not stop the broker's view.
+                        log.error("Skipping unreadable record at {}-{} offset {}: {}", r.topic(), r.partition(), r.offset(), e.toString());
+                    }
+                }
+                image = delta.apply();
+                listener.accept(image);
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            if (running) {
+                log.error("Mirror image tailer stopped unexpectedly; mirror state on this broker is no longer updated", e);
+            }
+        } finally {
+            consumer.close(Duration.ZERO);
+        }
+    }
+
+    /** Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions. */
+    private void assignWhenTopicsExist() {
+        while (running) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+                if (infos == null || infos.isEmpty()) {
+                    partitions.clear();
+                    break;
+                }
+                infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+            }
+            if (!partitions.isEmpty()) {
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                return;
+            }
+            synchronized (closeSignal) {
+                if (running) {
+                    try {
+                        closeSignal.wait(1_000); // retry backoff until the topics are created; close() ends it
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        synchronized (closeSignal) {
+            closeSignal.notifyAll();
+        }
+        consumer.wakeup();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

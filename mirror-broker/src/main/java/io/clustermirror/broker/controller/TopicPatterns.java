@@ -1,0 +1,65 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Topic names or regular expressions as given to start/stop/pause/resume. A plain name is a regex that
+ * matches itself; each pattern must match a whole topic name.
+ */
+final class TopicPatterns {
+    private final List<Pattern> patterns;
+
+    private TopicPatterns(List<Pattern> patterns) {
+        this.patterns = patterns;
+    }
+
+    static TopicPatterns of(Collection<String> expressions) {
+        List<Pattern> compiled = new ArrayList<>();
+        for (String e : expressions) {
+            String trimmed = e.trim();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            try {
+                compiled.add(Pattern.compile(trimmed));
+            } catch (PatternSyntaxException ex) {
+                throw new ClusterMirrorException(MirrorError.INVALID_REQUEST,
+                    "'" + trimmed + "' is neither a topic name nor a valid regular expression: " + ex.getDescription());
+            }
+        }
+        return new TopicPatterns(compiled);
+    }
+
+    boolean isEmpty() {
+        return patterns.isEmpty();
+    }
+
+    boolean matches(String topic) {
+        return patterns.stream().anyMatch(p -> p.matcher(topic).matches());
+    }
+
+    /**
+     * The candidates matched by these patterns and by none of {@code excludes}, sorted.
+     *
+     * @throws ClusterMirrorException {@code noMatch} naming a pattern that matched no candidate at all
+     */
+    TreeSet<String> select(Collection<String> candidates, TopicPatterns excludes, MirrorError noMatch, String where) {
+        TreeSet<String> selected = new TreeSet<>();
+        for (Pattern p : patterns) {
+            List<String> hits = candidates.stream().filter(t -> p.matcher(t).matches()).toList();
+            if (hits.isEmpty()) {
+                throw new ClusterMirrorException(noMatch, "'" + p.pattern() + "' matches no topic " + where);
+            }
+            hits.stream().filter(t -> !excludes.matches(t)).forEach(selected::add);
+        }
+        return selected;
+    }
+}

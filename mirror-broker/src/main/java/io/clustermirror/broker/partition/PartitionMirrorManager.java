@@ -1,0 +1,326 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LeaderChange;
+import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.broker.fetch.FetchListener;
+import io.clustermirror.broker.fetch.MirrorFetcherManager;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.EpochStart;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The executor of the per-partition state machines on one destination broker: the only place that
+ * turns {@link PartitionAction}s into I/O. Every input (leadership, image, fetch progress and failures,
+ * timers) is an event on one thread, so the machines need no locks and see events in order.
+ *
+ * <p>Invariants: a partition is handed to a fetcher only while this broker leads it, with the leader epoch
+ * it leads at (a stale append is refused by Kafka); the fetch starts at the destination log end, so a new
+ * leader continues where the log is, with no gap and no duplicate.
+ */
+public final class PartitionMirrorManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
+    private static final long PERSIST_INTERVAL_MS = 5_000;
+
+    private final BrokerHandle broker;
+    private final ScheduledExecutorService executor;
+    private final PartitionStateMachine machine;
+    private final StateWriter stateWriter;
+
+    // Owned by the executor thread.
+    private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
+    private final Map<TopicPartition, MirrorPartition> partitions = new HashMap<>();
+    private final Map<TopicPartition, Progress> progress = new HashMap<>();
+    private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
+    private final Set<TopicPartition> dirty = new HashSet<>();
+    private MirrorImage image = MirrorImage.EMPTY;
+
+    /** What the data plane reported for one partition since this broker became its leader. */
+    private static final class Progress {
+        long lastMirroredOffset = -1;
+        int lastMirroredEpoch = -1;
+        List<EpochStart> sourceEpochs = new ArrayList<>();
+        long sourceEndOffset = -1;
+    }
+
+    public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, long retryBackoffMs, long retryBackoffMaxMs) {
+        this.broker = broker;
+        this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
+        this.stateWriter = new StateWriter(clients);
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-partitions-" + broker.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Leadership changes of local partitions (from the metadata loader thread: only enqueues). */
+    public void onLeadershipChanges(List<LeaderChange> changes) {
+        executor.execute(() -> guarded(() -> {
+            for (LeaderChange change : changes) {
+                if (change.deleted() || !change.leader()) {
+                    localLeaders.remove(change.partition());
+                    if (partitions.containsKey(change.partition())) {
+                        handle(change.partition(), new PartitionEvent.BecameFollower());
+                    }
+                } else {
+                    localLeaders.put(change.partition(), change);
+                    reconcile(change.partition());
+                }
+            }
+        }));
+    }
+
+    /** A new mirror image (from the tailer thread: only enqueues). */
+    public void onImage(MirrorImage newImage) {
+        executor.execute(() -> guarded(() -> {
+            image = newImage;
+            Set<TopicPartition> all = new HashSet<>(partitions.keySet());
+            all.addAll(localLeaders.keySet());
+            all.forEach(this::reconcile);
+            closeFetchersOfDeletedMirrors();
+        }));
+    }
+
+    /** Brings one partition's machine in line with leadership and desired state. */
+    private void reconcile(TopicPartition tp) {
+        Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
+        MirrorPartition current = partitions.get(tp);
+        LeaderChange leadership = localLeaders.get(tp);
+        if (current == null) {
+            if (topic.isEmpty() || leadership == null) {
+                return;
+            }
+            current = MirrorPartition.unknown(topic.get().mirror(), tp, topic.get().desired());
+            partitions.put(tp, current);
+        }
+        if (topic.isEmpty() || !topic.get().mirror().equals(current.mirror())) {
+            handle(tp, new PartitionEvent.DesiredChanged(null));
+            partitions.remove(tp);
+            progress.remove(tp);
+            return;
+        }
+        if (leadership != null && (!current.leader() || current.leaderEpoch() != leadership.leaderEpoch())) {
+            Optional<PartitionStateRecord> persisted = image.partitionState(current.mirror(), tp.topic(), tp.partition());
+            progress.put(tp, restoredProgress(persisted));
+            handle(tp, new PartitionEvent.BecameLeader(leadership.leaderEpoch(),
+                persisted.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN)));
+        }
+        if (partitions.get(tp).desired() != topic.get().desired()) {
+            handle(tp, new PartitionEvent.DesiredChanged(topic.get().desired()));
+        }
+    }
+
+    private static Progress restoredProgress(Optional<PartitionStateRecord> persisted) {
+        Progress p = new Progress();
+        persisted.ifPresent(r -> {
+            p.lastMirroredOffset = r.lastMirroredOffset();
+            p.lastMirroredEpoch = r.lastMirroredEpoch();
+            p.sourceEpochs = new ArrayList<>(r.sourceEpochs());
+            p.sourceEndOffset = r.sourceLogEndOffset();
+        });
+        return p;
+    }
+
+    /** Runs an event through the machine, then its actions; actions may raise further events, handled in order. */
+    private void handle(TopicPartition tp, PartitionEvent first) {
+        Deque<PartitionEvent> pending = new ArrayDeque<>();
+        pending.add(first);
+        while (!pending.isEmpty()) {
+            PartitionEvent event = pending.poll();
+            MirrorPartition before = partitions.get(tp);
+            if (before == null) {
+                return;
+            }
+            Transition t = machine.handle(before, event, System.currentTimeMillis());
+            partitions.put(tp, t.next());
+            if (before.state() != t.next().state()) {
+                log.info("Mirror '{}' partition {}: {} -> {} on {}{}", before.mirror(), tp, before.state(), t.next().state(),
+                    event.getClass().getSimpleName(), t.next().lastError() == null ? "" : " (last error: " + t.next().lastError() + ")");
+            }
+            for (PartitionAction action : t.actions()) {
+                execute(tp, t.next(), action).ifPresent(pending::add);
+            }
+        }
+    }
+
+    /** Performs one action; returns the event it completes with, if any. */
+    private Optional<PartitionEvent> execute(TopicPartition tp, MirrorPartition p, PartitionAction action) {
+        if (action instanceof PartitionAction.PersistState) {
+            persist(tp, p);
+        } else if (action instanceof PartitionAction.Prepare) {
+            // A mirror topic is written only by the mirror: whatever its log holds came from the source at the
+            // same offsets, so continuing from the log end needs no truncation here.
+            return Optional.of(new PartitionEvent.PrepareSucceeded());
+        } else if (action instanceof PartitionAction.StartFetching) {
+            return startFetching(tp, p);
+        } else if (action instanceof PartitionAction.StopFetching) {
+            MirrorFetcherManager f = fetchers.get(p.mirror());
+            if (f != null) {
+                f.removePartition(tp);
+            }
+            return Optional.of(new PartitionEvent.FetcherStopped());
+        } else if (action instanceof PartitionAction.RunStop) {
+            return Optional.of(new PartitionEvent.StopFailed("stop (failover) is not supported by this version of Cluster Mirror"));
+        } else if (action instanceof PartitionAction.ScheduleRetry retry) {
+            long delay = Math.max(0, retry.atMs() - System.currentTimeMillis());
+            executor.schedule(() -> guarded(() -> {
+                if (partitions.containsKey(tp)) {
+                    handle(tp, new PartitionEvent.RetryDue());
+                }
+            }), delay, TimeUnit.MILLISECONDS);
+        }
+        return Optional.empty();
+    }
+
+    private Optional<PartitionEvent> startFetching(TopicPartition tp, MirrorPartition p) {
+        Optional<MirrorRecord> mirror = image.mirror(p.mirror());
+        Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
+        Optional<LeaderLogState> logState = broker.leaderLogState(tp);
+        if (mirror.isEmpty() || topic.isEmpty()) {
+            return Optional.of(new PartitionEvent.FetchFailed("mirror '" + p.mirror() + "' or its topic is no longer defined"));
+        }
+        if (logState.isEmpty() || logState.get().leaderEpoch() != p.leaderEpoch()) {
+            return Optional.empty(); // leadership moved on; the coming leadership event restarts the machine
+        }
+        MirrorFetcherManager f;
+        try {
+            f = fetchers.computeIfAbsent(p.mirror(), name -> new MirrorFetcherManager(
+                MirrorConfig.validate(name, mirror.get().configs()), broker.nodeId(), broker::appendAsLeader, new Listener(), broker.metrics()));
+        } catch (RuntimeException e) {
+            return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        long fetchOffset = logState.get().logEndOffset();
+        log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
+            p.mirror(), tp, fetchOffset, p.leaderEpoch());
+        f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch);
+        return Optional.empty();
+    }
+
+    private void persist(TopicPartition tp, MirrorPartition p) {
+        MirrorTopicRecord topic = image.topic(tp.topic()).orElse(null);
+        if (topic == null || !p.leader()) {
+            return;
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
+        stateWriter.write(new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(), broker.nodeId(),
+            topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset, destEnd,
+            p.lastError(), -1L, -1L, -1L, System.currentTimeMillis()));
+        dirty.remove(tp);
+    }
+
+    /** Periodic lag snapshot of mirroring partitions whose progress changed. */
+    private void persistProgress() {
+        for (TopicPartition tp : new ArrayList<>(dirty)) {
+            MirrorPartition p = partitions.get(tp);
+            if (p != null && p.state() == PartitionState.MIRRORING) {
+                persist(tp, p);
+            }
+        }
+        dirty.clear();
+    }
+
+    private void closeFetchersOfDeletedMirrors() {
+        fetchers.entrySet().removeIf(e -> {
+            if (image.mirror(e.getKey()).isPresent()) {
+                return false;
+            }
+            e.getValue().close();
+            return true;
+        });
+    }
+
+    /** Fetcher callbacks arrive on fetcher threads and are handed to the executor. */
+    private final class Listener implements FetchListener {
+        @Override
+        public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch, long firstSourceEpochStart, long sourceEndOffset) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                MirrorPartition p = partitions.get(tp);
+                if (pr == null || p == null) {
+                    return;
+                }
+                pr.lastMirroredOffset = lastMirroredOffset;
+                pr.lastMirroredEpoch = lastSourceEpoch;
+                pr.sourceEndOffset = sourceEndOffset;
+                if (firstSourceEpochStart >= 0 && (pr.sourceEpochs.isEmpty()
+                        || pr.sourceEpochs.get(pr.sourceEpochs.size() - 1).epoch() != lastSourceEpoch)) {
+                    pr.sourceEpochs.add(new EpochStart(lastSourceEpoch, firstSourceEpochStart));
+                }
+                dirty.add(tp);
+                if (p.failures() > 0 || p.lastError() != null) {
+                    handle(tp, new PartitionEvent.MadeProgress());
+                }
+            }));
+        }
+
+        @Override
+        public void onSourceEndOffset(TopicPartition tp, long sourceEndOffset) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                if (pr != null && pr.sourceEndOffset != sourceEndOffset) {
+                    pr.sourceEndOffset = sourceEndOffset;
+                    dirty.add(tp);
+                }
+            }));
+        }
+
+        @Override
+        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+            executor.execute(() -> guarded(() -> {
+                if (partitions.containsKey(tp)) {
+                    handle(tp, new PartitionEvent.FetchFailed(error.format(message)));
+                }
+            }));
+        }
+    }
+
+    private void guarded(Runnable work) {
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            log.error("Unexpected error in the mirror partition manager of broker {}", broker.nodeId(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.execute(() -> {
+            fetchers.values().forEach(MirrorFetcherManager::close);
+            fetchers.clear();
+        });
+        executor.shutdown();
+        try {
+            executor.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stateWriter.close();
+    }
+}

@@ -1,0 +1,222 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorDelta;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.MirrorCommand;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CommandProcessorTest {
+    private static final Map<String, String> CONFIGS = Map.of("bootstrap.servers", "source:9092");
+
+    /** A source cluster of our own making: topics with partition counts, or unreachable. */
+    private static final class FakeSource implements SourceCluster {
+        final Map<String, SourceTopic> topics = new HashMap<>();
+        boolean reachable = true;
+
+        @Override
+        public String clusterId(MirrorConfig config) {
+            if (!reachable) {
+                throw new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
+            }
+            return "source-cluster-id";
+        }
+
+        @Override
+        public Set<String> topicNames(MirrorConfig config) {
+            return topics.keySet();
+        }
+
+        @Override
+        public Map<String, SourceTopic> describe(MirrorConfig config, Collection<String> names) {
+            Map<String, SourceTopic> m = new HashMap<>();
+            names.forEach(n -> m.put(n, topics.get(n)));
+            return m;
+        }
+    }
+
+    private static final class FakeDestination implements DestinationCluster {
+        final Map<String, Topic> topics = new HashMap<>();
+        final List<String> created = new ArrayList<>();
+        final List<String> deleted = new ArrayList<>();
+        String failCreateOf;
+
+        @Override
+        public Optional<Topic> describe(String topic) {
+            return Optional.ofNullable(topics.get(topic));
+        }
+
+        @Override
+        public void create(String topic, int partitions, Map<String, String> configs) {
+            if (topic.equals(failCreateOf)) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "cannot create " + topic);
+            }
+            created.add(topic);
+            topics.put(topic, new Topic(partitions, false));
+        }
+
+        @Override
+        public void delete(String topic) {
+            deleted.add(topic);
+            topics.remove(topic);
+        }
+    }
+
+    private final FakeSource source = new FakeSource();
+    private final FakeDestination destination = new FakeDestination();
+    private final CommandProcessor processor = new CommandProcessor(source, destination);
+    private MirrorImage image = MirrorImage.EMPTY;
+
+    private CommandOutcome run(CommandOp op, String mirror, Map<String, String> configs, List<String> topics, List<String> excludes) {
+        CommandOutcome outcome = processor.process(image, new MirrorCommand("id-" + op, op, mirror, configs, topics, excludes, 1L), 1L);
+        MirrorDelta delta = new MirrorDelta(image);
+        outcome.metadataWrites().forEach(w -> delta.replayMetadata(RecordCodec.encodeKey(w.key()), w.value()));
+        outcome.stateTombstones().forEach(k -> delta.replayState(RecordCodec.encodeKey(k), null));
+        image = delta.apply();
+        return outcome;
+    }
+
+    private CommandOutcome run(CommandOp op, String mirror, String... topics) {
+        return run(op, mirror, Map.of(), List.of(topics), List.of());
+    }
+
+    private static void assertFailed(CommandOutcome outcome, MirrorError error, String messagePart) {
+        assertEquals(error, outcome.result().error(), outcome.result().message());
+        assertTrue(outcome.result().message().contains(messagePart), outcome.result().message());
+        assertTrue(outcome.metadataWrites().isEmpty(), "a failed command writes nothing");
+        assertTrue(outcome.stateTombstones().isEmpty(), "a failed command deletes nothing");
+    }
+
+    private void createMirror() {
+        assertEquals(MirrorError.NONE, run(CommandOp.CREATE, "dr", CONFIGS, List.of(), List.of()).result().error());
+    }
+
+    @Test
+    void createRecordsConfigsAndSourceClusterId() {
+        createMirror();
+        assertEquals("source-cluster-id", image.mirror("dr").orElseThrow().sourceClusterId());
+        assertEquals(CONFIGS, image.mirror("dr").orElseThrow().configs());
+    }
+
+    @Test
+    void createRejectsDuplicatesBadConfigsAndUnreachableSources() {
+        createMirror();
+        assertFailed(run(CommandOp.CREATE, "dr", CONFIGS, List.of(), List.of()), MirrorError.CLUSTER_MIRROR_ALREADY_EXISTS, "'dr'");
+        assertFailed(run(CommandOp.CREATE, "x", Map.of(), List.of(), List.of()), MirrorError.INVALID_CONFIG, "bootstrap.servers");
+        assertFailed(run(CommandOp.CREATE, "x", Map.of("bootstrap.servers", "s:1", "mirror.nope", "1"), List.of(), List.of()),
+            MirrorError.INVALID_CONFIG, "mirror.nope");
+        source.reachable = false;
+        assertFailed(run(CommandOp.CREATE, "x", CONFIGS, List.of(), List.of()), MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
+    }
+
+    @Test
+    void startCreatesMissingTopicsWithTheSourcePartitionCountAndRecordsTheSourceTopicId() {
+        createMirror();
+        source.topics.put("orders", new SourceTopic("orders", "id-orders", 6, Map.of("retention.ms", "1000", "min.insync.replicas", "2")));
+        source.topics.put("payments", new SourceTopic("payments", "id-pay", 3, Map.of()));
+        source.topics.put("__internal", new SourceTopic("__internal", "id-int", 1, Map.of()));
+        CommandOutcome outcome = run(CommandOp.START, "dr", ".*");
+        assertEquals(MirrorError.NONE, outcome.result().error(), outcome.result().message());
+        assertEquals(List.of("orders", "payments"), outcome.result().topics(), "default exclude __.* applies");
+        assertEquals(List.of("orders", "payments"), destination.created);
+        MirrorTopicRecord orders = image.topic("orders").orElseThrow();
+        assertEquals("id-orders", orders.sourceTopicId());
+        assertEquals(6, orders.partitions());
+        assertEquals(DesiredState.MIRRORING, orders.desired());
+    }
+
+    @Test
+    void startRefusesWhatItMustNotTouchAndChangesNothing() {
+        createMirror();
+        assertFailed(run(CommandOp.START, "nope", "a"), MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'nope'");
+        assertFailed(run(CommandOp.START, "dr", "missing.*"), MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "missing.*");
+        source.topics.put("a", new SourceTopic("a", "id-a", 2, Map.of()));
+        source.topics.put("b", new SourceTopic("b", "id-b", 2, Map.of()));
+        destination.topics.put("a", new DestinationCluster.Topic(3, false));
+        assertFailed(run(CommandOp.START, "dr", "a"), MirrorError.INVALID_PARTITIONS, "3 partitions");
+        destination.topics.put("a", new DestinationCluster.Topic(2, true));
+        assertFailed(run(CommandOp.START, "dr", "a", "b"), MirrorError.TOPIC_ALREADY_EXISTS, "holds data");
+        assertTrue(destination.created.isEmpty(), "no topic created when validation fails");
+        destination.topics.remove("a");
+        destination.failCreateOf = "b";
+        assertFailed(run(CommandOp.START, "dr", "a", "b"), MirrorError.UNKNOWN_SERVER_ERROR, "cannot create b");
+        assertEquals(List.of("a"), destination.deleted, "topics created by a failed start are deleted again");
+    }
+
+    @Test
+    void aTopicBelongsToOneMirrorOnly() {
+        createMirror();
+        run(CommandOp.CREATE, "other", CONFIGS, List.of(), List.of());
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
+        assertFailed(run(CommandOp.START, "other", "a"), MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "mirror 'dr'");
+    }
+
+    @Test
+    void pauseResumeAndStopFollowTheDesiredStateRules() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        assertFailed(run(CommandOp.RESUME, "dr", "a"), MirrorError.MIRROR_TOPIC_NOT_PAUSED, "'a'");
+        assertEquals(MirrorError.NONE, run(CommandOp.PAUSE, "dr", "a").result().error());
+        assertEquals(DesiredState.PAUSED, image.topic("a").orElseThrow().desired());
+        assertFailed(run(CommandOp.PAUSE, "dr", "a"), MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "'a'");
+        assertEquals(MirrorError.NONE, run(CommandOp.RESUME, "dr", "a").result().error());
+        assertEquals(MirrorError.NONE, run(CommandOp.STOP, "dr", "a").result().error());
+        assertEquals(DesiredState.STOPPED, image.topic("a").orElseThrow().desired());
+        assertFailed(run(CommandOp.STOP, "dr", "a"), MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "already STOPPED");
+        assertFailed(run(CommandOp.STOP, "dr", "zzz"), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "zzz");
+    }
+
+    @Test
+    void deleteOnlyWhenEveryTopicHasStopped() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        assertFailed(run(CommandOp.DELETE, "dr"), MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "a");
+        run(CommandOp.STOP, "dr", "a");
+        MirrorDelta delta = new MirrorDelta(image);
+        PartitionStateRecord stopping = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPING, 0, 1, "id-a",
+            5, 0, List.of(), 6, 6, null, -1, -1, -1, 1L);
+        delta.replayState(RecordCodec.encodeKey(stopping.key()), RecordCodec.encodeState(stopping));
+        image = delta.apply();
+        assertFailed(run(CommandOp.DELETE, "dr"), MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "a-0");
+        delta = new MirrorDelta(image);
+        PartitionStateRecord stopped = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPED, 0, 1, "id-a",
+            5, 0, List.of(), 6, 6, null, 6, -1, -1, 2L);
+        delta.replayState(RecordCodec.encodeKey(stopped.key()), RecordCodec.encodeState(stopped));
+        image = delta.apply();
+        CommandOutcome deleted = run(CommandOp.DELETE, "dr");
+        assertEquals(MirrorError.NONE, deleted.result().error(), deleted.result().message());
+        assertTrue(image.mirror("dr").isEmpty());
+        assertTrue(image.topic("a").isEmpty());
+        assertTrue(image.partitionStates().isEmpty(), "state records of the mirror are tombstoned");
+        createMirror(); // the name can be reused
+    }
+
+    @Test
+    void unknownMirrorForEveryOperation() {
+        for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME)) {
+            assertFailed(run(op, "ghost", "a"), MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'ghost'");
+        }
+    }
+}
