@@ -171,6 +171,44 @@ public final class BrokerHandle {
             l.highWatermark(), l.lastStableOffset()));
     }
 
+    /** Log end offset of the local replica (leader or follower), if this broker hosts one. */
+    public java.util.OptionalLong localLogEndOffset(TopicPartition partition) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(p.get().log().get().logEndOffset());
+    }
+
+    /**
+     * A copy of the local replica's batches (leader or follower) from the batch containing
+     * {@code startOffset}, up to the log end and about {@code maxBytes}; for verification and tests.
+     * Empty records if the broker hosts no replica.
+     */
+    public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        org.apache.kafka.common.record.internal.Records r;
+        try {
+            r = p.get().log().get().read(startOffset, maxBytes,
+                org.apache.kafka.server.storage.log.FetchIsolation.LOG_END, true).records;
+        } catch (java.io.IOException e) {
+            throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
+        }
+        if (r instanceof MemoryRecords m) {
+            return m;
+        }
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(r.sizeInBytes());
+        try {
+            ((org.apache.kafka.common.record.internal.FileRecords) r).readInto(buf, 0);
+        } catch (java.io.IOException e) {
+            throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
+        }
+        return MemoryRecords.readableRecords(buf); // readInto flips the buffer
+    }
+
     /**
      * Appends source batches as-is at their own offsets on the local leader: stamps each batch's
      * partitionLeaderEpoch with {@code leaderEpoch} (outside the CRC), appends with the RAFT_LEADER origin
