@@ -130,10 +130,16 @@ class BrokerHandleTest {
         // A gap (5..9) and a foreign partitionLeaderEpoch (77): kept offsets, stamped epoch.
         MemoryRecords recs = concat(batch(0, 5, 42L, (short) 3, 0, 77), batch(10, 3, 42L, (short) 3, 5, 77));
         long crc0 = recs.batches().iterator().next().checksum();
-        long t0 = System.nanoTime();
         AppendResult r = l.appendAsLeader(tp, before.leaderEpoch(), recs);
         assertEquals(new AppendResult(0, 12, 13), r);
-        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 13, 10_000, () -> "HW 13");
+        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 13, 15_000, () -> "HW 13");
+        // Now the followers are idle in their 5 s long poll: a second append must wake them.
+        waitFor(() -> brokers.stream().allMatch(h -> h.localLogEndOffset(tp).getAsLong() == 13), 15_000,
+            () -> "followers at 13");
+        long t0 = System.nanoTime();
+        AppendResult r2 = l.appendAsLeader(tp, before.leaderEpoch(), batch(13, 2, 42L, (short) 3, 8, 5));
+        assertEquals(new AppendResult(13, 14, 15), r2);
+        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 15, 15_000, () -> "HW 15");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("append to HW on all replicas took " + ms + " ms");
         // Without the wake-up the followers sit in their 5 s long poll before fetching the new data.
@@ -141,7 +147,7 @@ class BrokerHandleTest {
         for (BrokerHandle h : brokers) {
             List<RecordBatch> bs = new ArrayList<>();
             h.localRecords(tp, 0, Integer.MAX_VALUE).batches().forEach(bs::add);
-            assertEquals(2, bs.size());
+            assertEquals(3, bs.size());
             assertEquals(0, bs.get(0).baseOffset());
             assertEquals(10, bs.get(1).baseOffset());
             assertEquals(crc0, bs.get(0).checksum());
@@ -152,14 +158,14 @@ class BrokerHandleTest {
 
         // Wrong epoch, or a broker that is not the leader: NotLeaderException, nothing appended.
         assertThrows(NotLeaderException.class,
-            () -> l.appendAsLeader(tp, before.leaderEpoch() + 1, batch(13, 1, -1L, (short) -1, -1, 0)));
+            () -> l.appendAsLeader(tp, before.leaderEpoch() + 1, batch(15, 1, -1L, (short) -1, -1, 0)));
         BrokerHandle follower = brokers.stream().filter(h -> h != l).findFirst().orElseThrow();
         assertThrows(NotLeaderException.class,
-            () -> follower.appendAsLeader(tp, before.leaderEpoch(), batch(13, 1, -1L, (short) -1, -1, 0)));
+            () -> follower.appendAsLeader(tp, before.leaderEpoch(), batch(15, 1, -1L, (short) -1, -1, 0)));
         assertTrue(follower.leaderLogState(tp).isEmpty());
         assertThrows(NotLeaderException.class,
             () -> l.appendAsLeader(new TopicPartition("absent", 0), 0, batch(0, 1, -1L, (short) -1, -1, 0)));
-        assertEquals(13, l.leaderLogState(tp).orElseThrow().logEndOffset());
+        assertEquals(15, l.leaderLogState(tp).orElseThrow().logEndOffset());
 
         // A normal producer continues after the mirrored data.
         Properties p = new Properties();
@@ -167,7 +173,7 @@ class BrokerHandleTest {
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-            assertEquals(13, producer.send(new ProducerRecord<>("append", 0, "k", "v")).get().offset());
+            assertEquals(15, producer.send(new ProducerRecord<>("append", 0, "k", "v")).get().offset());
         }
     }
 
