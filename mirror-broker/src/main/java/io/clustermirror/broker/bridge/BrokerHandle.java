@@ -1,10 +1,29 @@
 package io.clustermirror.broker.bridge;
 
+import kafka.cluster.Partition;
+import kafka.server.BrokerServer;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.common.Endpoint;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.server.common.RequestLocal;
+import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.LogAppendInfo;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.internals.log.VerificationGuard;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.lang.reflect.Field;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -12,67 +31,284 @@ import java.util.concurrent.CompletableFuture;
  * The extension's only way into a running stock Kafka broker ({@code kafka.server.BrokerServer}).
  * Everything here that touches Kafka's Scala classes or uses reflection stays in this package, so a
  * Kafka upgrade is a change in one place.
+ *
+ * <p>Thread-safety: every method may be called from any thread. The handle keeps no state of its own
+ * apart from the wrapped broker; after a broker restart on the same {@code BrokerServer} object the
+ * handle still works, but leadership listeners must be installed again (a restart builds a new
+ * metadata loader).
  */
 public final class BrokerHandle {
-    private BrokerHandle() {
+    private static final Logger log = LoggerFactory.getLogger(BrokerHandle.class);
+
+    /**
+     * The transaction version passed with RAFT_LEADER appends. The source's markers may be TV1 (marker
+     * epoch == data epoch) or TV2 (marker epoch bumped); version 1 selects the lenient epoch check that
+     * accepts both, while 2 would reject TV1 markers. Kafka's default (TV_UNKNOWN) throws for RAFT_LEADER.
+     */
+    static final short MIRROR_TRANSACTION_VERSION = 1;
+
+    /** Leader-only semantics: never wait for followers, never fail on a shrunk ISR. */
+    private static final int LEADER_ONLY_ACKS = 1;
+
+    private final BrokerServer broker;
+
+    private BrokerHandle(BrokerServer broker) {
+        this.broker = broker;
     }
 
     /** Wraps a {@code kafka.server.BrokerServer} (typed Object so callers need no Scala types). */
     public static BrokerHandle of(Object brokerServer) {
-        throw new UnsupportedOperationException("TODO");
+        Objects.requireNonNull(brokerServer, "brokerServer");
+        if (!(brokerServer instanceof BrokerServer)) {
+            throw new IllegalArgumentException("not a kafka.server.BrokerServer: " + brokerServer.getClass().getName());
+        }
+        return new BrokerHandle((BrokerServer) brokerServer);
+    }
+
+    /**
+     * The broker inside a {@code kafka.server.KafkaRaftServer} (empty for a controller-only node). The
+     * broker is a private field of that Scala class, so this uses reflection.
+     */
+    public static Optional<BrokerHandle> fromRaftServer(Object kafkaRaftServer) {
+        Objects.requireNonNull(kafkaRaftServer, "kafkaRaftServer");
+        try {
+            Field f = kafkaRaftServer.getClass().getDeclaredField("broker");
+            f.setAccessible(true);
+            Object opt = f.get(kafkaRaftServer);
+            if (!(opt instanceof scala.Option<?> o)) {
+                throw new IllegalStateException("unexpected type of KafkaRaftServer.broker: "
+                    + (opt == null ? "null" : opt.getClass().getName()));
+            }
+            return o.isDefined() ? Optional.of(of(o.get())) : Optional.empty();
+        } catch (NoSuchFieldException | IllegalAccessException e) {
+            throw new IllegalStateException("cannot reach the broker of " + kafkaRaftServer.getClass().getName()
+                + " (Kafka internals changed?)", e);
+        }
+    }
+
+    /** The wrapped {@code kafka.server.BrokerServer}. */
+    public Object brokerServer() {
+        return broker;
     }
 
     public int nodeId() {
-        throw new UnsupportedOperationException("TODO");
+        return broker.config().nodeId();
     }
 
     public String clusterId() {
-        throw new UnsupportedOperationException("TODO");
+        return broker.clusterId();
     }
 
     /** {@code host:port} of this broker's inter-broker listener, for the extension's clients to its own cluster. */
     public String localBootstrapServers() {
-        throw new UnsupportedOperationException("TODO");
+        ListenerName name = broker.config().interBrokerListenerName();
+        int port = broker.boundPort(name);
+        String host = null;
+        for (Endpoint e : scala.jdk.javaapi.CollectionConverters.asJava(broker.config().effectiveAdvertisedBrokerListeners())) {
+            if (e.listener().equals(name.value())) {
+                host = e.host();
+            }
+        }
+        if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) {
+            host = "localhost";
+        }
+        return host + ":" + port;
     }
 
-    /** The broker's original configs (for {@code cluster.mirror.*} settings). */
-    public java.util.Map<String, Object> brokerConfigs() {
-        throw new UnsupportedOperationException("TODO");
+    /** The broker's original configs (for {@code cluster.mirror.*} settings). Contains secrets: never log it. */
+    public Map<String, Object> brokerConfigs() {
+        return broker.config().originals();
     }
 
     /** Kafka's metrics registry of this broker (reported through JMX). */
     public Metrics metrics() {
-        throw new UnsupportedOperationException("TODO");
+        return broker.metrics();
     }
 
-    /** Installs a metadata publisher that reports this broker's leadership changes. */
+    /**
+     * Installs a metadata publisher that reports this broker's leadership changes. The first call to the
+     * listener lists every local partition; later calls list changes (leader, follower, deleted).
+     * Uninstall with {@link #removeLeadershipListener(String)} (or just let a broker shutdown close it).
+     *
+     * @return completes when the publisher is installed (its first call may come a little later)
+     */
     public CompletableFuture<Void> installLeadershipListener(String name, LeadershipListener listener) {
-        throw new UnsupportedOperationException("TODO");
+        LeadershipPublisher p = new LeadershipPublisher(name, nodeId(), listener);
+        CompletableFuture<Void> f = broker.sharedServer().loader().installPublishers(java.util.List.of(p));
+        return f.thenRun(() -> LeadershipPublisher.register(broker, p));
+    }
+
+    /** Removes a listener installed with {@link #installLeadershipListener}; completes when it is removed. */
+    public CompletableFuture<Void> removeLeadershipListener(String name) {
+        LeadershipPublisher p = LeadershipPublisher.unregister(broker, name);
+        if (p == null || broker.sharedServer().loader() == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return broker.sharedServer().loader().removeAndClosePublisher(p).exceptionally(t -> null);
     }
 
     /** The destination topic id, if the topic exists. */
     public Optional<Uuid> topicId(String topic) {
-        throw new UnsupportedOperationException("TODO");
+        if (broker.metadataCache() == null) {
+            return Optional.empty();
+        }
+        Uuid id = broker.metadataCache().getTopicId(topic);
+        return id == null || Uuid.ZERO_UUID.equals(id) ? Optional.empty() : Optional.of(id);
     }
 
     /** The local log's state if this broker is the partition's leader. */
     public Optional<LeaderLogState> leaderLogState(TopicPartition partition) {
-        throw new UnsupportedOperationException("TODO");
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty()) {
+            return Optional.empty();
+        }
+        scala.Option<UnifiedLog> leaderLog = p.get().leaderLogIfLocal();
+        if (leaderLog.isEmpty()) {
+            return Optional.empty();
+        }
+        UnifiedLog l = leaderLog.get();
+        return Optional.of(new LeaderLogState(p.get().getLeaderEpoch(), l.logStartOffset(), l.logEndOffset(),
+            l.highWatermark(), l.lastStableOffset()));
+    }
+
+    /** Log end offset of the local replica (leader or follower), if this broker hosts one. */
+    public java.util.OptionalLong localLogEndOffset(TopicPartition partition) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(p.get().log().get().logEndOffset());
+    }
+
+    /**
+     * A copy of the local replica's batches (leader or follower) from the batch containing
+     * {@code startOffset}, up to the log end and about {@code maxBytes}; for verification and tests.
+     * Empty records if the broker hosts no replica.
+     */
+    public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        org.apache.kafka.common.record.internal.Records r;
+        try {
+            r = p.get().log().get().read(startOffset, maxBytes,
+                org.apache.kafka.server.storage.log.FetchIsolation.LOG_END, true).records;
+        } catch (java.io.IOException e) {
+            throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
+        }
+        if (r instanceof MemoryRecords m) {
+            return m;
+        }
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(r.sizeInBytes());
+        try {
+            ((org.apache.kafka.common.record.internal.FileRecords) r).readInto(buf, 0);
+        } catch (java.io.IOException e) {
+            throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
+        }
+        return MemoryRecords.readableRecords(buf); // readInto flips the buffer
     }
 
     /**
      * Appends source batches as-is at their own offsets on the local leader: stamps each batch's
      * partitionLeaderEpoch with {@code leaderEpoch} (outside the CRC), appends with the RAFT_LEADER origin
      * (no re-validation, offsets, compression and producer fields kept) and wakes waiting followers.
+     * Leader-only: it does not wait for followers. The caller must pass whole, CRC-checked batches,
+     * since RAFT_LEADER skips Kafka's own validation. The batches are modified in place (epoch).
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
     public AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records)
             throws NotLeaderException {
-        throw new UnsupportedOperationException("TODO");
+        Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
+            "partition " + partition + " is not online on broker " + nodeId()));
+        if (p.leaderLogIfLocal().isEmpty()) {
+            throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition);
+        }
+        int current = p.getLeaderEpoch();
+        if (current != leaderEpoch) {
+            throw new NotLeaderException("leader epoch of " + partition + " on broker " + nodeId() + " is " + current
+                + ", not " + leaderEpoch);
+        }
+        if (records.sizeInBytes() == 0) {
+            long leo = p.leaderLogIfLocal().get().logEndOffset();
+            return new AppendResult(-1L, -1L, leo);
+        }
+        for (MutableRecordBatch b : records.batches()) {
+            b.setPartitionLeaderEpoch(leaderEpoch);
+        }
+        LogAppendInfo info;
+        try {
+            // Partition.appendRecordsToLeader re-checks leadership and the epoch under the partition's
+            // leader/ISR lock, and RAFT_LEADER rejects any batch whose epoch is not the current one, so a
+            // stale leader (or an epoch bump racing with us) is fenced here.
+            info = p.appendRecordsToLeader(records, AppendOrigin.RAFT_LEADER, LEADER_ONLY_ACKS,
+                RequestLocal.noCaching(), VerificationGuard.SENTINEL, MIRROR_TRANSACTION_VERSION);
+        } catch (NotLeaderOrFollowerException e) {
+            throw new NotLeaderException("broker " + nodeId() + " is no longer the leader of " + partition + ": "
+                + e.getMessage());
+        } catch (InvalidRecordException e) {
+            int now = p.getLeaderEpoch();
+            if (now != leaderEpoch || p.leaderLogIfLocal().isEmpty()) {
+                throw new NotLeaderException("leader epoch of " + partition + " changed from " + leaderEpoch + " to "
+                    + now + " during the append");
+            }
+            throw e;
+        }
+        wakeDelayedOperations(partition, info);
+        return new AppendResult(info.firstOffset(), info.lastOffset(), p.leaderLogIfLocal().isDefined()
+            ? p.leaderLogIfLocal().get().logEndOffset() : info.lastOffset() + 1);
+    }
+
+    /**
+     * Does what {@code ReplicaManager.appendRecordsToLeader} queues after a produce: completes delayed
+     * operations for the partition, so followers in their long poll get the new data at once and
+     * consumers waiting for the HW are answered. Without this they wait for their fetch timeout.
+     * Runs on the caller's thread, holding no locks.
+     */
+    private void wakeDelayedOperations(TopicPartition partition, LogAppendInfo info) {
+        ReplicaManager rm = broker.replicaManager();
+        TopicPartitionOperationKey key = new TopicPartitionOperationKey(partition);
+        try {
+            switch (info.leaderHwChange()) {
+                case INCREASED -> {
+                    rm.delayedProducePurgatory().checkAndComplete(key);
+                    rm.delayedFetchPurgatory().checkAndComplete(key);
+                    rm.delayedDeleteRecordsPurgatory().checkAndComplete(key);
+                }
+                case SAME -> rm.delayedFetchPurgatory().checkAndComplete(key);
+                default -> {
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not complete delayed operations after a mirror append to {}", partition, e);
+        }
     }
 
     public boolean isShutdown() {
-        throw new UnsupportedOperationException("TODO");
+        return broker.isShutdown();
+    }
+
+    /** Starts the wrapped broker (after a {@link #shutdown()}: Kafka allows a restart on the same object). */
+    public void startup() {
+        broker.startup();
+    }
+
+    /** Shuts the wrapped broker down (controlled shutdown first). */
+    public void shutdown() {
+        broker.shutdown();
+    }
+
+    public void awaitShutdown() {
+        broker.awaitShutdown();
+    }
+
+    private Optional<Partition> onlinePartition(TopicPartition tp) {
+        ReplicaManager rm = broker.replicaManager();
+        if (rm == null) {
+            return Optional.empty();
+        }
+        scala.Option<Partition> p = rm.onlinePartition(tp);
+        return p.isDefined() ? Optional.of(p.get()) : Optional.empty();
     }
 }

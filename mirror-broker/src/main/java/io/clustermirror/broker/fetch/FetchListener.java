@@ -21,4 +21,16 @@ public interface FetchListener {
 
     /** The partition failed and was removed from its fetcher; the others go on. */
     void onFailure(TopicPartition partition, MirrorError error, String message);
+
+    /**
+     * The source log diverged from what was mirrored (e.g. an unclean leader election on the source):
+     * the source's epoch {@code sourceEpoch} ends at {@code sourceEpochEndOffset}, before data the mirror
+     * already appended. The partition was removed from its fetcher. The default reports a failure.
+     */
+    default void onDivergence(TopicPartition partition, int sourceEpoch, long sourceEpochEndOffset) {
+        onFailure(partition, MirrorError.UNKNOWN_SERVER_ERROR, "the source log of " + partition
+            + " diverged from the mirrored data: source epoch " + sourceEpoch + " ends at offset "
+            + sourceEpochEndOffset + " (unclean leader election on the source?); the destination must be "
+            + "truncated to that offset before mirroring can go on");
+    }
 }

@@ -1,0 +1,115 @@
+package io.clustermirror.broker.bridge;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.image.LocalReplicaChanges;
+import org.apache.kafka.image.MetadataDelta;
+import org.apache.kafka.image.MetadataImage;
+import org.apache.kafka.image.TopicImage;
+import org.apache.kafka.image.loader.LoaderManifest;
+import org.apache.kafka.image.publisher.MetadataPublisher;
+import org.apache.kafka.metadata.PartitionRegistration;
+import org.apache.kafka.metadata.Replicas;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * A KRaft {@link MetadataPublisher} that turns metadata deltas into this broker's {@link LeaderChange}s.
+ * Runs on the broker's single metadata loader thread: it only computes the changes and hands them to the
+ * listener (which must not block); it never throws into the loader, since a publisher fault there is
+ * handled as a broker fault.
+ */
+final class LeadershipPublisher implements MetadataPublisher {
+    private static final Logger log = LoggerFactory.getLogger(LeadershipPublisher.class);
+
+    /** Installed publishers per broker object (identity), so that a handle can remove them by name. */
+    private static final Map<Object, Map<String, LeadershipPublisher>> INSTALLED =
+        Collections.synchronizedMap(new WeakHashMap<>());
+
+    private final String name;
+    private final int nodeId;
+    private final LeadershipListener listener;
+    private boolean initialized; // loader thread only
+
+    LeadershipPublisher(String name, int nodeId, LeadershipListener listener) {
+        this.name = name;
+        this.nodeId = nodeId;
+        this.listener = listener;
+    }
+
+    static void register(Object broker, LeadershipPublisher p) {
+        synchronized (INSTALLED) {
+            INSTALLED.computeIfAbsent(broker, b -> new HashMap<>()).put(p.name, p);
+        }
+    }
+
+    static LeadershipPublisher unregister(Object broker, String name) {
+        synchronized (INSTALLED) {
+            Map<String, LeadershipPublisher> m = INSTALLED.get(broker);
+            return m == null ? null : m.remove(name);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void onMetadataUpdate(MetadataDelta delta, MetadataImage newImage, LoaderManifest manifest) {
+        try {
+            List<LeaderChange> changes;
+            if (!initialized) {
+                changes = fullImage(newImage);
+                initialized = true;
+            } else if (delta.topicsDelta() == null) {
+                return;
+            } else {
+                changes = fromDelta(delta.topicsDelta().localChanges(nodeId), delta, newImage);
+            }
+            if (!changes.isEmpty()) {
+                listener.onLeadershipChanges(Collections.unmodifiableList(changes));
+            }
+        } catch (Throwable t) {
+            log.error("Leadership listener {} failed on a metadata update at offset {}; the update is skipped",
+                name, manifest.provenance().lastContainedOffset(), t);
+        }
+    }
+
+    /** Every partition with a replica on this broker, for the first call after installation. */
+    private List<LeaderChange> fullImage(MetadataImage image) {
+        List<LeaderChange> out = new ArrayList<>();
+        for (TopicImage topic : image.topics().topicsById().values()) {
+            for (Map.Entry<Integer, PartitionRegistration> e : topic.partitions().entrySet()) {
+                PartitionRegistration reg = e.getValue();
+                if (Replicas.contains(reg.replicas, nodeId)) {
+                    out.add(new LeaderChange(new TopicPartition(topic.name(), e.getKey()), topic.id(),
+                        reg.leader == nodeId, reg.leaderEpoch, false));
+                }
+            }
+        }
+        return out;
+    }
+
+    private List<LeaderChange> fromDelta(LocalReplicaChanges local, MetadataDelta delta, MetadataImage newImage) {
+        List<LeaderChange> out = new ArrayList<>();
+        for (TopicPartition tp : local.deletes()) {
+            // The id of a deleted topic: from the previous image (the new one no longer has it).
+            TopicImage prev = delta.image().topics().getTopic(tp.topic());
+            out.add(new LeaderChange(tp, prev != null ? prev.id() : null, false, -1, true));
+        }
+        for (Map.Entry<TopicPartition, LocalReplicaChanges.PartitionInfo> e : local.leaders().entrySet()) {
+            out.add(new LeaderChange(e.getKey(), e.getValue().topicId(), true, e.getValue().partition().leaderEpoch, false));
+        }
+        for (Map.Entry<TopicPartition, LocalReplicaChanges.PartitionInfo> e : local.followers().entrySet()) {
+            out.add(new LeaderChange(e.getKey(), e.getValue().topicId(), false, e.getValue().partition().leaderEpoch, false));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,127 @@
+package io.clustermirror.broker.fetch;
+
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.metrics.stats.Rate;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The data plane's metrics in the broker's registry (so they show in JMX), group {@code cluster-mirror}:
+ * per mirror ({@code mirror} tag) bytes fetched, batches/records appended, failed partitions, max lag;
+ * per source broker ({@code mirror, source-broker}) bytes fetched and fetch requests; per partition
+ * ({@code mirror, topic, partition}) lag and last mirrored offset. Everything is removed on close.
+ */
+final class FetcherMetrics implements AutoCloseable {
+    static final String GROUP = "cluster-mirror";
+
+    private final Metrics metrics;
+    private final String mirror;
+    private final String prefix;
+    private final List<String> sensors = new ArrayList<>();
+    private final List<MetricName> gauges = new ArrayList<>();
+
+    final Sensor bytesFetched;
+    final Sensor recordsAppended;
+    final Sensor batchesAppended;
+    final Sensor failedPartitions;
+
+    FetcherMetrics(Metrics metrics, String mirror, int localNodeId, Supplier<Collection<PartitionFetchState>> partitions) {
+        this.metrics = metrics;
+        this.mirror = mirror;
+        this.prefix = "cluster-mirror." + mirror + "." + localNodeId + ".";
+        Map<String, String> tags = Map.of("mirror", mirror);
+        bytesFetched = rateAndTotal("bytes-fetched", tags, "bytes of source batches fetched");
+        recordsAppended = rateAndTotal("records-appended", tags, "source records appended on destination leaders");
+        batchesAppended = rateAndTotal("batches-appended", tags, "source batches appended on destination leaders");
+        failedPartitions = sensor("partitions-failed");
+        failedPartitions.add(metrics.metricName("partitions-failed-total", GROUP,
+            "mirror partitions that failed (bad batch, source topic changed, ...)", tags), new CumulativeSum());
+        gauge(metrics.metricName("records-lag-max", GROUP,
+            "max over this broker's mirror partitions of source end offset minus mirrored offset", tags),
+            () -> partitions.get().stream().mapToLong(PartitionFetchState::lag).max().orElse(0L));
+        gauge(metrics.metricName("partitions", GROUP, "mirror partitions fetched by this broker", tags),
+            () -> (long) partitions.get().size());
+    }
+
+    /** Per source broker: bytes fetched (also counted in the mirror total). */
+    Sensor brokerBytesSensor(int sourceBroker) {
+        String name = prefix + "bytes-fetched.broker-" + sourceBroker;
+        Sensor existing = metrics.getSensor(name);
+        if (existing != null) {
+            return existing;
+        }
+        Sensor s = metrics.sensor(name, bytesFetched);
+        sensors.add(name);
+        Map<String, String> tags = Map.of("mirror", mirror, "source-broker", String.valueOf(sourceBroker));
+        s.add(metrics.metricName("bytes-fetched-rate", GROUP, "bytes per second fetched from this source broker", tags),
+            new Rate());
+        s.add(metrics.metricName("bytes-fetched-total", GROUP, "bytes fetched from this source broker", tags),
+            new CumulativeSum());
+        return s;
+    }
+
+    void addPartition(PartitionFetchState st) {
+        for (MetricName n : partitionMetricNames(st.tp)) {
+            metrics.removeMetric(n);
+        }
+        List<MetricName> names = partitionMetricNames(st.tp);
+        metrics.addMetric(names.get(0), (Gauge<Long>) (c, now) -> st.lag());
+        metrics.addMetric(names.get(1), (Gauge<Long>) (c, now) -> st.fetchOffset - 1);
+    }
+
+    void removePartition(TopicPartition tp) {
+        for (MetricName n : partitionMetricNames(tp)) {
+            metrics.removeMetric(n);
+        }
+    }
+
+    private List<MetricName> partitionMetricNames(TopicPartition tp) {
+        Map<String, String> tags = new LinkedHashMap<>();
+        tags.put("mirror", mirror);
+        tags.put("topic", tp.topic());
+        tags.put("partition", String.valueOf(tp.partition()));
+        return List.of(
+            metrics.metricName("records-lag", GROUP, "source end offset minus mirrored offset", tags),
+            metrics.metricName("last-mirrored-offset", GROUP, "last source offset appended on the destination", tags));
+    }
+
+    private Sensor rateAndTotal(String name, Map<String, String> tags, String doc) {
+        Sensor s = sensor(name);
+        s.add(metrics.metricName(name + "-rate", GROUP, doc + " per second", tags), new Rate());
+        s.add(metrics.metricName(name + "-total", GROUP, doc, tags), new CumulativeSum());
+        return s;
+    }
+
+    private Sensor sensor(String name) {
+        String full = prefix + name;
+        sensors.add(full);
+        return metrics.sensor(full);
+    }
+
+    private void gauge(MetricName name, Supplier<Long> value) {
+        metrics.removeMetric(name);
+        metrics.addMetric(name, (Gauge<Long>) (c, now) -> value.get());
+        gauges.add(name);
+    }
+
+    @Override
+    public void close() {
+        for (MetricName n : gauges) {
+            metrics.removeMetric(n);
+        }
+        // Child sensors first (removing a parent removes its children too, which is fine either way).
+        for (int i = sensors.size() - 1; i >= 0; i--) {
+            metrics.removeSensor(sensors.get(i));
+        }
+    }
+}

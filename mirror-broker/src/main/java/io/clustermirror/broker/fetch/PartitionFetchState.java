@@ -1,0 +1,56 @@
+package io.clustermirror.broker.fetch;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One mirrored partition on this broker. A new object per {@code addPartition}, so a response or a
+ * pending task for an older incarnation is recognised by identity and dropped.
+ *
+ * <p>Ownership: the partition is either pending on the manager's coordinator thread or assigned to
+ * exactly one fetcher thread; the owner alone changes {@link #fetchOffset} and {@link #lastFetchedEpoch}.
+ * Appends happen under {@link #lock} after checking {@link #removed}, so once removal has taken the lock
+ * and set the flag, no append is in flight and none can start.
+ */
+final class PartitionFetchState {
+    final TopicPartition tp;
+    final Uuid sourceTopicId;
+    final int destLeaderEpoch;
+    final ReentrantLock lock = new ReentrantLock();
+
+    /** Next source offset to fetch (= destination log end after the last append). */
+    volatile long fetchOffset;
+    /** Source epoch of the last batch appended, or -1 if unknown. */
+    volatile int lastFetchedEpoch;
+    /** Last source end offset seen (HW or LSO), -1 if none yet. */
+    volatile long sourceEndOffset = -1;
+    /** Set under {@link #lock}: no more appends or reports. */
+    volatile boolean removed;
+    /** The next fetch must not be sent before this time (fetcher-local backoff after an error). */
+    volatile long notBeforeMs;
+    /** Consecutive transient errors, for the backoff. */
+    volatile int errorCount;
+    /** Source broker currently fetching it, -1 while pending. */
+    volatile int sourceBroker = -1;
+
+    PartitionFetchState(TopicPartition tp, Uuid sourceTopicId, long fetchOffset, int destLeaderEpoch,
+                        int lastFetchedEpoch) {
+        this.tp = tp;
+        this.sourceTopicId = sourceTopicId;
+        this.fetchOffset = fetchOffset;
+        this.destLeaderEpoch = destLeaderEpoch;
+        this.lastFetchedEpoch = lastFetchedEpoch;
+    }
+
+    long lag() {
+        long end = sourceEndOffset;
+        return end < 0 ? 0 : Math.max(0, end - fetchOffset);
+    }
+
+    @Override
+    public String toString() {
+        return tp + "@" + fetchOffset;
+    }
+}

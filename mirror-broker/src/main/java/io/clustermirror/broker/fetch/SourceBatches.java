@@ -1,0 +1,157 @@
+package io.clustermirror.broker.fetch;
+
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * Cuts the records of one fetched partition into appendable runs (pure; no I/O).
+ *
+ * <ul>
+ *   <li>Only whole batches: a trailing partial batch (cut at the fetch size limit) is left out.</li>
+ *   <li>Every batch is CRC-checked and must be magic v2, because the destination appends with the
+ *       RAFT_LEADER origin, which skips Kafka's own validation. The first bad batch ends the usable data;
+ *       the batches before it are still returned, and {@link #corruption()} describes the bad one.</li>
+ *   <li>Batches that end before the fetch offset are skipped.</li>
+ *   <li>Consecutive batches with the same source partitionLeaderEpoch form one {@link Run}, so each
+ *       append (and each progress report) starts at most one new source epoch. The epochs are read
+ *       here, before the destination stamps its own epoch into the batches.</li>
+ * </ul>
+ */
+final class SourceBatches {
+
+    /** Batches of one source epoch, as a slice of the fetched buffer (shares its bytes). */
+    record Run(MemoryRecords records, long baseOffset, long lastOffset, int sourceEpoch, long newEpochStart,
+               int batchCount, long recordCount) {
+    }
+
+    private final List<Run> runs;
+    private final String corruption;
+    private final long corruptOffset;
+    private final int partialBytes;
+
+    private SourceBatches(List<Run> runs, String corruption, long corruptOffset, int partialBytes) {
+        this.runs = runs;
+        this.corruption = corruption;
+        this.corruptOffset = corruptOffset;
+        this.partialBytes = partialBytes;
+    }
+
+    List<Run> runs() {
+        return runs;
+    }
+
+    /** Why the data stopped being usable (a corrupt or unsupported batch), or null. */
+    String corruption() {
+        return corruption;
+    }
+
+    /** Base offset of the bad batch (or the last good offset + 1 if unknown); -1 if none. */
+    long corruptOffset() {
+        return corruptOffset;
+    }
+
+    /** Bytes after the last whole batch (a partial batch), 0 if none. */
+    int partialBytes() {
+        return partialBytes;
+    }
+
+    /**
+     * @param records          the fetched records of one partition
+     * @param fetchOffset      the offset that was fetched
+     * @param lastFetchedEpoch source epoch of the last batch mirrored before, or -1 if unknown
+     */
+    static SourceBatches split(MemoryRecords records, long fetchOffset, int lastFetchedEpoch) {
+        ByteBuffer buf = records.buffer();
+        int start = buf.position();
+        int pos = start;
+        List<Run> runs = new ArrayList<>();
+        int runStart = -1;
+        long runBase = -1;
+        long runLast = -1;
+        int runEpoch = 0;
+        int runBatches = 0;
+        long runRecords = 0;
+        int prevEpoch = lastFetchedEpoch;
+        String corruption = null;
+        long corruptOffset = -1;
+        long expectedNext = fetchOffset;
+
+        Iterator<MutableRecordBatch> it = records.batches().iterator();
+        while (true) {
+            MutableRecordBatch b;
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                b = it.next();
+            } catch (KafkaException e) { // CorruptRecordException: a batch header with an impossible size
+                corruption = "unreadable batch header after offset " + (expectedNext - 1) + ": " + e.getMessage();
+                corruptOffset = expectedNext;
+                break;
+            }
+            int size = b.sizeInBytes();
+            if (b.lastOffset() < fetchOffset) {
+                // Before the fetch offset (possible only with compacted or mid-batch log starts): skip it.
+                if (runStart >= 0) {
+                    corruption = "batch " + b.baseOffset() + ".." + b.lastOffset() + " out of order after offset "
+                        + runLast;
+                    corruptOffset = b.baseOffset();
+                    break;
+                }
+                pos += size;
+                continue;
+            }
+            try {
+                if (b.magic() != RecordBatch.MAGIC_VALUE_V2) {
+                    throw new InvalidRecordException("message format v" + b.magic()
+                        + " is not supported (only v2 batches can be mirrored as-is)");
+                }
+                b.ensureValid();
+            } catch (KafkaException e) {
+                corruption = "corrupt batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + ": " + e.getMessage();
+                corruptOffset = b.baseOffset();
+                break;
+            }
+            int epoch = b.partitionLeaderEpoch();
+            if (runStart >= 0 && epoch != runEpoch) {
+                runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords));
+                prevEpoch = runEpoch;
+                runStart = -1;
+            }
+            if (runStart < 0) {
+                runStart = pos;
+                runBase = b.baseOffset();
+                runEpoch = epoch;
+                runBatches = 0;
+                runRecords = 0;
+            }
+            runLast = b.lastOffset();
+            runBatches++;
+            Integer count = b.countOrNull();
+            runRecords += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
+            expectedNext = b.lastOffset() + 1;
+            pos += size;
+        }
+        if (runStart >= 0) {
+            runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords));
+        }
+        int partial = corruption == null ? buf.limit() - pos : 0;
+        return new SourceBatches(List.copyOf(runs), corruption, corruptOffset, partial);
+    }
+
+    private static Run run(ByteBuffer buf, int from, int to, long base, long last, int epoch, int prevEpoch,
+                           int batches, long recs) {
+        ByteBuffer slice = buf.duplicate();
+        slice.limit(to).position(from);
+        return new Run(MemoryRecords.readableRecords(slice.slice()), base, last, epoch,
+            epoch != prevEpoch ? base : -1L, batches, recs);
+    }
+}

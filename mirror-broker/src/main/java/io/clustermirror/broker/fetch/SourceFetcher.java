@@ -1,0 +1,399 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.broker.bridge.AppendResult;
+import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.FetchSessionHandler;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One thread per (mirror, source broker): sends consumer Fetch requests (replica id -1, topic ids, an
+ * incremental fetch session, many partitions per request) to that broker and appends what comes back.
+ * Owns its {@link NetworkClient}; talks to the manager for everything that needs source metadata.
+ */
+final class SourceFetcher extends Thread {
+    private final MirrorFetcherManager manager;
+    private final Node node;
+    private final NetworkClient client;
+    private final FetchSessionHandler session;
+    private final Logger log;
+    private final Time time = Time.SYSTEM;
+    private final Sensor bytesSensor;
+    private final Map<TopicPartition, PartitionFetchState> assigned = new ConcurrentHashMap<>();
+    private final Object idle = new Object();
+    private volatile boolean running = true;
+    private int connectFailures;
+
+    SourceFetcher(MirrorFetcherManager manager, Node node, NetworkClient client, LogContext logContext,
+                  Sensor bytesSensor) {
+        super("cluster-mirror-fetcher-" + manager.mirrorName() + "-" + node.id());
+        setDaemon(true);
+        this.manager = manager;
+        this.node = node;
+        this.client = client;
+        this.session = new FetchSessionHandler(logContext, node.id());
+        this.log = logContext.logger(SourceFetcher.class);
+        this.bytesSensor = bytesSensor;
+    }
+
+    Node node() {
+        return node;
+    }
+
+    void assign(PartitionFetchState st) {
+        st.sourceBroker = node.id();
+        assigned.put(st.tp, st);
+        synchronized (idle) {
+            idle.notifyAll();
+        }
+    }
+
+    /** Stops fetching the partition (the next request forgets it). */
+    void unassign(PartitionFetchState st) {
+        assigned.remove(st.tp, st);
+    }
+
+    /** Unassigns and returns every partition (when this fetcher is replaced). */
+    List<PartitionFetchState> drain() {
+        List<PartitionFetchState> out = new ArrayList<>(assigned.values());
+        out.forEach(this::unassign);
+        return out;
+    }
+
+    int assignedCount() {
+        return assigned.size();
+    }
+
+    void initiateShutdown() {
+        running = false;
+        client.wakeup();
+        synchronized (idle) {
+            idle.notifyAll();
+        }
+    }
+
+    @Override
+    public void run() {
+        log.info("Fetcher started for source broker {} ({}:{})", node.id(), node.host(), node.port());
+        try {
+            while (running) {
+                try {
+                    runOnce();
+                } catch (Throwable t) {
+                    if (!running) {
+                        break;
+                    }
+                    log.error("Unexpected error in the fetcher for source broker {}; retrying after backoff", node.id(), t);
+                    session.handleError(t);
+                    pause(manager.fetchBackoffMs());
+                }
+            }
+        } finally {
+            client.close();
+            log.info("Fetcher stopped for source broker {}", node.id());
+        }
+    }
+
+    private void runOnce() {
+        long now = time.milliseconds();
+        Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
+        long nextDue = Long.MAX_VALUE;
+        FetchSessionHandler.Builder builder = session.newBuilder();
+        for (PartitionFetchState st : assigned.values()) {
+            if (st.removed) {
+                assigned.remove(st.tp, st);
+                continue;
+            }
+            if (st.notBeforeMs > now) {
+                nextDue = Math.min(nextDue, st.notBeforeMs);
+                continue;
+            }
+            int lastEpoch = st.lastFetchedEpoch;
+            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, st.fetchOffset,
+                FetchRequest.INVALID_LOG_START_OFFSET, manager.partitionMaxBytes(), Optional.empty(),
+                lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
+            requested.put(st.tp, st);
+        }
+        if (requested.isEmpty()) {
+            long wait = nextDue == Long.MAX_VALUE ? 1000L : Math.max(1L, nextDue - now);
+            synchronized (idle) {
+                if (running && (assigned.isEmpty() || nextDue != Long.MAX_VALUE)) {
+                    try {
+                        idle.wait(Math.min(wait, 1000L));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        running = false;
+                    }
+                }
+            }
+            return;
+        }
+        if (!ensureReady()) {
+            return;
+        }
+        FetchSessionHandler.FetchRequestData data = builder.build();
+        FetchRequest.Builder request = FetchRequest.Builder
+            .forConsumer(ApiKeys.FETCH.latestVersion(), manager.maxWaitMs(), manager.minBytes(), data.toSend())
+            .isolationLevel(manager.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED)
+            .setMaxBytes(manager.maxBytes())
+            .metadata(data.metadata())
+            .removed(data.toForget())
+            .replaced(data.toReplace());
+        ClientResponse resp = sendAndWait(request);
+        if (resp == null) {
+            return; // shutting down
+        }
+        if (resp.wasDisconnected() || resp.versionMismatch() != null || resp.authenticationException() != null) {
+            String why = resp.wasDisconnected() ? "disconnected"
+                : resp.versionMismatch() != null ? resp.versionMismatch().getMessage()
+                : resp.authenticationException().getMessage();
+            log.warn("Fetch from source broker {} failed ({}); rediscovering the leaders of its {} partitions",
+                node.id(), why, assigned.size());
+            session.handleError(new RuntimeException(why));
+            releaseAll(true);
+            return;
+        }
+        FetchResponse response = (FetchResponse) resp.responseBody();
+        short version = resp.requestHeader().apiVersion();
+        if (!session.handleResponse(response, version)) {
+            Errors top = response.error();
+            if (top == Errors.FETCH_SESSION_TOPIC_ID_ERROR || top == Errors.UNKNOWN_TOPIC_ID
+                || top == Errors.INCONSISTENT_TOPIC_ID) {
+                log.info("Fetch session with source broker {} failed with {}; re-checking source topics", node.id(), top);
+                releaseAll(false);
+            } else if (top != Errors.NONE && top != Errors.FETCH_SESSION_ID_NOT_FOUND
+                && top != Errors.INVALID_FETCH_SESSION_EPOCH) {
+                log.warn("Fetch from source broker {} failed with {}; retrying after {} ms", node.id(), top,
+                    manager.fetchBackoffMs());
+                pause(manager.fetchBackoffMs());
+            }
+            return;
+        }
+        connectFailures = 0;
+        Map<TopicPartition, FetchResponseData.PartitionData> parts =
+            response.responseData(session.sessionTopicNames(), version);
+        for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : parts.entrySet()) {
+            PartitionFetchState st = requested.get(e.getKey());
+            if (st == null || st.removed || assigned.get(st.tp) != st) {
+                continue; // removed or moved while the request was in flight
+            }
+            try {
+                handlePartition(st, e.getValue());
+            } catch (RuntimeException ex) {
+                manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
+                    + st.fetchOffset + " failed: " + ex, ex);
+            }
+        }
+    }
+
+    private void handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd) {
+        Errors error = Errors.forCode(pd.errorCode());
+        switch (error) {
+            case NONE -> handleData(st, pd);
+            case OFFSET_OUT_OF_RANGE -> {
+                log.info("Source offset {} of {} is out of range; checking the source log start and end",
+                    st.fetchOffset, st.tp);
+                release(st, true);
+            }
+            case NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH,
+                 REPLICA_NOT_AVAILABLE, KAFKA_STORAGE_ERROR, OFFSET_NOT_AVAILABLE -> {
+                log.info("Source broker {} answered {} for {}; rediscovering its leader", node.id(), error, st.tp);
+                release(st, false);
+            }
+            default -> handleOtherError(st, error);
+        }
+    }
+
+    private void handleOtherError(PartitionFetchState st, Errors error) {
+        switch (error) {
+            case UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, INCONSISTENT_TOPIC_ID -> {
+                // Deleted or recreated, or only this broker's metadata lags: the manager checks the topic id.
+                log.info("Source broker {} answered {} for {}; checking the source topic", node.id(), error, st.tp);
+                release(st, false);
+            }
+            case TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED -> manager.fail(st,
+                MirrorError.UNKNOWN_SERVER_ERROR, error.name() + ": the mirror's source principal may not read "
+                    + st.tp.topic() + " on the source cluster (grant it READ and DESCRIBE)", null);
+            case CORRUPT_MESSAGE -> manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR,
+                "the source reported a corrupt batch in " + st.tp + " at offset " + st.fetchOffset, null);
+            default -> {
+                long backoff = manager.partitionBackoffMs(++st.errorCount);
+                log.warn("Fetch of {} at source offset {} from source broker {} failed with {}; retrying in {} ms",
+                    st.tp, st.fetchOffset, node.id(), error, backoff);
+                st.notBeforeMs = time.milliseconds() + backoff;
+            }
+        }
+    }
+
+    private void handleData(PartitionFetchState st, FetchResponseData.PartitionData pd) {
+        Optional<FetchResponseData.EpochEndOffset> diverging = FetchResponse.divergingEpoch(pd);
+        if (diverging.isPresent()) {
+            FetchResponseData.EpochEndOffset d = diverging.get();
+            manager.diverged(st, d.epoch(), d.endOffset());
+            return;
+        }
+        long sourceEnd = manager.readCommitted() && pd.lastStableOffset() >= 0 ? pd.lastStableOffset() : pd.highWatermark();
+        st.sourceEndOffset = sourceEnd;
+        st.errorCount = 0;
+        Records records = FetchResponse.recordsOrFail(pd);
+        if (records == null || records.sizeInBytes() == 0) {
+            manager.listener().onSourceEndOffset(st.tp, sourceEnd);
+            return;
+        }
+        if (!(records instanceof MemoryRecords memoryRecords)) {
+            throw new IllegalStateException("unexpected records type " + records.getClass().getName());
+        }
+        bytesSensor.record(records.sizeInBytes());
+        long fetchOffset = st.fetchOffset;
+        SourceBatches batches = SourceBatches.split(memoryRecords, fetchOffset, st.lastFetchedEpoch);
+        boolean progressed = false;
+        for (SourceBatches.Run run : batches.runs()) {
+            if (!append(st, run, sourceEnd)) {
+                return; // dropped or failed
+            }
+            progressed = true;
+        }
+        if (batches.corruption() != null) {
+            manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "source " + batches.corruption() + " in " + st.tp
+                + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
+            return;
+        }
+        if (!progressed) {
+            if (batches.partialBytes() > 0 && pd.highWatermark() > fetchOffset) {
+                long backoff = manager.partitionBackoffMs(++st.errorCount);
+                log.warn("Source batch of {} at offset {} is larger than {} = {} bytes; raise it. Retrying in {} ms",
+                    st.tp, fetchOffset, io.clustermirror.common.MirrorConfig.FETCH_PARTITION_MAX_BYTES,
+                    manager.partitionMaxBytes(), backoff);
+                st.notBeforeMs = time.milliseconds() + backoff;
+            }
+            manager.listener().onSourceEndOffset(st.tp, sourceEnd);
+        }
+    }
+
+    /** Appends one run under the partition's lock; false if the partition is gone (removed, dropped, failed). */
+    private boolean append(PartitionFetchState st, SourceBatches.Run run, long sourceEnd) {
+        st.lock.lock();
+        try {
+            if (st.removed) {
+                return false;
+            }
+            AppendResult result;
+            try {
+                result = manager.appender().append(st.tp, st.destLeaderEpoch, run.records());
+            } catch (NotLeaderException e) {
+                manager.drop(st, e.getMessage());
+                return false;
+            } catch (RuntimeException e) {
+                manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "append of source offsets " + run.baseOffset()
+                    + ".." + run.lastOffset() + " to " + st.tp + " at destination leader epoch " + st.destLeaderEpoch
+                    + " failed: " + e, e);
+                return false;
+            }
+            if (result.lastOffset() >= 0 && result.lastOffset() != run.lastOffset()) {
+                log.warn("Append to {} reported last offset {} for source batches ending at {}", st.tp,
+                    result.lastOffset(), run.lastOffset());
+            }
+            st.fetchOffset = run.lastOffset() + 1;
+            st.lastFetchedEpoch = run.sourceEpoch();
+            manager.recordAppend(run.batchCount(), run.recordCount());
+            manager.listener().onProgress(st.tp, run.lastOffset(), run.sourceEpoch(), run.newEpochStart(), sourceEnd);
+            return true;
+        } finally {
+            st.lock.unlock();
+        }
+    }
+
+    private void release(PartitionFetchState st, boolean checkOffsets) {
+        unassign(st);
+        manager.rediscover(st, checkOffsets, 0L);
+    }
+
+    /** Hands every partition back to the manager (after a connection failure: leaders may have moved). */
+    private void releaseAll(boolean withBackoff) {
+        long delay = withBackoff ? manager.partitionBackoffMs(++connectFailures) : 0L;
+        for (PartitionFetchState st : new ArrayList<>(assigned.values())) {
+            unassign(st);
+            manager.rediscover(st, false, delay);
+        }
+    }
+
+    /** Connects if needed; false (after a backoff) if the broker cannot be reached. */
+    private boolean ensureReady() {
+        long now = time.milliseconds();
+        if (client.isReady(node, now)) {
+            return true;
+        }
+        long deadline = now + manager.connectTimeoutMs();
+        while (running) {
+            now = time.milliseconds();
+            if (client.ready(node, now)) {
+                return true;
+            }
+            AuthenticationException auth = client.authenticationException(node);
+            if (auth != null || client.connectionFailed(node) || now >= deadline) {
+                String why = auth != null ? "authentication failed: " + auth.getMessage()
+                    : now >= deadline ? "connection timed out" : "connection failed";
+                log.warn("Cannot connect to source broker {} at {}:{} ({}); rediscovering its partitions' leaders",
+                    node.id(), node.host(), node.port(), why);
+                releaseAll(true);
+                return false;
+            }
+            client.poll(Math.min(100L, Math.max(1L, deadline - now)), now);
+        }
+        return false;
+    }
+
+    /** Sends the request and polls until its response (or a disconnect); null if shutting down. */
+    private ClientResponse sendAndWait(FetchRequest.Builder request) {
+        long now = time.milliseconds();
+        ClientRequest req = client.newClientRequest(String.valueOf(node.id()), request, now, true);
+        client.send(req, now);
+        while (running) {
+            List<ClientResponse> responses = client.poll(manager.requestTimeoutMs(), time.milliseconds());
+            for (ClientResponse r : responses) {
+                if (r.requestHeader().correlationId() == req.correlationId()) {
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void pause(long ms) {
+        synchronized (idle) {
+            if (!running) {
+                return;
+            }
+            try {
+                idle.wait(Math.max(1L, ms));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+            }
+        }
+    }
+}

@@ -1,0 +1,469 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.TestMirrorConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import static io.clustermirror.broker.fetch.TestClusters.leader;
+import static io.clustermirror.broker.fetch.TestClusters.waitFor;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The data plane against real in-JVM KRaft clusters: a 1-broker source and a 3-broker destination.
+ * Proves offset-preserving, byte-identical mirroring (apart from the partitionLeaderEpoch) of idempotent,
+ * transactional (commit and abort) and plain compressed batches, replicated identically to all
+ * destination replicas; continuing from the source log start; failing only the partitions of a
+ * recreated source topic.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class MirrorFetcherManagerTest {
+    private static KafkaClusterTestKit source;
+    private static KafkaClusterTestKit dest;
+    private static BrokerHandle sourceBroker;
+    private static List<BrokerHandle> destBrokers;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        org.apache.logging.log4j.core.config.Configurator.setLevel("io.clustermirror", org.apache.logging.log4j.Level.INFO);
+        source = TestClusters.start("src", 1, Map.of());
+        dest = TestClusters.start("dst", 3, Map.of());
+        sourceBroker = TestClusters.handles(source).get(0);
+        destBrokers = TestClusters.handles(dest);
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        if (dest != null) {
+            dest.close();
+        }
+        if (source != null) {
+            source.close();
+        }
+    }
+
+    /** Collects listener calls. */
+    static final class Recorder implements FetchListener {
+        final Map<TopicPartition, Long> mirrored = new ConcurrentHashMap<>();
+        final Map<TopicPartition, Long> sourceEnd = new ConcurrentHashMap<>();
+        final Map<TopicPartition, List<Long>> epochStarts = new ConcurrentHashMap<>();
+        final Map<TopicPartition, MirrorError> failures = new ConcurrentHashMap<>();
+        final Map<TopicPartition, String> failureMessages = new ConcurrentHashMap<>();
+
+        @Override
+        public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch,
+                               long firstSourceEpochStart, long sourceEndOffset) {
+            mirrored.put(tp, lastMirroredOffset);
+            sourceEnd.put(tp, sourceEndOffset);
+            if (firstSourceEpochStart >= 0) {
+                epochStarts.computeIfAbsent(tp, k -> new CopyOnWriteArrayList<>()).add(firstSourceEpochStart);
+            }
+        }
+
+        @Override
+        public void onSourceEndOffset(TopicPartition tp, long sourceEndOffset) {
+            sourceEnd.put(tp, sourceEndOffset);
+        }
+
+        @Override
+        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+            failures.put(tp, error);
+            failureMessages.put(tp, message);
+        }
+    }
+
+    static MirrorConfig mirrorConfig(String name) {
+        Map<String, String> c = new HashMap<>();
+        c.put(MirrorConfig.BOOTSTRAP_SERVERS, source.bootstrapServers());
+        c.put(MirrorConfig.FETCH_MAX_WAIT_MS, "200");
+        c.put(MirrorConfig.FETCH_BACKOFF_MS, "50");
+        c.put(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, "1000");
+        return TestMirrorConfigs.of(name, c);
+    }
+
+    /** Appends on whichever destination broker currently leads the partition. */
+    static final PartitionAppender DEST_APPENDER = (tp, epoch, records) -> {
+        BrokerHandle h = leader(destBrokers, tp).orElseThrow(() -> new NotLeaderException("no leader for " + tp));
+        return h.appendAsLeader(tp, epoch, records);
+    };
+
+    static void createTopic(KafkaClusterTestKit c, String topic, int partitions, int rf) throws Exception {
+        try (Admin a = c.admin()) {
+            a.createTopics(List.of(new NewTopic(topic, partitions, (short) rf))).all().get();
+        }
+        List<BrokerHandle> hs = TestClusters.handles(c);
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            waitFor(() -> leader(hs, tp).isPresent()
+                && hs.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == rf,
+                15_000, () -> "replicas of " + tp);
+        }
+    }
+
+    static Uuid sourceTopicId(String topic) {
+        return sourceBroker.topicId(topic).orElseThrow();
+    }
+
+    static void addAll(MirrorFetcherManager m, String topic, int partitions) {
+        Uuid id = sourceTopicId(topic);
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            BrokerHandle l = leader(destBrokers, tp).orElseThrow();
+            m.addPartition(tp, id, l.leaderLogState(tp).orElseThrow().logEndOffset(),
+                l.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
+        }
+    }
+
+    static long sourceLeo(TopicPartition tp) {
+        return sourceBroker.leaderLogState(tp).orElseThrow().logEndOffset();
+    }
+
+    /** Destination leader and all followers at the source log end. */
+    static boolean caughtUp(TopicPartition tp) {
+        long end = sourceLeo(tp);
+        return destBrokers.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == 3
+            && destBrokers.stream().allMatch(h -> h.localLogEndOffset(tp).isEmpty()
+                || h.localLogEndOffset(tp).getAsLong() == end)
+            && leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)).map(s -> s.highWatermark() == end).orElse(false);
+    }
+
+    static Properties producerProps(Map<String, Object> extra) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, source.bootstrapServers());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.putAll(extra);
+        return p;
+    }
+
+    static void produceIdempotentLz4(String topic, int partitions, int count, String tag) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4")))) {
+            for (int i = 0; i < count; i++) {
+                p.send(new ProducerRecord<>(topic, i % partitions, "k" + i, tag + "-" + i));
+                if (i % 37 == 0) {
+                    p.flush();
+                }
+            }
+        }
+    }
+
+    static void produceTransactional(String topic, int partitions) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "mirror-test-tx-" + topic)))) {
+            p.initTransactions();
+            p.beginTransaction();
+            for (int i = 0; i < 30; i++) {
+                p.send(new ProducerRecord<>(topic, i % partitions, "tx" + i, "committed-" + i));
+            }
+            p.commitTransaction();
+            p.beginTransaction();
+            for (int i = 0; i < 12; i++) {
+                p.send(new ProducerRecord<>(topic, i % partitions, "ab" + i, "aborted-" + i));
+            }
+            p.flush();
+            p.abortTransaction();
+        }
+    }
+
+    static void producePlainGzip(String topic, int partitions, int count) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.ACKS_CONFIG, "1",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "gzip")))) {
+            for (int i = 0; i < count; i++) {
+                p.send(new ProducerRecord<>(topic, i % partitions, "g" + i, "gzip-" + i));
+            }
+        }
+    }
+
+    static List<RecordBatch> batches(MemoryRecords r) {
+        List<RecordBatch> out = new ArrayList<>();
+        r.batches().forEach(out::add);
+        return out;
+    }
+
+    static byte[] bytesWithoutEpoch(RecordBatch b, MemoryRecords in) {
+        // The batch bytes with the 4 partitionLeaderEpoch bytes (offset 12..15) zeroed.
+        ByteBuffer buf = ByteBuffer.allocate(b.sizeInBytes());
+        b.writeTo(buf);
+        byte[] a = buf.array();
+        Arrays.fill(a, 12, 16, (byte) 0);
+        return a;
+    }
+
+    /** Every source batch sits at the same offsets on every destination replica, byte for byte (but the epoch). */
+    static int assertIdentical(TopicPartition tp) {
+        long start = sourceBroker.leaderLogState(tp).orElseThrow().logStartOffset();
+        MemoryRecords src = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
+        List<RecordBatch> srcBatches = batches(src);
+        assertFalse(srcBatches.isEmpty(), "no source batches in " + tp);
+        int destEpoch = leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().leaderEpoch();
+        byte[] firstReplica = null;
+        for (BrokerHandle h : destBrokers) {
+            MemoryRecords dst = h.localRecords(tp, start, Integer.MAX_VALUE);
+            List<RecordBatch> dstBatches = batches(dst);
+            assertEquals(srcBatches.size(), dstBatches.size(), "batch count of " + tp + " on broker " + h.nodeId());
+            for (int i = 0; i < srcBatches.size(); i++) {
+                RecordBatch s = srcBatches.get(i);
+                RecordBatch d = dstBatches.get(i);
+                String where = tp + " batch " + i + " on broker " + h.nodeId();
+                assertEquals(s.baseOffset(), d.baseOffset(), where);
+                assertEquals(s.lastOffset(), d.lastOffset(), where);
+                assertEquals(s.checksum(), d.checksum(), where);
+                assertEquals(s.producerId(), d.producerId(), where);
+                assertEquals(s.producerEpoch(), d.producerEpoch(), where);
+                assertEquals(s.baseSequence(), d.baseSequence(), where);
+                assertEquals(s.isTransactional(), d.isTransactional(), where);
+                assertEquals(s.isControlBatch(), d.isControlBatch(), where);
+                assertEquals(s.compressionType(), d.compressionType(), where);
+                assertEquals(s.timestampType(), d.timestampType(), where);
+                assertEquals(s.maxTimestamp(), d.maxTimestamp(), where);
+                assertEquals(s.countOrNull(), d.countOrNull(), where);
+                assertEquals(destEpoch, d.partitionLeaderEpoch(), where);
+                assertTrue(d.isValid(), where);
+                assertArrayEquals(bytesWithoutEpoch(s, src), bytesWithoutEpoch(d, dst), "bytes of " + where);
+            }
+            byte[] all = new byte[dst.sizeInBytes()];
+            dst.buffer().duplicate().get(all);
+            if (firstReplica == null) {
+                firstReplica = all;
+            } else {
+                assertArrayEquals(firstReplica, all, "destination replicas of " + tp + " differ");
+            }
+        }
+        return srcBatches.size();
+    }
+
+    static Map<Long, String> readCommitted(KafkaClusterTestKit c, TopicPartition tp, long end) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrapServers());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<Long, String> out = new java.util.LinkedHashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (consumer.position(tp) < end) {
+                assertTrue(System.currentTimeMillis() < deadline, "consumer timed out on " + tp);
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    out.put(r.offset(), new String(r.key()) + "=" + new String(r.value()) + "@" + r.timestamp()
+                        + r.timestampType() + r.headers());
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void mirrorsIdempotentTransactionalAndCompressedBatchesAsIs() throws Exception {
+        String topic = "orders";
+        int n = 3;
+        createTopic(source, topic, n, 1);
+        createTopic(dest, topic, n, 3);
+        produceIdempotentLz4(topic, n, 200, "before");
+
+        Recorder rec = new Recorder();
+        Metrics metrics = new Metrics();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m1"), 0, DEST_APPENDER, rec, metrics)) {
+            addAll(m, topic, n);
+            // More data while mirroring: transactions (commit + abort, markers), plain gzip, idempotent lz4.
+            produceTransactional(topic, n);
+            producePlainGzip(topic, n, 90);
+            produceIdempotentLz4(topic, n, 60, "after");
+
+            for (int p = 0; p < n; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                waitFor(() -> caughtUp(tp), 60_000, () -> tp + " caught up: source LEO " + sourceLeo(tp) + ", mirrored "
+                    + rec.mirrored.get(tp) + ", failures " + rec.failureMessages);
+            }
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            int totalBatches = 0;
+            for (int p = 0; p < n; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                totalBatches += assertIdentical(tp);
+                long end = sourceLeo(tp);
+                assertEquals(end - 1, rec.mirrored.get(tp));
+                assertEquals(end, rec.sourceEnd.get(tp));
+                // One source epoch (the source never changed leaders): reported once, at the first batch.
+                assertEquals(List.of(0L), rec.epochStarts.get(tp));
+                Map<Long, String> s = readCommitted(source, tp, end);
+                Map<Long, String> d = readCommitted(dest, tp, end);
+                assertEquals(s, d, "read_committed records of " + tp);
+                assertTrue(s.values().stream().noneMatch(v -> v.contains("aborted")), "aborted records visible");
+                assertTrue(s.values().stream().anyMatch(v -> v.contains("committed")));
+            }
+            assertTrue(totalBatches > 10, "too few batches to be meaningful: " + totalBatches);
+            double appended = metricValue(metrics, "batches-appended-total", Map.of("mirror", "m1"));
+            assertEquals(totalBatches, (int) appended);
+            assertEquals(0.0, metricValue(metrics, "records-lag-max", Map.of("mirror", "m1")));
+            assertTrue(metricValue(metrics, "bytes-fetched-total", Map.of("mirror", "m1")) > 0);
+            assertTrue(metrics.metrics().keySet().stream().anyMatch(k -> k.name().equals("records-lag")
+                && "orders".equals(k.tags().get("topic"))));
+            assertTrue(Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("cluster-mirror-fetcher-m1-" + sourceBroker.nodeId())));
+        }
+        // Closed: metrics removed, threads gone.
+        assertTrue(metrics.metrics().keySet().stream().noneMatch(k -> k.group().equals(FetcherMetrics.GROUP)));
+        waitFor(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().contains("-m1")),
+            10_000, () -> "mirror threads to stop");
+        metrics.close();
+    }
+
+    static double metricValue(Metrics metrics, String name, Map<String, String> tags) {
+        for (Map.Entry<MetricName, KafkaMetric> e : metrics.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().tags().equals(tags)) {
+                return ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new AssertionError("no metric " + name + " " + tags);
+    }
+
+    @Test
+    void continuesFromTheSourceLogStartAfterDeleteRecords() throws Exception {
+        String topic = "retained";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4")))) {
+            for (int i = 0; i < 40; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get(); // one batch per record
+            }
+        }
+        try (Admin a = source.admin()) {
+            a.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(25))).all().get();
+        }
+        assertEquals(25, sourceBroker.leaderLogState(tp).orElseThrow().logStartOffset());
+
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m2"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, topic, 1); // from destination offset 0, below the source log start
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored + " " + rec.failureMessages);
+            produceIdempotentLz4(topic, 1, 10, "later");
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up again " + rec.mirrored);
+        }
+        assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+        assertIdentical(tp);
+        // Nothing below the source log start was invented: the first destination batch starts at 25.
+        RecordBatch first = batches(leader(destBrokers, tp).orElseThrow().localRecords(tp, 0, Integer.MAX_VALUE)).get(0);
+        assertEquals(25, first.baseOffset());
+        assertEquals(List.of(25L), rec.epochStarts.get(tp));
+    }
+
+    @Test
+    void recreatedSourceTopicFailsOnlyItsPartitions() throws Exception {
+        String doomed = "doomed";
+        String survivor = "survivor";
+        createTopic(source, doomed, 2, 1);
+        createTopic(dest, doomed, 2, 3);
+        createTopic(source, survivor, 1, 1);
+        createTopic(dest, survivor, 1, 3);
+        produceIdempotentLz4(doomed, 2, 20, "a");
+        produceIdempotentLz4(survivor, 1, 20, "a");
+        TopicPartition s0 = new TopicPartition(survivor, 0);
+        List<TopicPartition> doomedTps = IntStream.range(0, 2).mapToObj(i -> new TopicPartition(doomed, i)).toList();
+
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m3"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, doomed, 2);
+            addAll(m, survivor, 1);
+            for (TopicPartition tp : doomedTps) {
+                waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + tp);
+            }
+            waitFor(() -> caughtUp(s0), 30_000, () -> "caught up " + s0);
+            Uuid oldId = sourceTopicId(doomed);
+
+            try (Admin a = source.admin()) {
+                a.deleteTopics(List.of(doomed)).all().get();
+                waitFor(() -> sourceBroker.topicId(doomed).isEmpty(), 15_000, () -> "topic deleted");
+                a.createTopics(List.of(new NewTopic(doomed, 2, (short) 1))).all().get();
+            }
+            produceIdempotentLz4(doomed, 2, 10, "new");
+            produceIdempotentLz4(survivor, 1, 30, "b");
+
+            waitFor(() -> rec.failures.keySet().containsAll(doomedTps), 30_000,
+                () -> "failures of " + doomed + ": " + rec.failureMessages);
+            for (TopicPartition tp : doomedTps) {
+                assertEquals(MirrorError.SOURCE_TOPIC_CHANGED, rec.failures.get(tp));
+                String msg = rec.failureMessages.get(tp);
+                assertTrue(msg.contains("source topic doomed was deleted or recreated"), msg);
+                assertTrue(msg.contains(oldId.toString()), msg);
+                assertFalse(m.fetchOffsets().containsKey(tp));
+            }
+            waitFor(() -> caughtUp(s0), 30_000, () -> "survivor keeps mirroring " + rec.mirrored.get(s0));
+            assertFalse(rec.failures.containsKey(s0));
+            assertIdentical(s0);
+            // The destination never got the recreated topic's data: still the 10 + 10 old records.
+            for (TopicPartition tp : doomedTps) {
+                assertEquals(10, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
+            }
+        }
+    }
+
+    @Test
+    void notLeaderFromTheAppenderDropsThePartitionSilently() throws Exception {
+        String topic = "moved";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        produceIdempotentLz4(topic, 1, 5, "x");
+        Recorder rec = new Recorder();
+        PartitionAppender stale = (p, epoch, records) -> DEST_APPENDER.append(p, epoch + 1, records);
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m4"), 0, stale, rec, new Metrics())) {
+            addAll(m, topic, 1);
+            waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "partition dropped");
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            assertEquals(0, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
+            // Re-added with the right epoch (as the runtime does after a leadership change) it mirrors.
+            addAll(m, topic, 1);
+            assertTrue(m.fetchOffsets().containsKey(tp));
+            m.removePartition(tp);
+            assertFalse(m.fetchOffsets().containsKey(tp));
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.clustermirror.broker.fetch;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SourceBatchesTest {
+
+    static MemoryRecords batch(long base, int n, int epoch) {
+        ByteBuffer buf = ByteBuffer.allocate(4096);
+        MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
+            TimestampType.CREATE_TIME, base, 1000L, 7L, (short) 0, (int) base, false, false, epoch, buf.capacity());
+        for (int i = 0; i < n; i++) {
+            b.appendWithOffset(base + i, 1000L + i, ("k" + i).getBytes(), ("v" + (base + i)).getBytes());
+        }
+        return b.build();
+    }
+
+    static MemoryRecords concat(MemoryRecords... parts) {
+        int size = 0;
+        for (MemoryRecords r : parts) {
+            size += r.sizeInBytes();
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        for (MemoryRecords r : parts) {
+            out.put(r.buffer().duplicate());
+        }
+        out.flip();
+        return MemoryRecords.readableRecords(out);
+    }
+
+    @Test
+    void splitsRunsBySourceEpochAndReportsNewEpochStarts() {
+        MemoryRecords all = concat(batch(0, 3, 4), batch(3, 2, 4), batch(10, 5, 6), batch(15, 1, 6), batch(16, 2, 9));
+        SourceBatches s = SourceBatches.split(all, 0, 4);
+        assertNull(s.corruption());
+        assertEquals(0, s.partialBytes());
+        List<SourceBatches.Run> runs = s.runs();
+        assertEquals(3, runs.size());
+        assertEquals(0, runs.get(0).baseOffset());
+        assertEquals(4, runs.get(0).lastOffset());
+        assertEquals(4, runs.get(0).sourceEpoch());
+        assertEquals(-1, runs.get(0).newEpochStart(), "epoch 4 continues the last fetched epoch");
+        assertEquals(2, runs.get(0).batchCount());
+        assertEquals(5, runs.get(0).recordCount());
+        assertEquals(10, runs.get(1).baseOffset());
+        assertEquals(15, runs.get(1).lastOffset());
+        assertEquals(10, runs.get(1).newEpochStart());
+        assertEquals(16, runs.get(2).newEpochStart());
+        assertEquals(9, runs.get(2).sourceEpoch());
+        // Runs are slices of the fetched bytes, batch for batch.
+        int total = runs.stream().mapToInt(r -> r.records().sizeInBytes()).sum();
+        assertEquals(all.sizeInBytes(), total);
+    }
+
+    @Test
+    void unknownLastEpochMakesTheFirstRunANewEpoch() {
+        SourceBatches s = SourceBatches.split(batch(5, 2, 3), 5, -1);
+        assertEquals(5, s.runs().get(0).newEpochStart());
+    }
+
+    @Test
+    void leavesOutATrailingPartialBatch() {
+        MemoryRecords whole = concat(batch(0, 3, 1), batch(3, 3, 1));
+        int cut = batch(0, 3, 1).sizeInBytes() + 20;
+        ByteBuffer partial = whole.buffer().duplicate();
+        partial.limit(cut);
+        SourceBatches s = SourceBatches.split(MemoryRecords.readableRecords(partial.slice()), 0, 1);
+        assertNull(s.corruption());
+        assertEquals(1, s.runs().size());
+        assertEquals(2, s.runs().get(0).lastOffset());
+        assertEquals(20, s.partialBytes());
+    }
+
+    @Test
+    void stopsAtACorruptBatchButKeepsTheGoodOnesBeforeIt() {
+        MemoryRecords first = batch(0, 3, 1);
+        MemoryRecords all = concat(first, batch(3, 3, 1), batch(6, 1, 1));
+        // Flip a byte inside the second batch's records (covered by the CRC).
+        ByteBuffer buf = all.buffer();
+        int pos = first.sizeInBytes() + 70;
+        buf.put(pos, (byte) (buf.get(pos) ^ 0x5a));
+        SourceBatches s = SourceBatches.split(MemoryRecords.readableRecords(buf), 0, 1);
+        assertEquals(1, s.runs().size());
+        assertEquals(2, s.runs().get(0).lastOffset());
+        assertNotNull(s.corruption());
+        assertEquals(3, s.corruptOffset());
+        assertTrue(s.corruption().contains("3..5"), s.corruption());
+    }
+
+    @Test
+    void skipsBatchesBeforeTheFetchOffset() {
+        SourceBatches s = SourceBatches.split(concat(batch(0, 3, 1), batch(3, 3, 1)), 3, 1);
+        assertEquals(1, s.runs().size());
+        assertEquals(3, s.runs().get(0).baseOffset());
+        assertEquals(batch(3, 3, 1).sizeInBytes(), s.runs().get(0).records().sizeInBytes());
+    }
+
+    @Test
+    void emptyRecords() {
+        SourceBatches s = SourceBatches.split(MemoryRecords.EMPTY, 0, -1);
+        assertTrue(s.runs().isEmpty());
+        assertNull(s.corruption());
+        assertEquals(0, s.partialBytes());
+    }
+}

@@ -1,0 +1,63 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.broker.bridge.BrokerHandle;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.server.common.MetadataVersion;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/** In-JVM KRaft clusters for the data-plane tests. */
+public final class TestClusters {
+    private TestClusters() {
+    }
+
+    /** 1 controller + {@code brokers} brokers, pinned to the latest production metadata version. */
+    public static KafkaClusterTestKit start(String name, int brokers, Map<String, String> props) throws Exception {
+        TestKitNodes nodes = new TestKitNodes.Builder()
+            .setCombined(false)
+            .setNumControllerNodes(1)
+            .setNumBrokerNodes(brokers)
+            .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+            .setBaseDirectory(Files.createTempDirectory("cm-" + name))
+            .build();
+        KafkaClusterTestKit.Builder b = new KafkaClusterTestKit.Builder(nodes).setDeleteOnClose(true);
+        b.setConfigProp("group.initial.rebalance.delay.ms", "0");
+        if (brokers == 1) {
+            b.setConfigProp("transaction.state.log.replication.factor", "1");
+            b.setConfigProp("transaction.state.log.min.isr", "1");
+            b.setConfigProp("offsets.topic.replication.factor", "1");
+        }
+        props.forEach(b::setConfigProp);
+        KafkaClusterTestKit c = b.build();
+        c.format();
+        c.startup();
+        c.waitForReadyBrokers();
+        return c;
+    }
+
+    public static List<BrokerHandle> handles(KafkaClusterTestKit c) {
+        return c.brokers().values().stream().map(BrokerHandle::of).toList();
+    }
+
+    public static Optional<BrokerHandle> leader(List<BrokerHandle> handles, TopicPartition tp) {
+        return handles.stream().filter(h -> !h.isShutdown() && h.leaderLogState(tp).isPresent()).findFirst();
+    }
+
+    /** Polls a condition (no sleeping as synchronisation: the poll interval only bounds CPU use). */
+    public static void waitFor(BooleanSupplier condition, long timeoutMs, java.util.function.Supplier<String> what)
+            throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what.get());
+            }
+            Thread.sleep(20);
+        }
+    }
+}
