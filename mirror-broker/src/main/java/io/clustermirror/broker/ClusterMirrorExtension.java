@@ -1,22 +1,112 @@
 package io.clustermirror.broker;
 
 import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LeaderChange;
+import io.clustermirror.broker.controller.MirrorController;
+import io.clustermirror.broker.controller.MirrorImageTailer;
+import io.clustermirror.broker.partition.PartitionMirrorManager;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.image.MirrorImage;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The Cluster Mirror extension attached to one running destination broker. Attach it after the broker
  * has started (launcher or test kit) and again after every broker restart; close it before shutdown.
+ *
+ * <p>Parts: a tailer keeps this broker's {@link MirrorImage}; a {@link PartitionMirrorManager} runs the
+ * state machines of the mirror partitions this broker leads; the {@link MirrorController} runs here while
+ * this broker leads {@code __mirror_commands-0}. Leadership comes from a metadata publisher whose callbacks
+ * only hand work to these parts, so the metadata loader is never blocked.
  */
 public final class ClusterMirrorExtension implements AutoCloseable {
-    private ClusterMirrorExtension() {
+    private static final Logger log = LoggerFactory.getLogger(ClusterMirrorExtension.class);
+    private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
+    private static final long RETRY_BACKOFF_MS = 1_000;
+    private static final long RETRY_BACKOFF_MAX_MS = 60_000;
+
+    private final BrokerHandle broker;
+    private final LocalClients clients;
+    private final MirrorImageTailer tailer;
+    private final PartitionMirrorManager partitions;
+    private final Supplier<MirrorImage> imageSupplier;
+    /** Starts and stops the controller off the loader thread; owns {@link #controller}. */
+    private final ExecutorService controllerLifecycle;
+    private final String listenerName;
+    private MirrorController controller;
+
+    private ClusterMirrorExtension(BrokerHandle broker) {
+        this.broker = broker;
+        this.clients = new LocalClients(broker.localBootstrapServers(), broker.brokerConfigs(), broker.nodeId());
+        this.partitions = new PartitionMirrorManager(broker, clients, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS);
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), partitions::onImage);
+        this.imageSupplier = tailer::image;
+        this.listenerName = "cluster-mirror-" + broker.nodeId();
+        this.controllerLifecycle = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-controller-lifecycle-" + broker.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Starts the extension on a started broker and returns at once; its work runs on its own threads. */
     public static ClusterMirrorExtension attach(BrokerHandle broker) {
-        throw new UnsupportedOperationException("TODO");
+        ClusterMirrorExtension extension = new ClusterMirrorExtension(broker);
+        extension.start();
+        return extension;
+    }
+
+    private void start() {
+        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier);
+        tailer.start();
+        broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
+        log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
+    }
+
+    private void onLeadershipChanges(List<LeaderChange> changes) {
+        partitions.onLeadershipChanges(changes);
+        for (LeaderChange change : changes) {
+            if (change.partition().equals(COMMANDS_PARTITION)) {
+                boolean lead = change.leader() && !change.deleted();
+                controllerLifecycle.execute(() -> setControllerActive(lead));
+            }
+        }
+    }
+
+    private void setControllerActive(boolean active) {
+        if (active && controller == null) {
+            controller = new MirrorController(clients, broker.nodeId(), imageSupplier);
+            controller.start();
+        } else if (!active && controller != null) {
+            controller.close();
+            controller = null;
+        }
     }
 
     @Override
     public void close() {
-        throw new UnsupportedOperationException("TODO");
+        try {
+            broker.removeLeadershipListener(listenerName).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("Could not remove the leadership listener of broker {}", broker.nodeId(), e);
+        }
+        controllerLifecycle.execute(() -> setControllerActive(false));
+        controllerLifecycle.shutdown();
+        try {
+            controllerLifecycle.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        partitions.close();
+        tailer.close();
+        ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId(), imageSupplier);
+        log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }
 }
