@@ -1,0 +1,189 @@
+package io.clustermirror.server;
+
+import io.clustermirror.broker.ClusterMirrorExtension;
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.KafkaServerLauncher;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.utils.Java;
+import org.apache.kafka.common.utils.LoggingSignalHandler;
+import org.apache.kafka.common.utils.OperatingSystem;
+import org.apache.kafka.server.util.CommandLineUtils;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.function.Function;
+
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
+
+/**
+ * Entry point of {@code bin/cluster-mirror-server-start.sh}: runs one KRaft node of stock Kafka, like
+ * {@code kafka-server-start.sh} (same arguments, shutdown hook and exit codes), and attaches the Cluster
+ * Mirror extension to its broker if the node has the broker role.
+ */
+public final class ClusterMirrorServer {
+    private static final Logger log = LoggerFactory.getLogger(ClusterMirrorServer.class);
+    static final String USAGE = "USAGE: cluster-mirror-server-start.sh server.properties [--override property=value]*";
+
+    private final KafkaServerLauncher server;
+    private final Function<Object, AutoCloseable> attacher;
+    private final Object lock = new Object();
+    // Guarded by lock: the shutdown hook may run while startup is still attaching.
+    private AutoCloseable extension;
+    private boolean shuttingDown;
+
+    ClusterMirrorServer(KafkaServerLauncher server, Function<Object, AutoCloseable> attacher) {
+        this.server = server;
+        this.attacher = attacher;
+    }
+
+    /**
+     * Starts the node, then attaches the extension to its broker. If attaching fails the node keeps
+     * running and the caller must shut it down: a destination broker must never run without it.
+     */
+    void startup() {
+        server.startup();
+        Optional<Object> broker = server.broker();
+        if (broker.isEmpty()) {
+            log.info("Node {} has no broker role: the Cluster Mirror extension is not attached", server.nodeId());
+            return;
+        }
+        synchronized (lock) {
+            if (shuttingDown) {
+                return;
+            }
+            try {
+                extension = attacher.apply(broker.get());
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("Failed to attach the Cluster Mirror extension to broker "
+                    + server.nodeId() + ": " + describe(e), e);
+            }
+        }
+        log.info("Cluster Mirror extension attached to broker {}", server.nodeId());
+    }
+
+    /** Closes the extension first, so that it stops appending, then shuts the node down. */
+    void shutdown() {
+        AutoCloseable toClose;
+        synchronized (lock) {
+            shuttingDown = true;
+            toClose = extension;
+            extension = null;
+        }
+        if (toClose != null) {
+            try {
+                toClose.close();
+                log.info("Cluster Mirror extension closed on broker {}", server.nodeId());
+            } catch (Exception e) {
+                log.error("Error closing the Cluster Mirror extension on broker {}", server.nodeId(), e);
+            }
+        }
+        server.shutdown();
+    }
+
+    void awaitShutdown() {
+        server.awaitShutdown();
+    }
+
+    private static AutoCloseable attachExtension(Object brokerServer) {
+        return ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer));
+    }
+
+    /** Parses {@code server.properties [--override k=v]*} the way {@code kafka.Kafka} does. */
+    static Properties parseArgs(String[] args) {
+        OptionParser parser = new OptionParser(false);
+        OptionSpec<String> overrideOpt = parser.accepts("override",
+                "Optional property that should override values set in server.properties file (e.g. key=value)")
+            .withRequiredArg()
+            .ofType(String.class);
+        // Listed for the help output only: like kafka.Kafka, the first argument is the properties file.
+        parser.accepts("version", "Print version information and exit.");
+        List<String> argList = Arrays.asList(args);
+        if (argList.isEmpty() || argList.contains("--help")) {
+            CommandLineUtils.printUsageAndExit(parser, USAGE);
+        }
+        if (argList.contains("--version")) {
+            CommandLineUtils.printVersionAndExit();
+        }
+        OptionSet options = parser.parse(Arrays.copyOfRange(args, 1, args.length));
+        if (!options.nonOptionArguments().isEmpty()) {
+            CommandLineUtils.printUsageAndExit(parser, "Found non argument parameters: " + options.nonOptionArguments());
+        }
+        if (!Files.isReadable(Path.of(args[0]))) {
+            throw new IllegalArgumentException("Cannot read the server properties file " + args[0]);
+        }
+        try {
+            return KafkaServerLauncher.loadProps(args[0], options.valuesOf(overrideOpt));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the server properties file " + args[0] + ": " + e, e);
+        }
+    }
+
+    static String describe(Throwable e) {
+        if (e instanceof ConfigException) {
+            return "Invalid configuration: " + e.getMessage();
+        }
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // Kafka's own hint is only on some of its meta.properties errors.
+        if (message.contains("meta.properties") && !message.contains("kafka-storage.sh")) {
+            message += " (format the log directories with bin/kafka-storage.sh format first)";
+        }
+        return message;
+    }
+
+    /** Logs the failure with its stack trace and prints it as one line, then exits with status 1. */
+    private static void exitWithError(String what, Throwable e) {
+        log.error("{}", what, e);
+        System.err.println("ERROR: " + describe(e));
+        Exit.exit(1);
+    }
+
+    public static void main(String[] args) {
+        ClusterMirrorServer node;
+        try {
+            node = new ClusterMirrorServer(KafkaServerLauncher.create(parseArgs(args)), ClusterMirrorServer::attachExtension);
+        } catch (Throwable e) {
+            exitWithError("Exiting due to invalid configuration or unformatted log directories", e);
+            return;
+        }
+        try {
+            if (!OperatingSystem.IS_WINDOWS && !Java.isIbmJdk()) {
+                new LoggingSignalHandler().register();
+            }
+        } catch (ReflectiveOperationException e) {
+            log.warn("Failed to register the optional signal handler that logs a message when the process is "
+                + "terminated by a signal: {}", e.toString(), e);
+        }
+        // Catches terminating signals as well as normal termination.
+        Exit.addShutdownHook("cluster-mirror-shutdown-hook", () -> {
+            try {
+                node.shutdown();
+            } catch (Throwable e) {
+                log.error("Halting: shutdown failed", e);
+                // exit() may deadlock when called from a shutdown hook.
+                Exit.halt(1);
+            }
+        });
+        try {
+            node.startup();
+        } catch (Throwable e) {
+            // The hook shuts the node down on exit.
+            exitWithError("Exiting due to fatal exception during startup", e);
+            return;
+        }
+        node.awaitShutdown();
+        Exit.exit(0);
+    }
+}

@@ -1,0 +1,355 @@
+package io.clustermirror.testkit;
+
+import io.clustermirror.broker.ClusterMirrorExtension;
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.KafkaServerLauncher;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.apache.kafka.server.config.ServerConfigs;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * An in-JVM KRaft cluster of stock Kafka (one controller and N brokers) for tests, optionally set up as a
+ * Cluster Mirror destination: then every node runs the {@code MirrorAwareAuthorizer} and every broker has
+ * the extension attached, re-attached after each restart. Source clusters need no extension.
+ *
+ * <pre>{@code
+ * try (MirrorTestCluster source = MirrorTestCluster.builder().name("source").brokers(3).start();
+ *      MirrorTestCluster destination = MirrorTestCluster.builder().name("destination").brokers(3).withExtension(true).start()) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * Brokers keep their ports across restarts, so {@link #bootstrapServers()} stays valid.
+ */
+public final class MirrorTestCluster implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MirrorTestCluster.class);
+
+    /** The newest production metadata version of the Kafka release we build against. */
+    public static final MetadataVersion METADATA_VERSION = MetadataVersion.IBP_4_3_IV0;
+    static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
+
+    private final String name;
+    private final boolean withExtension;
+    private final KafkaClusterTestKit cluster;
+    private final Map<Integer, Object> brokers;
+    // Guarded by this.
+    private final Map<Integer, ClusterMirrorExtension> extensions = new HashMap<>();
+    private final Set<Integer> stoppedBrokers = new TreeSet<>();
+    private String bootstrapServers;
+    private boolean started;
+    private boolean closed;
+
+    private MirrorTestCluster(String name, boolean withExtension, KafkaClusterTestKit cluster) {
+        this.name = name;
+        this.withExtension = withExtension;
+        this.cluster = cluster;
+        this.brokers = new TreeMap<>(cluster.brokers());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static final class Builder {
+        private String name = "cluster";
+        private int brokers = 1;
+        private boolean withExtension;
+        private Path baseDirectory;
+        private final Map<String, String> configs = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** Names the cluster in logs and temporary directories. */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder brokers(int brokers) {
+            if (brokers < 1) {
+                throw new IllegalArgumentException("A cluster needs at least one broker, got " + brokers);
+            }
+            this.brokers = brokers;
+            return this;
+        }
+
+        /** Destination clusters: the authorizer on every node and the extension on every broker. */
+        public Builder withExtension(boolean withExtension) {
+            this.withExtension = withExtension;
+            return this;
+        }
+
+        /**
+         * A server config for every node, controller included (KRaft controllers apply broker defaults
+         * such as {@code num.partitions} when topics are created). Overrides the kit's defaults.
+         */
+        public Builder brokerConfig(String key, Object value) {
+            configs.put(key, String.valueOf(value));
+            return this;
+        }
+
+        /** Where the nodes keep their data; a new temporary directory if unset. Deleted on close. */
+        public Builder baseDirectory(Path baseDirectory) {
+            this.baseDirectory = baseDirectory;
+            return this;
+        }
+
+        /** Builds the (formatted, not yet started) cluster. */
+        public MirrorTestCluster build() throws Exception {
+            Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + name + "-");
+            TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
+                .setNumControllerNodes(1)
+                .setNumBrokerNodes(brokers)
+                .setBaseDirectory(base)
+                .build();
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+            defaultConfigs().forEach(builder::setConfigProp);
+            configs.forEach(builder::setConfigProp);
+            KafkaClusterTestKit cluster = builder.build();
+            try {
+                cluster.format();
+            } catch (Exception e) {
+                cluster.close();
+                throw e;
+            }
+            return new MirrorTestCluster(name, withExtension, cluster);
+        }
+
+        /** Builds and starts the cluster. */
+        public MirrorTestCluster start() throws Exception {
+            return build().start();
+        }
+
+        /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
+        private static BootstrapMetadata bootstrapMetadata() {
+            Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
+                .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(METADATA_VERSION), (a, b) -> a, TreeMap::new));
+            return BootstrapMetadata.fromVersions(METADATA_VERSION, features, "mirror-testkit");
+        }
+
+        private Map<String, String> defaultConfigs() {
+            Map<String, String> defaults = new LinkedHashMap<>();
+            // Behave like a production broker, not like Kafka's own tests.
+            defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
+            defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
+            // Internal topics (ours included) need no more replicas than there are brokers, and a min ISR
+            // that survives a broker restart, so that groups and transactions work in 1- and 2-broker clusters.
+            String replicationFactor = String.valueOf(Math.min(3, brokers));
+            String minIsr = brokers >= 3 ? "2" : "1";
+            defaults.put("offsets.topic.replication.factor", replicationFactor);
+            defaults.put("transaction.state.log.replication.factor", replicationFactor);
+            defaults.put("transaction.state.log.min.isr", minIsr);
+            defaults.put("share.coordinator.state.topic.replication.factor", replicationFactor);
+            defaults.put("share.coordinator.state.topic.min.isr", minIsr);
+            defaults.put("group.initial.rebalance.delay.ms", "0");
+            if (withExtension) {
+                defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
+                // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
+                defaults.put("allow.everyone.if.no.acl.found", "true");
+            }
+            return defaults;
+        }
+    }
+
+    /** Starts every node, waits until all brokers are ready, then attaches the extension (destination clusters). */
+    public synchronized MirrorTestCluster start() throws Exception {
+        if (started) {
+            throw new IllegalStateException("Cluster " + name + " was already started");
+        }
+        started = true;
+        try {
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            bootstrapServers = cluster.bootstrapServers();
+            if (withExtension) {
+                for (int id : brokers.keySet()) {
+                    attachExtension(id);
+                }
+            }
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+        log.info("Cluster {} started: brokers {} at {}", name, brokers.keySet(), bootstrapServers);
+        return this;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Every broker's address, stopped ones included (ports do not change across restarts). */
+    public synchronized String bootstrapServers() {
+        if (bootstrapServers == null) {
+            throw new IllegalStateException("Cluster " + name + " is not started");
+        }
+        return bootstrapServers;
+    }
+
+    /** Client properties to connect to this cluster; add your own client configs to them. */
+    public Properties clientProperties() {
+        Properties props = new Properties();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
+    }
+
+    /** A new Admin client for this cluster; the caller closes it. */
+    public Admin admin() {
+        return Admin.create(clientProperties());
+    }
+
+    public Set<Integer> brokerIds() {
+        return Set.copyOf(brokers.keySet());
+    }
+
+    /** The {@code kafka.server.BrokerServer} (typed Object: tests need no Scala types). */
+    public Object brokerServer(int brokerId) {
+        Object broker = brokers.get(brokerId);
+        if (broker == null) {
+            throw new IllegalArgumentException("No broker " + brokerId + " in cluster " + name + ": " + brokers.keySet());
+        }
+        return broker;
+    }
+
+    /** The extension's handle on a broker. */
+    public BrokerHandle broker(int brokerId) {
+        return BrokerHandle.of(brokerServer(brokerId));
+    }
+
+    /** The current leader of a partition, waiting until there is one. */
+    public int leaderOf(TopicPartition partition) throws InterruptedException {
+        try (Admin admin = admin()) {
+            return TestUtils.waitForValue(() -> {
+                TopicDescription description = admin.describeTopics(Set.of(partition.topic()))
+                    .allTopicNames().get().get(partition.topic());
+                return description.partitions().stream()
+                    .filter(p -> p.partition() == partition.partition())
+                    .map(TopicPartitionInfo::leader)
+                    .filter(leader -> leader != null && !leader.isEmpty())
+                    .map(Node::id)
+                    .findFirst();
+            }, TestUtils.DEFAULT_TIMEOUT, "a leader for " + partition + " in cluster " + name);
+        }
+    }
+
+    /**
+     * The directory holding a broker's replica of a partition (its segments, indexes and snapshots), for
+     * byte-level checks; waits until the replica exists.
+     */
+    public Path partitionDir(int brokerId, TopicPartition partition) throws InterruptedException {
+        brokerServer(brokerId);
+        Set<String> logDirs = cluster.nodes().brokerNodes().get(brokerId).logDataDirectories();
+        return TestUtils.waitForValue(() -> logDirs.stream()
+                .map(dir -> Path.of(dir, partition.toString()))
+                .filter(Files::isDirectory)
+                .findFirst(),
+            TestUtils.DEFAULT_TIMEOUT, "a replica of " + partition + " on broker " + brokerId + " in cluster " + name);
+    }
+
+    /** Cleanly shuts a broker down (controlled shutdown: leadership moves away first), closing its extension first. */
+    public synchronized void shutdownBroker(int brokerId) {
+        Object broker = brokerServer(brokerId);
+        if (stoppedBrokers.contains(brokerId)) {
+            throw new IllegalStateException("Broker " + brokerId + " of cluster " + name + " is already shut down");
+        }
+        closeExtension(brokerId);
+        KafkaServerLauncher.shutdownBroker(broker);
+        stoppedBrokers.add(brokerId);
+        log.info("Cluster {}: broker {} shut down", name, brokerId);
+    }
+
+    /**
+     * Starts a shut-down broker again: the same {@code BrokerServer} with the same log dirs and port, as
+     * Kafka's own tests restart brokers. Returns once the broker is unfenced and the cluster sees it, with
+     * the extension re-attached. Takes about {@code broker.session.timeout.ms} (9 s by default): the
+     * controller accepts the new registration only once the previous one has expired.
+     */
+    public synchronized void startBroker(int brokerId) throws InterruptedException {
+        Object broker = brokerServer(brokerId);
+        if (!stoppedBrokers.contains(brokerId)) {
+            throw new IllegalStateException("Broker " + brokerId + " of cluster " + name + " is running");
+        }
+        // Returns once the controller has unfenced the broker.
+        KafkaServerLauncher.startupBroker(broker);
+        stoppedBrokers.remove(brokerId);
+        try (Admin admin = admin()) {
+            TestUtils.waitFor(() -> admin.describeCluster().nodes().get().stream().anyMatch(n -> n.id() == brokerId),
+                TestUtils.DEFAULT_TIMEOUT, "broker " + brokerId + " of cluster " + name + " to be visible to clients");
+        }
+        if (withExtension) {
+            attachExtension(brokerId);
+        }
+        log.info("Cluster {}: broker {} started", name, brokerId);
+    }
+
+    public synchronized void restartBroker(int brokerId) throws InterruptedException {
+        shutdownBroker(brokerId);
+        startBroker(brokerId);
+    }
+
+    /** Brokers currently shut down by {@link #shutdownBroker(int)}. */
+    public synchronized Set<Integer> stoppedBrokers() {
+        return Set.copyOf(stoppedBrokers);
+    }
+
+    /** Closes the extensions, then shuts every node down and deletes the cluster's data. */
+    @Override
+    public synchronized void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int id : Set.copyOf(extensions.keySet())) {
+            closeExtension(id);
+        }
+        cluster.close();
+        log.info("Cluster {} closed", name);
+    }
+
+    private void attachExtension(int brokerId) {
+        extensions.put(brokerId, ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer(brokerId))));
+    }
+
+    private void closeExtension(int brokerId) {
+        ClusterMirrorExtension extension = extensions.remove(brokerId);
+        if (extension != null) {
+            try {
+                extension.close();
+            } catch (RuntimeException e) {
+                log.error("Cluster {}: error closing the extension of broker {}", name, brokerId, e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MirrorTestCluster(" + name + ", brokers=" + brokers.keySet() + ", withExtension=" + withExtension + ")";
+    }
+}
