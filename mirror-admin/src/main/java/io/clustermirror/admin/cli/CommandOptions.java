@@ -53,7 +53,8 @@ public final class CommandOptions {
         new OptionSpec(JSON, "", "For --list and --describe: print a JSON document instead of text.",
             "--describe --json"),
         new OptionSpec(HELP_FLAG, "", "Print this help and exit.", HELP_FLAG));
-    private static final String GENERAL_USAGE = usage("ACTION [options]");
+    private static final String GENERAL_USAGE = "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER
+        + " HOST:PORT ACTION [options]; see --help";
     private static final ArgumentParser PARSER = parser();
     private static final String HELP = renderHelp();
 
@@ -175,9 +176,10 @@ public final class CommandOptions {
         return json;
     }
 
+    /** One line: the given action synopsis with the options every action takes. */
     static String usage(String actionSynopsis) {
-        return "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER + " HOST:PORT [" + COMMAND_CONFIG + " FILE] "
-            + actionSynopsis + " [" + TIMEOUT_MS + " MS]; see --help";
+        return "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER + " HOST:PORT " + actionSynopsis + " ["
+            + COMMAND_CONFIG + " FILE] [" + TIMEOUT_MS + " MS]; see --help";
     }
 
     static String withMetavar(String option) {
