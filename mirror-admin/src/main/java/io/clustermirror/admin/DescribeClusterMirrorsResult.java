@@ -2,6 +2,7 @@ package io.clustermirror.admin;
 
 import org.apache.kafka.common.KafkaFuture;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,11 +16,11 @@ public class DescribeClusterMirrorsResult {
     }
 
     /**
-     * A future per requested mirror. One fails with a {@link io.clustermirror.common.ClusterMirrorException}
+     * A future per requested mirror, in the requested order. One fails with a {@link io.clustermirror.common.ClusterMirrorException}
      * ({@code UNKNOWN_CLUSTER_MIRROR}) for a name that is not a mirror, without affecting the others.
      */
     public Map<String, KafkaFuture<ClusterMirrorDescription>> describedMirrors() {
-        return Map.copyOf(futures);
+        return Collections.unmodifiableMap(futures);
     }
 
     /** A future of all descriptions in the requested order, which fails if any mirror's fails. */

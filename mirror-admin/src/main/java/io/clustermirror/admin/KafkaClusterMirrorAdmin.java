@@ -81,7 +81,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     // One thread: operations run in call order, so a command called after another is written after it, and
     // the Kafka clients below are used by this thread only.
     private final ExecutorService executor;
-    private Producer<byte[], byte[]> producer;
+    // Volatile: created on the executor thread, closed by the thread that closes the client.
+    private volatile Producer<byte[], byte[]> producer;
     private int consumerSequence;
 
     private KafkaClusterMirrorAdmin(Properties clientProps, String clientId, Admin admin, long defaultTimeoutMs) {
@@ -215,6 +216,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
     private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
                                   List<String> excludes, Deadline deadline) throws Exception {
+        // Fails clearly, instead of timing out, when the extension is not running.
         partitionCounts(List.of(InternalTopics.COMMANDS), deadline);
         MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
             excludes, time.milliseconds());

@@ -60,7 +60,7 @@ public final class OutputFormatter {
 
     /**
      * Per mirror: a header (name, source, source cluster id, topic count), the configs other than
-     * {@code bootstrap.servers} and a table with a row per partition. TRUNCATED and BARRIER columns appear when
+     * {@code bootstrap.servers} if any, and a table with a row per partition. TRUNCATED and BARRIER columns appear when
      * some partition of the mirror has one, i.e. once topics were stopped. LAST-ERROR comes last because it is
      * free text.
      */
@@ -74,8 +74,10 @@ public final class OutputFormatter {
                 .append("\tTopics: ").append(d.topics().size()).append('\n');
             Map<String, String> configs = new TreeMap<>(d.configs());
             configs.remove(MirrorConfig.BOOTSTRAP_SERVERS);
-            out.append("Configs: ").append(configs.entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))).append('\n');
+            if (!configs.isEmpty()) {
+                out.append("Configs: ").append(configs.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))).append('\n');
+            }
             out.append(partitionTable(d.topics()));
             blocks.add(out.toString());
         }

@@ -75,7 +75,6 @@ class OutputFormatterTest {
             + "payments  1          UNKNOWN    -           -         -    -          -        -\n"
             + "\n"
             + "Mirror: empty\tSource: other:9092\tSource cluster id: OtherId\tTopics: 0\n"
-            + "Configs: \n"
             + "(no topics)\n",
             OutputFormatter.describeTable(List.of(DR_DESCRIPTION, EMPTY_DESCRIPTION)));
     }
@@ -85,7 +84,6 @@ class OutputFormatterTest {
         ClusterMirrorDescription d = new ClusterMirrorDescription("dr", Map.of("bootstrap.servers", "s:9092"), "Id",
             List.of(new MirrorTopicDescription("t", DesiredState.MIRRORING, List.of(mirroring(0, 10, 7)))));
         assertEquals("Mirror: dr\tSource: s:9092\tSource cluster id: Id\tTopics: 1\n"
-            + "Configs: \n"
             + "TOPIC  PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAST-ERROR\n"
             + "t      0          MIRRORING  10          7         3    -\n",
             OutputFormatter.describeTable(List.of(d)));
