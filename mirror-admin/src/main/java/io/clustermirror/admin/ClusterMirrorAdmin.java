@@ -1,0 +1,149 @@
+package io.clustermirror.admin;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The administrative client for Cluster Mirror, in the style of Kafka's {@code Admin}. It connects to the
+ * <em>destination</em> cluster, whose brokers run the Cluster Mirror extension: commands go to the mirror
+ * controller through the {@code __mirror_commands} topic, and mirror state is read from the
+ * {@code __mirror_metadata} and {@code __mirror_state} topics.
+ *
+ * <p>Every method returns at once with a result holding {@link org.apache.kafka.common.KafkaFuture}s. A failed
+ * future fails with a {@link io.clustermirror.common.ClusterMirrorException} whose
+ * {@link io.clustermirror.common.ClusterMirrorException#error() error} names the cause. Operations run one at a
+ * time in the order they were called, so a command is applied after every command called before it.
+ *
+ * <p>A timeout that expires while waiting for the mirror controller does not withdraw the command: the
+ * controller may still apply it later. Describe the mirror to see what happened.
+ *
+ * <p>The client is thread-safe. Close it to release its connections.
+ */
+public interface ClusterMirrorAdmin extends AutoCloseable {
+
+    /**
+     * Creates a client from Kafka client properties of the destination cluster: {@code bootstrap.servers} and
+     * any security or network settings, as for Kafka's {@code Admin}. {@code default.api.timeout.ms} sets the
+     * default timeout of operations.
+     */
+    static ClusterMirrorAdmin create(Properties props) {
+        return KafkaClusterMirrorAdmin.create(props);
+    }
+
+    /** Creates a client from Kafka client configs of the destination cluster; see {@link #create(Properties)}. */
+    static ClusterMirrorAdmin create(Map<String, Object> configs) {
+        Properties props = new Properties();
+        props.putAll(configs);
+        return create(props);
+    }
+
+    /**
+     * Creates a mirror of a source cluster. The configs hold the source's {@code bootstrap.servers}, any Kafka
+     * client setting needed to reach it (security, network) and the mirror's {@code mirror.*} settings; secrets
+     * may be ConfigProvider references such as {@code ${file:/etc/mirror/secrets.properties:password}}.
+     */
+    default CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs) {
+        return createClusterMirror(name, configs, new CreateClusterMirrorOptions());
+    }
+
+    /** Creates a mirror; see {@link #createClusterMirror(String, Map)}. */
+    CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
+                                                  CreateClusterMirrorOptions options);
+
+    /** Deletes a mirror. The controller refuses ({@code CLUSTER_MIRROR_NOT_EMPTY}) while it has topics. */
+    default DeleteClusterMirrorResult deleteClusterMirror(String name) {
+        return deleteClusterMirror(name, new DeleteClusterMirrorOptions());
+    }
+
+    /** Deletes a mirror; see {@link #deleteClusterMirror(String)}. */
+    DeleteClusterMirrorResult deleteClusterMirror(String name, DeleteClusterMirrorOptions options);
+
+    /** Lists the mirrors of the destination cluster. */
+    default ListClusterMirrorsResult listClusterMirrors() {
+        return listClusterMirrors(new ListClusterMirrorsOptions());
+    }
+
+    /** Lists the mirrors; see {@link #listClusterMirrors()}. */
+    ListClusterMirrorsResult listClusterMirrors(ListClusterMirrorsOptions options);
+
+    /**
+     * Describes mirrors: their configs (secrets hidden), topics and the state of every partition, with the
+     * destination partitions' end offsets read live.
+     */
+    default DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names) {
+        return describeClusterMirrors(names, new DescribeClusterMirrorsOptions());
+    }
+
+    /** Describes mirrors; see {@link #describeClusterMirrors(Collection)}. */
+    DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names,
+                                                        DescribeClusterMirrorsOptions options);
+
+    /**
+     * Starts mirroring topics of the source into read-only topics of the same names on the destination.
+     *
+     * @param mirror          the mirror
+     * @param topicsOrRegexes source topic names or Java regular expressions matching whole names
+     * @param excludes        names or regular expressions removed from what {@code topicsOrRegexes} matched
+     */
+    default MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                 Collection<String> excludes) {
+        return startMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Starts mirroring topics; see {@link #startMirrorTopics(String, Collection, Collection)}. */
+    MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                         Collection<String> excludes, MirrorTopicsOptions options);
+
+    /**
+     * Stops mirroring topics (failover): each partition stops fetching, truncates to its last stable offset,
+     * writes a producer-state barrier and becomes a normal writable topic. Arguments as for
+     * {@link #startMirrorTopics(String, Collection, Collection)}.
+     */
+    default MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                Collection<String> excludes) {
+        return stopMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Stops mirroring topics; see {@link #stopMirrorTopics(String, Collection, Collection)}. */
+    MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                        Collection<String> excludes, MirrorTopicsOptions options);
+
+    /**
+     * Pauses mirroring topics: they stay read-only but fetch nothing. Arguments as for
+     * {@link #startMirrorTopics(String, Collection, Collection)}.
+     */
+    default MirrorTopicsResult pauseMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                 Collection<String> excludes) {
+        return pauseMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Pauses mirroring topics; see {@link #pauseMirrorTopics(String, Collection, Collection)}. */
+    MirrorTopicsResult pauseMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                         Collection<String> excludes, MirrorTopicsOptions options);
+
+    /**
+     * Resumes mirroring paused topics. Arguments as for {@link #startMirrorTopics(String, Collection, Collection)}.
+     */
+    default MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                  Collection<String> excludes) {
+        return resumeMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Resumes mirroring topics; see {@link #resumeMirrorTopics(String, Collection, Collection)}. */
+    MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                          Collection<String> excludes, MirrorTopicsOptions options);
+
+    /** Closes the client, waiting without limit for operations already called to finish. */
+    @Override
+    default void close() {
+        close(Duration.ofMillis(Long.MAX_VALUE));
+    }
+
+    /**
+     * Closes the client, waiting at most {@code timeout} for operations already called; those still unfinished
+     * then fail.
+     */
+    void close(Duration timeout);
+}

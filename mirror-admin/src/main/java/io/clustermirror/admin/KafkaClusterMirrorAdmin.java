@@ -1,0 +1,417 @@
+package io.clustermirror.admin;
+
+import io.clustermirror.admin.internals.ControlPlaneReader;
+import io.clustermirror.admin.internals.MirrorDescriptions;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.image.MirrorDelta;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.MirrorCommand;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.RecordCodec;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AbstractOptions;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.internals.KafkaFutureImpl;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.KafkaThread;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * The {@link ClusterMirrorAdmin} that talks to the destination cluster with Kafka's own clients: an
+ * {@link Admin} for topic metadata and offsets, an idempotent producer for commands and a short-lived consumer
+ * per operation for results and state.
+ */
+final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
+    static final long DEFAULT_TIMEOUT_MS = 60_000;
+    private static final String CHECK_EXTENSION =
+        "check that the destination brokers run the Cluster Mirror extension (bin/cluster-mirror-server-start.sh)";
+    private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
+
+    private final Properties clientProps;
+    private final String clientId;
+    private final long defaultTimeoutMs;
+    private final Time time = Time.SYSTEM;
+    private final ControlPlaneReader reader = new ControlPlaneReader(time, RecordCodec::decodeCommand);
+    private final Admin admin;
+    // One thread: operations run in call order, so a command called after another is written after it, and
+    // the Kafka clients below are used by this thread only.
+    private final ExecutorService executor;
+    // Volatile: created on the executor thread, closed by the thread that closes the client.
+    private volatile Producer<byte[], byte[]> producer;
+    private int consumerSequence;
+
+    private KafkaClusterMirrorAdmin(Properties clientProps, String clientId, Admin admin, long defaultTimeoutMs) {
+        this.clientProps = clientProps;
+        this.clientId = clientId;
+        this.admin = admin;
+        this.defaultTimeoutMs = defaultTimeoutMs;
+        this.executor = Executors.newSingleThreadExecutor(r -> KafkaThread.daemon(clientId + "-thread", r));
+    }
+
+    static KafkaClusterMirrorAdmin create(Properties props) {
+        Properties clientProps = new Properties();
+        clientProps.putAll(props);
+        // Distinct client ids keep the clients' metrics apart when the caller sets one.
+        String clientId = props.containsKey(CommonClientConfigs.CLIENT_ID_CONFIG)
+            ? String.valueOf(props.get(CommonClientConfigs.CLIENT_ID_CONFIG))
+            : "cluster-mirror-admin-" + CLIENT_SEQUENCE.incrementAndGet();
+        Properties adminProps = new Properties();
+        adminProps.putAll(clientProps);
+        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        Admin admin = Admin.create(adminProps);
+        Object timeout = props.get(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
+        // Admin.create has validated the value's type.
+        long defaultTimeoutMs = timeout == null ? DEFAULT_TIMEOUT_MS : Long.parseLong(timeout.toString().trim());
+        return new KafkaClusterMirrorAdmin(clientProps, clientId, admin, defaultTimeoutMs);
+    }
+
+    @Override
+    public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
+                                                         CreateClusterMirrorOptions options) {
+        return new CreateClusterMirrorResult(submit(options, deadline -> {
+            execute(CommandOp.CREATE, name, configs, List.of(), List.of(), deadline);
+            return null;
+        }));
+    }
+
+    @Override
+    public DeleteClusterMirrorResult deleteClusterMirror(String name, DeleteClusterMirrorOptions options) {
+        return new DeleteClusterMirrorResult(submit(options, deadline -> {
+            execute(CommandOp.DELETE, name, Map.of(), List.of(), List.of(), deadline);
+            return null;
+        }));
+    }
+
+    @Override
+    public ListClusterMirrorsResult listClusterMirrors(ListClusterMirrorsOptions options) {
+        return new ListClusterMirrorsResult(submit(options, deadline -> {
+            MirrorImage image = readImage(deadline);
+            return image.mirrors().values().stream()
+                .map(mirror -> MirrorDescriptions.listing(image, mirror))
+                .sorted((a, b) -> a.name().compareTo(b.name()))
+                .collect(Collectors.toList());
+        }));
+    }
+
+    @Override
+    public DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names,
+                                                               DescribeClusterMirrorsOptions options) {
+        List<String> distinctNames = names.stream().distinct().collect(Collectors.toList());
+        KafkaFuture<Snapshot> snapshot = submit(options, deadline -> {
+            MirrorImage image = readImage(deadline);
+            List<TopicPartition> partitions = distinctNames.stream()
+                .filter(name -> image.mirror(name).isPresent())
+                .flatMap(name -> MirrorDescriptions.partitionsOf(image, name).stream())
+                .collect(Collectors.toList());
+            return new Snapshot(image, destinationEndOffsets(partitions, deadline));
+        });
+        // One read serves every name; a missing name fails only its own future.
+        Map<String, KafkaFuture<ClusterMirrorDescription>> futures = new LinkedHashMap<>();
+        for (String name : distinctNames) {
+            futures.put(name, snapshot.thenApply(s -> {
+                MirrorRecord mirror = s.image().mirror(name).orElseThrow(() ->
+                    new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'"));
+                return MirrorDescriptions.description(s.image(), mirror, s.destinationEndOffsets());
+            }));
+        }
+        return new DescribeClusterMirrorsResult(futures);
+    }
+
+    @Override
+    public MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                Collection<String> excludes, MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.START, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
+    public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                               Collection<String> excludes, MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.STOP, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
+    public MirrorTopicsResult pauseMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                Collection<String> excludes, MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.PAUSE, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
+    public MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                 Collection<String> excludes, MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.RESUME, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    private MirrorTopicsResult mirrorTopics(CommandOp op, String mirror, Collection<String> topicsOrRegexes,
+                                            Collection<String> excludes, MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        return new MirrorTopicsResult(submit(options,
+            deadline -> execute(op, mirror, Map.of(), topics, excluded, deadline).topics()));
+    }
+
+    @Override
+    public void close(Duration timeout) {
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow().forEach(queued -> ((Operation<?>) queued).future.completeExceptionally(
+                    new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client was closed")));
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        } finally {
+            if (producer != null) {
+                Utils.closeQuietly(producer, "cluster mirror command producer");
+            }
+            Utils.closeQuietly(admin, "cluster mirror admin");
+        }
+    }
+
+    /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
+    private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
+                                  List<String> excludes, Deadline deadline) throws Exception {
+        // Fails clearly, instead of timing out, when the extension is not running.
+        partitionCounts(List.of(InternalTopics.COMMANDS), deadline);
+        MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
+            excludes, time.milliseconds());
+        byte[] key = RecordCodec.encodeKey(command.commandId());
+        TopicPartition commands = new TopicPartition(InternalTopics.COMMANDS, 0);
+        long offset = producer()
+            .send(new ProducerRecord<>(commands.topic(), commands.partition(), key, RecordCodec.encodeCommand(command)))
+            .get(deadline.remainingMs(time), TimeUnit.MILLISECONDS)
+            .offset();
+        CommandResult result;
+        try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+            consumer.assign(List.of(commands));
+            // The result is written after the command, so reading from the command's own offset cannot miss it.
+            consumer.seek(commands, offset);
+            result = reader.awaitResult(consumer, key, deadline.deadlineMs()).orElseThrow(() ->
+                new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "no mirror controller answered within "
+                    + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + " (command " + command.commandId()
+                    + " stays queued and may still be applied)"));
+        }
+        if (!result.succeeded()) {
+            throw new ClusterMirrorException(result.error(), result.message());
+        }
+        return result;
+    }
+
+    /** Replays {@code __mirror_metadata} and {@code __mirror_state} up to their current ends into an image. */
+    private MirrorImage readImage(Deadline deadline) throws Exception {
+        List<TopicPartition> partitions = new ArrayList<>();
+        partitionCounts(List.of(InternalTopics.METADATA, InternalTopics.STATE), deadline).forEach((topic, count) ->
+            IntStream.range(0, count).forEach(p -> partitions.add(new TopicPartition(topic, p))));
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+            boolean complete = reader.readAll(consumer, partitions, record -> replay(delta, record), deadline.deadlineMs());
+            if (!complete) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "could not read "
+                    + InternalTopics.METADATA + " and " + InternalTopics.STATE + " to their ends within "
+                    + deadline.timeoutMs() + " ms");
+            }
+        }
+        return delta.apply();
+    }
+
+    private static void replay(MirrorDelta delta, ConsumerRecord<byte[], byte[]> record) {
+        if (InternalTopics.METADATA.equals(record.topic())) {
+            delta.replayMetadata(record.key(), record.value());
+        } else {
+            delta.replayState(record.key(), record.value());
+        }
+    }
+
+    /**
+     * The partition counts of internal topics. A missing one means the brokers never started the extension,
+     * which creates them.
+     */
+    private Map<String, Integer> partitionCounts(List<String> topics, Deadline deadline) throws Exception {
+        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics,
+            new DescribeTopicsOptions().timeoutMs(deadline.remainingTimeoutMs(time))).topicNameValues();
+        Map<String, Integer> counts = new HashMap<>();
+        List<String> missing = new ArrayList<>();
+        for (String topic : topics) {
+            try {
+                counts.put(topic, futures.get(topic).get().partitions().size());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                missing.add(topic);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster has no "
+                + String.join(" or ", missing) + " topic, so its brokers never started the Cluster Mirror extension; "
+                + CHECK_EXTENSION);
+        }
+        return counts;
+    }
+
+    /**
+     * Live end offsets of destination partitions. A partition that cannot be read (e.g. its topic is still being
+     * created) is left out rather than failing the whole description.
+     */
+    private Map<TopicPartition, Long> destinationEndOffsets(List<TopicPartition> partitions, Deadline deadline)
+            throws InterruptedException {
+        if (partitions.isEmpty()) {
+            return Map.of();
+        }
+        ListOffsetsResult result = admin.listOffsets(
+            partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())),
+            new ListOffsetsOptions().timeoutMs(deadline.remainingTimeoutMs(time)));
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            try {
+                offsets.put(tp, result.partitionResult(tp).get().offset());
+            } catch (ExecutionException e) {
+                // Left out: shown as unknown.
+            }
+        }
+        return offsets;
+    }
+
+    private Producer<byte[], byte[]> producer() {
+        if (producer == null) {
+            Properties props = clientConfigs(clientId + "-producer");
+            props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, defaultTimeoutMs);
+            producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return producer;
+    }
+
+    private Consumer<byte[], byte[]> newConsumer() {
+        Properties props = clientConfigs(clientId + "-consumer-" + (++consumerSequence));
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Reading must never create an internal topic with default settings.
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private Properties clientConfigs(String clientId) {
+        Properties props = new Properties();
+        props.putAll(clientProps);
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        return props;
+    }
+
+    private <T> KafkaFuture<T> submit(AbstractOptions<?> options, Call<T> call) {
+        long timeoutMs = options.timeoutMs() != null ? options.timeoutMs() : defaultTimeoutMs;
+        // As with Kafka's Admin, the timeout counts from the call, including time queued behind other operations.
+        Operation<T> operation = new Operation<>(call, new Deadline(timeoutMs, time.milliseconds() + timeoutMs));
+        try {
+            executor.execute(operation);
+        } catch (RejectedExecutionException e) {
+            operation.future.completeExceptionally(
+                new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client is closed"));
+        }
+        return operation.future;
+    }
+
+    /** Maps a failure to the {@link ClusterMirrorException} that futures fail with. */
+    static ClusterMirrorException toMirrorException(Throwable failure, long timeoutMs) {
+        Throwable cause = failure;
+        while ((cause instanceof ExecutionException || cause instanceof CompletionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof ClusterMirrorException e) {
+            return e;
+        }
+        if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster did "
+                + "not answer within " + timeoutMs + " ms; check bootstrap.servers and the client's security settings",
+                cause);
+        }
+        return new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR,
+            cause.getClass().getSimpleName() + ": " + cause.getMessage(), cause);
+    }
+
+    @FunctionalInterface
+    private interface Call<T> {
+        T run(Deadline deadline) throws Exception;
+    }
+
+    private record Deadline(long timeoutMs, long deadlineMs) {
+        long remainingMs(Time time) {
+            return Math.max(0, deadlineMs - time.milliseconds());
+        }
+
+        /** The remaining time as a Kafka Admin option, which takes an int. */
+        int remainingTimeoutMs(Time time) {
+            return (int) Math.min(Integer.MAX_VALUE, remainingMs(time));
+        }
+    }
+
+    private record Snapshot(MirrorImage image, Map<TopicPartition, Long> destinationEndOffsets) {
+    }
+
+    private static final class Operation<T> implements Runnable {
+        private final Call<T> call;
+        private final Deadline deadline;
+        private final KafkaFutureImpl<T> future = new KafkaFutureImpl<>();
+
+        Operation(Call<T> call, Deadline deadline) {
+            this.call = call;
+            this.deadline = deadline;
+        }
+
+        @Override
+        public void run() {
+            try {
+                future.complete(call.run(deadline));
+            } catch (Throwable t) {
+                future.completeExceptionally(toMirrorException(t, deadline.timeoutMs()));
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.clustermirror.admin;
+
+import io.clustermirror.common.PartitionState;
+
+/**
+ * The actual state of one mirror partition. Offsets and epochs are {@value #UNKNOWN} when not known or not
+ * set. Everything except {@code destinationEndOffset} is what the partition's destination leader last
+ * recorded, so it may be a few seconds old.
+ *
+ * @param partition            partition index
+ * @param state                the partition's state ({@link PartitionState#UNKNOWN} until its leader reports)
+ * @param sourceEndOffset      the source partition's end offset as last seen by the mirror (its high
+ *                             watermark, or its last stable offset when mirroring read_committed)
+ * @param destinationEndOffset the destination partition's end offset, read live when describing
+ * @param lag                  {@code sourceEndOffset - destinationEndOffset}, never negative; unknown if either is
+ * @param lastMirroredOffset   the last source offset appended on the destination
+ * @param lastMirroredEpoch    the source leader epoch of the last appended batch
+ * @param lastError            the partition's last error, or null
+ * @param barrierOffset        offset of the producer-state barrier written when mirroring stopped
+ * @param truncatedFromOffset  first offset removed when stopping truncated the log to its last stable offset
+ * @param truncatedToOffset    end (exclusive) of the range removed when stopping
+ * @param leaderId             the destination broker leading the partition when it last reported
+ */
+public record MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset,
+                                         long destinationEndOffset, long lag, long lastMirroredOffset,
+                                         int lastMirroredEpoch, String lastError, long barrierOffset,
+                                         long truncatedFromOffset, long truncatedToOffset, int leaderId) {
+    /** The value of offsets, epochs and ids that are not known or not set. */
+    public static final int UNKNOWN = -1;
+}

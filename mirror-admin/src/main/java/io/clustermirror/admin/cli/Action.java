@@ -1,0 +1,74 @@
+package io.clustermirror.admin.cli;
+
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
+import static io.clustermirror.admin.cli.CommandOptions.JSON;
+import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
+import static io.clustermirror.admin.cli.CommandOptions.MIRROR_CONFIG;
+import static io.clustermirror.admin.cli.CommandOptions.TOPICS;
+
+/** The tool's actions, with the action-specific options each requires or accepts. */
+public enum Action {
+    CREATE("--create", "Create a mirror of a source cluster, configured by --mirror-config.",
+        "--create --mirror dr --mirror-config dr.properties", List.of(MIRROR, MIRROR_CONFIG), List.of()),
+    DELETE("--delete", "Delete a mirror that has no topics left.", "--delete --mirror dr",
+        List.of(MIRROR), List.of()),
+    LIST("--list", "List the mirrors, one per line.", "--list", List.of(), List.of(JSON)),
+    DESCRIBE("--describe", "Show a mirror's configs (secrets hidden) and the state of each partition of its "
+        + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON)),
+    START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
+        "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
+        "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",
+        "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",
+        List.of(MIRROR, TOPICS), List.of(EXCLUDE));
+
+    private final String flag;
+    private final String description;
+    private final String example;
+    private final List<String> required;
+    private final List<String> optional;
+
+    Action(String flag, String description, String example, List<String> required, List<String> optional) {
+        this.flag = flag;
+        this.description = description;
+        this.example = example;
+        this.required = required;
+        this.optional = optional;
+    }
+
+    public String flag() {
+        return flag;
+    }
+
+    String description() {
+        return description;
+    }
+
+    String example() {
+        return example;
+    }
+
+    /** Action-specific options this action cannot do without. */
+    List<String> required() {
+        return required;
+    }
+
+    /** True if the action-specific option may be given with this action. */
+    boolean accepts(String option) {
+        return required.contains(option) || optional.contains(option);
+    }
+
+    /** How to call the tool for this action, in one line. */
+    String usage() {
+        return CommandOptions.usage(Stream.concat(Stream.of(flag),
+            Stream.concat(required.stream().map(CommandOptions::withMetavar),
+                optional.stream().map(o -> "[" + CommandOptions.withMetavar(o) + "]")))
+            .collect(Collectors.joining(" ")));
+    }
+}

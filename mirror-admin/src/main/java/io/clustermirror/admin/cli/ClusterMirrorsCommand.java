@@ -1,0 +1,132 @@
+package io.clustermirror.admin.cli;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.CreateClusterMirrorOptions;
+import io.clustermirror.admin.DeleteClusterMirrorOptions;
+import io.clustermirror.admin.DescribeClusterMirrorsOptions;
+import io.clustermirror.admin.ListClusterMirrorsOptions;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Exit;
+
+import java.io.PrintStream;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * {@code bin/kafka-cluster-mirrors.sh}: create, delete, list and describe mirrors, and start, stop, pause and
+ * resume their topics, through {@link ClusterMirrorAdmin}. Prints one line to stderr on failure; exits with 0
+ * on success, 1 if the operation failed and 2 if the command line is wrong.
+ */
+public final class ClusterMirrorsCommand {
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int USAGE = 2;
+
+    private ClusterMirrorsCommand() {
+    }
+
+    public static void main(String[] args) {
+        Exit.exit(mainNoExit(args, System.out, System.err, ClusterMirrorAdmin::create));
+    }
+
+    /** Runs the tool and returns its exit status; the admin factory lets tests supply a client. */
+    static int mainNoExit(String[] args, PrintStream out, PrintStream err,
+                          Function<Properties, ClusterMirrorAdmin> adminFactory) {
+        if (CommandOptions.isHelpRequested(args)) {
+            out.print(CommandOptions.helpText());
+            return OK;
+        }
+        CommandOptions options;
+        try {
+            options = CommandOptions.parse(args);
+        } catch (UsageException e) {
+            err.println("Error: " + e.getMessage());
+            err.println(e.usage());
+            return USAGE;
+        }
+        try (ClusterMirrorAdmin admin = adminFactory.apply(options.clientProperties())) {
+            run(options, admin, out);
+            return OK;
+        } catch (Exception e) {
+            err.println(errorLine(e));
+            return FAILED;
+        }
+    }
+
+    static void run(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
+        String mirror = options.mirror();
+        switch (options.action()) {
+            case CREATE -> {
+                admin.createClusterMirror(mirror, options.mirrorConfigs(),
+                    new CreateClusterMirrorOptions().timeoutMs(options.timeoutMs())).all().get();
+                out.println("Created cluster mirror '" + mirror + "'.");
+            }
+            case DELETE -> {
+                admin.deleteClusterMirror(mirror, new DeleteClusterMirrorOptions().timeoutMs(options.timeoutMs()))
+                    .all().get();
+                out.println("Deleted cluster mirror '" + mirror + "'.");
+            }
+            case LIST -> {
+                var listings = admin.listClusterMirrors(new ListClusterMirrorsOptions().timeoutMs(options.timeoutMs()))
+                    .listings().get();
+                out.print(options.json() ? OutputFormatter.listJson(listings) : OutputFormatter.listText(listings));
+            }
+            case DESCRIBE -> {
+                List<String> names = mirror != null ? List.of(mirror)
+                    : admin.listClusterMirrors(new ListClusterMirrorsOptions().timeoutMs(options.timeoutMs()))
+                        .names().get();
+                Collection<ClusterMirrorDescription> descriptions = admin.describeClusterMirrors(names,
+                    new DescribeClusterMirrorsOptions().timeoutMs(options.timeoutMs())).all().get().values();
+                out.print(options.json() ? OutputFormatter.describeJson(descriptions)
+                    : OutputFormatter.describeTable(descriptions));
+            }
+            case START -> printTopics(out, "Started", mirror,
+                admin.startMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case STOP -> printTopics(out, "Stopped", mirror,
+                admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case PAUSE -> printTopics(out, "Paused", mirror,
+                admin.pauseMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case RESUME -> printTopics(out, "Resumed", mirror,
+                admin.resumeMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+        }
+    }
+
+    private static MirrorTopicsOptions topicsOptions(CommandOptions options) {
+        return new MirrorTopicsOptions().timeoutMs(options.timeoutMs());
+    }
+
+    private static void printTopics(PrintStream out, String verb, String mirror, MirrorTopicsResult result)
+            throws Exception {
+        out.println(OutputFormatter.mirrorTopicsChanged(verb, mirror, result.topics().get()));
+    }
+
+    /**
+     * The one line printed for a failure: {@code ERROR_NAME: what happened}. Kafka client errors are reported by
+     * their root cause, which names the problem (e.g. an unresolvable bootstrap server).
+     */
+    static String errorLine(Throwable failure) {
+        String line = null;
+        for (Throwable t = failure; t != null && line == null; t = t.getCause()) {
+            if (t instanceof ClusterMirrorException) {
+                line = t.getMessage();
+            }
+        }
+        if (line == null) {
+            Throwable root = failure;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            line = root instanceof ConfigException ? MirrorError.INVALID_CONFIG.format(root.getMessage())
+                : MirrorError.UNKNOWN_SERVER_ERROR.format(root.getClass().getSimpleName() + ": " + root.getMessage());
+        }
+        return line.replaceAll("\\s+", " ").trim();
+    }
+}

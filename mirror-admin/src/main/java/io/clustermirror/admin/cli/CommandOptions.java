@@ -1,0 +1,299 @@
+package io.clustermirror.admin.cli;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.utils.Utils;
+
+import net.sourceforge.argparse4j.ArgumentParsers;
+import net.sourceforge.argparse4j.impl.Arguments;
+import net.sourceforge.argparse4j.inf.Argument;
+import net.sourceforge.argparse4j.inf.ArgumentParser;
+import net.sourceforge.argparse4j.inf.ArgumentParserException;
+import net.sourceforge.argparse4j.inf.MutuallyExclusiveGroup;
+import net.sourceforge.argparse4j.inf.Namespace;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
+
+/** The parsed and validated command line of {@link ClusterMirrorsCommand}. */
+public final class CommandOptions {
+    static final String PROGRAM = "kafka-cluster-mirrors.sh";
+    static final String BOOTSTRAP_SERVER = "--bootstrap-server";
+    static final String COMMAND_CONFIG = "--command-config";
+    static final String TIMEOUT_MS = "--timeout-ms";
+    static final String MIRROR = "--mirror";
+    static final String MIRROR_CONFIG = "--mirror-config";
+    static final String TOPICS = "--topics";
+    static final String EXCLUDE = "--exclude";
+    static final String JSON = "--json";
+    static final String HELP_FLAG = "--help";
+    private static final int HELP_WIDTH = 100;
+    private static final List<OptionSpec> OPTIONS = List.of(
+        new OptionSpec(BOOTSTRAP_SERVER, "HOST:PORT", "REQUIRED. The destination cluster's brokers to connect to, "
+            + "comma-separated.", "--bootstrap-server dest1:9092,dest2:9092"),
+        new OptionSpec(COMMAND_CONFIG, "FILE", "Kafka client properties for connecting to the destination cluster "
+            + "(security, timeouts).", "--command-config admin-client.properties"),
+        new OptionSpec(TIMEOUT_MS, "MS", "How long to wait for the operation, in milliseconds (default: the "
+            + "client's default.api.timeout.ms, 60000).", "--timeout-ms 120000"),
+        new OptionSpec(MIRROR, "NAME", "The mirror's name.", "--mirror dr"),
+        new OptionSpec(MIRROR_CONFIG, "FILE", "For --create: properties file with the source cluster's "
+            + "bootstrap.servers, any Kafka client security settings for it and mirror.* settings. Secrets may be "
+            + "ConfigProvider references such as ${file:/etc/mirror/secrets.properties:password}; they are never "
+            + "printed.", "--mirror-config dr.properties"),
+        new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause and --resume: comma-separated topic names or "
+            + "Java regular expressions matching whole names.", "--topics 'orders,payments-.*'"),
+        new OptionSpec(EXCLUDE, "CSV", "With --topics: comma-separated names or regular expressions to leave out "
+            + "of what --topics matched.", "--exclude 'payments-test,.*-tmp'"),
+        new OptionSpec(JSON, "", "For --list and --describe: print a JSON document instead of text.",
+            "--describe --json"),
+        new OptionSpec(HELP_FLAG, "", "Print this help and exit.", HELP_FLAG));
+    private static final String GENERAL_USAGE = "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER
+        + " HOST:PORT ACTION [options]; see --help";
+    private static final ArgumentParser PARSER = parser();
+    private static final String HELP = renderHelp();
+
+    private final Action action;
+    private final Properties clientProperties;
+    private final Integer timeoutMs;
+    private final String mirror;
+    private final Map<String, String> mirrorConfigs;
+    private final List<String> topics;
+    private final List<String> excludes;
+    private final boolean json;
+
+    private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
+                           Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
+                           boolean json) {
+        this.action = action;
+        this.clientProperties = clientProperties;
+        this.timeoutMs = timeoutMs;
+        this.mirror = mirror;
+        this.mirrorConfigs = mirrorConfigs;
+        this.topics = topics;
+        this.excludes = excludes;
+        this.json = json;
+    }
+
+    /** True if the command line asks for help, which wins over everything else on it. */
+    public static boolean isHelpRequested(String... args) {
+        return Arrays.stream(args).anyMatch(arg -> arg.equals(HELP_FLAG) || arg.equals("-h"));
+    }
+
+    /** The full help: every option with a description and an example. */
+    public static String helpText() {
+        return HELP;
+    }
+
+    /**
+     * Parses and validates a command line, reading the files it names.
+     *
+     * @throws UsageException naming what is wrong
+     */
+    public static CommandOptions parse(String... args) throws UsageException {
+        Namespace ns;
+        try {
+            ns = PARSER.parseArgs(args);
+        } catch (ArgumentParserException e) {
+            throw new UsageException(e.getMessage(), GENERAL_USAGE);
+        }
+        Action action = ns.get("action");
+        String usage = action.usage();
+        Map<String, Boolean> given = Map.of(
+            MIRROR, ns.get("mirror") != null,
+            MIRROR_CONFIG, ns.get("mirror_config") != null,
+            TOPICS, ns.get("topics") != null,
+            EXCLUDE, ns.get("exclude") != null,
+            JSON, ns.getBoolean("json"));
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON)) {
+            if (given.get(option) && !action.accepts(option)) {
+                throw new UsageException(option + " cannot be used with " + action.flag(), usage);
+            }
+        }
+        for (String option : action.required()) {
+            if (!given.get(option)) {
+                throw new UsageException(action.flag() + " needs " + withMetavar(option), usage);
+            }
+        }
+        String mirror = ns.getString("mirror");
+        if (mirror != null && mirror.isBlank()) {
+            throw new UsageException(MIRROR + " needs a non-empty name", usage);
+        }
+        Integer timeoutMs = ns.getInt("timeout_ms");
+        if (timeoutMs != null && timeoutMs <= 0) {
+            throw new UsageException(TIMEOUT_MS + " must be a positive number of milliseconds, not " + timeoutMs, usage);
+        }
+        Properties clientProperties = ns.getString("command_config") == null
+            ? new Properties() : loadProperties(COMMAND_CONFIG, ns.getString("command_config"), usage);
+        clientProperties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, ns.getString("bootstrap_server"));
+        Map<String, String> mirrorConfigs = ns.getString("mirror_config") == null ? Map.of()
+            : toMap(loadProperties(MIRROR_CONFIG, ns.getString("mirror_config"), usage));
+        return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
+            patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
+            ns.getBoolean("json"));
+    }
+
+    public Action action() {
+        return action;
+    }
+
+    /** Client properties for the destination: the --command-config file with --bootstrap-server. */
+    public Properties clientProperties() {
+        return clientProperties;
+    }
+
+    /** The operation timeout, or null for the client's default. */
+    public Integer timeoutMs() {
+        return timeoutMs;
+    }
+
+    /** The mirror's name, or null if not given (only --list and --describe go without). */
+    public String mirror() {
+        return mirror;
+    }
+
+    /** The --mirror-config file's entries, sorted; empty unless --create. */
+    public Map<String, String> mirrorConfigs() {
+        return mirrorConfigs;
+    }
+
+    /** Topic names or regular expressions; empty unless a topic action. */
+    public List<String> topics() {
+        return topics;
+    }
+
+    /** Topic names or regular expressions to leave out; possibly empty. */
+    public List<String> excludes() {
+        return excludes;
+    }
+
+    public boolean json() {
+        return json;
+    }
+
+    /** One line: the given action synopsis with the options every action takes. */
+    static String usage(String actionSynopsis) {
+        return "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER + " HOST:PORT " + actionSynopsis + " ["
+            + COMMAND_CONFIG + " FILE] [" + TIMEOUT_MS + " MS]; see --help";
+    }
+
+    static String withMetavar(String option) {
+        String metavar = OPTIONS.stream().filter(o -> o.flag().equals(option)).findFirst().orElseThrow().metavar();
+        return metavar.isEmpty() ? option : option + " " + metavar;
+    }
+
+    /** Splits a CSV of topic names or regular expressions, checking that each compiles. */
+    private static List<String> patterns(String option, String csv, String usage) throws UsageException {
+        if (csv == null) {
+            return List.of();
+        }
+        List<String> patterns = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+            .collect(Collectors.toList());
+        if (patterns.isEmpty()) {
+            throw new UsageException(option + " needs at least one topic name or regular expression", usage);
+        }
+        for (String pattern : patterns) {
+            try {
+                Pattern.compile(pattern);
+            } catch (PatternSyntaxException e) {
+                throw new UsageException(option + ": '" + pattern + "' is not a valid regular expression ("
+                    + e.getDescription() + ")", usage);
+            }
+        }
+        return List.copyOf(patterns);
+    }
+
+    private static Properties loadProperties(String option, String file, String usage) throws UsageException {
+        try {
+            return Utils.loadProps(file);
+        } catch (IOException e) {
+            throw new UsageException(option + " file '" + file + "' cannot be read ("
+                + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", usage);
+        }
+    }
+
+    private static Map<String, String> toMap(Properties props) {
+        Map<String, String> map = new TreeMap<>();
+        props.stringPropertyNames().forEach(key -> map.put(key, props.getProperty(key)));
+        return map;
+    }
+
+    private static ArgumentParser parser() {
+        ArgumentParser parser = ArgumentParsers.newArgumentParser(PROGRAM, false);
+        MutuallyExclusiveGroup actions = parser.addMutuallyExclusiveGroup("actions").required(true);
+        for (Action action : Action.values()) {
+            actions.addArgument(action.flag()).dest("action").action(Arguments.storeConst()).setConst(action);
+        }
+        for (OptionSpec option : OPTIONS) {
+            if (option.flag().equals(HELP_FLAG)) {
+                continue; // answered before parsing
+            }
+            Argument argument = parser.addArgument(option.flag());
+            if (option.metavar().isEmpty()) {
+                argument.action(Arguments.storeTrue());
+            } else {
+                argument.metavar(option.metavar());
+            }
+            if (option.flag().equals(BOOTSTRAP_SERVER)) {
+                argument.required(true);
+            } else if (option.flag().equals(TIMEOUT_MS)) {
+                argument.type(Integer.class);
+            }
+        }
+        return parser;
+    }
+
+    /**
+     * The help, rendered here rather than by argparse4j, whose wrapping splits examples at hyphens
+     * ({@code --mir-\nror}); lines break only at spaces.
+     */
+    private static String renderHelp() {
+        StringBuilder help = new StringBuilder(GENERAL_USAGE.replace("; see --help", "")).append("\n\n");
+        wrap(help, "", "Manage Cluster Mirror mirrors: offset-preserving replication of topics from a source Kafka "
+            + "cluster into read-only topics of a destination cluster whose brokers run the Cluster Mirror "
+            + "extension. Connects to the destination cluster.");
+        help.append("\nActions (exactly one):\n");
+        for (Action action : Action.values()) {
+            describe(help, action.flag(), action.description(), action.example());
+        }
+        help.append("\nOptions:\n");
+        for (OptionSpec option : OPTIONS) {
+            describe(help, withMetavar(option.flag()), option.description(), option.example());
+        }
+        help.append("\nExamples:\n");
+        for (Action action : List.of(Action.CREATE, Action.START, Action.DESCRIBE, Action.STOP)) {
+            help.append("  ").append(PROGRAM).append(" --bootstrap-server dest:9092 ").append(action.example())
+                .append('\n');
+        }
+        help.append("\nExit status: 0 on success, 1 if the operation failed, 2 if the command line is wrong.\n");
+        return help.toString();
+    }
+
+    private static void describe(StringBuilder help, String synopsis, String description, String example) {
+        help.append("  ").append(synopsis).append('\n');
+        wrap(help, "      ", description);
+        help.append("      Example: ").append(example).append('\n');
+    }
+
+    private static void wrap(StringBuilder help, String indent, String text) {
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : text.split(" ")) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > HELP_WIDTH) {
+                help.append(line).append('\n');
+                line.setLength(0);
+                line.append(indent);
+            }
+            line.append(line.length() > indent.length() ? " " : "").append(word);
+        }
+        help.append(line).append('\n');
+    }
+
+    /** An option with what --help says of it. An empty metavar marks a flag without a value. */
+    private record OptionSpec(String flag, String metavar, String description, String example) {
+    }
+}

@@ -1,0 +1,210 @@
+package io.clustermirror.admin.cli;
+
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.MirrorConfig;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * Renders admin results as the tool prints them: text for people, JSON for scripts. The JSON documents have a
+ * {@code version} and a fixed set of fields (unknown values are null), so scripts can rely on their shape.
+ */
+public final class OutputFormatter {
+    static final int JSON_VERSION = 1;
+    private static final String NONE = "-";
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private OutputFormatter() {
+    }
+
+    /** One line per mirror, name first. Nothing for no mirrors, like {@code kafka-topics.sh --list}. */
+    public static String listText(Collection<ClusterMirrorListing> listings) {
+        StringBuilder out = new StringBuilder();
+        for (ClusterMirrorListing l : listings) {
+            out.append(l.name()).append("  source=").append(l.sourceBootstrapServers())
+                .append("  source-cluster-id=").append(l.sourceClusterId())
+                .append("  topics=").append(l.topicCount()).append('\n');
+        }
+        return out.toString();
+    }
+
+    public static String listJson(Collection<ClusterMirrorListing> listings) {
+        ObjectNode root = root();
+        ArrayNode mirrors = root.putArray("mirrors");
+        for (ClusterMirrorListing l : listings) {
+            mirrors.addObject()
+                .put("name", l.name())
+                .put("sourceBootstrapServers", l.sourceBootstrapServers())
+                .put("sourceClusterId", l.sourceClusterId())
+                .put("topicCount", l.topicCount());
+        }
+        return json(root);
+    }
+
+    /**
+     * Per mirror: a header (name, source, source cluster id, topic count), the configs other than
+     * {@code bootstrap.servers} if any, and a table with a row per partition. TRUNCATED and BARRIER columns appear when
+     * some partition of the mirror has one, i.e. once topics were stopped. LAST-ERROR comes last because it is
+     * free text.
+     */
+    public static String describeTable(Collection<ClusterMirrorDescription> descriptions) {
+        List<String> blocks = new ArrayList<>();
+        for (ClusterMirrorDescription d : descriptions) {
+            StringBuilder out = new StringBuilder();
+            out.append("Mirror: ").append(d.name())
+                .append("\tSource: ").append(d.sourceBootstrapServers())
+                .append("\tSource cluster id: ").append(d.sourceClusterId())
+                .append("\tTopics: ").append(d.topics().size()).append('\n');
+            Map<String, String> configs = new TreeMap<>(d.configs());
+            configs.remove(MirrorConfig.BOOTSTRAP_SERVERS);
+            if (!configs.isEmpty()) {
+                out.append("Configs: ").append(configs.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))).append('\n');
+            }
+            out.append(partitionTable(d.topics()));
+            blocks.add(out.toString());
+        }
+        return String.join("\n", blocks);
+    }
+
+    public static String describeJson(Collection<ClusterMirrorDescription> descriptions) {
+        ObjectNode root = root();
+        ArrayNode mirrors = root.putArray("mirrors");
+        for (ClusterMirrorDescription d : descriptions) {
+            ObjectNode mirror = mirrors.addObject()
+                .put("name", d.name())
+                .put("sourceBootstrapServers", d.sourceBootstrapServers())
+                .put("sourceClusterId", d.sourceClusterId());
+            ObjectNode configs = mirror.putObject("configs");
+            new TreeMap<>(d.configs()).forEach(configs::put);
+            ArrayNode topics = mirror.putArray("topics");
+            for (MirrorTopicDescription t : d.topics()) {
+                ObjectNode topic = topics.addObject()
+                    .put("topic", t.topic())
+                    .put("desiredState", t.desiredState().name());
+                ArrayNode partitions = topic.putArray("partitions");
+                for (MirrorPartitionDescription p : t.partitions()) {
+                    ObjectNode partition = partitions.addObject()
+                        .put("partition", p.partition())
+                        .put("state", p.state().name());
+                    putKnown(partition, "sourceEndOffset", p.sourceEndOffset());
+                    putKnown(partition, "destinationEndOffset", p.destinationEndOffset());
+                    putKnown(partition, "lag", p.lag());
+                    putKnown(partition, "lastMirroredOffset", p.lastMirroredOffset());
+                    putKnown(partition, "lastMirroredEpoch", p.lastMirroredEpoch());
+                    partition.put("lastError", p.lastError());
+                    putKnown(partition, "barrierOffset", p.barrierOffset());
+                    putKnown(partition, "truncatedFromOffset", p.truncatedFromOffset());
+                    putKnown(partition, "truncatedToOffset", p.truncatedToOffset());
+                    putKnown(partition, "leaderId", p.leaderId());
+                }
+            }
+        }
+        return json(root);
+    }
+
+    /** For --start, --stop, --pause and --resume, e.g. "Started mirroring 2 topics of mirror 'dr': a, b". */
+    public static String mirrorTopicsChanged(String verb, String mirror, List<String> topics) {
+        return verb + " mirroring " + topics.size() + (topics.size() == 1 ? " topic" : " topics") + " of mirror '"
+            + mirror + "'" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics));
+    }
+
+    private static String partitionTable(List<MirrorTopicDescription> topics) {
+        if (topics.isEmpty()) {
+            return "(no topics)\n";
+        }
+        List<Column> columns = new ArrayList<>(List.of(
+            new Column("TOPIC", Row::topic),
+            new Column("PARTITION", r -> String.valueOf(r.partition().partition())),
+            new Column("STATE", r -> r.partition().state().name()),
+            new Column("SOURCE-END", r -> known(r.partition().sourceEndOffset())),
+            new Column("DEST-END", r -> known(r.partition().destinationEndOffset())),
+            new Column("LAG", r -> known(r.partition().lag()))));
+        List<Row> rows = topics.stream()
+            .flatMap(t -> t.partitions().stream().map(p -> new Row(t.topic(), p)))
+            .collect(Collectors.toList());
+        addIfAnyRow(columns, rows, new Column("TRUNCATED", r -> r.partition().truncatedFromOffset() < 0 ? NONE
+            : "[" + r.partition().truncatedFromOffset() + "," + r.partition().truncatedToOffset() + ")"),
+            r -> r.partition().truncatedFromOffset() >= 0);
+        addIfAnyRow(columns, rows, new Column("BARRIER", r -> known(r.partition().barrierOffset())),
+            r -> r.partition().barrierOffset() >= 0);
+        columns.add(new Column("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
+            // One row per partition, whatever the error text holds.
+            : r.partition().lastError().replaceAll("\\s+", " ")));
+
+        List<List<String>> cells = new ArrayList<>();
+        cells.add(columns.stream().map(Column::header).collect(Collectors.toList()));
+        for (Row row : rows) {
+            cells.add(columns.stream().map(c -> c.value().apply(row))
+                .collect(Collectors.toList()));
+        }
+        int[] widths = new int[columns.size()];
+        cells.forEach(line -> {
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = Math.max(widths[i], line.get(i).length());
+            }
+        });
+        StringBuilder out = new StringBuilder();
+        for (List<String> line : cells) {
+            for (int i = 0; i < line.size(); i++) {
+                boolean last = i == line.size() - 1;
+                out.append(last ? line.get(i) : String.format("%-" + widths[i] + "s  ", line.get(i)));
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private static void addIfAnyRow(List<Column> columns, List<Row> rows, Column column, Predicate<Row> set) {
+        if (rows.stream().anyMatch(set)) {
+            columns.add(column);
+        }
+    }
+
+    private static String known(long value) {
+        return value < 0 ? NONE : String.valueOf(value);
+    }
+
+    private static void putKnown(ObjectNode node, String field, long value) {
+        if (value < 0) {
+            node.putNull(field);
+        } else {
+            node.put(field, value);
+        }
+    }
+
+    private static ObjectNode root() {
+        return MAPPER.createObjectNode().put("version", JSON_VERSION);
+    }
+
+    private static String json(ObjectNode root) {
+        try {
+            return MAPPER.writeValueAsString(root) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private record Row(String topic, MirrorPartitionDescription partition) {
+    }
+
+    private record Column(String header, Function<Row, String> value) {
+    }
+}

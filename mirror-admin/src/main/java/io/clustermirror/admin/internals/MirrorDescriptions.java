@@ -1,0 +1,82 @@
+package io.clustermirror.admin.internals;
+
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static io.clustermirror.admin.MirrorPartitionDescription.UNKNOWN;
+
+/** Builds the admin API's view of mirrors from a {@link MirrorImage}. No I/O. */
+public final class MirrorDescriptions {
+    private MirrorDescriptions() {
+    }
+
+    public static ClusterMirrorListing listing(MirrorImage image, MirrorRecord mirror) {
+        return new ClusterMirrorListing(mirror.name(), mirror.configs().get(MirrorConfig.BOOTSTRAP_SERVERS),
+            mirror.sourceClusterId(), image.topicsOf(mirror.name()).size());
+    }
+
+    /** The destination partitions of a mirror's topics, whose live end offsets a description shows. */
+    public static List<TopicPartition> partitionsOf(MirrorImage image, String mirror) {
+        return image.topicsOf(mirror).stream()
+            .flatMap(topic -> IntStream.range(0, topic.partitions()).mapToObj(p -> new TopicPartition(topic.topic(), p)))
+            .collect(Collectors.toList());
+    }
+
+    /**
+     * Describes a mirror. Its configs are redacted, so secrets never leave this method.
+     *
+     * @param destinationEndOffsets live end offsets of the destination partitions; a partition missing from
+     *                              the map (e.g. its topic is not created yet) shows an unknown end offset
+     */
+    public static ClusterMirrorDescription description(MirrorImage image, MirrorRecord mirror,
+                                                       Map<TopicPartition, Long> destinationEndOffsets) {
+        List<MirrorTopicDescription> topics = new ArrayList<>();
+        for (MirrorTopicRecord topic : image.topicsOf(mirror.name())) {
+            List<MirrorPartitionDescription> partitions = IntStream.range(0, topic.partitions())
+                .mapToObj(p -> partition(image, topic, p,
+                    destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN)))
+                .collect(Collectors.toList());
+            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions));
+        }
+        return new ClusterMirrorDescription(mirror.name(),
+            MirrorConfig.validate(mirror.name(), mirror.configs()).redacted(), mirror.sourceClusterId(), topics);
+    }
+
+    private static MirrorPartitionDescription partition(MirrorImage image, MirrorTopicRecord topic, int partition,
+                                                        long destinationEndOffset) {
+        return image.partitionState(topic.mirror(), topic.topic(), partition)
+            .map(s -> new MirrorPartitionDescription(partition, s.state(), s.sourceLogEndOffset(),
+                destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
+                s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
+                s.truncatedToOffset(), s.leaderId()))
+            // No leader has reported the partition yet.
+            .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,
+                destinationEndOffset, UNKNOWN, UNKNOWN, UNKNOWN, null, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN));
+    }
+
+    /**
+     * The lag in offsets, or unknown if either end is. The source end is a snapshot that may be older than the
+     * live destination end, so a negative difference means caught up, not ahead.
+     */
+    static long lag(long sourceEndOffset, long destinationEndOffset) {
+        if (sourceEndOffset < 0 || destinationEndOffset < 0) {
+            return UNKNOWN;
+        }
+        return Math.max(0, sourceEndOffset - destinationEndOffset);
+    }
+}

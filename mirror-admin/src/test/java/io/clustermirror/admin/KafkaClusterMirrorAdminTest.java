@@ -1,0 +1,75 @@
+package io.clustermirror.admin;
+
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
+
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The client's failure handling, against an address where no broker listens. */
+class KafkaClusterMirrorAdminTest {
+    // Nothing listens on port 1 of the loopback address: connections are refused at once.
+    private static final Map<String, Object> NO_BROKER = Map.of("bootstrap.servers", "127.0.0.1:1",
+        "reconnect.backoff.max.ms", 100);
+
+    private static ClusterMirrorException failure(KafkaFuture<?> future) {
+        ExecutionException e = assertThrows(ExecutionException.class, future::get);
+        return assertInstanceOf(ClusterMirrorException.class, e.getCause());
+    }
+
+    @Test
+    void unreachableDestinationFailsEveryFutureWithinItsTimeout() {
+        try (ClusterMirrorAdmin admin = ClusterMirrorAdmin.create(NO_BROKER)) {
+            ClusterMirrorException list = failure(admin.listClusterMirrors(
+                new ListClusterMirrorsOptions().timeoutMs(300)).listings());
+            assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, list.error());
+            assertEquals("MIRROR_CONTROLLER_UNAVAILABLE: the destination cluster did not answer within 300 ms; "
+                + "check bootstrap.servers and the client's security settings", list.getMessage());
+
+            DescribeClusterMirrorsResult describe = admin.describeClusterMirrors(List.of("a", "b", "a"),
+                new DescribeClusterMirrorsOptions().timeoutMs(300));
+            assertEquals(Set.of("a", "b"), describe.describedMirrors().keySet());
+            for (KafkaFuture<ClusterMirrorDescription> future : describe.describedMirrors().values()) {
+                assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, failure(future).error());
+            }
+
+            assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, failure(admin.startMirrorTopics("dr",
+                List.of("a"), List.of(), new MirrorTopicsOptions().timeoutMs(300)).topics()).error());
+        }
+    }
+
+    @Test
+    void operationsAfterCloseFail() {
+        ClusterMirrorAdmin admin = ClusterMirrorAdmin.create(NO_BROKER);
+        admin.close(Duration.ofSeconds(5));
+        assertEquals("UNKNOWN_SERVER_ERROR: the admin client is closed",
+            failure(admin.deleteClusterMirror("dr").all()).getMessage());
+    }
+
+    @Test
+    void failuresBecomeClusterMirrorExceptions() {
+        ClusterMirrorException mirror = new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "dr has topics");
+        assertSame(mirror, KafkaClusterMirrorAdmin.toMirrorException(new ExecutionException(mirror), 10));
+        assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE,
+            KafkaClusterMirrorAdmin.toMirrorException(new TimeoutException("metadata"), 10).error());
+        assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, KafkaClusterMirrorAdmin.toMirrorException(
+            new java.util.concurrent.TimeoutException(), 10).error());
+        assertEquals("UNKNOWN_SERVER_ERROR: TopicAuthorizationException: not allowed",
+            KafkaClusterMirrorAdmin.toMirrorException(
+                new ExecutionException(new TopicAuthorizationException("not allowed")), 10).getMessage());
+    }
+}

@@ -1,0 +1,253 @@
+package io.clustermirror.admin.cli;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.CreateClusterMirrorOptions;
+import io.clustermirror.admin.CreateClusterMirrorResult;
+import io.clustermirror.admin.DeleteClusterMirrorOptions;
+import io.clustermirror.admin.DeleteClusterMirrorResult;
+import io.clustermirror.admin.DescribeClusterMirrorsOptions;
+import io.clustermirror.admin.DescribeClusterMirrorsResult;
+import io.clustermirror.admin.ListClusterMirrorsOptions;
+import io.clustermirror.admin.ListClusterMirrorsResult;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.internals.KafkaFutureImpl;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Runs the tool against an in-memory {@link ClusterMirrorAdmin} that records its calls. */
+class ClusterMirrorsCommandTest {
+    @TempDir
+    Path dir;
+
+    private final FakeAdmin admin = new FakeAdmin();
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private Properties clientProperties;
+
+    private int run(String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", "dest:9092"));
+        all.addAll(List.of(args));
+        return ClusterMirrorsCommand.mainNoExit(all.toArray(new String[0]),
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+            props -> {
+                clientProperties = props;
+                return admin;
+            });
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void create() throws Exception {
+        Path config = Files.writeString(dir.resolve("dr.properties"), "bootstrap.servers=src:9092\n");
+        assertEquals(0, run("--create", "--mirror", "dr", "--mirror-config", config.toString(), "--timeout-ms", "7"));
+        assertEquals("Created cluster mirror 'dr'.\n", out());
+        assertEquals("", err());
+        assertEquals(List.of("create dr {bootstrap.servers=src:9092} timeout=7"), admin.calls);
+        assertEquals("dest:9092", clientProperties.get("bootstrap.servers"));
+        assertTrue(admin.closed);
+    }
+
+    @Test
+    void delete() {
+        assertEquals(0, run("--delete", "--mirror", "dr"));
+        assertEquals("Deleted cluster mirror 'dr'.\n", out());
+        assertEquals(List.of("delete dr timeout=null"), admin.calls);
+    }
+
+    @Test
+    void topicActionsPrintTheTopicsTheControllerApplied() {
+        admin.topics = List.of("orders", "payments-eu");
+        assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders,payments-.*", "--exclude", "payments-us"));
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders"));
+        assertEquals(0, run("--pause", "--mirror", "dr", "--topics", "orders"));
+        assertEquals(0, run("--resume", "--mirror", "dr", "--topics", "orders"));
+        assertEquals("Started mirroring 2 topics of mirror 'dr': orders, payments-eu\n"
+            + "Stopped mirroring 2 topics of mirror 'dr': orders, payments-eu\n"
+            + "Paused mirroring 2 topics of mirror 'dr': orders, payments-eu\n"
+            + "Resumed mirroring 2 topics of mirror 'dr': orders, payments-eu\n", out());
+        assertEquals(List.of("start dr [orders, payments-.*] - [payments-us]", "stop dr [orders] - []",
+            "pause dr [orders] - []", "resume dr [orders] - []"), admin.calls);
+    }
+
+    @Test
+    void listAndDescribe() {
+        assertEquals(0, run("--list"));
+        assertEquals(OutputFormatter.listText(admin.listings), out());
+        out.reset();
+        assertEquals(0, run("--list", "--json"));
+        assertEquals(OutputFormatter.listJson(admin.listings), out());
+        out.reset();
+        assertEquals(0, run("--describe", "--mirror", "dr"));
+        assertEquals(OutputFormatter.describeTable(List.of(OutputFormatterTest.DR_DESCRIPTION)), out());
+        out.reset();
+        assertEquals(0, run("--describe", "--mirror", "dr", "--json"));
+        assertEquals(OutputFormatter.describeJson(List.of(OutputFormatterTest.DR_DESCRIPTION)), out());
+    }
+
+    @Test
+    void describeWithoutMirrorDescribesEveryMirror() {
+        assertEquals(0, run("--describe"));
+        assertEquals(OutputFormatter.describeTable(
+            List.of(OutputFormatterTest.DR_DESCRIPTION, OutputFormatterTest.EMPTY_DESCRIPTION)), out());
+        assertEquals(List.of("list", "describe [dr, empty]"), admin.calls);
+    }
+
+    @Test
+    void operationErrorIsOneLineAndExitOne() {
+        assertEquals(1, run("--describe", "--mirror", "nope"));
+        assertEquals("UNKNOWN_CLUSTER_MIRROR: no mirror named 'nope'\n", err());
+        assertEquals("", out());
+
+        err.reset();
+        admin.failure = new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_PAUSED, "topic 'a' is MIRRORING;\n"
+            + "pause it first");
+        assertEquals(1, run("--resume", "--mirror", "dr", "--topics", "a"));
+        assertEquals("MIRROR_TOPIC_NOT_PAUSED: topic 'a' is MIRRORING; pause it first\n", err());
+    }
+
+    @Test
+    void usageErrorIsCauseAndUsageAndExitTwo() {
+        assertEquals(2, run("--start", "--mirror", "dr"));
+        assertEquals("Error: --start needs --topics CSV\n"
+            + "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT --start --mirror NAME --topics CSV "
+            + "[--exclude CSV] [--command-config FILE] [--timeout-ms MS]; see --help\n", err());
+        assertEquals(List.of(), admin.calls);
+    }
+
+    @Test
+    void helpGoesToStdoutAndExitsZero() {
+        assertEquals(0, run("--start", "--help"));
+        assertEquals(CommandOptions.helpText(), out());
+        assertEquals("", err());
+    }
+
+    @Test
+    void clientFailuresAreReportedByTheirRootCause() {
+        assertEquals("INVALID_CONFIG: No resolvable bootstrap urls given in bootstrap.servers",
+            ClusterMirrorsCommand.errorLine(new KafkaException("Failed to create new KafkaAdminClient",
+                new ConfigException("No resolvable bootstrap urls given in bootstrap.servers"))));
+        assertEquals("UNKNOWN_SERVER_ERROR: IllegalStateException: boom",
+            ClusterMirrorsCommand.errorLine(new ExecutionException(new IllegalStateException("boom"))));
+        assertEquals("UNKNOWN_CLUSTER_MIRROR: no mirror named 'dr'",
+            ClusterMirrorsCommand.errorLine(new ExecutionException(
+                new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'dr'"))));
+    }
+
+    /** Answers from fixed data: mirrors "dr" and "empty"; fails every topic operation with {@link #failure} if set. */
+    private static final class FakeAdmin implements ClusterMirrorAdmin {
+        final List<String> calls = new ArrayList<>();
+        final List<ClusterMirrorListing> listings = List.of(OutputFormatterTest.DR, OutputFormatterTest.EMPTY);
+        final Map<String, ClusterMirrorDescription> descriptions = Map.of(
+            "dr", OutputFormatterTest.DR_DESCRIPTION, "empty", OutputFormatterTest.EMPTY_DESCRIPTION);
+        List<String> topics = List.of();
+        ClusterMirrorException failure;
+        boolean closed;
+
+        @Override
+        public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
+                                                             CreateClusterMirrorOptions options) {
+            calls.add("create " + name + " " + configs + " timeout=" + options.timeoutMs());
+            return new CreateClusterMirrorResult(KafkaFuture.completedFuture(null));
+        }
+
+        @Override
+        public DeleteClusterMirrorResult deleteClusterMirror(String name, DeleteClusterMirrorOptions options) {
+            calls.add("delete " + name + " timeout=" + options.timeoutMs());
+            return new DeleteClusterMirrorResult(KafkaFuture.completedFuture(null));
+        }
+
+        @Override
+        public ListClusterMirrorsResult listClusterMirrors(ListClusterMirrorsOptions options) {
+            calls.add("list");
+            return new ListClusterMirrorsResult(KafkaFuture.completedFuture(listings));
+        }
+
+        @Override
+        public DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names,
+                                                                   DescribeClusterMirrorsOptions options) {
+            calls.add("describe " + names);
+            Map<String, KafkaFuture<ClusterMirrorDescription>> futures = new LinkedHashMap<>();
+            for (String name : names) {
+                futures.put(name, descriptions.containsKey(name) ? KafkaFuture.completedFuture(descriptions.get(name))
+                    : failed(new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR,
+                        "no mirror named '" + name + "'")));
+            }
+            return new DescribeClusterMirrorsResult(futures);
+        }
+
+        @Override
+        public MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                    Collection<String> excludes, MirrorTopicsOptions options) {
+            return topicOp("start", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
+        public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                   Collection<String> excludes, MirrorTopicsOptions options) {
+            return topicOp("stop", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
+        public MirrorTopicsResult pauseMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                    Collection<String> excludes, MirrorTopicsOptions options) {
+            return topicOp("pause", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
+        public MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                     Collection<String> excludes, MirrorTopicsOptions options) {
+            return topicOp("resume", mirror, topicsOrRegexes, excludes);
+        }
+
+        private MirrorTopicsResult topicOp(String op, String mirror, Collection<String> topicsOrRegexes,
+                                           Collection<String> excludes) {
+            calls.add(op + " " + mirror + " " + topicsOrRegexes + " - " + excludes);
+            return new MirrorTopicsResult(failure != null ? failed(failure) : KafkaFuture.completedFuture(topics));
+        }
+
+        @Override
+        public void close(Duration timeout) {
+            closed = true;
+        }
+
+        private static <T> KafkaFuture<T> failed(Exception e) {
+            KafkaFutureImpl<T> future = new KafkaFutureImpl<>();
+            future.completeExceptionally(e);
+            return future;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.clustermirror.admin.internals;
+
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.EpochStart;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+
+import org.apache.kafka.common.TopicPartition;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class MirrorDescriptionsTest {
+    private static final MirrorRecord DR = new MirrorRecord("dr",
+        Map.of("bootstrap.servers", "src:9092", "sasl.jaas.config", "secret"), "SrcId", 1L);
+    private static final MirrorTopicRecord ORDERS =
+        new MirrorTopicRecord("orders", "dr", DesiredState.STOPPED, "TopicId", 2, 1L);
+    private static final PartitionStateRecord ORDERS_0 = new PartitionStateRecord("dr", "orders", 0,
+        PartitionState.STOPPED, 4, 2, "TopicId", 99, 3, List.of(new EpochStart(3, 0)), 100, 100, null,
+        100, 98, 100, 1L);
+    private static final MirrorImage IMAGE = new MirrorImage(Map.of("dr", DR),
+        Map.of("orders", ORDERS, "other", new MirrorTopicRecord("other", "elsewhere", DesiredState.MIRRORING,
+            "OtherId", 1, 1L)),
+        Map.of(ORDERS_0.key(), ORDERS_0));
+
+    /**
+     * The tests below use MirrorImage.topicsOf and MirrorConfig.validate/redacted from mirror-common; they are
+     * skipped while those are stubs.
+     */
+    private static void assumeCommonImplemented() {
+        try {
+            MirrorImage.EMPTY.topicsOf("dr");
+            MirrorConfig.validate(DR.name(), DR.configs()).redacted();
+        } catch (UnsupportedOperationException e) {
+            assumeTrue(false, "mirror-common's MirrorImage/MirrorConfig are not implemented yet");
+        }
+    }
+
+    @Test
+    void lagIsUnknownIfAnEndIsAndNeverNegative() {
+        assertEquals(5, MirrorDescriptions.lag(10, 5));
+        assertEquals(0, MirrorDescriptions.lag(10, 12));
+        assertEquals(-1, MirrorDescriptions.lag(-1, 5));
+        assertEquals(-1, MirrorDescriptions.lag(10, -1));
+    }
+
+    @Test
+    void listingCountsTheMirrorsTopics() {
+        assumeCommonImplemented();
+        assertEquals(new io.clustermirror.admin.ClusterMirrorListing("dr", "src:9092", "SrcId", 1),
+            MirrorDescriptions.listing(IMAGE, DR));
+        assertEquals(List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1)),
+            MirrorDescriptions.partitionsOf(IMAGE, "dr"));
+    }
+
+    @Test
+    void descriptionHidesSecretsAndShowsUnreportedPartitionsAsUnknown() {
+        assumeCommonImplemented();
+        ClusterMirrorDescription d = MirrorDescriptions.description(IMAGE, DR,
+            Map.of(new TopicPartition("orders", 0), 101L));
+        assertEquals("[hidden]", d.configs().get("sasl.jaas.config"));
+        assertEquals("src:9092", d.sourceBootstrapServers());
+        assertEquals(List.of(new MirrorTopicDescription("orders", DesiredState.STOPPED, List.of(
+            new MirrorPartitionDescription(0, PartitionState.STOPPED, 100, 101, 0, 99, 3, null, 100, 98, 100, 2),
+            new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1, -1)))),
+            d.topics());
+    }
+}
