@@ -17,6 +17,8 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AbstractOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -33,6 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -216,8 +219,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
     private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
                                   List<String> excludes, Deadline deadline) throws Exception {
-        // Fails clearly, instead of timing out, when the extension is not running.
-        partitionCounts(List.of(InternalTopics.COMMANDS), deadline);
+        ensureCommandsTopic(deadline);
         MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
             excludes, time.milliseconds());
         byte[] key = RecordCodec.encodeKey(command.commandId());
@@ -242,11 +244,37 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         return result;
     }
 
-    /** Replays {@code __mirror_metadata} and {@code __mirror_state} up to their current ends into an image. */
+    /**
+     * The command log is created by the first command (the internal topics are created on first use); the
+     * MirrorController, on the broker that comes to lead it, creates the others.
+     */
+    private void ensureCommandsTopic(Deadline deadline) throws Exception {
+        if (!partitionCounts(List.of(InternalTopics.COMMANDS), deadline).isEmpty()) {
+            return;
+        }
+        int brokers = admin.describeCluster(new DescribeClusterOptions().timeoutMs(deadline.remainingTimeoutMs(time)))
+            .nodes().get().size();
+        try {
+            admin.createTopics(List.of(InternalTopics.newTopic(InternalTopics.COMMANDS, brokers)),
+                new CreateTopicsOptions().timeoutMs(deadline.remainingTimeoutMs(time))).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Replays {@code __mirror_metadata} and {@code __mirror_state} up to their current ends into an image.
+     * Before the first command they do not exist yet: no mirrors.
+     */
     private MirrorImage readImage(Deadline deadline) throws Exception {
         List<TopicPartition> partitions = new ArrayList<>();
         partitionCounts(List.of(InternalTopics.METADATA, InternalTopics.STATE), deadline).forEach((topic, count) ->
             IntStream.range(0, count).forEach(p -> partitions.add(new TopicPartition(topic, p))));
+        if (partitions.isEmpty()) {
+            return MirrorImage.EMPTY;
+        }
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         try (Consumer<byte[], byte[]> consumer = newConsumer()) {
             boolean complete = reader.readAll(consumer, partitions, record -> replay(delta, record), deadline.deadlineMs());
@@ -267,15 +295,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
     }
 
-    /**
-     * The partition counts of internal topics. A missing one means the brokers never started the extension,
-     * which creates them.
-     */
+    /** The partition counts of those of the given internal topics that exist. */
     private Map<String, Integer> partitionCounts(List<String> topics, Deadline deadline) throws Exception {
         Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics,
             new DescribeTopicsOptions().timeoutMs(deadline.remainingTimeoutMs(time))).topicNameValues();
         Map<String, Integer> counts = new HashMap<>();
-        List<String> missing = new ArrayList<>();
         for (String topic : topics) {
             try {
                 counts.put(topic, futures.get(topic).get().partitions().size());
@@ -283,13 +307,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
                     throw e;
                 }
-                missing.add(topic);
             }
-        }
-        if (!missing.isEmpty()) {
-            throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster has no "
-                + String.join(" or ", missing) + " topic, so its brokers never started the Cluster Mirror extension; "
-                + CHECK_EXTENSION);
         }
         return counts;
     }

@@ -1,0 +1,54 @@
+package io.clustermirror.it;
+
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The batches of one replica's log as stored in its segment files: what invariant 1 (DESIGN.md §4)
+ * compares between source and destination, field by field.
+ */
+final class LogBatches {
+    /**
+     * The identity of a stored batch: everything but the 4-byte partitionLeaderEpoch, which the
+     * destination stamps with its own epoch (outside the CRC, so the CRC still covers all the rest).
+     */
+    record Batch(long baseOffset, long lastOffset, long crc, long producerId, short producerEpoch, int baseSequence,
+                 boolean transactional, boolean control, String compression, String timestampType, Integer recordCount,
+                 int sizeInBytes, long maxTimestamp) {
+        static Batch of(RecordBatch b) {
+            return new Batch(b.baseOffset(), b.lastOffset(), b.checksum(), b.producerId(), b.producerEpoch(), b.baseSequence(),
+                b.isTransactional(), b.isControlBatch(), b.compressionType().name, b.timestampType().name, b.countOrNull(),
+                b.sizeInBytes(), b.maxTimestamp());
+        }
+    }
+
+    private LogBatches() {
+    }
+
+    /** All batches of the replica whose partition directory is {@code dir}, in offset order, up to {@code endOffset}. */
+    static List<Batch> read(Path dir, long endOffset) throws IOException {
+        List<Path> segments;
+        try (Stream<Path> files = Files.list(dir)) {
+            segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+        }
+        List<Batch> batches = new ArrayList<>();
+        for (Path segment : segments) {
+            try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
+                for (RecordBatch b : records.batches()) {
+                    if (b.lastOffset() < endOffset) {
+                        b.ensureValid();
+                        batches.add(Batch.of(b));
+                    }
+                }
+            }
+        }
+        return batches;
+    }
+}

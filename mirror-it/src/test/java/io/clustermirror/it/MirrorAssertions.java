@@ -1,0 +1,124 @@
+package io.clustermirror.it;
+
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** The invariants of DESIGN.md §4, checked on real clusters. */
+final class MirrorAssertions {
+    static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+    private MirrorAssertions() {
+    }
+
+    static long endOffset(Admin admin, TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
+    }
+
+    /** Waits until the destination's end offset equals the source's for every partition of the topic. */
+    static void awaitCaughtUp(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+        try (Admin src = source.admin(); Admin dst = destination.admin()) {
+            for (int p = 0; p < partitions; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                long sourceEnd = endOffset(src, tp);
+                TestUtils.waitFor(() -> endOffset(dst, tp) == sourceEnd, TIMEOUT,
+                    "destination " + tp + " did not reach the source end offset " + sourceEnd);
+            }
+        }
+    }
+
+    /**
+     * Invariant 1: every source batch sits at the same offsets on every destination replica, identical in all
+     * but the partitionLeaderEpoch (CRC, producer id/epoch/sequence, attributes, count, size), and all
+     * destination replicas hold identical logs.
+     */
+    static void assertIdenticalLogs(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+        try (Admin src = source.admin()) {
+            for (int p = 0; p < partitions; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                long end = endOffset(src, tp);
+                List<LogBatches.Batch> expected = LogBatches.read(source.partitionDir(source.leaderOf(tp), tp), end);
+                assertFalse(expected.isEmpty(), "source " + tp + " has batches");
+                for (int broker : replicasOf(destination, tp)) {
+                    TestUtils.waitFor(() -> LogBatches.read(destination.partitionDir(broker, tp), end).size() == expected.size(), TIMEOUT,
+                        "replica on broker " + broker + " of " + tp + " did not get all batches");
+                    assertEquals(expected, LogBatches.read(destination.partitionDir(broker, tp), end),
+                        "batches of " + tp + " on destination broker " + broker);
+                }
+            }
+        }
+    }
+
+    static List<Integer> replicasOf(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            return admin.describeTopics(List.of(tp.topic())).allTopicNames().get().get(tp.topic())
+                .partitions().get(tp.partition()).replicas().stream().map(n -> n.id()).toList();
+        }
+    }
+
+    /** Invariant 2 as a consumer sees it: read_committed consumers read identical records at identical offsets. */
+    static void assertSameRecords(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            List<String> expected = readAll(source, tp);
+            assertFalse(expected.isEmpty(), "source " + tp + " has committed records");
+            assertEquals(expected, readAll(destination, tp), "records of " + tp);
+        }
+    }
+
+    /** Every committed record of a partition as "offset key value headers". */
+    static List<String> readAll(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+        long end;
+        try (Admin admin = cluster.admin()) {
+            end = endOffset(admin, tp);
+        }
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.currentTimeMillis() + TIMEOUT.toMillis();
+            while (consumer.position(tp) < end) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("could not read " + tp + " to " + end + " on " + cluster.name());
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    out.add(r.offset() + " " + str(r.key()) + " " + str(r.value()) + " " + Arrays.stream(r.headers().toArray())
+                        .map(h -> h.key() + "=" + str(h.value())).collect(Collectors.joining(",")) + " " + r.timestamp());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String str(byte[] b) {
+        return b == null ? "null" : new String(b, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    static Map<String, String> mirrorConfig(MirrorTestCluster source) {
+        Map<String, String> m = new HashMap<>();
+        m.put("bootstrap.servers", source.bootstrapServers());
+        return m;
+    }
+}
