@@ -34,7 +34,12 @@ public final class ClusterMirrorsCommand {
     }
 
     public static void main(String[] args) {
-        Exit.exit(mainNoExit(args, System.out, System.err, ClusterMirrorAdmin::create));
+        Exit.exit(mainNoExit(args, System.out, System.err));
+    }
+
+    /** Runs the tool against a real cluster and returns its exit status instead of exiting. */
+    public static int mainNoExit(String[] args, PrintStream out, PrintStream err) {
+        return mainNoExit(args, out, err, ClusterMirrorAdmin::create);
     }
 
     /** Runs the tool and returns its exit status; the admin factory lets tests supply a client. */
