@@ -233,8 +233,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             consumer.seek(commands, offset);
             result = reader.awaitResult(consumer, key, deadline.deadlineMs()).orElseThrow(() ->
                 new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "no mirror controller answered within "
-                    + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + " (command " + command.commandId()
-                    + " stays queued and may still be applied)"));
+                    + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + "; command " + command.commandId()
+                    + " stays queued and may still be applied"));
         }
         if (!result.succeeded()) {
             throw new ClusterMirrorException(result.error(), result.message());
@@ -288,8 +288,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
         if (!missing.isEmpty()) {
             throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster has no "
-                + String.join(" or ", missing) + " topic, so its brokers never started the Cluster Mirror extension; "
-                + CHECK_EXTENSION);
+                + String.join(" or ", missing) + " topic, so the Cluster Mirror extension has never run on it; start "
+                + "the destination brokers with bin/cluster-mirror-server-start.sh");
         }
         return counts;
     }
