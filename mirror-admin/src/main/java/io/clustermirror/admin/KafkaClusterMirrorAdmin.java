@@ -113,8 +113,9 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
                                                          CreateClusterMirrorOptions options) {
+        Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, deadline -> {
-            execute(CommandOp.CREATE, name, configs, List.of(), List.of(), deadline);
+            execute(CommandOp.CREATE, name, configsAtCall, List.of(), List.of(), deadline);
             return null;
         }));
     }
