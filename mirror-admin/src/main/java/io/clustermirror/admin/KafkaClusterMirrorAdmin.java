@@ -197,9 +197,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     @Override
     public void close(Duration timeout) {
+        long timeoutMs = Math.max(0, timeout.toMillis());
+        long nowMs = time.milliseconds();
+        long deadlineMs = timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
         executor.shutdown();
         try {
-            if (!executor.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+            if (!executor.awaitTermination(deadlineMs - time.milliseconds(), TimeUnit.MILLISECONDS)) {
                 executor.shutdownNow().forEach(queued -> ((Operation<?>) queued).future.completeExceptionally(
                     new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client was closed")));
             }
@@ -207,10 +210,13 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
         } finally {
-            if (producer != null) {
-                Utils.closeQuietly(producer, "cluster mirror command producer");
+            // Bounded too: a command whose send timed out must not hold the close up to delivery.timeout.ms.
+            Duration remaining = Duration.ofMillis(Math.max(0, deadlineMs - time.milliseconds()));
+            Producer<byte[], byte[]> commandProducer = producer;
+            if (commandProducer != null) {
+                Utils.closeQuietly(() -> commandProducer.close(remaining), "cluster mirror command producer");
             }
-            Utils.closeQuietly(admin, "cluster mirror admin");
+            Utils.closeQuietly(() -> admin.close(remaining), "cluster mirror admin");
         }
     }
 
