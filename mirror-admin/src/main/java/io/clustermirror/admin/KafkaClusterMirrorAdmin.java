@@ -116,8 +116,9 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
                                                          CreateClusterMirrorOptions options) {
+        Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, deadline -> {
-            execute(CommandOp.CREATE, name, configs, List.of(), List.of(), deadline);
+            execute(CommandOp.CREATE, name, configsAtCall, List.of(), List.of(), deadline);
             return null;
         }));
     }
@@ -199,9 +200,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     @Override
     public void close(Duration timeout) {
+        long timeoutMs = Math.max(0, timeout.toMillis());
+        long nowMs = time.milliseconds();
+        long deadlineMs = timeoutMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + timeoutMs;
         executor.shutdown();
         try {
-            if (!executor.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+            if (!executor.awaitTermination(deadlineMs - time.milliseconds(), TimeUnit.MILLISECONDS)) {
                 executor.shutdownNow().forEach(queued -> ((Operation<?>) queued).future.completeExceptionally(
                     new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client was closed")));
             }
@@ -209,10 +213,13 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
         } finally {
-            if (producer != null) {
-                Utils.closeQuietly(producer, "cluster mirror command producer");
+            // Bounded too: a command whose send timed out must not hold the close up to delivery.timeout.ms.
+            Duration remaining = Duration.ofMillis(Math.max(0, deadlineMs - time.milliseconds()));
+            Producer<byte[], byte[]> commandProducer = producer;
+            if (commandProducer != null) {
+                Utils.closeQuietly(() -> commandProducer.close(remaining), "cluster mirror command producer");
             }
-            Utils.closeQuietly(admin, "cluster mirror admin");
+            Utils.closeQuietly(() -> admin.close(remaining), "cluster mirror admin");
         }
     }
 
@@ -235,8 +242,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             consumer.seek(commands, offset);
             result = reader.awaitResult(consumer, key, deadline.deadlineMs()).orElseThrow(() ->
                 new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "no mirror controller answered within "
-                    + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + " (command " + command.commandId()
-                    + " stays queued and may still be applied)"));
+                    + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + "; command " + command.commandId()
+                    + " stays queued and may still be applied"));
         }
         if (!result.succeeded()) {
             throw new ClusterMirrorException(result.error(), result.message());

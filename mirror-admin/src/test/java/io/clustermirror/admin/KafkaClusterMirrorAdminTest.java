@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The client's failure handling, against an address where no broker listens. */
 class KafkaClusterMirrorAdminTest {
@@ -58,6 +59,18 @@ class KafkaClusterMirrorAdminTest {
         admin.close(Duration.ofSeconds(5));
         assertEquals("UNKNOWN_SERVER_ERROR: the admin client is closed",
             failure(admin.deleteClusterMirror("dr").all()).getMessage());
+    }
+
+    @Test
+    void closeIsBoundedAndFailsOperationsStillQueued() {
+        ClusterMirrorAdmin admin = ClusterMirrorAdmin.create(NO_BROKER);
+        KafkaFuture<?> running = admin.listClusterMirrors(new ListClusterMirrorsOptions().timeoutMs(30_000)).listings();
+        KafkaFuture<?> queued = admin.deleteClusterMirror("dr", new DeleteClusterMirrorOptions().timeoutMs(30_000)).all();
+        long start = System.nanoTime();
+        admin.close(Duration.ofMillis(200));
+        assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 10_000);
+        assertEquals("UNKNOWN_SERVER_ERROR: the admin client was closed", failure(queued).getMessage());
+        failure(running);
     }
 
     @Test

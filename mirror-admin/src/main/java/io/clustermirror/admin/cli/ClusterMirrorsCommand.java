@@ -15,6 +15,7 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Exit;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
@@ -29,6 +30,11 @@ public final class ClusterMirrorsCommand {
     static final int OK = 0;
     static final int FAILED = 1;
     static final int USAGE = 2;
+    /**
+     * Every operation has finished by the time the tool closes its client; only a command whose send timed out
+     * can be pending, and the user has already been told it may or may not be applied.
+     */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private ClusterMirrorsCommand() {
     }
@@ -57,12 +63,21 @@ public final class ClusterMirrorsCommand {
             err.println(e.usage());
             return USAGE;
         }
-        try (ClusterMirrorAdmin admin = adminFactory.apply(options.clientProperties())) {
+        ClusterMirrorAdmin admin;
+        try {
+            admin = adminFactory.apply(options.clientProperties());
+        } catch (Exception e) {
+            err.println(errorLine(e));
+            return FAILED;
+        }
+        try {
             run(options, admin, out);
             return OK;
         } catch (Exception e) {
             err.println(errorLine(e));
             return FAILED;
+        } finally {
+            admin.close(CLOSE_TIMEOUT);
         }
     }
 

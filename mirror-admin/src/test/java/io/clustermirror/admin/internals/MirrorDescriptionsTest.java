@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class MirrorDescriptionsTest {
     private static final MirrorRecord DR = new MirrorRecord("dr",
@@ -35,19 +34,6 @@ class MirrorDescriptionsTest {
             "OtherId", 1, 1L)),
         Map.of(ORDERS_0.key(), ORDERS_0));
 
-    /**
-     * The tests below use MirrorImage.topicsOf and MirrorConfig.validate/redacted from mirror-common; they are
-     * skipped while those are stubs.
-     */
-    private static void assumeCommonImplemented() {
-        try {
-            MirrorImage.EMPTY.topicsOf("dr");
-            MirrorConfig.validate(DR.name(), DR.configs()).redacted();
-        } catch (UnsupportedOperationException e) {
-            assumeTrue(false, "mirror-common's MirrorImage/MirrorConfig are not implemented yet");
-        }
-    }
-
     @Test
     void lagIsUnknownIfAnEndIsAndNeverNegative() {
         assertEquals(5, MirrorDescriptions.lag(10, 5));
@@ -58,7 +44,6 @@ class MirrorDescriptionsTest {
 
     @Test
     void listingCountsTheMirrorsTopics() {
-        assumeCommonImplemented();
         assertEquals(new io.clustermirror.admin.ClusterMirrorListing("dr", "src:9092", "SrcId", 1),
             MirrorDescriptions.listing(IMAGE, DR));
         assertEquals(List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1)),
@@ -67,7 +52,6 @@ class MirrorDescriptionsTest {
 
     @Test
     void descriptionHidesSecretsAndShowsUnreportedPartitionsAsUnknown() {
-        assumeCommonImplemented();
         ClusterMirrorDescription d = MirrorDescriptions.description(IMAGE, DR,
             Map.of(new TopicPartition("orders", 0), 101L));
         assertEquals("[hidden]", d.configs().get("sasl.jaas.config"));
