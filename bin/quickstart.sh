@@ -4,7 +4,7 @@
 # same offsets, and tears everything down. Run it from a checkout after 'mvn -B install -DskipTests'.
 #
 # Environment: QUICKSTART_TIMEOUT (seconds to wait for each step, default 60), KAFKA_HEAP_OPTS.
-set -euo pipefail
+set -Eeuo pipefail
 
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin="$base_dir/bin"
@@ -60,6 +60,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'fail "unexpected failure (line $LINENO): $BASH_COMMAND"' ERR
 
 # Polls "$@" once a second until it succeeds, or fails after $timeout_s seconds with $what.
 wait_until() {
@@ -166,7 +167,7 @@ step "Creating topic '$topic' on the source and producing $records records"
 for i in $(seq 1 "$records"); do echo "event-$i"; done \
   | "$bin/kafka-console-producer.sh" --bootstrap-server "$source_bootstrap" --topic "$topic" \
   || fail "producing to the source failed"
-source_end=$(end_offset "$source_bootstrap")
+source_end=$(end_offset "$source_bootstrap") || fail "reading the source's log end offset failed"
 [ "$source_end" = "$records" ] || fail "the source's log end offset is '$source_end', expected $records"
 echo "source log end offset: $source_end"
 
@@ -181,8 +182,8 @@ wait_until "the destination to reach offset $source_end" destination_caught_up
 echo "destination log end offset: $(end_offset "$destination_bootstrap")"
 
 step "Reading both topics with their offsets"
-read_topic "$source_bootstrap" > "$work/source.records"
-read_topic "$destination_bootstrap" > "$work/destination.records"
+read_topic "$source_bootstrap" > "$work/source.records" || fail "reading the source's topic failed"
+read_topic "$destination_bootstrap" > "$work/destination.records" || fail "reading the destination's topic failed"
 echo "source:"
 sed 's/^/  /' "$work/source.records"
 echo "destination:"
