@@ -194,7 +194,11 @@ public final class MirrorTestCluster implements AutoCloseable {
                 }
             }
         } catch (Exception e) {
-            close();
+            try {
+                close();
+            } catch (RuntimeException closeError) {
+                e.addSuppressed(closeError);
+            }
             throw e;
         }
         log.info("Cluster {} started: brokers {} at {}", name, brokers.keySet(), bootstrapServers);
@@ -243,16 +247,20 @@ public final class MirrorTestCluster implements AutoCloseable {
         return BrokerHandle.of(brokerServer(brokerId));
     }
 
-    /** The current leader of a partition, waiting until there is one. */
+    /**
+     * The current leader of a partition, waiting until there is one on a running broker (metadata may
+     * name a broker we just shut down for a moment).
+     */
     public int leaderOf(TopicPartition partition) throws InterruptedException {
         try (Admin admin = admin()) {
             return TestUtils.waitForValue(() -> {
                 TopicDescription description = admin.describeTopics(Set.of(partition.topic()))
                     .allTopicNames().get().get(partition.topic());
+                Set<Integer> stopped = stoppedBrokers();
                 return description.partitions().stream()
                     .filter(p -> p.partition() == partition.partition())
                     .map(TopicPartitionInfo::leader)
-                    .filter(leader -> leader != null && !leader.isEmpty())
+                    .filter(leader -> leader != null && !leader.isEmpty() && !stopped.contains(leader.id()))
                     .map(Node::id)
                     .findFirst();
             }, TestUtils.DEFAULT_TIMEOUT, "a leader for " + partition + " in cluster " + name);
@@ -321,7 +329,7 @@ public final class MirrorTestCluster implements AutoCloseable {
 
     /** Closes the extensions, then shuts every node down and deletes the cluster's data. */
     @Override
-    public synchronized void close() throws Exception {
+    public synchronized void close() {
         if (closed) {
             return;
         }
@@ -329,7 +337,16 @@ public final class MirrorTestCluster implements AutoCloseable {
         for (int id : Set.copyOf(extensions.keySet())) {
             closeExtension(id);
         }
-        cluster.close();
+        try {
+            cluster.close();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while closing cluster " + name, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("Failed to close cluster " + name, e);
+        }
         log.info("Cluster {} closed", name);
     }
 

@@ -15,6 +15,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,12 +78,13 @@ class MirrorTestClusterTest {
         assertFalse(Files.exists(logDir), "close deletes the data");
     }
 
-    @Test
-    void transactionsAndGroupsWorkOnOneBroker() throws Exception {
-        try (MirrorTestCluster cluster = MirrorTestCluster.builder().name("one").start()) {
+    @ParameterizedTest(name = "{0} broker(s)")
+    @ValueSource(ints = {1, 2})
+    void transactionsAndGroupsWorkOnSmallClusters(int brokers) throws Exception {
+        try (MirrorTestCluster cluster = MirrorTestCluster.builder().name("small").brokers(brokers).start()) {
             TopicPartition tp = new TopicPartition("payments", 0);
             try (Admin admin = cluster.admin()) {
-                admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) brokers))).all().get();
             }
             Properties props = producerProperties(cluster);
             props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1");
