@@ -34,6 +34,14 @@ final class LogBatches {
 
     /** All batches of the replica whose partition directory is {@code dir}, in offset order, up to {@code endOffset}. */
     static List<Batch> read(Path dir, long endOffset) throws IOException {
+        return read(dir, 0, endOffset);
+    }
+
+    /**
+     * The batches holding offsets in [{@code startOffset}, {@code endOffset}): a segment may still hold batches
+     * below the log start offset (deleteRecords does not rewrite segments).
+     */
+    static List<Batch> read(Path dir, long startOffset, long endOffset) throws IOException {
         List<Path> segments;
         try (Stream<Path> files = Files.list(dir)) {
             segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
@@ -42,7 +50,7 @@ final class LogBatches {
         for (Path segment : segments) {
             try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
                 for (RecordBatch b : records.batches()) {
-                    if (b.lastOffset() < endOffset) {
+                    if (b.lastOffset() >= startOffset && b.lastOffset() < endOffset) {
                         b.ensureValid();
                         batches.add(Batch.of(b));
                     }

@@ -55,12 +55,13 @@ final class MirrorAssertions {
             for (int p = 0; p < partitions; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
                 long end = endOffset(src, tp);
-                List<LogBatches.Batch> expected = LogBatches.read(source.partitionDir(source.leaderOf(tp), tp), end);
+                long start = src.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp).offset();
+                List<LogBatches.Batch> expected = LogBatches.read(source.partitionDir(source.leaderOf(tp), tp), start, end);
                 assertFalse(expected.isEmpty(), "source " + tp + " has batches");
                 for (int broker : replicasOf(destination, tp)) {
-                    TestUtils.waitFor(() -> LogBatches.read(destination.partitionDir(broker, tp), end).size() == expected.size(), TIMEOUT,
+                    TestUtils.waitFor(() -> LogBatches.read(destination.partitionDir(broker, tp), start, end).size() == expected.size(), TIMEOUT,
                         "replica on broker " + broker + " of " + tp + " did not get all batches");
-                    assertEquals(expected, LogBatches.read(destination.partitionDir(broker, tp), end),
+                    assertEquals(expected, LogBatches.read(destination.partitionDir(broker, tp), start, end),
                         "batches of " + tp + " on destination broker " + broker);
                 }
             }

@@ -7,6 +7,7 @@ import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.metadata.authorizer.StandardAuthorizer;
 import org.apache.kafka.server.authorizer.Action;
@@ -52,33 +53,52 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         return super.start(serverInfo);
     }
 
+    /**
+     * DeleteTopics skips the per-topic check when the principal may DELETE the CLUSTER. While read-only mirror
+     * topics exist, that cluster-wide permission is withheld so the per-topic check runs; a topic DELETE is then
+     * allowed to whoever had the cluster permission, exactly as before, unless the topic is a read-only mirror topic.
+     */
     @Override
     public List<AuthorizationResult> authorize(AuthorizableRequestContext context, List<Action> actions) {
-        List<AuthorizationResult> results = super.authorize(context, actions);
-        Optional<MirrorImage> image = Optional.empty();
-        List<AuthorizationResult> adjusted = null;
+        List<AuthorizationResult> results = new ArrayList<>(super.authorize(context, actions));
+        Optional<MirrorImage> image = ExtensionRegistry.image(clusterId, nodeId);
+        if (image.isEmpty() || image.get().topics().isEmpty()) {
+            return results; // no extension in this process, or no mirror topic: nothing to restrict
+        }
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
-            if (results.get(i) != AuthorizationResult.ALLOWED || !isTopicWrite(action)) {
-                continue;
-            }
-            if (image.isEmpty()) {
-                image = ExtensionRegistry.image(clusterId, nodeId);
-                if (image.isEmpty()) {
-                    break; // no extension in this process: nothing is known to be a mirror topic
+            if (isClusterDelete(action)) {
+                if (results.get(i) == AuthorizationResult.ALLOWED && hasReadOnlyTopic(image.get())) {
+                    results.set(i, AuthorizationResult.DENIED);
                 }
-            }
-            String topic = action.resourcePattern().name();
-            Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
-            if (mirror.isPresent()) {
-                if (adjusted == null) {
-                    adjusted = new ArrayList<>(results);
+            } else if (isTopicWrite(action)) {
+                String topic = action.resourcePattern().name();
+                Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
+                if (mirror.isPresent()) {
+                    if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                        logDenial(context, action, topic, mirror.get());
+                    }
+                    results.set(i, AuthorizationResult.DENIED);
+                } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED
+                        && super.authorize(context, List.of(clusterAction(action))).get(0) == AuthorizationResult.ALLOWED) {
+                    results.set(i, AuthorizationResult.ALLOWED);
                 }
-                adjusted.set(i, AuthorizationResult.DENIED);
-                logDenial(context, action, topic, mirror.get());
             }
         }
-        return adjusted == null ? results : adjusted;
+        return results;
+    }
+
+    private static boolean isClusterDelete(Action action) {
+        return action.resourcePattern().resourceType() == ResourceType.CLUSTER && action.operation() == AclOperation.DELETE;
+    }
+
+    private static Action clusterAction(Action topicAction) {
+        return new Action(AclOperation.DELETE, new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+            topicAction.resourceReferenceCount(), false, false);
+    }
+
+    private static boolean hasReadOnlyTopic(MirrorImage image) {
+        return image.topics().keySet().stream().anyMatch(t -> readOnlyMirrorOf(image, t).isPresent());
     }
 
     private static boolean isTopicWrite(Action action) {
