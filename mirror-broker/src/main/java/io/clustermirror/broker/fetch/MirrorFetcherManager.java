@@ -161,7 +161,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         join(coordinator);
         all.forEach(this::join);
         if (admin != null) {
-            admin.close(Duration.ofSeconds(5));
+            admin.close(Duration.ZERO); // abort pending metadata calls: we are stopping
         }
         Utils.closeQuietly(metrics, "cluster mirror metrics");
         Utils.closeQuietly(networkMetrics, "cluster mirror network metrics");
@@ -214,10 +214,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         return Math.min(cap, fetchBackoffMs() << shift);
     }
 
+    /** Timeout of a fetch request: the source's request.timeout.ms, but always above the long-poll wait. */
     int requestTimeoutMs() {
+        return Math.max(adminTimeoutMs(), maxWaitMs() + 1_000);
+    }
+
+    /** Timeout of metadata and list-offsets calls: the source's request.timeout.ms (default 30 s). */
+    int adminTimeoutMs() {
         String v = config.sourceClientProperties().getProperty(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
-        int t = v == null ? 30_000 : Integer.parseInt(v.trim());
-        return Math.max(t, maxWaitMs() + 5_000);
+        return v == null ? 30_000 : Integer.parseInt(v.trim());
     }
 
     long connectTimeoutMs() {
@@ -390,7 +395,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Set<String> topics = new HashSet<>();
         due.forEach(p -> topics.add(p.state().tp.topic()));
         Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(topics,
-            new DescribeTopicsOptions().timeoutMs(requestTimeoutMs())).topicNameValues();
+            new DescribeTopicsOptions().timeoutMs(adminTimeoutMs())).topicNameValues();
 
         Map<Pending, Node> leaders = new HashMap<>();
         for (Pending p : due) {
@@ -450,7 +455,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
             latest.put(p.state().tp, OffsetSpec.latest());
         }
         ListOffsetsOptions opts = new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED);
-        opts.timeoutMs(requestTimeoutMs());
+        opts.timeoutMs(adminTimeoutMs());
         ListOffsetsResult start = a.listOffsets(earliest, opts);
         ListOffsetsResult end = a.listOffsets(latest, opts);
         for (Pending p : toCheck) {

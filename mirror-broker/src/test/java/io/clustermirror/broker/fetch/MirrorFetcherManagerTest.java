@@ -466,4 +466,32 @@ class MirrorFetcherManagerTest {
             assertFalse(m.fetchOffsets().containsKey(tp));
         }
     }
+
+    @Test
+    void unreachableSourceIsRetriedWithBackoffAndCloseIsPrompt() throws Exception {
+        Map<String, String> c = new HashMap<>();
+        c.put(MirrorConfig.BOOTSTRAP_SERVERS, "localhost:1"); // nothing listens there
+        c.put(MirrorConfig.FETCH_BACKOFF_MS, "50");
+        c.put("request.timeout.ms", "1000");
+        c.put("default.api.timeout.ms", "1000");
+        Recorder rec = new Recorder();
+        TopicPartition tp = new TopicPartition("nowhere", 0);
+        MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m5", c), 0, DEST_APPENDER, rec,
+            new Metrics());
+        try {
+            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1);
+            // Let several describe attempts time out: the partition stays, nothing fails.
+            long until = System.currentTimeMillis() + 3_000;
+            waitFor(() -> System.currentTimeMillis() > until, 5_000, () -> "time to pass");
+            assertTrue(m.fetchOffsets().containsKey(tp));
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+        } finally {
+            long t0 = System.nanoTime();
+            m.close();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 10_000, "close took " + ms + " ms");
+        }
+        assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().contains("-m5")
+            && t.isAlive()));
+    }
 }
