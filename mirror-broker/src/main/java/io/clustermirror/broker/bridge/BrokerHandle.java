@@ -72,7 +72,9 @@ public final class BrokerHandle {
     public static Optional<BrokerHandle> fromRaftServer(Object kafkaRaftServer) {
         Objects.requireNonNull(kafkaRaftServer, "kafkaRaftServer");
         try {
-            Field f = kafkaRaftServer.getClass().getDeclaredField("broker");
+            Class<?> c = kafkaRaftServer instanceof kafka.server.KafkaRaftServer
+                ? kafka.server.KafkaRaftServer.class : kafkaRaftServer.getClass();
+            Field f = c.getDeclaredField("broker"); // private final scala.Option<BrokerServer> (javap-checked)
             f.setAccessible(true);
             Object opt = f.get(kafkaRaftServer);
             if (!(opt instanceof scala.Option<?> o)) {

@@ -65,7 +65,8 @@ final class LeadershipPublisher implements MetadataPublisher {
     public void onMetadataUpdate(MetadataDelta delta, MetadataImage newImage, LoaderManifest manifest) {
         try {
             List<LeaderChange> changes;
-            if (!initialized) {
+            boolean first = !initialized;
+            if (first) {
                 changes = fullImage(newImage);
                 initialized = true;
             } else if (delta.topicsDelta() == null) {
@@ -73,7 +74,7 @@ final class LeadershipPublisher implements MetadataPublisher {
             } else {
                 changes = fromDelta(delta.topicsDelta().localChanges(nodeId), delta, newImage);
             }
-            if (!changes.isEmpty()) {
+            if (first || !changes.isEmpty()) { // the first call always comes, even with no local partition
                 listener.onLeadershipChanges(Collections.unmodifiableList(changes));
             }
         } catch (Throwable t) {

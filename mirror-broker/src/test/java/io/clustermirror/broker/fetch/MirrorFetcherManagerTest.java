@@ -85,6 +85,7 @@ class MirrorFetcherManagerTest {
     /** Collects listener calls. */
     static final class Recorder implements FetchListener {
         final Map<TopicPartition, Long> mirrored = new ConcurrentHashMap<>();
+        final Map<TopicPartition, Integer> lastSourceEpoch = new ConcurrentHashMap<>();
         final Map<TopicPartition, Long> sourceEnd = new ConcurrentHashMap<>();
         final Map<TopicPartition, List<Long>> epochStarts = new ConcurrentHashMap<>();
         final Map<TopicPartition, MirrorError> failures = new ConcurrentHashMap<>();
@@ -94,6 +95,7 @@ class MirrorFetcherManagerTest {
         public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch,
                                long firstSourceEpochStart, long sourceEndOffset) {
             mirrored.put(tp, lastMirroredOffset);
+            this.lastSourceEpoch.put(tp, lastSourceEpoch);
             sourceEnd.put(tp, sourceEndOffset);
             if (firstSourceEpochStart >= 0) {
                 epochStarts.computeIfAbsent(tp, k -> new CopyOnWriteArrayList<>()).add(firstSourceEpochStart);
@@ -493,5 +495,68 @@ class MirrorFetcherManagerTest {
         }
         assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().contains("-m5")
             && t.isAlive()));
+    }
+
+    /** A destination leader change while mirroring: the stale epoch is fenced, re-adding on the new leader goes on. */
+    @Test
+    void destinationLeaderChangeFencesTheOldEpochAndMirroringResumes() throws Exception {
+        String topic = "failover";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        produceIdempotentLz4(topic, 1, 50, "one");
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m6"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, topic, 1);
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored);
+            BrokerHandle oldLeader = leader(destBrokers, tp).orElseThrow();
+            int oldEpoch = oldLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
+
+            // Move leadership: reorder the replicas, then elect the preferred leader (a new epoch).
+            try (Admin a = dest.admin()) {
+                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
+                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
+                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
+                replicas.add(oldLeader.nodeId());
+                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
+                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
+                waitFor(() -> {
+                    try {
+                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
+                    } catch (Exception e) {
+                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
+                    }
+                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
+                }, 30_000, () -> "leadership to move");
+            }
+            BrokerHandle newLeader = leader(destBrokers, tp).orElseThrow();
+            int newEpoch = newLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
+            assertTrue(newEpoch > oldEpoch);
+
+            // The fetcher still appends with the old epoch: fenced, the partition is dropped silently.
+            produceIdempotentLz4(topic, 1, 30, "two");
+            waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "stale partition dropped");
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            long leo = newLeader.leaderLogState(tp).orElseThrow().logEndOffset();
+            assertEquals(rec.mirrored.get(tp) + 1, leo, "nothing appended with the stale epoch");
+
+            // What the runtime does on the leadership change: re-add from the new leader's log end.
+            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp));
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up on the new leader " + rec.mirrored);
+        }
+        assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+        // Batches before the change carry the old destination epoch, after it the new one; otherwise identical.
+        long start = 0;
+        MemoryRecords src = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
+        for (BrokerHandle h : destBrokers) {
+            List<RecordBatch> s = batches(src);
+            List<RecordBatch> d = batches(h.localRecords(tp, start, Integer.MAX_VALUE));
+            assertEquals(s.size(), d.size());
+            for (int i = 0; i < s.size(); i++) {
+                assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
+                assertEquals(s.get(i).checksum(), d.get(i).checksum());
+                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), null));
+            }
+        }
     }
 }
