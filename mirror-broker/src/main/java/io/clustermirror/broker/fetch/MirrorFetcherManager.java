@@ -138,6 +138,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         return out;
     }
 
+    /** Fetch session id per source broker (0 while none): for tests and diagnostics. */
+    Map<Integer, Integer> fetchSessionIds() {
+        Map<Integer, Integer> out = new HashMap<>();
+        synchronized (fetchers) {
+            fetchers.forEach((id, f) -> out.put(id, f.sessionId()));
+        }
+        return out;
+    }
+
     @Override
     public void close() {
         if (!running) {

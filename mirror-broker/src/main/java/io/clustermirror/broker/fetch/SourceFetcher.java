@@ -84,6 +84,11 @@ final class SourceFetcher extends Thread {
         return out;
     }
 
+    /** Current fetch session id with the source broker (0: none yet / sessionless). */
+    int sessionId() {
+        return session.sessionId();
+    }
+
     int assignedCount() {
         return assigned.size();
     }

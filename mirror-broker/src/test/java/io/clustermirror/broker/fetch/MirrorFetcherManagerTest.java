@@ -340,6 +340,9 @@ class MirrorFetcherManagerTest {
                 assertTrue(s.values().stream().anyMatch(v -> v.contains("committed")));
             }
             assertTrue(totalBatches > 10, "too few batches to be meaningful: " + totalBatches);
+            // One fetcher for the one source broker, in an incremental fetch session.
+            assertEquals(java.util.Set.of(sourceBroker.nodeId()), m.fetchSessionIds().keySet());
+            assertTrue(m.fetchSessionIds().get(sourceBroker.nodeId()) != 0, "no fetch session");
             double appended = metricValue(metrics, "batches-appended-total", Map.of("mirror", "m1"));
             assertEquals(totalBatches, (int) appended);
             assertEquals(0.0, metricValue(metrics, "records-lag-max", Map.of("mirror", "m1")));
