@@ -165,6 +165,10 @@ public final class MirrorFetcherManager implements AutoCloseable {
             all = new ArrayList<>(fetchers.values());
             fetchers.clear();
         }
+        // Never interrupt a fetcher thread: it may be inside a log append, and an interrupt during
+        // FileChannel I/O closes the channel (ClosedByInterruptException), which Kafka treats as a log
+        // dir failure. Fetchers stop via a flag and NetworkClient.wakeup(). The coordinator does no log
+        // I/O, so interrupting it (to cut a pending admin call short) is safe.
         all.forEach(SourceFetcher::initiateShutdown);
         coordinator.interrupt();
         join(coordinator);

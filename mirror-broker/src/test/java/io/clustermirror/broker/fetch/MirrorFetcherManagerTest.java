@@ -562,4 +562,49 @@ class MirrorFetcherManagerTest {
             }
         }
     }
+
+    /** A batch whose bytes no longer match its CRC on the source fails that partition only. */
+    @Test
+    void corruptSourceBatchFailsOnlyItsPartition() throws Exception {
+        String topic = "corrupt";
+        TopicPartition bad = new TopicPartition(topic, 0);
+        TopicPartition good = new TopicPartition(topic, 1);
+        createTopic(source, topic, 2, 1);
+        createTopic(dest, topic, 2, 3);
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of()))) {
+            for (int i = 0; i < 5; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, "value-" + i)).get(); // one batch each
+                p.send(new ProducerRecord<>(topic, 1, "k" + i, "value-" + i)).get();
+            }
+        }
+        // Flip a byte near the end of the third batch of partition 0 in the source segment file.
+        List<RecordBatch> srcBatches = batches(sourceBroker.localRecords(bad, 0, Integer.MAX_VALUE));
+        int pos = srcBatches.get(0).sizeInBytes() + srcBatches.get(1).sizeInBytes() + srcBatches.get(2).sizeInBytes() - 2;
+        java.nio.file.Path segment;
+        try (var files = java.nio.file.Files.walk(java.nio.file.Path.of(source.nodes().baseDirectory()))) {
+            segment = files.filter(f -> f.endsWith(java.nio.file.Path.of("corrupt-0", "00000000000000000000.log")))
+                .findFirst().orElseThrow();
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(segment.toFile(), "rw")) {
+            f.seek(pos);
+            int b = f.read();
+            f.seek(pos);
+            f.write(b ^ 0x5a);
+        }
+
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m7"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, topic, 2);
+            waitFor(() -> rec.failures.containsKey(bad), 30_000, () -> "failure of " + bad);
+            waitFor(() -> caughtUp(good), 30_000, () -> "caught up " + good);
+            assertEquals(MirrorError.UNKNOWN_SERVER_ERROR, rec.failures.get(bad));
+            String msg = rec.failureMessages.get(bad);
+            assertTrue(msg.contains("corrupt batch at offsets 2..2"), msg);
+            assertFalse(rec.failures.containsKey(good));
+            assertFalse(m.fetchOffsets().containsKey(bad));
+            assertTrue(m.fetchOffsets().containsKey(good));
+        }
+        // The two good batches before the corrupt one were appended, nothing after.
+        assertEquals(2, leader(destBrokers, bad).orElseThrow().leaderLogState(bad).orElseThrow().logEndOffset());
+    }
 }
