@@ -341,11 +341,17 @@ public final class MirrorFetcherManager implements AutoCloseable {
     // ------------------------------------------------------------------ coordinator
 
     private void coordinatorLoop() {
+        long refreshInterval = Math.max(100L, config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS));
+        long nextRefresh = time.milliseconds() + refreshInterval;
         while (running) {
             try {
-                List<Pending> due = takeDue();
+                List<Pending> due = takeDue(nextRefresh);
                 if (!due.isEmpty()) {
                     resolve(due);
+                }
+                if (time.milliseconds() >= nextRefresh) {
+                    refreshLeaders();
+                    nextRefresh = time.milliseconds() + refreshInterval;
                 }
             } catch (InterruptedException e) {
                 break;
@@ -359,11 +365,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         }
     }
 
-    private List<Pending> takeDue() throws InterruptedException {
+    /** Pending partitions that are due; empty when {@code deadline} passes first. */
+    private List<Pending> takeDue(long deadline) throws InterruptedException {
         synchronized (coordinatorSignal) {
             while (running) {
                 long now = time.milliseconds();
-                long next = Long.MAX_VALUE;
+                if (now >= deadline) {
+                    return List.of();
+                }
+                long next = deadline;
                 List<Pending> due = new ArrayList<>();
                 for (Pending p : pending.values()) {
                     if (p.notBeforeMs() <= now) {
@@ -377,7 +387,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
                 if (!due.isEmpty()) {
                     return due;
                 }
-                coordinatorSignal.wait(next == Long.MAX_VALUE ? 1000L : Math.max(1L, Math.min(1000L, next - now)));
+                coordinatorSignal.wait(Math.max(1L, Math.min(1000L, next - now)));
             }
             return List.of();
         }
@@ -457,6 +467,57 @@ public final class MirrorFetcherManager implements AutoCloseable {
             checkOffsets(a, toCheck, leaders);
         }
         leaders.forEach((p, leader) -> assign(p.state(), leader));
+    }
+
+    /**
+     * Periodic check (mirror.metadata.refresh.interval.ms) of the source leaders of fetched partitions.
+     * Needed because a source broker that lost leadership but still hosts a replica keeps answering our
+     * fetches (consumer fetches from v11 on may be served by followers, up to their high watermark), so
+     * no error would ever move the partition to the new leader. A partition whose leader or topic id
+     * changed is flagged; its fetcher hands it back and the normal discovery path takes over.
+     */
+    private void refreshLeaders() throws InterruptedException {
+        Map<String, List<PartitionFetchState>> byTopic = new HashMap<>();
+        for (PartitionFetchState st : partitions.values()) {
+            if (!st.removed && st.sourceBroker >= 0) {
+                byTopic.computeIfAbsent(st.tp.topic(), t -> new ArrayList<>()).add(st);
+            }
+        }
+        if (byTopic.isEmpty()) {
+            return;
+        }
+        Admin a;
+        try {
+            a = admin();
+        } catch (RuntimeException e) {
+            return;
+        }
+        Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(byTopic.keySet(),
+            new DescribeTopicsOptions().timeoutMs(adminTimeoutMs())).topicNameValues();
+        for (Map.Entry<String, List<PartitionFetchState>> e : byTopic.entrySet()) {
+            TopicDescription desc;
+            try {
+                desc = described.get(e.getKey()).get();
+            } catch (ExecutionException ex) {
+                if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+                    e.getValue().forEach(st -> st.leaderMoved = true); // discovery will fail them properly
+                }
+                continue; // unreachable: fetch errors will tell
+            }
+            for (PartitionFetchState st : e.getValue()) {
+                TopicPartitionInfo info = desc.partitions().size() > st.tp.partition()
+                    ? desc.partitions().get(st.tp.partition()) : null;
+                boolean idChanged = !st.sourceTopicId.equals(desc.topicId());
+                Node leader = info == null ? null : info.leader();
+                boolean moved = leader != null && !leader.isEmpty() && leader.id() != st.sourceBroker
+                    && st.sourceBroker >= 0;
+                if (idChanged || info == null || moved) {
+                    log.info("Source leader of {} is now {} (was {}){}; moving the partition", st.tp,
+                        leader == null ? "none" : leader.id(), st.sourceBroker, idChanged ? ", topic id changed" : "");
+                    st.leaderMoved = true;
+                }
+            }
+        }
     }
 
     /** After OFFSET_OUT_OF_RANGE: moves to the source log start, or fails if the source end is behind. */

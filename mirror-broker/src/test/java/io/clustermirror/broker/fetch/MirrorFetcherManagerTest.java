@@ -607,4 +607,87 @@ class MirrorFetcherManagerTest {
         // The two good batches before the corrupt one were appended, nothing after.
         assertEquals(2, leader(destBrokers, bad).orElseThrow().leaderLogState(bad).orElseThrow().logEndOffset());
     }
+
+    /**
+     * Roles swapped to get a multi-broker source: the 3-broker cluster is the source, the 1-broker cluster
+     * the destination. A source leader change moves the partition to another fetcher thread, and the
+     * new source epoch is reported where it starts.
+     */
+    @Test
+    void sourceLeaderChangeMovesThePartitionToTheNewLeadersFetcher() throws Exception {
+        String topic = "reverse";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(dest, topic, 1, 3);   // the source here
+        createTopic(source, topic, 1, 1); // the destination here
+        BrokerHandle target = sourceBroker;
+        java.util.function.Supplier<BrokerHandle> srcLeader = () -> leader(destBrokers, tp).orElseThrow();
+        Properties pp = producerProps(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, dest.bootstrapServers());
+        Runnable produce = () -> {
+            try (KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
+                for (int i = 0; i < 40; i++) {
+                    p.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
+                    if (i % 9 == 0) {
+                        p.flush();
+                    }
+                }
+            }
+        };
+        java.util.function.BooleanSupplier caught = () -> {
+            var st = srcLeader.get().leaderLogState(tp).orElseThrow();
+            return st.highWatermark() == st.logEndOffset()
+                && target.localLogEndOffset(tp).getAsLong() == st.logEndOffset();
+        };
+        produce.run();
+        Map<String, String> c = new HashMap<>(mirrorConfig("m8").originals());
+        c.put(MirrorConfig.BOOTSTRAP_SERVERS, dest.bootstrapServers());
+        c.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "300");
+        Recorder rec = new Recorder();
+        PartitionAppender toTarget = (p, epoch, records) -> target.appendAsLeader(p, epoch, records);
+        try (MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m8", c), 0, toTarget, rec,
+                new Metrics())) {
+            m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,
+                target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
+            waitFor(caught, 30_000, () -> "caught up " + rec.mirrored);
+            BrokerHandle oldLeader = srcLeader.get();
+            long switchOffset = oldLeader.leaderLogState(tp).orElseThrow().logEndOffset();
+            try (Admin a = dest.admin()) {
+                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
+                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
+                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
+                replicas.add(oldLeader.nodeId());
+                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
+                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
+                waitFor(() -> {
+                    try {
+                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
+                    } catch (Exception e) {
+                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
+                    }
+                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
+                }, 30_000, () -> "source leadership to move");
+            }
+            BrokerHandle newLeader = srcLeader.get();
+            // The old leader still hosts a replica and would keep serving (follower fetch, up to its HW):
+            // the periodic leader refresh moves the partition to the new leader's fetcher.
+            waitFor(() -> m.fetchSessionIds().containsKey(newLeader.nodeId()), 30_000, () -> "fetcher for the new leader");
+            produce.run();
+            waitFor(caught, 30_000, () -> "caught up after the source leader change " + rec.mirrored);
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            assertTrue(m.fetchSessionIds().containsKey(newLeader.nodeId()), "fetcher for the new leader");
+            assertEquals(List.of(0L, switchOffset), rec.epochStarts.get(tp), "source epoch starts");
+            assertEquals(newLeader.leaderLogState(tp).orElseThrow().leaderEpoch(), rec.lastSourceEpoch.get(tp));
+
+            MemoryRecords src = newLeader.localRecords(tp, 0, Integer.MAX_VALUE);
+            MemoryRecords dst = target.localRecords(tp, 0, Integer.MAX_VALUE);
+            List<RecordBatch> s = batches(src);
+            List<RecordBatch> d = batches(dst);
+            assertEquals(s.size(), d.size());
+            for (int i = 0; i < s.size(); i++) {
+                assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
+                assertEquals(s.get(i).checksum(), d.get(i).checksum());
+                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), dst));
+            }
+        }
+    }
 }
