@@ -477,6 +477,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
      * changed is flagged; its fetcher hands it back and the normal discovery path takes over.
      */
     private void refreshLeaders() throws InterruptedException {
+        stopIdleFetchers();
         Map<String, List<PartitionFetchState>> byTopic = new HashMap<>();
         for (PartitionFetchState st : partitions.values()) {
             if (!st.removed && st.sourceBroker >= 0) {
@@ -517,6 +518,27 @@ public final class MirrorFetcherManager implements AutoCloseable {
                     st.leaderMoved = true;
                 }
             }
+        }
+    }
+
+    /**
+     * Stops fetchers without partitions (their source broker lost all our leaders). Race-free: only this
+     * (coordinator) thread assigns partitions to fetchers.
+     */
+    private void stopIdleFetchers() {
+        List<SourceFetcher> idle = new ArrayList<>();
+        synchronized (fetchers) {
+            fetchers.values().removeIf(f -> {
+                if (f.assignedCount() == 0) {
+                    idle.add(f);
+                    return true;
+                }
+                return false;
+            });
+        }
+        for (SourceFetcher f : idle) {
+            log.info("Stopping the idle fetcher for source broker {}", f.node().id());
+            f.initiateShutdown();
         }
     }
 

@@ -675,6 +675,9 @@ class MirrorFetcherManagerTest {
             waitFor(caught, 30_000, () -> "caught up after the source leader change " + rec.mirrored);
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
             assertTrue(m.fetchSessionIds().containsKey(newLeader.nodeId()), "fetcher for the new leader");
+            // The old leader's fetcher has nothing left to fetch: it is stopped.
+            waitFor(() -> m.fetchSessionIds().keySet().equals(java.util.Set.of(newLeader.nodeId())), 30_000,
+                () -> "idle fetcher stopped: " + m.fetchSessionIds());
             assertEquals(List.of(0L, switchOffset), rec.epochStarts.get(tp), "source epoch starts");
             assertEquals(newLeader.leaderLogState(tp).orElseThrow().leaderEpoch(), rec.lastSourceEpoch.get(tp));
 
