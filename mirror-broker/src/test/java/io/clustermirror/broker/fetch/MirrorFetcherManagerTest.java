@@ -693,4 +693,40 @@ class MirrorFetcherManagerTest {
             }
         }
     }
+
+    /** read_committed (the default) stops at the source LSO while a transaction is open, then goes on. */
+    @Test
+    void readCommittedStopsAtTheSourceLastStableOffset() throws Exception {
+        String topic = "open-txn";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        produceIdempotentLz4(topic, 1, 10, "before");
+        Recorder rec = new Recorder();
+        try (KafkaProducer<String, String> tx = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "mirror-test-open-txn")));
+             MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m9"), 0, DEST_APPENDER, rec, new Metrics())) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                tx.send(new ProducerRecord<>(topic, 0, "t" + i, "open-" + i));
+            }
+            tx.flush();
+            long lso = sourceBroker.leaderLogState(tp).orElseThrow().lastStableOffset();
+            assertEquals(10, lso);
+            assertEquals(15, sourceLeo(tp));
+            addAll(m, topic, 1);
+            waitFor(() -> Long.valueOf(lso).equals(rec.sourceEnd.get(tp)) && Long.valueOf(lso - 1).equals(rec.mirrored.get(tp)),
+                30_000, () -> "mirrored up to the LSO " + rec.mirrored + " " + rec.sourceEnd);
+            // Several more fetch rounds: nothing beyond the LSO is appended.
+            long polls = System.currentTimeMillis() + 1_000;
+            waitFor(() -> System.currentTimeMillis() > polls, 5_000, () -> "time to pass");
+            assertEquals(lso, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
+
+            tx.commitTransaction();
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up after the commit " + rec.mirrored);
+            assertEquals(16, sourceLeo(tp)); // 5 records + the commit marker
+        }
+        assertIdentical(tp);
+    }
 }
