@@ -12,6 +12,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.image.loader.MetadataLoader;
 import org.apache.kafka.server.common.RequestLocal;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
@@ -72,7 +73,9 @@ public final class BrokerHandle {
     public static Optional<BrokerHandle> fromRaftServer(Object kafkaRaftServer) {
         Objects.requireNonNull(kafkaRaftServer, "kafkaRaftServer");
         try {
-            Field f = kafkaRaftServer.getClass().getDeclaredField("broker");
+            Class<?> c = kafkaRaftServer instanceof kafka.server.KafkaRaftServer
+                ? kafka.server.KafkaRaftServer.class : kafkaRaftServer.getClass();
+            Field f = c.getDeclaredField("broker"); // private final scala.Option<BrokerServer> (javap-checked)
             f.setAccessible(true);
             Object opt = f.get(kafkaRaftServer);
             if (!(opt instanceof scala.Option<?> o)) {
@@ -133,18 +136,37 @@ public final class BrokerHandle {
      * @return completes when the publisher is installed (its first call may come a little later)
      */
     public CompletableFuture<Void> installLeadershipListener(String name, LeadershipListener listener) {
+        MetadataLoader loader = broker.sharedServer().loader();
+        if (loader == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("broker " + nodeId() + " is not running"));
+        }
         LeadershipPublisher p = new LeadershipPublisher(name, nodeId(), listener);
-        CompletableFuture<Void> f = broker.sharedServer().loader().installPublishers(java.util.List.of(p));
-        return f.thenRun(() -> LeadershipPublisher.register(broker, p));
+        if (!LeadershipPublisher.reserve(loader, p)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("a leadership listener named '" + name
+                + "' is already installed on broker " + nodeId()));
+        }
+        return loader.installPublishers(java.util.List.of(p)).whenComplete((v, t) -> {
+            if (t != null) {
+                LeadershipPublisher.unregister(loader, p.name());
+            }
+        });
     }
 
-    /** Removes a listener installed with {@link #installLeadershipListener}; completes when it is removed. */
+    /**
+     * Removes a listener installed with {@link #installLeadershipListener}; completes when it is removed.
+     * A no-op if it is not installed on the broker's current metadata loader (e.g. after a restart,
+     * which drops all publishers).
+     */
     public CompletableFuture<Void> removeLeadershipListener(String name) {
-        LeadershipPublisher p = LeadershipPublisher.unregister(broker, name);
-        if (p == null || broker.sharedServer().loader() == null) {
+        MetadataLoader loader = broker.sharedServer().loader();
+        if (loader == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return broker.sharedServer().loader().removeAndClosePublisher(p).exceptionally(t -> null);
+        LeadershipPublisher p = LeadershipPublisher.unregister(loader, LeadershipPublisher.loaderName(name));
+        if (p == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return loader.removeAndClosePublisher(p);
     }
 
     /** The destination topic id, if the topic exists. */

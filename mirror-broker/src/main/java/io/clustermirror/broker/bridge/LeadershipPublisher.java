@@ -28,9 +28,13 @@ import java.util.WeakHashMap;
 final class LeadershipPublisher implements MetadataPublisher {
     private static final Logger log = LoggerFactory.getLogger(LeadershipPublisher.class);
 
-    /** Installed publishers per broker object (identity), so that a handle can remove them by name. */
-    private static final Map<Object, Map<String, LeadershipPublisher>> INSTALLED =
-        Collections.synchronizedMap(new WeakHashMap<>());
+    /**
+     * Installed publishers per metadata loader (identity; a broker restart builds a new loader), so that a
+     * handle can remove them by name and never asks a loader for something it does not have: the loader
+     * reports a duplicate install or an unknown removal to its fault handler, which halts a combined
+     * broker+controller node and, on a broker-only node, disables metadata snapshots.
+     */
+    private static final Map<Object, Map<String, LeadershipPublisher>> INSTALLED = new WeakHashMap<>();
 
     private final String name;
     private final int nodeId;
@@ -38,22 +42,28 @@ final class LeadershipPublisher implements MetadataPublisher {
     private boolean initialized; // loader thread only
 
     LeadershipPublisher(String name, int nodeId, LeadershipListener listener) {
-        this.name = name;
+        this.name = loaderName(name);
         this.nodeId = nodeId;
         this.listener = listener;
     }
 
-    static void register(Object broker, LeadershipPublisher p) {
+    /** Reserves the name on this loader; false if a publisher of ours with that name is installed there. */
+    static boolean reserve(Object loader, LeadershipPublisher p) {
         synchronized (INSTALLED) {
-            INSTALLED.computeIfAbsent(broker, b -> new HashMap<>()).put(p.name, p);
+            return INSTALLED.computeIfAbsent(loader, l -> new HashMap<>()).putIfAbsent(p.name, p) == null;
         }
     }
 
-    static LeadershipPublisher unregister(Object broker, String name) {
+    static LeadershipPublisher unregister(Object loader, String name) {
         synchronized (INSTALLED) {
-            Map<String, LeadershipPublisher> m = INSTALLED.get(broker);
+            Map<String, LeadershipPublisher> m = INSTALLED.get(loader);
             return m == null ? null : m.remove(name);
         }
+    }
+
+    /** The loader-side name: prefixed so it cannot clash with Kafka's own publishers. */
+    static String loaderName(String name) {
+        return "cluster-mirror-" + name;
     }
 
     @Override
@@ -65,7 +75,8 @@ final class LeadershipPublisher implements MetadataPublisher {
     public void onMetadataUpdate(MetadataDelta delta, MetadataImage newImage, LoaderManifest manifest) {
         try {
             List<LeaderChange> changes;
-            if (!initialized) {
+            boolean first = !initialized;
+            if (first) {
                 changes = fullImage(newImage);
                 initialized = true;
             } else if (delta.topicsDelta() == null) {
@@ -73,7 +84,7 @@ final class LeadershipPublisher implements MetadataPublisher {
             } else {
                 changes = fromDelta(delta.topicsDelta().localChanges(nodeId), delta, newImage);
             }
-            if (!changes.isEmpty()) {
+            if (first || !changes.isEmpty()) { // the first call always comes, even with no local partition
                 listener.onLeadershipChanges(Collections.unmodifiableList(changes));
             }
         } catch (Throwable t) {

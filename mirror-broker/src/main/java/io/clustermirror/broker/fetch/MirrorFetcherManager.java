@@ -138,6 +138,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         return out;
     }
 
+    /** Fetch session id per source broker (0 while none): for tests and diagnostics. */
+    Map<Integer, Integer> fetchSessionIds() {
+        Map<Integer, Integer> out = new HashMap<>();
+        synchronized (fetchers) {
+            fetchers.forEach((id, f) -> out.put(id, f.sessionId()));
+        }
+        return out;
+    }
+
     @Override
     public void close() {
         if (!running) {
@@ -156,12 +165,16 @@ public final class MirrorFetcherManager implements AutoCloseable {
             all = new ArrayList<>(fetchers.values());
             fetchers.clear();
         }
+        // Never interrupt a fetcher thread: it may be inside a log append, and an interrupt during
+        // FileChannel I/O closes the channel (ClosedByInterruptException), which Kafka treats as a log
+        // dir failure. Fetchers stop via a flag and NetworkClient.wakeup(). The coordinator does no log
+        // I/O, so interrupting it (to cut a pending admin call short) is safe.
         all.forEach(SourceFetcher::initiateShutdown);
         coordinator.interrupt();
         join(coordinator);
         all.forEach(this::join);
         if (admin != null) {
-            admin.close(Duration.ofSeconds(5));
+            admin.close(Duration.ZERO); // abort pending metadata calls: we are stopping
         }
         Utils.closeQuietly(metrics, "cluster mirror metrics");
         Utils.closeQuietly(networkMetrics, "cluster mirror network metrics");
@@ -214,10 +227,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         return Math.min(cap, fetchBackoffMs() << shift);
     }
 
+    /** Timeout of a fetch request: the source's request.timeout.ms, but always above the long-poll wait. */
     int requestTimeoutMs() {
+        return Math.max(adminTimeoutMs(), maxWaitMs() + 1_000);
+    }
+
+    /** Timeout of metadata and list-offsets calls: the source's request.timeout.ms (default 30 s). */
+    int adminTimeoutMs() {
         String v = config.sourceClientProperties().getProperty(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
-        int t = v == null ? 30_000 : Integer.parseInt(v.trim());
-        return Math.max(t, maxWaitMs() + 5_000);
+        return v == null ? 30_000 : Integer.parseInt(v.trim());
     }
 
     long connectTimeoutMs() {
@@ -323,11 +341,17 @@ public final class MirrorFetcherManager implements AutoCloseable {
     // ------------------------------------------------------------------ coordinator
 
     private void coordinatorLoop() {
+        long refreshInterval = Math.max(100L, config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS));
+        long nextRefresh = time.milliseconds() + refreshInterval;
         while (running) {
             try {
-                List<Pending> due = takeDue();
+                List<Pending> due = takeDue(nextRefresh);
                 if (!due.isEmpty()) {
                     resolve(due);
+                }
+                if (time.milliseconds() >= nextRefresh) {
+                    refreshLeaders();
+                    nextRefresh = time.milliseconds() + refreshInterval;
                 }
             } catch (InterruptedException e) {
                 break;
@@ -341,11 +365,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         }
     }
 
-    private List<Pending> takeDue() throws InterruptedException {
+    /** Pending partitions that are due; empty when {@code deadline} passes first. */
+    private List<Pending> takeDue(long deadline) throws InterruptedException {
         synchronized (coordinatorSignal) {
             while (running) {
                 long now = time.milliseconds();
-                long next = Long.MAX_VALUE;
+                if (now >= deadline) {
+                    return List.of();
+                }
+                long next = deadline;
                 List<Pending> due = new ArrayList<>();
                 for (Pending p : pending.values()) {
                     if (p.notBeforeMs() <= now) {
@@ -359,7 +387,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
                 if (!due.isEmpty()) {
                     return due;
                 }
-                coordinatorSignal.wait(next == Long.MAX_VALUE ? 1000L : Math.max(1L, Math.min(1000L, next - now)));
+                coordinatorSignal.wait(Math.max(1L, Math.min(1000L, next - now)));
             }
             return List.of();
         }
@@ -390,7 +418,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Set<String> topics = new HashSet<>();
         due.forEach(p -> topics.add(p.state().tp.topic()));
         Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(topics,
-            new DescribeTopicsOptions().timeoutMs(requestTimeoutMs())).topicNameValues();
+            new DescribeTopicsOptions().timeoutMs(adminTimeoutMs())).topicNameValues();
 
         Map<Pending, Node> leaders = new HashMap<>();
         for (Pending p : due) {
@@ -441,6 +469,79 @@ public final class MirrorFetcherManager implements AutoCloseable {
         leaders.forEach((p, leader) -> assign(p.state(), leader));
     }
 
+    /**
+     * Periodic check (mirror.metadata.refresh.interval.ms) of the source leaders of fetched partitions.
+     * Needed because a source broker that lost leadership but still hosts a replica keeps answering our
+     * fetches (consumer fetches from v11 on may be served by followers, up to their high watermark), so
+     * no error would ever move the partition to the new leader. A partition whose leader or topic id
+     * changed is flagged; its fetcher hands it back and the normal discovery path takes over.
+     */
+    private void refreshLeaders() throws InterruptedException {
+        stopIdleFetchers();
+        Map<String, List<PartitionFetchState>> byTopic = new HashMap<>();
+        for (PartitionFetchState st : partitions.values()) {
+            if (!st.removed && st.sourceBroker >= 0) {
+                byTopic.computeIfAbsent(st.tp.topic(), t -> new ArrayList<>()).add(st);
+            }
+        }
+        if (byTopic.isEmpty()) {
+            return;
+        }
+        Admin a;
+        try {
+            a = admin();
+        } catch (RuntimeException e) {
+            return;
+        }
+        Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(byTopic.keySet(),
+            new DescribeTopicsOptions().timeoutMs(adminTimeoutMs())).topicNameValues();
+        for (Map.Entry<String, List<PartitionFetchState>> e : byTopic.entrySet()) {
+            TopicDescription desc;
+            try {
+                desc = described.get(e.getKey()).get();
+            } catch (ExecutionException ex) {
+                if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+                    e.getValue().forEach(st -> st.leaderMoved = true); // discovery will fail them properly
+                }
+                continue; // unreachable: fetch errors will tell
+            }
+            for (PartitionFetchState st : e.getValue()) {
+                TopicPartitionInfo info = desc.partitions().size() > st.tp.partition()
+                    ? desc.partitions().get(st.tp.partition()) : null;
+                boolean idChanged = !st.sourceTopicId.equals(desc.topicId());
+                Node leader = info == null ? null : info.leader();
+                boolean moved = leader != null && !leader.isEmpty() && leader.id() != st.sourceBroker
+                    && st.sourceBroker >= 0;
+                if (idChanged || info == null || moved) {
+                    log.info("Source leader of {} is now {} (was {}){}; moving the partition", st.tp,
+                        leader == null ? "none" : leader.id(), st.sourceBroker, idChanged ? ", topic id changed" : "");
+                    st.leaderMoved = true;
+                }
+            }
+        }
+    }
+
+    /**
+     * Stops fetchers without partitions (their source broker lost all our leaders). Race-free: only this
+     * (coordinator) thread assigns partitions to fetchers.
+     */
+    private void stopIdleFetchers() {
+        List<SourceFetcher> idle = new ArrayList<>();
+        synchronized (fetchers) {
+            fetchers.values().removeIf(f -> {
+                if (f.assignedCount() == 0) {
+                    idle.add(f);
+                    return true;
+                }
+                return false;
+            });
+        }
+        for (SourceFetcher f : idle) {
+            log.info("Stopping the idle fetcher for source broker {}", f.node().id());
+            f.initiateShutdown();
+        }
+    }
+
     /** After OFFSET_OUT_OF_RANGE: moves to the source log start, or fails if the source end is behind. */
     private void checkOffsets(Admin a, List<Pending> toCheck, Map<Pending, Node> leaders) throws InterruptedException {
         Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
@@ -450,7 +551,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
             latest.put(p.state().tp, OffsetSpec.latest());
         }
         ListOffsetsOptions opts = new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED);
-        opts.timeoutMs(requestTimeoutMs());
+        opts.timeoutMs(adminTimeoutMs());
         ListOffsetsResult start = a.listOffsets(earliest, opts);
         ListOffsetsResult end = a.listOffsets(latest, opts);
         for (Pending p : toCheck) {

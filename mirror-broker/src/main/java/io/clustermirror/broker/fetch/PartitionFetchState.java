@@ -32,6 +32,8 @@ final class PartitionFetchState {
     volatile long notBeforeMs;
     /** Consecutive transient errors, for the backoff. */
     volatile int errorCount;
+    /** Set by the coordinator's periodic metadata refresh: the owning fetcher hands the partition back. */
+    volatile boolean leaderMoved;
     /** Source broker currently fetching it, -1 while pending. */
     volatile int sourceBroker = -1;
 

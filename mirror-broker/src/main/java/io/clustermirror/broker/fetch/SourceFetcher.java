@@ -24,6 +24,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,11 @@ final class SourceFetcher extends Thread {
         return out;
     }
 
+    /** Current fetch session id with the source broker (0: none yet / sessionless). */
+    int sessionId() {
+        return session.sessionId();
+    }
+
     int assignedCount() {
         return assigned.size();
     }
@@ -121,6 +127,7 @@ final class SourceFetcher extends Thread {
     private void runOnce() {
         long now = time.milliseconds();
         Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
+        Map<TopicPartition, Long> requestedOffsets = new HashMap<>();
         long nextDue = Long.MAX_VALUE;
         FetchSessionHandler.Builder builder = session.newBuilder();
         for (PartitionFetchState st : assigned.values()) {
@@ -128,12 +135,20 @@ final class SourceFetcher extends Thread {
                 assigned.remove(st.tp, st);
                 continue;
             }
+            if (st.leaderMoved) {
+                // The coordinator saw another source leader: only the owner (this thread) lets go.
+                st.leaderMoved = false;
+                release(st, false);
+                continue;
+            }
             if (st.notBeforeMs > now) {
                 nextDue = Math.min(nextDue, st.notBeforeMs);
                 continue;
             }
             int lastEpoch = st.lastFetchedEpoch;
-            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, st.fetchOffset,
+            long offset = st.fetchOffset;
+            requestedOffsets.put(st.tp, offset);
+            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, offset,
                 FetchRequest.INVALID_LOG_START_OFFSET, manager.partitionMaxBytes(), Optional.empty(),
                 lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
             requested.put(st.tp, st);
@@ -202,7 +217,7 @@ final class SourceFetcher extends Thread {
                 continue; // removed or moved while the request was in flight
             }
             try {
-                handlePartition(st, e.getValue());
+                handlePartition(st, e.getValue(), requestedOffsets.get(st.tp));
             } catch (RuntimeException ex) {
                 manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
                     + st.fetchOffset + " failed: " + ex, ex);
@@ -210,10 +225,20 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    private void handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd) {
+    private void handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd, long requestedOffset) {
         Errors error = Errors.forCode(pd.errorCode());
         switch (error) {
-            case NONE -> handleData(st, pd);
+            case NONE -> {
+                st.lock.lock();
+                try {
+                    // Only the owner appends, and only data fetched at the partition's current offset.
+                    if (!st.removed && assigned.get(st.tp) == st && st.fetchOffset == requestedOffset) {
+                        handleData(st, pd);
+                    }
+                } finally {
+                    st.lock.unlock();
+                }
+            }
             case OFFSET_OUT_OF_RANGE -> {
                 log.info("Source offset {} of {} is out of range; checking the source log start and end",
                     st.fetchOffset, st.tp);
@@ -294,11 +319,11 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    /** Appends one run under the partition's lock; false if the partition is gone (removed, dropped, failed). */
+    /** Appends one run (caller holds the partition's lock); false if the partition is gone (removed, dropped, failed). */
     private boolean append(PartitionFetchState st, SourceBatches.Run run, long sourceEnd) {
         st.lock.lock();
         try {
-            if (st.removed) {
+            if (st.removed || assigned.get(st.tp) != st) {
                 return false;
             }
             AppendResult result;

@@ -221,10 +221,19 @@ class BrokerHandleTest {
             assertTrue(changesFor(calls.get(h.nodeId()), new TopicPartition("fresh", 0)).stream()
                 .anyMatch(c -> c.deleted() && freshId.equals(c.topicId())));
         }
-        // Removed: no more calls.
+        // A second listener with the same name is refused locally, without a loader fault.
+        java.util.concurrent.ExecutionException dup = assertThrows(java.util.concurrent.ExecutionException.class,
+            () -> brokers.get(0).installLeadershipListener("test-leadership", changes -> { })
+                .get(10, TimeUnit.SECONDS));
+        assertTrue(dup.getCause() instanceof IllegalStateException, String.valueOf(dup.getCause()));
+        // Removed: no more calls; removing again (or an unknown name) is a no-op, not a loader fault.
         for (BrokerHandle h : brokers) {
             h.removeLeadershipListener("test-leadership").get(10, TimeUnit.SECONDS);
+            h.removeLeadershipListener("test-leadership").get(10, TimeUnit.SECONDS);
+            h.removeLeadershipListener("never-installed").get(10, TimeUnit.SECONDS);
         }
+        assertEquals(null, cluster.nonFatalFaultHandler().firstException());
+        assertEquals(null, cluster.fatalFaultHandler().firstException());
         int before = calls.values().stream().mapToInt(List::size).sum();
         createTopic("after-removal", 1);
         assertEquals(before, calls.values().stream().mapToInt(List::size).sum());

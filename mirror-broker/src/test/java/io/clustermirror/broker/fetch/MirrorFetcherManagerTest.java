@@ -85,6 +85,7 @@ class MirrorFetcherManagerTest {
     /** Collects listener calls. */
     static final class Recorder implements FetchListener {
         final Map<TopicPartition, Long> mirrored = new ConcurrentHashMap<>();
+        final Map<TopicPartition, Integer> lastSourceEpoch = new ConcurrentHashMap<>();
         final Map<TopicPartition, Long> sourceEnd = new ConcurrentHashMap<>();
         final Map<TopicPartition, List<Long>> epochStarts = new ConcurrentHashMap<>();
         final Map<TopicPartition, MirrorError> failures = new ConcurrentHashMap<>();
@@ -94,6 +95,7 @@ class MirrorFetcherManagerTest {
         public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch,
                                long firstSourceEpochStart, long sourceEndOffset) {
             mirrored.put(tp, lastMirroredOffset);
+            this.lastSourceEpoch.put(tp, lastSourceEpoch);
             sourceEnd.put(tp, sourceEndOffset);
             if (firstSourceEpochStart >= 0) {
                 epochStarts.computeIfAbsent(tp, k -> new CopyOnWriteArrayList<>()).add(firstSourceEpochStart);
@@ -338,6 +340,9 @@ class MirrorFetcherManagerTest {
                 assertTrue(s.values().stream().anyMatch(v -> v.contains("committed")));
             }
             assertTrue(totalBatches > 10, "too few batches to be meaningful: " + totalBatches);
+            // One fetcher for the one source broker, in an incremental fetch session.
+            assertEquals(java.util.Set.of(sourceBroker.nodeId()), m.fetchSessionIds().keySet());
+            assertTrue(m.fetchSessionIds().get(sourceBroker.nodeId()) != 0, "no fetch session");
             double appended = metricValue(metrics, "batches-appended-total", Map.of("mirror", "m1"));
             assertEquals(totalBatches, (int) appended);
             assertEquals(0.0, metricValue(metrics, "records-lag-max", Map.of("mirror", "m1")));
@@ -465,5 +470,263 @@ class MirrorFetcherManagerTest {
             m.removePartition(tp);
             assertFalse(m.fetchOffsets().containsKey(tp));
         }
+    }
+
+    @Test
+    void unreachableSourceIsRetriedWithBackoffAndCloseIsPrompt() throws Exception {
+        Map<String, String> c = new HashMap<>();
+        c.put(MirrorConfig.BOOTSTRAP_SERVERS, "localhost:1"); // nothing listens there
+        c.put(MirrorConfig.FETCH_BACKOFF_MS, "50");
+        c.put("request.timeout.ms", "1000");
+        c.put("default.api.timeout.ms", "1000");
+        Recorder rec = new Recorder();
+        TopicPartition tp = new TopicPartition("nowhere", 0);
+        MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m5", c), 0, DEST_APPENDER, rec,
+            new Metrics());
+        try {
+            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1);
+            // Let several describe attempts time out: the partition stays, nothing fails.
+            long until = System.currentTimeMillis() + 3_000;
+            waitFor(() -> System.currentTimeMillis() > until, 5_000, () -> "time to pass");
+            assertTrue(m.fetchOffsets().containsKey(tp));
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+        } finally {
+            long t0 = System.nanoTime();
+            m.close();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 10_000, "close took " + ms + " ms");
+        }
+        assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().contains("-m5")
+            && t.isAlive()));
+    }
+
+    /** A destination leader change while mirroring: the stale epoch is fenced, re-adding on the new leader goes on. */
+    @Test
+    void destinationLeaderChangeFencesTheOldEpochAndMirroringResumes() throws Exception {
+        String topic = "failover";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        produceIdempotentLz4(topic, 1, 50, "one");
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m6"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, topic, 1);
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored);
+            BrokerHandle oldLeader = leader(destBrokers, tp).orElseThrow();
+            int oldEpoch = oldLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
+
+            // Move leadership: reorder the replicas, then elect the preferred leader (a new epoch).
+            try (Admin a = dest.admin()) {
+                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
+                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
+                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
+                replicas.add(oldLeader.nodeId());
+                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
+                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
+                waitFor(() -> {
+                    try {
+                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
+                    } catch (Exception e) {
+                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
+                    }
+                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
+                }, 30_000, () -> "leadership to move");
+            }
+            BrokerHandle newLeader = leader(destBrokers, tp).orElseThrow();
+            int newEpoch = newLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
+            assertTrue(newEpoch > oldEpoch);
+
+            // The fetcher still appends with the old epoch: fenced, the partition is dropped silently.
+            produceIdempotentLz4(topic, 1, 30, "two");
+            waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "stale partition dropped");
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            long leo = newLeader.leaderLogState(tp).orElseThrow().logEndOffset();
+            assertEquals(rec.mirrored.get(tp) + 1, leo, "nothing appended with the stale epoch");
+
+            // What the runtime does on the leadership change: re-add from the new leader's log end.
+            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp));
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up on the new leader " + rec.mirrored);
+        }
+        assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+        // Batches before the change carry the old destination epoch, after it the new one; otherwise identical.
+        long start = 0;
+        MemoryRecords src = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
+        for (BrokerHandle h : destBrokers) {
+            List<RecordBatch> s = batches(src);
+            List<RecordBatch> d = batches(h.localRecords(tp, start, Integer.MAX_VALUE));
+            assertEquals(s.size(), d.size());
+            for (int i = 0; i < s.size(); i++) {
+                assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
+                assertEquals(s.get(i).checksum(), d.get(i).checksum());
+                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), null));
+            }
+        }
+    }
+
+    /** A batch whose bytes no longer match its CRC on the source fails that partition only. */
+    @Test
+    void corruptSourceBatchFailsOnlyItsPartition() throws Exception {
+        String topic = "corrupt";
+        TopicPartition bad = new TopicPartition(topic, 0);
+        TopicPartition good = new TopicPartition(topic, 1);
+        createTopic(source, topic, 2, 1);
+        createTopic(dest, topic, 2, 3);
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of()))) {
+            for (int i = 0; i < 5; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, "value-" + i)).get(); // one batch each
+                p.send(new ProducerRecord<>(topic, 1, "k" + i, "value-" + i)).get();
+            }
+        }
+        // Flip a byte near the end of the third batch of partition 0 in the source segment file.
+        List<RecordBatch> srcBatches = batches(sourceBroker.localRecords(bad, 0, Integer.MAX_VALUE));
+        int pos = srcBatches.get(0).sizeInBytes() + srcBatches.get(1).sizeInBytes() + srcBatches.get(2).sizeInBytes() - 2;
+        java.nio.file.Path segment;
+        try (var files = java.nio.file.Files.walk(java.nio.file.Path.of(source.nodes().baseDirectory()))) {
+            segment = files.filter(f -> f.endsWith(java.nio.file.Path.of("corrupt-0", "00000000000000000000.log")))
+                .findFirst().orElseThrow();
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(segment.toFile(), "rw")) {
+            f.seek(pos);
+            int b = f.read();
+            f.seek(pos);
+            f.write(b ^ 0x5a);
+        }
+
+        Recorder rec = new Recorder();
+        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m7"), 0, DEST_APPENDER, rec, new Metrics())) {
+            addAll(m, topic, 2);
+            waitFor(() -> rec.failures.containsKey(bad), 30_000, () -> "failure of " + bad);
+            waitFor(() -> caughtUp(good), 30_000, () -> "caught up " + good);
+            assertEquals(MirrorError.UNKNOWN_SERVER_ERROR, rec.failures.get(bad));
+            String msg = rec.failureMessages.get(bad);
+            assertTrue(msg.contains("corrupt batch at offsets 2..2"), msg);
+            assertFalse(rec.failures.containsKey(good));
+            assertFalse(m.fetchOffsets().containsKey(bad));
+            assertTrue(m.fetchOffsets().containsKey(good));
+        }
+        // The two good batches before the corrupt one were appended, nothing after.
+        assertEquals(2, leader(destBrokers, bad).orElseThrow().leaderLogState(bad).orElseThrow().logEndOffset());
+    }
+
+    /**
+     * Roles swapped to get a multi-broker source: the 3-broker cluster is the source, the 1-broker cluster
+     * the destination. A source leader change moves the partition to another fetcher thread, and the
+     * new source epoch is reported where it starts.
+     */
+    @Test
+    void sourceLeaderChangeMovesThePartitionToTheNewLeadersFetcher() throws Exception {
+        String topic = "reverse";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(dest, topic, 1, 3);   // the source here
+        createTopic(source, topic, 1, 1); // the destination here
+        BrokerHandle target = sourceBroker;
+        java.util.function.Supplier<BrokerHandle> srcLeader = () -> leader(destBrokers, tp).orElseThrow();
+        Properties pp = producerProps(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, dest.bootstrapServers());
+        Runnable produce = () -> {
+            try (KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
+                for (int i = 0; i < 40; i++) {
+                    p.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
+                    if (i % 9 == 0) {
+                        p.flush();
+                    }
+                }
+            }
+        };
+        java.util.function.BooleanSupplier caught = () -> {
+            var st = srcLeader.get().leaderLogState(tp).orElseThrow();
+            return st.highWatermark() == st.logEndOffset()
+                && target.localLogEndOffset(tp).getAsLong() == st.logEndOffset();
+        };
+        produce.run();
+        Map<String, String> c = new HashMap<>(mirrorConfig("m8").originals());
+        c.put(MirrorConfig.BOOTSTRAP_SERVERS, dest.bootstrapServers());
+        c.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "300");
+        Recorder rec = new Recorder();
+        PartitionAppender toTarget = (p, epoch, records) -> target.appendAsLeader(p, epoch, records);
+        try (MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m8", c), 0, toTarget, rec,
+                new Metrics())) {
+            m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,
+                target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
+            waitFor(caught, 30_000, () -> "caught up " + rec.mirrored);
+            BrokerHandle oldLeader = srcLeader.get();
+            long switchOffset = oldLeader.leaderLogState(tp).orElseThrow().logEndOffset();
+            try (Admin a = dest.admin()) {
+                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
+                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
+                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
+                replicas.add(oldLeader.nodeId());
+                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
+                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
+                waitFor(() -> {
+                    try {
+                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
+                    } catch (Exception e) {
+                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
+                    }
+                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
+                }, 30_000, () -> "source leadership to move");
+            }
+            BrokerHandle newLeader = srcLeader.get();
+            // The old leader still hosts a replica and would keep serving (follower fetch, up to its HW):
+            // the periodic leader refresh moves the partition to the new leader's fetcher.
+            waitFor(() -> m.fetchSessionIds().containsKey(newLeader.nodeId()), 30_000, () -> "fetcher for the new leader");
+            produce.run();
+            waitFor(caught, 30_000, () -> "caught up after the source leader change " + rec.mirrored);
+            assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
+            assertTrue(m.fetchSessionIds().containsKey(newLeader.nodeId()), "fetcher for the new leader");
+            // The old leader's fetcher has nothing left to fetch: it is stopped.
+            waitFor(() -> m.fetchSessionIds().keySet().equals(java.util.Set.of(newLeader.nodeId())), 30_000,
+                () -> "idle fetcher stopped: " + m.fetchSessionIds());
+            assertEquals(List.of(0L, switchOffset), rec.epochStarts.get(tp), "source epoch starts");
+            assertEquals(newLeader.leaderLogState(tp).orElseThrow().leaderEpoch(), rec.lastSourceEpoch.get(tp));
+
+            MemoryRecords src = newLeader.localRecords(tp, 0, Integer.MAX_VALUE);
+            MemoryRecords dst = target.localRecords(tp, 0, Integer.MAX_VALUE);
+            List<RecordBatch> s = batches(src);
+            List<RecordBatch> d = batches(dst);
+            assertEquals(s.size(), d.size());
+            for (int i = 0; i < s.size(); i++) {
+                assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
+                assertEquals(s.get(i).checksum(), d.get(i).checksum());
+                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), dst));
+            }
+        }
+    }
+
+    /** read_committed (the default) stops at the source LSO while a transaction is open, then goes on. */
+    @Test
+    void readCommittedStopsAtTheSourceLastStableOffset() throws Exception {
+        String topic = "open-txn";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(source, topic, 1, 1);
+        createTopic(dest, topic, 1, 3);
+        produceIdempotentLz4(topic, 1, 10, "before");
+        Recorder rec = new Recorder();
+        try (KafkaProducer<String, String> tx = new KafkaProducer<>(producerProps(Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "mirror-test-open-txn")));
+             MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m9"), 0, DEST_APPENDER, rec, new Metrics())) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                tx.send(new ProducerRecord<>(topic, 0, "t" + i, "open-" + i));
+            }
+            tx.flush();
+            long lso = sourceBroker.leaderLogState(tp).orElseThrow().lastStableOffset();
+            assertEquals(10, lso);
+            assertEquals(15, sourceLeo(tp));
+            addAll(m, topic, 1);
+            waitFor(() -> Long.valueOf(lso).equals(rec.sourceEnd.get(tp)) && Long.valueOf(lso - 1).equals(rec.mirrored.get(tp)),
+                30_000, () -> "mirrored up to the LSO " + rec.mirrored + " " + rec.sourceEnd);
+            // Several more fetch rounds: nothing beyond the LSO is appended.
+            long polls = System.currentTimeMillis() + 1_000;
+            waitFor(() -> System.currentTimeMillis() > polls, 5_000, () -> "time to pass");
+            assertEquals(lso, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
+
+            tx.commitTransaction();
+            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up after the commit " + rec.mirrored);
+            assertEquals(16, sourceLeo(tp)); // 5 records + the commit marker
+        }
+        assertIdentical(tp);
     }
 }
