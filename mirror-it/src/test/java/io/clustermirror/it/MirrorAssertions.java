@@ -33,7 +33,14 @@ final class MirrorAssertions {
         return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
     }
 
-    /** Waits until the destination's end offset equals the source's for every partition of the topic. */
+    static long startOffset(Admin admin, TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp).offset();
+    }
+
+    /**
+     * Waits until the destination's end offset equals the source's for every partition of the topic, and its
+     * log start offset too (the destination follows the source's retention and deleteRecords).
+     */
     static void awaitCaughtUp(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
             for (int p = 0; p < partitions; p++) {
@@ -41,6 +48,9 @@ final class MirrorAssertions {
                 long sourceEnd = endOffset(src, tp);
                 TestUtils.waitFor(() -> endOffset(dst, tp) == sourceEnd, TIMEOUT,
                     "destination " + tp + " did not reach the source end offset " + sourceEnd);
+                long sourceStart = startOffset(src, tp);
+                TestUtils.waitFor(() -> startOffset(dst, tp) == sourceStart, TIMEOUT,
+                    "destination " + tp + " did not follow the source log start offset " + sourceStart);
             }
         }
     }
@@ -55,7 +65,7 @@ final class MirrorAssertions {
             for (int p = 0; p < partitions; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
                 long end = endOffset(src, tp);
-                long start = src.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp).offset();
+                long start = startOffset(src, tp);
                 List<LogBatches.Batch> expected = LogBatches.read(source.partitionDir(source.leaderOf(tp), tp), start, end);
                 assertFalse(expected.isEmpty(), "source " + tp + " has batches");
                 for (int broker : replicasOf(destination, tp)) {

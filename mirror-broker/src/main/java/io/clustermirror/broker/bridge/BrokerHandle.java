@@ -17,6 +17,7 @@ import org.apache.kafka.server.common.RequestLocal;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
+import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.log.VerificationGuard;
 import org.slf4j.Logger;
@@ -280,6 +281,33 @@ public final class BrokerHandle {
         wakeDelayedOperations(partition, info);
         return new AppendResult(info.firstOffset(), info.lastOffset(), p.leaderLogIfLocal().isDefined()
             ? p.leaderLogIfLocal().get().logEndOffset() : info.lastOffset() + 1);
+    }
+
+    /**
+     * Moves the local leader's log start offset up to {@code offset}, as a DeleteRecords would, so that the
+     * destination follows the source's log start (retention, deleteRecords); followers take it from the
+     * leader's fetch responses. Kafka allows this only up to the high watermark.
+     *
+     * @return true if the log start is now at least {@code offset}; false if the high watermark is still below
+     *         it (call again once more was replicated)
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public boolean advanceLogStartOffset(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
+        Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
+            "partition " + partition + " is not online on broker " + nodeId()));
+        scala.Option<UnifiedLog> leaderLog = p.leaderLogIfLocal();
+        if (leaderLog.isEmpty() || p.getLeaderEpoch() != leaderEpoch) {
+            throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition + " at epoch " + leaderEpoch);
+        }
+        UnifiedLog log = leaderLog.get();
+        if (log.logStartOffset() >= offset) {
+            return true;
+        }
+        if (log.highWatermark() < offset) {
+            return false;
+        }
+        log.maybeIncrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
+        return true;
     }
 
     /**

@@ -5,8 +5,7 @@ import io.clustermirror.broker.bridge.NotLeaderException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
-/** Where fetched source batches go: the destination leader's log. */
-@FunctionalInterface
+/** Where fetched source data goes: the destination leader's log. */
 public interface PartitionAppender {
     /**
      * Appends whole, CRC-checked source batches at their own offsets.
@@ -14,4 +13,13 @@ public interface PartitionAppender {
      * @param destLeaderEpoch the destination leader epoch the partition was added with
      */
     AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) throws NotLeaderException;
+
+    /**
+     * Moves the destination log start up to the source's, so records the source deleted (retention,
+     * deleteRecords) are not readable on the destination either.
+     *
+     * @return false if it cannot be done yet (the destination high watermark is below {@code sourceLogStartOffset})
+     */
+    boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset)
+        throws NotLeaderException;
 }

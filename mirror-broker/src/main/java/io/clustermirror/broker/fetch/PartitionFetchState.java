@@ -26,6 +26,10 @@ final class PartitionFetchState {
     volatile int lastFetchedEpoch;
     /** Last source end offset seen (HW or LSO), -1 if none yet. */
     volatile long sourceEndOffset = -1;
+    /** The source log start offset as last seen in a fetch response, -1 before the first. */
+    volatile long sourceLogStartOffset = -1;
+    /** The source log start the destination log start was last moved up to, -1 before the first move. */
+    volatile long destLogStartOffset = -1;
     /** Set under {@link #lock}: no more appends or reports. */
     volatile boolean removed;
     /** The next fetch must not be sent before this time (fetcher-local backoff after an error). */

@@ -135,6 +135,10 @@ final class SourceFetcher extends Thread {
                 assigned.remove(st.tp, st);
                 continue;
             }
+            // An idle partition is left out of incremental fetch responses: retry a pending log start move here.
+            if (!followSourceLogStart(st)) {
+                continue;
+            }
             if (st.leaderMoved) {
                 // The coordinator saw another source leader: only the owner (this thread) lets go.
                 st.leaderMoved = false;
@@ -284,6 +288,10 @@ final class SourceFetcher extends Thread {
         long sourceEnd = manager.readCommitted() && pd.lastStableOffset() >= 0 ? pd.lastStableOffset() : pd.highWatermark();
         st.sourceEndOffset = sourceEnd;
         st.errorCount = 0;
+        st.sourceLogStartOffset = Math.max(st.sourceLogStartOffset, pd.logStartOffset());
+        if (!followSourceLogStart(st)) {
+            return; // dropped or failed
+        }
         Records records = FetchResponse.recordsOrFail(pd);
         if (records == null || records.sizeInBytes() == 0) {
             manager.listener().onSourceEndOffset(st.tp, sourceEnd);
@@ -316,6 +324,32 @@ final class SourceFetcher extends Thread {
                 st.notBeforeMs = time.milliseconds() + backoff;
             }
             manager.listener().onSourceEndOffset(st.tp, sourceEnd);
+        }
+    }
+
+    /**
+     * Moves the destination log start up to the source's once the destination has replicated that far; until
+     * then it is tried again on the next response. False if the partition is gone (removed, dropped, failed).
+     */
+    private boolean followSourceLogStart(PartitionFetchState st) {
+        long sourceLogStart = st.sourceLogStartOffset;
+        if (sourceLogStart <= st.destLogStartOffset) {
+            return true;
+        }
+        st.lock.lock();
+        try {
+            if (st.removed || assigned.get(st.tp) != st) {
+                return false;
+            }
+            if (manager.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, sourceLogStart)) {
+                st.destLogStartOffset = sourceLogStart;
+            }
+            return true;
+        } catch (NotLeaderException e) {
+            manager.drop(st, e.getMessage());
+            return false;
+        } finally {
+            st.lock.unlock();
         }
     }
 

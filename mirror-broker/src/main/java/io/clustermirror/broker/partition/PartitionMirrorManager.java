@@ -5,6 +5,7 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.fetch.FetchListener;
+import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
@@ -210,7 +211,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         MirrorFetcherManager f;
         try {
             f = fetchers.computeIfAbsent(p.mirror(), name -> new MirrorFetcherManager(
-                MirrorConfig.validate(name, mirror.get().configs()), broker.nodeId(), broker::appendAsLeader, new Listener(), broker.metrics()));
+                MirrorConfig.validate(name, mirror.get().configs()), broker.nodeId(), new LocalLeaderAppender(broker), new Listener(), broker.metrics()));
         } catch (RuntimeException e) {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
@@ -124,10 +125,36 @@ class MirrorFetcherManagerTest {
     }
 
     /** Appends on whichever destination broker currently leads the partition. */
-    static final PartitionAppender DEST_APPENDER = (tp, epoch, records) -> {
-        BrokerHandle h = leader(destBrokers, tp).orElseThrow(() -> new NotLeaderException("no leader for " + tp));
-        return h.appendAsLeader(tp, epoch, records);
+    static final PartitionAppender DEST_APPENDER = new PartitionAppender() {
+        @Override
+        public AppendResult append(TopicPartition tp, int epoch, MemoryRecords records) throws NotLeaderException {
+            return leaderOf(tp).appendAsLeader(tp, epoch, records);
+        }
+
+        @Override
+        public boolean advanceLogStartOffset(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
+            return leaderOf(tp).advanceLogStartOffset(tp, epoch, offset);
+        }
+
+        private BrokerHandle leaderOf(TopicPartition tp) throws NotLeaderException {
+            return leader(destBrokers, tp).orElseThrow(() -> new NotLeaderException("no leader for " + tp));
+        }
     };
+
+    /** An appender that appends with another epoch than the one it is given (a stale leader). */
+    static PartitionAppender withEpochOffset(int delta) {
+        return new PartitionAppender() {
+            @Override
+            public AppendResult append(TopicPartition tp, int epoch, MemoryRecords records) throws NotLeaderException {
+                return DEST_APPENDER.append(tp, epoch + delta, records);
+            }
+
+            @Override
+            public boolean advanceLogStartOffset(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
+                return DEST_APPENDER.advanceLogStartOffset(tp, epoch + delta, offset);
+            }
+        };
+    }
 
     static void createTopic(KafkaClusterTestKit c, String topic, int partitions, int rf) throws Exception {
         try (Admin a = c.admin()) {
@@ -458,7 +485,7 @@ class MirrorFetcherManagerTest {
         createTopic(dest, topic, 1, 3);
         produceIdempotentLz4(topic, 1, 5, "x");
         Recorder rec = new Recorder();
-        PartitionAppender stale = (p, epoch, records) -> DEST_APPENDER.append(p, epoch + 1, records);
+        PartitionAppender stale = withEpochOffset(1);
         try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m4"), 0, stale, rec, new Metrics())) {
             addAll(m, topic, 1);
             waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "partition dropped");
@@ -643,7 +670,7 @@ class MirrorFetcherManagerTest {
         c.put(MirrorConfig.BOOTSTRAP_SERVERS, dest.bootstrapServers());
         c.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "300");
         Recorder rec = new Recorder();
-        PartitionAppender toTarget = (p, epoch, records) -> target.appendAsLeader(p, epoch, records);
+        PartitionAppender toTarget = new LocalLeaderAppender(target);
         try (MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m8", c), 0, toTarget, rec,
                 new Metrics())) {
             m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,

@@ -1,0 +1,27 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.broker.bridge.AppendResult;
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.NotLeaderException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/** The {@link PartitionAppender} of a running broker: its local leader replicas. */
+public final class LocalLeaderAppender implements PartitionAppender {
+    private final BrokerHandle broker;
+
+    public LocalLeaderAppender(BrokerHandle broker) {
+        this.broker = broker;
+    }
+
+    @Override
+    public AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) throws NotLeaderException {
+        return broker.appendAsLeader(partition, destLeaderEpoch, batches);
+    }
+
+    @Override
+    public boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset)
+            throws NotLeaderException {
+        return broker.advanceLogStartOffset(partition, destLeaderEpoch, sourceLogStartOffset);
+    }
+}
