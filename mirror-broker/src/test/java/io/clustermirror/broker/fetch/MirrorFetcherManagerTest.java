@@ -418,11 +418,14 @@ class MirrorFetcherManagerTest {
             waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored + " " + rec.failureMessages);
             produceIdempotentLz4(topic, 1, 10, "later");
             waitFor(() -> caughtUp(tp), 30_000, () -> "caught up again " + rec.mirrored);
+            // The destination log start follows the source's once the destination has replicated that far.
+            waitFor(() -> leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)).map(s -> s.logStartOffset() == 25).orElse(false),
+                30_000, () -> "destination log start " + leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)));
         }
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         assertIdentical(tp);
-        // Nothing below the source log start was invented: the first destination batch starts at 25.
-        RecordBatch first = batches(leader(destBrokers, tp).orElseThrow().localRecords(tp, 0, Integer.MAX_VALUE)).get(0);
+        // Nothing below the source log start was invented.
+        RecordBatch first = batches(leader(destBrokers, tp).orElseThrow().localRecords(tp, 25, Integer.MAX_VALUE)).get(0);
         assertEquals(25, first.baseOffset());
         assertEquals(List.of(25L), rec.epochStarts.get(tp));
     }
