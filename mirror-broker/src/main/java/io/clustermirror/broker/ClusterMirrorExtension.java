@@ -5,6 +5,7 @@ import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.controller.MirrorController;
 import io.clustermirror.broker.controller.MirrorImageTailer;
 import io.clustermirror.broker.partition.PartitionMirrorManager;
+import io.clustermirror.broker.partition.ProducerStateHygiene;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
 import org.apache.kafka.common.TopicPartition;
@@ -36,6 +37,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private final LocalClients clients;
     private final MirrorImageTailer tailer;
     private final PartitionMirrorManager partitions;
+    private final ProducerStateHygiene hygiene;
     private final Supplier<MirrorImage> imageSupplier;
     /** Starts and stops the controller off the loader thread; owns {@link #controller}. */
     private final ExecutorService controllerLifecycle;
@@ -45,8 +47,12 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private ClusterMirrorExtension(BrokerHandle broker) {
         this.broker = broker;
         this.clients = new LocalClients(broker.localBootstrapServers(), broker.brokerConfigs(), broker.nodeId());
-        this.partitions = new PartitionMirrorManager(broker, clients, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS);
-        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), partitions::onImage);
+        this.hygiene = new ProducerStateHygiene(broker);
+        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS);
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
+            hygiene.onImage(image);
+            partitions.onImage(image);
+        });
         this.imageSupplier = tailer::image;
         this.listenerName = "cluster-mirror-" + broker.nodeId();
         this.controllerLifecycle = Executors.newSingleThreadExecutor(r -> {
@@ -64,13 +70,14 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     }
 
     private void start() {
-        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier);
+        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, hygiene::isClean);
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
     }
 
     private void onLeadershipChanges(List<LeaderChange> changes) {
+        hygiene.onLeadershipChanges(changes);
         partitions.onLeadershipChanges(changes);
         for (LeaderChange change : changes) {
             if (change.partition().equals(COMMANDS_PARTITION)) {
@@ -106,7 +113,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         }
         partitions.close();
         tailer.close();
-        ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId(), imageSupplier);
+        hygiene.close();
+        ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }
 }

@@ -5,40 +5,55 @@ import io.clustermirror.common.image.MirrorImage;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Where the authorizer (instantiated by Kafka, not by us) finds the mirror image of its node. Keyed by
- * cluster id and node id, because one JVM may host nodes of several clusters (the test kit does).
- * A node without an attached extension (a dedicated controller) uses any node of its cluster in this
- * JVM (combined mode, test kit).
+ * Where the authorizer (instantiated by Kafka, not by us) finds what the extension of its node knows. Keyed
+ * by cluster id and node id, because one JVM may host nodes of several clusters (the test kit does).
+ * A node without an attached extension (a dedicated controller) uses the image of any node of its cluster
+ * in this JVM (combined mode, test kit).
  */
 public final class ExtensionRegistry {
     private record NodeKey(String clusterId, int nodeId) {
     }
 
-    private static final Map<NodeKey, Supplier<MirrorImage>> IMAGES = new ConcurrentHashMap<>();
+    /**
+     * @param image              the node's mirror image
+     * @param producerStateClean whether the node's leader replicas of a topic may take client writes
+     *                           (their producer state is clean after a barrier)
+     */
+    private record NodeView(Supplier<MirrorImage> image, Predicate<String> producerStateClean) {
+    }
+
+    private static final Map<NodeKey, NodeView> NODES = new ConcurrentHashMap<>();
 
     private ExtensionRegistry() {
     }
 
-    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image) {
-        IMAGES.put(new NodeKey(clusterId, nodeId), image);
+    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, Predicate<String> producerStateClean) {
+        NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, producerStateClean));
     }
 
-    static void unregister(String clusterId, int nodeId, Supplier<MirrorImage> image) {
-        IMAGES.remove(new NodeKey(clusterId, nodeId), image);
+    static void unregister(String clusterId, int nodeId) {
+        NODES.remove(new NodeKey(clusterId, nodeId));
     }
 
     /** The image of the given node, or of another node of the same cluster in this JVM. */
     public static Optional<MirrorImage> image(String clusterId, int nodeId) {
-        Supplier<MirrorImage> own = IMAGES.get(new NodeKey(clusterId, nodeId));
+        NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
         if (own != null) {
-            return Optional.of(own.get());
+            return Optional.of(own.image().get());
         }
-        return IMAGES.entrySet().stream()
+        return NODES.entrySet().stream()
             .filter(e -> e.getKey().clusterId().equals(clusterId))
-            .map(e -> e.getValue().get())
+            .map(e -> e.getValue().image().get())
             .findFirst();
+    }
+
+    /** False while the node leads a partition of the topic whose mirrored producer state is not yet removed. */
+    public static boolean producerStateClean(String clusterId, int nodeId, String topic) {
+        NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
+        return own == null || own.producerStateClean().test(topic);
     }
 }

@@ -79,6 +79,14 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                         logDenial(context, action, topic, mirror.get());
                     }
                     results.set(i, AuthorizationResult.DENIED);
+                } else if (action.operation() == AclOperation.WRITE && !ExtensionRegistry.producerStateClean(clusterId, nodeId, topic)) {
+                    // A new leader of a stopped mirror topic has not yet removed the mirrored producers: a local
+                    // producer reusing one of their ids would be fenced or rejected. Clients retry shortly.
+                    if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                        log.info("Denied WRITE on topic '{}' to {} for now: broker {} is removing mirrored producer state after a leader change",
+                            topic, context.principal(), nodeId);
+                    }
+                    results.set(i, AuthorizationResult.DENIED);
                 } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED
                         && super.authorize(context, List.of(clusterAction(action))).get(0) == AuthorizationResult.ALLOWED) {
                     results.set(i, AuthorizationResult.ALLOWED);

@@ -18,6 +18,8 @@ import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
+import org.apache.kafka.storage.internals.log.ProducerStateEntry;
+import org.apache.kafka.storage.internals.log.ProducerStateManager;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.log.VerificationGuard;
 import org.slf4j.Logger;
@@ -308,6 +310,108 @@ public final class BrokerHandle {
         }
         log.maybeIncrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
         return true;
+    }
+
+    /**
+     * Truncates the local leader's log to {@code offset} (the first offset removed). Followers with data beyond
+     * it truncate too when they next fetch: the leader then reports their fetch position as diverging from
+     * its current epoch, which now ends at {@code offset}. See {@link #inSyncFollowerLogEndOffsets}.
+     *
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
+        Partition p = leaderAt(partition, leaderEpoch);
+        p.truncateTo(offset, false);
+    }
+
+    /**
+     * The log end offsets of the in-sync followers as the leader last saw them in their fetches (the leader's
+     * own replica excluded).
+     *
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public Map<Integer, Long> inSyncFollowerLogEndOffsets(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        Partition p = leaderAt(partition, leaderEpoch);
+        scala.collection.immutable.Set<Object> isr = p.inSyncReplicaIds();
+        Map<Integer, Long> ends = new java.util.TreeMap<>();
+        p.remoteReplicas().foreach(r -> {
+            if (isr.contains(r.brokerId())) {
+                ends.put(r.brokerId(), r.stateSnapshot().logEndOffset());
+            }
+            return null;
+        });
+        return ends;
+    }
+
+    /**
+     * Removes from the local replica's producer state (leader or follower) every producer whose last write
+     * precedes {@code barrierOffset}: after a MIRROR_PID_RESET barrier those entries are mirrored state that
+     * must not fence or reorder local producers. Producers that wrote after the barrier are kept, with their
+     * open transactions. Runs under the log's lock, then snapshots the state at the log end so that a restart
+     * loads the cleaned state. Idempotent: returns the number of producers removed, 0 if none was stale.
+     */
+    public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return 0;
+        }
+        UnifiedLog log = p.get().log().get();
+        synchronized (privateField(UnifiedLog.class, log, "lock")) {
+            ProducerStateManager psm = log.producerStateManager();
+            java.util.List<ProducerStateEntry> kept = new java.util.ArrayList<>();
+            int stale = 0;
+            for (ProducerStateEntry e : psm.activeProducers().values()) {
+                if (e.lastDataOffset() < barrierOffset) {
+                    stale++;
+                } else {
+                    kept.add(e);
+                }
+            }
+            if (stale == 0) {
+                return 0;
+            }
+            try {
+                // No "remove these producers" exists: reset the whole map at the log end, then load back the
+                // producers that wrote after the barrier (loadProducerEntry restores their open transactions).
+                psm.truncateFullyAndStartAt(log.logEndOffset());
+                kept.forEach(psm::loadProducerEntry);
+                psm.takeSnapshot();
+                invokePrivate(UnifiedLog.class, log, "maybeIncrementFirstUnstableOffset");
+            } catch (java.io.IOException e) {
+                throw new org.apache.kafka.common.KafkaException("cannot reset the producer state of " + partition
+                    + " on broker " + nodeId(), e);
+            }
+            return stale;
+        }
+    }
+
+    private Partition leaderAt(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
+            "partition " + partition + " is not online on broker " + nodeId()));
+        if (p.leaderLogIfLocal().isEmpty() || p.getLeaderEpoch() != leaderEpoch) {
+            throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition + " at epoch " + leaderEpoch);
+        }
+        return p;
+    }
+
+    private static Object privateField(Class<?> owner, Object target, String name) {
+        try {
+            Field f = owner.getDeclaredField(name);
+            f.setAccessible(true);
+            return f.get(target);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Kafka internals changed: no field " + name + " in " + owner, e);
+        }
+    }
+
+    private static void invokePrivate(Class<?> owner, Object target, String method) {
+        try {
+            java.lang.reflect.Method m = owner.getDeclaredMethod(method);
+            m.setAccessible(true);
+            m.invoke(target);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Kafka internals changed: cannot call " + method + " on " + owner, e);
+        }
     }
 
     /**

@@ -50,6 +50,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
+    private final StopProcedure stopProcedure;
+    private final ProducerStateHygiene hygiene;
+    /** Runs stops, whose waits must not hold up the event thread. */
+    private final java.util.concurrent.ExecutorService stopExecutor;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -57,6 +61,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
     private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
+    /** Partitions with a stop running, and the leader epoch it runs at. */
+    private final Map<TopicPartition, Integer> stopping = new HashMap<>();
     private MirrorImage image = MirrorImage.EMPTY;
 
     /** What the data plane reported for one partition since this broker became its leader. */
@@ -65,10 +71,21 @@ public final class PartitionMirrorManager implements AutoCloseable {
         int lastMirroredEpoch = -1;
         List<EpochStart> sourceEpochs = new ArrayList<>();
         long sourceEndOffset = -1;
+        long barrierOffset = -1;
+        long truncatedFromOffset = -1;
+        long truncatedToOffset = -1;
     }
 
-    public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, long retryBackoffMs, long retryBackoffMaxMs) {
+    public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
+                                  long retryBackoffMs, long retryBackoffMaxMs) {
         this.broker = broker;
+        this.hygiene = hygiene;
+        this.stopProcedure = new StopProcedure(broker);
+        this.stopExecutor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-stop-" + broker.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
         this.stateWriter = new StateWriter(clients);
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -143,6 +160,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
             p.lastMirroredEpoch = r.lastMirroredEpoch();
             p.sourceEpochs = new ArrayList<>(r.sourceEpochs());
             p.sourceEndOffset = r.sourceLogEndOffset();
+            p.barrierOffset = r.barrierOffset();
+            p.truncatedFromOffset = r.truncatedFromOffset();
+            p.truncatedToOffset = r.truncatedToOffset();
         });
         return p;
     }
@@ -186,7 +206,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
-            return Optional.of(new PartitionEvent.StopFailed("stop (failover) is not supported by this version of Cluster Mirror"));
+            startStop(tp, p);
         } else if (action instanceof PartitionAction.ScheduleRetry retry) {
             long delay = Math.max(0, retry.atMs() - System.currentTimeMillis());
             executor.schedule(() -> guarded(() -> {
@@ -196,6 +216,58 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }), delay, TimeUnit.MILLISECONDS);
         }
         return Optional.empty();
+    }
+
+    /** Starts the stop on the stop thread (once per leader epoch); its outcome comes back as an event. */
+    private void startStop(TopicPartition tp, MirrorPartition p) {
+        if (Integer.valueOf(p.leaderEpoch()).equals(stopping.get(tp))) {
+            return;
+        }
+        String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
+        stopping.put(tp, p.leaderEpoch());
+        stopExecutor.execute(() -> {
+            PartitionEvent result;
+            StopProcedure.Outcome outcome = null;
+            try {
+                outcome = stopProcedure.run(p.mirror(), tp, p.leaderEpoch(), sourceClusterId, (from, to) ->
+                    executor.execute(() -> guarded(() -> {
+                        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+                        pr.truncatedFromOffset = from;
+                        pr.truncatedToOffset = to;
+                        MirrorPartition current = partitions.get(tp);
+                        if (current != null) {
+                            persist(tp, current);
+                        }
+                    })));
+                result = new PartitionEvent.StopSucceeded();
+            } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
+                result = null; // the new leader stops it
+            } catch (StopProcedure.StopFailedException | RuntimeException e) {
+                result = new PartitionEvent.StopFailed("stop failed: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            StopProcedure.Outcome done = outcome;
+            PartitionEvent event = result;
+            executor.execute(() -> guarded(() -> {
+                stopping.remove(tp, p.leaderEpoch());
+                if (event == null || !partitions.containsKey(tp)) {
+                    return;
+                }
+                if (done != null) {
+                    Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+                    pr.barrierOffset = done.barrierOffset();
+                    if (done.truncatedFromOffset() >= 0) {
+                        pr.truncatedFromOffset = done.truncatedFromOffset();
+                        pr.truncatedToOffset = done.truncatedToOffset();
+                    }
+                    // Clean before STOPPED is recorded: the authorizer lets clients write once it reads STOPPED.
+                    hygiene.markClean(tp, p.leaderEpoch());
+                }
+                handle(tp, event);
+            }));
+        });
     }
 
     private Optional<PartitionEvent> startFetching(TopicPartition tp, MirrorPartition p) {
@@ -232,7 +304,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
         stateWriter.write(new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(), broker.nodeId(),
             topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset, destEnd,
-            p.lastError(), -1L, -1L, -1L, System.currentTimeMillis()));
+            p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, System.currentTimeMillis()));
         dirty.remove(tp);
     }
 
@@ -312,6 +384,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
     @Override
     public void close() {
+        stopExecutor.shutdown(); // never interrupt: a stop may be appending to a log
+        try {
+            stopExecutor.awaitTermination(StopProcedure.WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         executor.execute(() -> {
             fetchers.values().forEach(MirrorFetcherManager::close);
             fetchers.clear();

@@ -1,0 +1,130 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LeaderChange;
+import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.PartitionStateRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keeps mirrored producer state out of every local replica of a partition whose log holds a MIRROR_PID_RESET
+ * barrier (DESIGN.md §3): Kafka does not know the barrier, so its producer state can bring mirrored producers
+ * back whenever it is rebuilt (a restart, in particular an unclean one; a truncation) and a follower never saw
+ * the leader's reset. A pass removes, on each such replica whose log reaches past the barrier, the producers
+ * whose last write precedes it; it runs when leadership or the image changes and every second.
+ *
+ * <p>Invariant offered to the authorizer ({@link #isClean}): a local leader accepts client writes to such a
+ * partition only once a pass (or the stop itself, {@link #markClean}) has cleaned it at its current leader epoch.
+ */
+public final class ProducerStateHygiene implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ProducerStateHygiene.class);
+    private static final long PASS_INTERVAL_MS = 1_000;
+
+    private final BrokerHandle broker;
+    private final ScheduledExecutorService executor;
+    /** Highest barrier offset per partition, from {@code __mirror_state}. */
+    private volatile Map<TopicPartition, Long> barriers = Map.of();
+    /** Local replicas (leader or follower) by partition. */
+    private final Map<TopicPartition, LeaderChange> replicas = new ConcurrentHashMap<>();
+    /** Leader epoch at which each local leader replica was last found clean. */
+    private final Map<TopicPartition, Integer> cleanAtEpoch = new ConcurrentHashMap<>();
+
+    public ProducerStateHygiene(BrokerHandle broker) {
+        this.broker = broker;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-producer-state-" + broker.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(this::pass, PASS_INTERVAL_MS, PASS_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    public void onImage(MirrorImage image) {
+        Map<TopicPartition, Long> next = new HashMap<>();
+        for (PartitionStateRecord r : image.partitionStates().values()) {
+            if (r.barrierOffset() >= 0) {
+                next.merge(new TopicPartition(r.topic(), r.partition()), r.barrierOffset(), Math::max);
+            }
+        }
+        barriers = Map.copyOf(next);
+        executor.execute(this::pass);
+    }
+
+    public void onLeadershipChanges(List<LeaderChange> changes) {
+        for (LeaderChange c : changes) {
+            if (c.deleted()) {
+                replicas.remove(c.partition());
+                cleanAtEpoch.remove(c.partition());
+            } else {
+                replicas.put(c.partition(), c);
+            }
+        }
+        executor.execute(this::pass);
+    }
+
+    /** The stop cleaned the leader itself: writes are safe at this epoch without waiting for a pass. */
+    void markClean(TopicPartition tp, int leaderEpoch) {
+        cleanAtEpoch.put(tp, leaderEpoch);
+    }
+
+    /**
+     * False while this broker leads a partition of {@code topic} that holds a barrier and has not been cleaned
+     * at its current leader epoch; writes must wait for the next pass.
+     */
+    public boolean isClean(String topic) {
+        for (Map.Entry<TopicPartition, Long> e : barriers.entrySet()) {
+            TopicPartition tp = e.getKey();
+            if (!tp.topic().equals(topic)) {
+                continue;
+            }
+            Optional<LeaderLogState> leader = broker.leaderLogState(tp);
+            if (leader.isPresent() && !Integer.valueOf(leader.get().leaderEpoch()).equals(cleanAtEpoch.get(tp))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void pass() {
+        try {
+            for (Map.Entry<TopicPartition, Long> e : barriers.entrySet()) {
+                TopicPartition tp = e.getKey();
+                long barrier = e.getValue();
+                if (!replicas.containsKey(tp) || broker.localLogEndOffset(tp).orElse(-1L) <= barrier) {
+                    continue; // no replica here, or the barrier has not reached it yet
+                }
+                Optional<LeaderLogState> leader = broker.leaderLogState(tp);
+                int removed = broker.removeProducersBefore(tp, barrier);
+                if (removed > 0) {
+                    log.info("Removed {} mirrored producer(s) before the barrier at offset {} from the producer state of {} on broker {} ({})",
+                        removed, barrier, tp, broker.nodeId(), leader.isPresent() ? "leader" : "follower");
+                }
+                leader.ifPresent(s -> cleanAtEpoch.put(tp, s.leaderEpoch()));
+            }
+        } catch (RuntimeException e) {
+            log.error("Producer state hygiene pass failed on broker {}; retried in {} ms", broker.nodeId(), PASS_INTERVAL_MS, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdown(); // never interrupt: a pass may be writing a producer state snapshot
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

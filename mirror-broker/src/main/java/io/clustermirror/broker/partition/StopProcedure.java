@@ -1,0 +1,145 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.common.barrier.BarrierBatch;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/**
+ * The STOPPING work on a destination leader (seed 001, DESIGN.md §3), after its fetcher was removed:
+ * <ol>
+ *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
+ *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
+ *   <li>wait until every in-sync follower has truncated too (their log ends at or below the leader's);</li>
+ *   <li>append the MIRROR_PID_RESET barrier right after the last mirrored record;</li>
+ *   <li>remove the mirrored producers (last write before the barrier) from the leader's producer state;</li>
+ *   <li>wait until the in-sync followers hold the barrier (they clean their own producer state).</li>
+ * </ol>
+ * Idempotent: a barrier already at the log end (a stop interrupted by a leader change) is not written again,
+ * and nothing is truncated then. Runs on its own thread: the waits take up to {@link #WAIT_MS} each.
+ */
+final class StopProcedure {
+    private static final Logger log = LoggerFactory.getLogger(StopProcedure.class);
+    static final long WAIT_MS = 30_000;
+    private static final long POLL_MS = 20;
+
+    /** What a completed stop did: where the barrier is and which range (possibly empty) was truncated. */
+    record Outcome(long barrierOffset, long truncatedFromOffset, long truncatedToOffset) {
+    }
+
+    /** Reports a truncation as soon as it happened, so that a later failure does not lose its range. */
+    interface TruncationListener {
+        void truncated(long fromOffset, long toOffset);
+    }
+
+    private final BrokerHandle broker;
+
+    StopProcedure(BrokerHandle broker) {
+        this.broker = broker;
+    }
+
+    /**
+     * @throws NotLeaderException   if leadership moved (the new leader runs the stop)
+     * @throws StopFailedException  if a wait timed out; retrying is safe
+     */
+    Outcome run(String mirror, TopicPartition tp, int leaderEpoch, String sourceClusterId, TruncationListener listener)
+            throws NotLeaderException, StopFailedException, InterruptedException {
+        await(tp, leaderEpoch, s -> s.highWatermark() == s.logEndOffset(),
+            "the in-sync followers did not replicate the log end");
+        LeaderLogState state = leaderState(tp, leaderEpoch);
+        RecordBatch last = lastBatch(tp, state);
+        if (last != null && BarrierBatch.isBarrier(last)) {
+            log.info("Mirror '{}' partition {}: the barrier is already at offset {}", mirror, tp, last.baseOffset());
+            return finish(mirror, tp, leaderEpoch, last.baseOffset(), -1L, -1L);
+        }
+        long truncatedFrom = -1L;
+        long truncatedTo = -1L;
+        if (state.lastStableOffset() < state.logEndOffset()) {
+            truncatedFrom = state.lastStableOffset();
+            truncatedTo = state.logEndOffset();
+            broker.truncateLeaderTo(tp, leaderEpoch, truncatedFrom);
+            listener.truncated(truncatedFrom, truncatedTo);
+            log.info("Mirror '{}' partition {}: truncated to the last stable offset {}, removing the open transactions' "
+                + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
+        }
+        long end = leaderState(tp, leaderEpoch).logEndOffset();
+        await(tp, leaderEpoch, s -> followersAtOrBelow(tp, leaderEpoch, end),
+            "the in-sync followers did not truncate to " + end);
+        MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
+        broker.appendAsLeader(tp, leaderEpoch, barrier);
+        log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
+            mirror, tp, end, sourceClusterId);
+        return finish(mirror, tp, leaderEpoch, end, truncatedFrom, truncatedTo);
+    }
+
+    private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, long barrierOffset, long truncatedFrom, long truncatedTo)
+            throws NotLeaderException, StopFailedException, InterruptedException {
+        int removed = broker.removeProducersBefore(tp, barrierOffset);
+        if (removed > 0) {
+            log.info("Mirror '{}' partition {}: removed {} mirrored producer(s) from the leader's producer state", mirror, tp, removed);
+        }
+        await(tp, leaderEpoch, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
+        return new Outcome(barrierOffset, truncatedFrom, truncatedTo);
+    }
+
+    private boolean followersAtOrBelow(TopicPartition tp, int leaderEpoch, long end) {
+        try {
+            Map<Integer, Long> ends = broker.inSyncFollowerLogEndOffsets(tp, leaderEpoch);
+            return ends.values().stream().allMatch(e -> e <= end);
+        } catch (NotLeaderException e) {
+            return true; // reported by the next leaderState call
+        }
+    }
+
+    private RecordBatch lastBatch(TopicPartition tp, LeaderLogState state) {
+        if (state.logEndOffset() <= state.logStartOffset()) {
+            return null;
+        }
+        MemoryRecords tail = broker.localRecords(tp, state.logEndOffset() - 1, 1024 * 1024);
+        RecordBatch last = null;
+        for (RecordBatch b : tail.batches()) {
+            last = b;
+        }
+        return last;
+    }
+
+    private LeaderLogState leaderState(TopicPartition tp, int leaderEpoch) throws NotLeaderException {
+        LeaderLogState s = broker.leaderLogState(tp).orElseThrow(() ->
+            new NotLeaderException("broker " + broker.nodeId() + " no longer leads " + tp));
+        if (s.leaderEpoch() != leaderEpoch) {
+            throw new NotLeaderException("leader epoch of " + tp + " moved from " + leaderEpoch + " to " + s.leaderEpoch());
+        }
+        return s;
+    }
+
+    private interface StateCondition {
+        boolean test(LeaderLogState state);
+    }
+
+    private void await(TopicPartition tp, int leaderEpoch, StateCondition condition, String what)
+            throws NotLeaderException, StopFailedException, InterruptedException {
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        while (!condition.test(leaderState(tp, leaderEpoch))) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new StopFailedException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
+            }
+            Thread.sleep(POLL_MS); // polling a broker-local condition; no event to wait on exists
+        }
+    }
+
+    /** A step of the stop did not complete in time; the stop is retried. */
+    static final class StopFailedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        StopFailedException(String message) {
+            super(message);
+        }
+    }
+}
