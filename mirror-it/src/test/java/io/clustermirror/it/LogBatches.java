@@ -1,5 +1,6 @@
 package io.clustermirror.it;
 
+import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
@@ -21,11 +22,15 @@ final class LogBatches {
      */
     record Batch(long baseOffset, long lastOffset, long crc, long producerId, short producerEpoch, int baseSequence,
                  boolean transactional, boolean control, String compression, String timestampType, Integer recordCount,
-                 int sizeInBytes, long maxTimestamp) {
+                 int sizeInBytes, long maxTimestamp, String barrierSourceClusterId) {
         static Batch of(RecordBatch b) {
             return new Batch(b.baseOffset(), b.lastOffset(), b.checksum(), b.producerId(), b.producerEpoch(), b.baseSequence(),
                 b.isTransactional(), b.isControlBatch(), b.compressionType().name, b.timestampType().name, b.countOrNull(),
-                b.sizeInBytes(), b.maxTimestamp());
+                b.sizeInBytes(), b.maxTimestamp(), BarrierBatch.sourceClusterId(b).orElse(null));
+        }
+
+        boolean isBarrier() {
+            return barrierSourceClusterId != null;
         }
     }
 

@@ -1,0 +1,351 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Stop (failover) on real clusters: truncation to the last stable offset, the MIRROR_PID_RESET barrier on every
+ * replica, local producers whose ids collide with mirrored ones, pause/resume and delete (DESIGN.md §4, 3-5).
+ */
+class FailoverTest {
+    private static MirrorTestCluster source;
+    private static MirrorTestCluster destination;
+    private static ClusterMirrorAdmin mirrors;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        source = MirrorTestCluster.builder().name("failover-source").brokers(1).start();
+        destination = MirrorTestCluster.builder().name("failover-destination").brokers(3).withExtension(true).start();
+        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        if (mirrors != null) {
+            mirrors.close();
+        }
+        if (destination != null) {
+            destination.close();
+        }
+        if (source != null) {
+            source.close();
+        }
+    }
+
+    private static void createSourceTopic(String topic, int partitions) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    private static long lastStableOffset(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            return admin.listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .all().get().get(tp).offset();
+        }
+    }
+
+    private static MirrorPartitionDescription describe(String mirror, String topic, int partition) throws Exception {
+        ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror);
+        return d.topics().stream().filter(t -> t.topic().equals(topic)).findFirst().orElseThrow()
+            .partitions().stream().filter(p -> p.partition() == partition).findFirst().orElseThrow();
+    }
+
+    private static void awaitState(String mirror, String topic, int partitions, PartitionState state) throws InterruptedException {
+        TestUtils.waitFor(() -> {
+            for (int p = 0; p < partitions; p++) {
+                if (describe(mirror, topic, p).state() != state) {
+                    return false;
+                }
+            }
+            return true;
+        }, MirrorAssertions.TIMEOUT, "partitions of " + topic + " did not reach " + state);
+    }
+
+    private static KafkaProducer<byte[], byte[]> destinationProducer(Map<String, Object> extra) {
+        Map<String, Object> props = new java.util.HashMap<>(Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000));
+        props.putAll(extra);
+        return Workloads.producer(destination.bootstrapServers(), props);
+    }
+
+    private static void assertWriteDenied(String topic) {
+        try (KafkaProducer<byte[], byte[]> producer = destinationProducer(Map.of())) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                () -> producer.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("x"))).get());
+            assertInstanceOf(TopicAuthorizationException.class, e.getCause());
+        }
+    }
+
+    @Test
+    void stopTruncatesToTheLastStableOffsetWritesTheBarrierAndMakesTheTopicWritable() throws Exception {
+        String topic = "txn";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> committed = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "c"));
+             KafkaProducer<byte[], byte[]> a = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "a"));
+             KafkaProducer<byte[], byte[]> b = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "b"))) {
+            committed.initTransactions();
+            a.initTransactions();
+            b.initTransactions();
+            for (int t = 0; t < 3; t++) {
+                committed.beginTransaction();
+                Workloads.sendBatch(committed, topic, 0, "committed" + t, 4);
+                committed.commitTransaction();
+            }
+            // A's transaction starts first; B's is still open when A commits, so the source's LSO stops at B's first
+            // offset: the mirror copies A's records but not A's commit marker, an open transaction on the destination.
+            a.beginTransaction();
+            Workloads.sendBatch(a, topic, 0, "a", 3);
+            b.beginTransaction();
+            Workloads.sendBatch(b, topic, 0, "b", 3);
+            a.commitTransaction();
+
+            mirrors.createClusterMirror("failover", MirrorAssertions.mirrorConfig(source)).all().get();
+            mirrors.startMirrorTopics("failover", List.of(topic), List.of()).all().get();
+            long sourceLso = lastStableOffset(source, tp);
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) == sourceLso, MirrorAssertions.TIMEOUT,
+                    "destination did not mirror up to the source LSO " + sourceLso);
+            }
+            long destinationLsoBefore = lastStableOffset(destination, tp);
+            assertTrue(destinationLsoBefore < sourceLso, "A's transaction is open on the destination: LSO " + destinationLsoBefore);
+            assertWriteDenied(topic);
+
+            assertEquals(List.of(topic), mirrors.stopMirrorTopics("failover", List.of(topic), List.of()).topics().get());
+            awaitState("failover", topic, 1, PartitionState.STOPPED);
+            b.abortTransaction();
+        }
+        MirrorPartitionDescription stopped = describe("failover", topic, 0);
+        long barrier = stopped.barrierOffset();
+        assertEquals(lastStableOffsetOfTruncation(stopped), barrier, "the barrier follows the last record kept");
+        assertTrue(stopped.truncatedFromOffset() >= 0 && stopped.truncatedToOffset() > stopped.truncatedFromOffset(),
+            "describe reports the truncated range: " + stopped);
+        try (Admin admin = destination.admin()) {
+            long end = MirrorAssertions.endOffset(admin, tp);
+            assertEquals(barrier + 1, end);
+            assertEquals(end, lastStableOffset(destination, tp), "no transaction is left open");
+        }
+        String sourceClusterId;
+        try (Admin admin = source.admin()) {
+            sourceClusterId = admin.describeCluster().clusterId().get();
+        }
+        for (int broker : MirrorAssertions.replicasOf(destination, tp)) {
+            TestUtils.waitFor(() -> {
+                List<LogBatches.Batch> batches = LogBatches.read(destination.partitionDir(broker, tp), Long.MAX_VALUE);
+                return !batches.isEmpty() && batches.get(batches.size() - 1).baseOffset() == barrier;
+            }, MirrorAssertions.TIMEOUT, "replica on broker " + broker + " did not get the barrier");
+            List<LogBatches.Batch> batches = LogBatches.read(destination.partitionDir(broker, tp), Long.MAX_VALUE);
+            LogBatches.Batch last = batches.get(batches.size() - 1);
+            assertTrue(last.isBarrier() && last.producerId() == -1, "barrier on broker " + broker + ": " + last);
+            assertEquals(sourceClusterId, last.barrierSourceClusterId());
+            assertTrue(batches.stream().noneMatch(x -> x.lastOffset() >= stopped.truncatedFromOffset() && x.baseOffset() < barrier),
+                "nothing of the truncated range is left on broker " + broker);
+        }
+        // Consumers see exactly the source's committed records below the truncation point.
+        List<String> expected = MirrorAssertions.readAll(source, tp).stream()
+            .filter(r -> Long.parseLong(r.substring(0, r.indexOf(' '))) < stopped.truncatedFromOffset()).toList();
+        assertEquals(expected, MirrorAssertions.readAll(destination, tp));
+        try (KafkaProducer<byte[], byte[]> producer = destinationProducer(Map.of())) {
+            RecordMetadata md = producer.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("after-failover"))).get();
+            assertEquals(barrier + 1, md.offset());
+        }
+    }
+
+    /** The barrier sits where the truncation started, or at the old end when nothing was truncated. */
+    private static long lastStableOffsetOfTruncation(MirrorPartitionDescription d) {
+        return d.truncatedFromOffset() >= 0 ? d.truncatedFromOffset() : d.barrierOffset();
+    }
+
+    /** Producer ids the destination's broker-side state knows for the partition (local producers only after a reset). */
+    private static Set<Long> producerIds(TopicPartition tp) throws Exception {
+        try (Admin admin = destination.admin()) {
+            DescribeProducersResult r = admin.describeProducers(List.of(tp));
+            Set<Long> ids = new HashSet<>();
+            for (ProducerState s : r.partitionResult(tp).get().activeProducers()) {
+                ids.add(s.producerId());
+            }
+            return ids;
+        }
+    }
+
+    @Test
+    void localProducersWithMirroredProducerIdsWorkOnEveryReplicaAndAfterRestarts() throws Exception {
+        String topic = "collide";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        // Producer ids come in blocks per broker, from 0 on a fresh cluster: a fresh 3-broker source whose producers
+        // spread over its brokers' blocks uses the same low ids of each block that the destination's brokers hand out.
+        Set<Long> mirroredIds = new HashSet<>();
+        try (MirrorTestCluster collideSource = MirrorTestCluster.builder().name("collide-source").brokers(3).start()) {
+            try (Admin admin = collideSource.admin()) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+            }
+            for (int i = 0; i < 150; i++) {
+                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+                    Workloads.sendBatch(p, topic, 0, "idem" + i, 2);
+                }
+            }
+            for (int i = 0; i < 5; i++) {
+                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "src-tx-" + i))) {
+                    p.initTransactions();
+                    p.beginTransaction();
+                    Workloads.sendBatch(p, topic, 0, "tx" + i, 2);
+                    p.commitTransaction();
+                }
+            }
+            try (Admin admin = collideSource.admin()) {
+                admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> mirroredIds.add(s.producerId()));
+            }
+            mirrors.createClusterMirror("collide", MirrorAssertions.mirrorConfig(collideSource)).all().get();
+            mirrors.startMirrorTopics("collide", List.of(topic), List.of()).all().get();
+            MirrorAssertions.awaitCaughtUp(collideSource, destination, topic, 1);
+            mirrors.stopMirrorTopics("collide", List.of(topic), List.of()).all().get();
+            awaitState("collide", topic, 1, PartitionState.STOPPED);
+        }
+        assertTrue(producerIds(tp).isEmpty(), "no mirrored producer is left in the leader's state: " + producerIds(tp));
+
+        List<String> written = new ArrayList<>();
+        Set<Long> localIds = new HashSet<>();
+        writeWithCollidingIds(tp, localIds, written, "first-leader");
+        // Leadership to each other replica in turn: followers removed the mirrored producers themselves.
+        for (int round = 0; round < 2; round++) {
+            int leader = destination.leaderOf(tp);
+            destination.shutdownBroker(leader);
+            TestUtils.waitFor(() -> destination.leaderOf(tp) != leader, MirrorAssertions.TIMEOUT, "no new leader for " + tp);
+            writeWithCollidingIds(tp, localIds, written, "leader-round-" + round);
+            destination.startBroker(leader);
+        }
+        for (int broker : new ArrayList<>(destination.brokerIds())) {
+            destination.restartBroker(broker);
+        }
+        writeWithCollidingIds(tp, localIds, written, "after-restarts");
+        localIds.retainAll(mirroredIds);
+        assertTrue(localIds.size() >= 3, "local producers reused mirrored producer ids " + localIds
+            + "; fewer than 3 collisions would prove little (mirrored ids: " + mirroredIds + ")");
+        List<String> values = MirrorAssertions.readAll(destination, tp).stream().map(r -> r.split(" ")[2]).toList();
+        assertTrue(values.containsAll(written), "every acknowledged local write is readable: " + written + " in " + values);
+    }
+
+    /** Writes with a new idempotent and a new transactional producer and collects the ids they were given. */
+    private static void writeWithCollidingIds(TopicPartition tp, Set<Long> localIds, List<String> written, String tag) throws Exception {
+        Set<Long> before = producerIds(tp);
+        try (KafkaProducer<byte[], byte[]> idempotent = destinationProducer(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
+             KafkaProducer<byte[], byte[]> transactional = destinationProducer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "dest-" + tag))) {
+            String v1 = "idem-" + tag;
+            TestUtils.waitFor(() -> {
+                try {
+                    idempotent.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes(v1))).get();
+                    return true;
+                } catch (ExecutionException e) {
+                    // Right after a leader change the new leader refuses writes until its producer state is clean.
+                    if (e.getCause() instanceof TopicAuthorizationException) {
+                        return false;
+                    }
+                    throw e;
+                }
+            }, MirrorAssertions.TIMEOUT, "idempotent write after " + tag);
+            written.add(v1);
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            String v2 = "tx-" + tag;
+            transactional.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes(v2))).get();
+            transactional.commitTransaction();
+            written.add(v2);
+        }
+        Set<Long> now = producerIds(tp);
+        now.removeAll(before);
+        localIds.addAll(now);
+    }
+
+    @Test
+    void pauseAndResumeKeepIdentityAndPausedTopicsStayReadOnly() throws Exception {
+        String topic = "pausing";
+        createSourceTopic(topic, 2);
+        Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 3);
+        mirrors.createClusterMirror("pausing", MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics("pausing", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
+        mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get();
+        awaitState("pausing", topic, 2, PartitionState.PAUSED);
+        assertWriteDenied(topic);
+        long pausedEnd;
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = destination.admin()) {
+            pausedEnd = MirrorAssertions.endOffset(admin, tp);
+        }
+        Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 3);
+        ExecutionException notPaused = assertThrows(ExecutionException.class,
+            () -> mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get());
+        assertEquals(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, ((ClusterMirrorException) notPaused.getCause()).error());
+        try (Admin admin = destination.admin()) {
+            assertEquals(pausedEnd, MirrorAssertions.endOffset(admin, tp), "a paused partition copies nothing");
+        }
+        mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get();
+        ExecutionException notResumable = assertThrows(ExecutionException.class,
+            () -> mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get());
+        assertEquals(MirrorError.MIRROR_TOPIC_NOT_PAUSED, ((ClusterMirrorException) notResumable.getCause()).error());
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 2);
+        MirrorAssertions.assertSameRecords(source, destination, topic, 2);
+    }
+
+    @Test
+    void aMirrorIsDeletedOnlyWhenAllItsTopicsStoppedAndItsNameCanBeReused() throws Exception {
+        String topic = "deleting";
+        createSourceTopic(topic, 1);
+        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 2);
+        mirrors.createClusterMirror("deleting", MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics("deleting", List.of(topic), List.of()).all().get();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> mirrors.deleteClusterMirror("deleting").all().get());
+        assertEquals(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, ((ClusterMirrorException) e.getCause()).error());
+        mirrors.stopMirrorTopics("deleting", List.of(".*"), List.of()).all().get();
+        awaitState("deleting", topic, 1, PartitionState.STOPPED);
+        mirrors.deleteClusterMirror("deleting").all().get();
+        assertTrue(!mirrors.listClusterMirrors().names().get().contains("deleting"));
+        // The name is free again, and the stopped topic is an ordinary topic that is no longer in any mirror.
+        mirrors.createClusterMirror("deleting", MirrorAssertions.mirrorConfig(source)).all().get();
+        String again = "deleting-again";
+        createSourceTopic(again, 1);
+        Workloads.writeAllKinds(source.bootstrapServers(), again, 1, 2);
+        mirrors.startMirrorTopics("deleting", List.of(again), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, again, 1);
+        MirrorAssertions.assertIdenticalLogs(source, destination, again, 1);
+        try (KafkaProducer<byte[], byte[]> producer = destinationProducer(Map.of())) {
+            producer.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("still-writable"))).get();
+        }
+    }
+}
