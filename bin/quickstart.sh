@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cluster Mirror quickstart: starts two local single-node Kafka clusters (source and destination),
 # mirrors a topic from one to the other, shows that the destination holds the same records at the
-# same offsets, and tears everything down. Run it from a checkout after 'mvn -B install -DskipTests'.
+# same offsets, fails over (stop) and produces on the destination, and tears everything down. Run it from a checkout after 'mvn -B install -DskipTests'.
 #
 # Environment: QUICKSTART_TIMEOUT (seconds to wait for each step, default 60), KAFKA_HEAP_OPTS.
 set -Eeuo pipefail
@@ -196,12 +196,40 @@ echo "identical: same records at the same offsets"
 step "Describing mirror '$mirror'"
 mirrors --describe --mirror "$mirror" || fail "describing the mirror failed"
 
-# FAILOVER (next step, once --stop lands): stop mirroring the topic with
-# 'mirrors --stop --mirror $mirror --topics $topic', wait until --describe shows it STOPPED, check that
-# producing to it was refused while it was mirrored, produce on the destination, read the new records
-# at offsets $records and later, and add this to the summary.
+step "Producing to the mirror topic on the destination (refused: it is read-only while mirrored)"
+if echo "not-allowed" | "$bin/kafka-console-producer.sh" --bootstrap-server "$destination_bootstrap" --topic "$topic" \
+    --producer-property delivery.timeout.ms=10000 --producer-property request.timeout.ms=5000 \
+    --producer-property max.block.ms=10000 > "$work/denied.out" 2>&1 \
+  && ! grep -q "TopicAuthorizationException\|TOPIC_AUTHORIZATION_FAILED\|Not authorized" "$work/denied.out"; then
+  fail "producing to the mirror topic was accepted; it must be read-only until it is stopped"
+fi
+grep -q "TopicAuthorizationException\|TOPIC_AUTHORIZATION_FAILED\|Not authorized" "$work/denied.out" \
+  || fail "producing to the mirror topic failed, but not with an authorization error: $(tail -n 1 "$work/denied.out")"
+echo "refused with TOPIC_AUTHORIZATION_FAILED, as expected"
+
+step "Failing over: stopping the mirroring of '$topic'"
+mirrors --stop --mirror "$mirror" --topics "$topic" || fail "stopping the mirror topic failed"
+topic_stopped() {
+  mirrors --describe --mirror "$mirror" --json > "$work/describe.json" 2>/dev/null \
+    && grep -q '"state" *: *"STOPPED"' "$work/describe.json"
+}
+wait_until "the mirror topic to be STOPPED" topic_stopped
+mirrors --describe --mirror "$mirror" || fail "describing the mirror failed"
+
+step "Producing on the destination after the failover"
+for i in $(seq 1 3); do echo "after-failover-$i"; done \
+  | "$bin/kafka-console-producer.sh" --bootstrap-server "$destination_bootstrap" --topic "$topic" \
+  || fail "producing to the destination after the failover failed"
+"$bin/kafka-console-consumer.sh" --bootstrap-server "$destination_bootstrap" --topic "$topic" --from-beginning \
+  --max-messages $((records + 3)) --timeout-ms $((timeout_s * 1000)) \
+  --formatter-property print.partition=true --formatter-property print.offset=true 2>/dev/null > "$work/after.records" \
+  || fail "reading the destination after the failover failed"
+sed 's/^/  /' "$work/after.records"
+grep -q "after-failover-3" "$work/after.records" || fail "the records produced after the failover are missing"
+new_first=$(grep "after-failover-1" "$work/after.records" | sed 's/.*Offset:\([0-9]*\).*/\1/')
+echo "the first record produced after the failover is at offset $new_first: offset $records holds the failover barrier"
 
 step "Summary"
 fold -s -w 100 <<SUMMARY
-Two single-node Kafka clusters ran on this machine: a source at $source_bootstrap and a destination at $destination_bootstrap whose broker runs the Cluster Mirror extension. We produced $records records to '$topic' on the source, created the mirror '$mirror' on the destination and started mirroring the topic. The destination's broker fetched the source's record batches and appended them as they are, so the destination's '$topic' holds the same $records records at the same offsets (0 to $((records - 1))), compared above record by record. No client copied anything and the source needed no change. On exit, both clusters are shut down and their data deleted.
+Two single-node Kafka clusters ran on this machine: a source at $source_bootstrap and a destination at $destination_bootstrap whose broker runs the Cluster Mirror extension. We produced $records records to '$topic' on the source, created the mirror '$mirror' on the destination and started mirroring the topic. The destination's broker fetched the source's record batches and appended them as they are, so the destination's '$topic' holds the same $records records at the same offsets (0 to $((records - 1))), compared above record by record. No client copied anything and the source needed no change. Producing to the mirror topic on the destination was refused while it was mirrored. Then we failed over with --stop: the destination truncated to its last stable offset (nothing was open here), wrote the MIRROR_PID_RESET barrier at offset $records (invisible to consumers) and made the topic writable; records produced on the destination afterwards start at offset $new_first, after the mirrored ones. On exit, both clusters are shut down and their data deleted.
 SUMMARY
