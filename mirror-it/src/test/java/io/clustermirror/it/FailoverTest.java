@@ -291,33 +291,68 @@ class FailoverTest {
         localIds.addAll(now);
     }
 
+    /** The number of partitions the mirror's fetchers hold on each destination broker (Kafka metrics registry). */
+    private static long fetchedPartitions(String mirror) {
+        long total = 0;
+        for (int id : destination.brokerIds()) {
+            org.apache.kafka.common.Metric m = destination.broker(id).metrics().metric(
+                new org.apache.kafka.common.MetricName("partitions", "cluster-mirror", "", Map.of("mirror", mirror)));
+            total += m == null ? 0 : ((Number) m.metricValue()).longValue();
+        }
+        return total;
+    }
+
     @Test
-    void pauseAndResumeKeepIdentityAndPausedTopicsStayReadOnly() throws Exception {
+    void pauseAndResumeUnderLoadKeepIdentityAndPausedTopicsStayReadOnly() throws Exception {
         String topic = "pausing";
         createSourceTopic(topic, 2);
         Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 3);
         mirrors.createClusterMirror("pausing", MirrorAssertions.mirrorConfig(source)).all().get();
         mirrors.startMirrorTopics("pausing", List.of(topic), List.of()).all().get();
-        MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
-        mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get();
-        awaitState("pausing", topic, 2, PartitionState.PAUSED);
-        assertWriteDenied(topic);
-        long pausedEnd;
+        java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicReference<Exception> loadError = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread load = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of(
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"))) {
+                for (int i = 0; loading.get(); i++) {
+                    producer.send(Workloads.record(topic, i % 2, "load", i)).get();
+                }
+            } catch (Exception e) {
+                loadError.set(e);
+            }
+        }, "pause-load");
+        load.start();
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = destination.admin()) {
-            pausedEnd = MirrorAssertions.endOffset(admin, tp);
+        try {
+            TestUtils.waitFor(() -> fetchedPartitions("pausing") == 2, MirrorAssertions.TIMEOUT, "both partitions fetched");
+            mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get();
+            awaitState("pausing", topic, 2, PartitionState.PAUSED);
+            assertEquals(0, fetchedPartitions("pausing"), "a paused partition is in no fetcher, so nothing fetches it");
+            assertWriteDenied(topic);
+            long pausedEnd;
+            try (Admin admin = destination.admin()) {
+                pausedEnd = MirrorAssertions.endOffset(admin, tp);
+            }
+            Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 3); // while the load goes on too
+            ExecutionException notPaused = assertThrows(ExecutionException.class,
+                () -> mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get());
+            assertEquals(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, ((ClusterMirrorException) notPaused.getCause()).error());
+            try (Admin admin = destination.admin()) {
+                assertEquals(pausedEnd, MirrorAssertions.endOffset(admin, tp), "a paused partition copies nothing");
+            }
+            assertEquals(0, fetchedPartitions("pausing"));
+            mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get();
+            ExecutionException notResumable = assertThrows(ExecutionException.class,
+                () -> mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get());
+            assertEquals(MirrorError.MIRROR_TOPIC_NOT_PAUSED, ((ClusterMirrorException) notResumable.getCause()).error());
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) > pausedEnd, MirrorAssertions.TIMEOUT, "no progress after resume");
+            }
+        } finally {
+            loading.set(false);
+            load.join();
         }
-        Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 3);
-        ExecutionException notPaused = assertThrows(ExecutionException.class,
-            () -> mirrors.pauseMirrorTopics("pausing", List.of(topic), List.of()).all().get());
-        assertEquals(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, ((ClusterMirrorException) notPaused.getCause()).error());
-        try (Admin admin = destination.admin()) {
-            assertEquals(pausedEnd, MirrorAssertions.endOffset(admin, tp), "a paused partition copies nothing");
-        }
-        mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get();
-        ExecutionException notResumable = assertThrows(ExecutionException.class,
-            () -> mirrors.resumeMirrorTopics("pausing", List.of(topic), List.of()).all().get());
-        assertEquals(MirrorError.MIRROR_TOPIC_NOT_PAUSED, ((ClusterMirrorException) notResumable.getCause()).error());
+        assertEquals(null, loadError.get(), "the source load failed");
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
         MirrorAssertions.assertIdenticalLogs(source, destination, topic, 2);
         MirrorAssertions.assertSameRecords(source, destination, topic, 2);
