@@ -19,6 +19,9 @@ public interface FetchListener {
     /** The source's end offset was seen (also when no data came back): keeps lag current. */
     void onSourceEndOffset(TopicPartition partition, long sourceEndOffset);
 
+    /** A MIRROR_PID_RESET barrier from the source was appended at {@code barrierOffset} and its producers cleared. */
+    void onBarrier(TopicPartition partition, long barrierOffset);
+
     /** The partition failed and was removed from its fetcher; the others go on. */
     void onFailure(TopicPartition partition, MirrorError error, String message);
 

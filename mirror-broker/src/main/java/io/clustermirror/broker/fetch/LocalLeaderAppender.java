@@ -24,4 +24,12 @@ public final class LocalLeaderAppender implements PartitionAppender {
             throws NotLeaderException {
         return broker.advanceLogStartOffset(partition, destLeaderEpoch, sourceLogStartOffset);
     }
+
+    @Override
+    public void removeProducersBefore(TopicPartition partition, int destLeaderEpoch, long barrierOffset) throws NotLeaderException {
+        if (broker.leaderLogState(partition).map(s -> s.leaderEpoch() != destLeaderEpoch).orElse(true)) {
+            throw new NotLeaderException("broker " + broker.nodeId() + " no longer leads " + partition + " at epoch " + destLeaderEpoch);
+        }
+        broker.removeProducersBefore(partition, barrierOffset);
+    }
 }

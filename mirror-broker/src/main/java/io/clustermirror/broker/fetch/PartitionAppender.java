@@ -22,4 +22,10 @@ public interface PartitionAppender {
      */
     boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset)
         throws NotLeaderException;
+
+    /**
+     * A MIRROR_PID_RESET barrier from the source was just appended at {@code barrierOffset}: the producers that
+     * wrote before it are gone from the source's point of view and must not fence the producers after it.
+     */
+    void removeProducersBefore(TopicPartition partition, int destLeaderEpoch, long barrierOffset) throws NotLeaderException;
 }

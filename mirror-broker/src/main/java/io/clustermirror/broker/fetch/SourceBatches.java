@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -23,13 +24,19 @@ import java.util.List;
  *   <li>Consecutive batches with the same source partitionLeaderEpoch form one {@link Run}, so each
  *       append (and each progress report) starts at most one new source epoch. The epochs are read
  *       here, before the destination stamps its own epoch into the batches.</li>
+ *   <li>A MIRROR_PID_RESET barrier (failback, chains) ends its run, so the destination can clear the
+ *       producers before it ahead of appending what follows.</li>
  * </ul>
  */
 final class SourceBatches {
 
-    /** Batches of one source epoch, as a slice of the fetched buffer (shares its bytes). */
+    /**
+     * Batches of one source epoch, as a slice of the fetched buffer (shares its bytes).
+     *
+     * @param barrierOffset offset of the barrier that ends the run, or -1
+     */
     record Run(MemoryRecords records, long baseOffset, long lastOffset, int sourceEpoch, long newEpochStart,
-               int batchCount, long recordCount) {
+               int batchCount, long recordCount, long barrierOffset) {
     }
 
     private final List<Run> runs;
@@ -122,7 +129,7 @@ final class SourceBatches {
             }
             int epoch = b.partitionLeaderEpoch();
             if (runStart >= 0 && epoch != runEpoch) {
-                runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords));
+                runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords, -1L));
                 prevEpoch = runEpoch;
                 runStart = -1;
             }
@@ -139,19 +146,24 @@ final class SourceBatches {
             runRecords += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
             expectedNext = b.lastOffset() + 1;
             pos += size;
+            if (BarrierBatch.isBarrier(b)) {
+                runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords, b.baseOffset()));
+                prevEpoch = runEpoch;
+                runStart = -1;
+            }
         }
         if (runStart >= 0) {
-            runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords));
+            runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords, -1L));
         }
         int partial = corruption == null ? buf.limit() - pos : 0;
         return new SourceBatches(List.copyOf(runs), corruption, corruptOffset, partial);
     }
 
     private static Run run(ByteBuffer buf, int from, int to, long base, long last, int epoch, int prevEpoch,
-                           int batches, long recs) {
+                           int batches, long recs, long barrierOffset) {
         ByteBuffer slice = buf.duplicate();
         slice.limit(to).position(from);
         return new Run(MemoryRecords.readableRecords(slice.slice()), base, last, epoch,
-            epoch != prevEpoch ? base : -1L, batches, recs);
+            epoch != prevEpoch ? base : -1L, batches, recs, barrierOffset);
     }
 }

@@ -363,6 +363,10 @@ final class SourceFetcher extends Thread {
             AppendResult result;
             try {
                 result = manager.appender().append(st.tp, st.destLeaderEpoch, run.records());
+                if (run.barrierOffset() >= 0) {
+                    // Every barrier clears the producers before it wherever it is appended (failback, chains).
+                    manager.appender().removeProducersBefore(st.tp, st.destLeaderEpoch, run.barrierOffset());
+                }
             } catch (NotLeaderException e) {
                 manager.drop(st, e.getMessage());
                 return false;
@@ -375,6 +379,9 @@ final class SourceFetcher extends Thread {
             if (result.lastOffset() >= 0 && result.lastOffset() != run.lastOffset()) {
                 log.warn("Append to {} reported last offset {} for source batches ending at {}", st.tp,
                     result.lastOffset(), run.lastOffset());
+            }
+            if (run.barrierOffset() >= 0) {
+                manager.listener().onBarrier(st.tp, run.barrierOffset());
             }
             st.fetchOffset = run.lastOffset() + 1;
             st.lastFetchedEpoch = run.sourceEpoch();

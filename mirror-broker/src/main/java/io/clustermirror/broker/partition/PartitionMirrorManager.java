@@ -365,6 +365,19 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
 
         @Override
+        public void onBarrier(TopicPartition tp, long barrierOffset) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                MirrorPartition p = partitions.get(tp);
+                if (pr != null && p != null) {
+                    // Recorded at once: the followers' producer-state hygiene learns the barrier from __mirror_state.
+                    pr.barrierOffset = Math.max(pr.barrierOffset, barrierOffset);
+                    persist(tp, p);
+                }
+            }));
+        }
+
+        @Override
         public void onFailure(TopicPartition tp, MirrorError error, String message) {
             executor.execute(() -> guarded(() -> {
                 if (partitions.containsKey(tp)) {

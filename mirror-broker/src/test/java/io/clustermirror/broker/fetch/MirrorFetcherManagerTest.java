@@ -91,6 +91,12 @@ class MirrorFetcherManagerTest {
         final Map<TopicPartition, List<Long>> epochStarts = new ConcurrentHashMap<>();
         final Map<TopicPartition, MirrorError> failures = new ConcurrentHashMap<>();
         final Map<TopicPartition, String> failureMessages = new ConcurrentHashMap<>();
+        final Map<TopicPartition, List<Long>> barriers = new ConcurrentHashMap<>();
+
+        @Override
+        public void onBarrier(TopicPartition tp, long barrierOffset) {
+            barriers.computeIfAbsent(tp, k -> new CopyOnWriteArrayList<>()).add(barrierOffset);
+        }
 
         @Override
         public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch,
@@ -136,6 +142,11 @@ class MirrorFetcherManagerTest {
             return leaderOf(tp).advanceLogStartOffset(tp, epoch, offset);
         }
 
+        @Override
+        public void removeProducersBefore(TopicPartition tp, int epoch, long barrierOffset) throws NotLeaderException {
+            new LocalLeaderAppender(leaderOf(tp)).removeProducersBefore(tp, epoch, barrierOffset);
+        }
+
         private BrokerHandle leaderOf(TopicPartition tp) throws NotLeaderException {
             return leader(destBrokers, tp).orElseThrow(() -> new NotLeaderException("no leader for " + tp));
         }
@@ -152,6 +163,11 @@ class MirrorFetcherManagerTest {
             @Override
             public boolean advanceLogStartOffset(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
                 return DEST_APPENDER.advanceLogStartOffset(tp, epoch + delta, offset);
+            }
+
+            @Override
+            public void removeProducersBefore(TopicPartition tp, int epoch, long barrierOffset) throws NotLeaderException {
+                DEST_APPENDER.removeProducersBefore(tp, epoch + delta, barrierOffset);
             }
         };
     }

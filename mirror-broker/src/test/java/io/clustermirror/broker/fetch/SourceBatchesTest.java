@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -62,6 +63,19 @@ class SourceBatchesTest {
         // Runs are slices of the fetched bytes, batch for batch.
         int total = runs.stream().mapToInt(r -> r.records().sizeInBytes()).sum();
         assertEquals(all.sizeInBytes(), total);
+    }
+
+    @Test
+    void aBarrierEndsItsRunSoItsProducersCanBeClearedBeforeWhatFollows() {
+        MemoryRecords barrier = BarrierBatch.build(5, 4, "source-cluster", 1000L);
+        MemoryRecords all = concat(batch(0, 5, 4), barrier, batch(6, 3, 4));
+        List<SourceBatches.Run> runs = SourceBatches.split(all, 0, 4).runs();
+        assertEquals(2, runs.size());
+        assertEquals(5, runs.get(0).lastOffset());
+        assertEquals(5, runs.get(0).barrierOffset());
+        assertEquals(6, runs.get(1).baseOffset());
+        assertEquals(-1, runs.get(1).barrierOffset());
+        assertEquals(-1, runs.get(1).newEpochStart(), "the same source epoch continues after the barrier");
     }
 
     @Test
