@@ -325,6 +325,22 @@ public final class BrokerHandle {
     }
 
     /**
+     * Where the local replica's epoch {@code epoch} ends: the start offset of the next higher epoch in its
+     * leader-epoch cache, or its log end if {@code epoch} is its latest. Empty if the cache does not know
+     * the epoch or anything below it. Failback uses it to find where this log and a mirror of it diverge.
+     */
+    public java.util.OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        return p.get().log().get().endOffsetForEpoch(epoch)
+            .filter(e -> e.epoch() == epoch)
+            .map(e -> java.util.OptionalLong.of(e.offset()))
+            .orElse(java.util.OptionalLong.empty());
+    }
+
+    /**
      * The log end offsets of the in-sync followers as the leader last saw them in their fetches (the leader's
      * own replica excluded).
      *

@@ -27,8 +27,9 @@ import java.util.stream.Collectors;
  * controller managers: nothing here writes to Kafka. The only side effects are the source questions and,
  * for START, creating missing destination topics, which are undone if the command fails after them.
  *
- * <p>Invariants kept: a topic belongs to at most one mirror; a mirror is deleted only when none of its
- * topics mirrors or pauses; a command that fails changes nothing.
+ * <p>Invariants kept: a topic belongs to at most one mirror (a stopped topic may be started again, in the same
+ * or another mirror); a mirror is deleted only when none of its topics mirrors or pauses; no topic is mirrored
+ * back to a cluster that copies it from us; a command that fails changes nothing.
  */
 final class CommandProcessor {
     /**
@@ -43,10 +44,13 @@ final class CommandProcessor {
 
     private final SourceCluster source;
     private final DestinationCluster destination;
+    private final String localClusterId;
 
-    CommandProcessor(SourceCluster source, DestinationCluster destination) {
+    /** @param localClusterId this (destination) cluster's id: failback and loops are recognised by it */
+    CommandProcessor(SourceCluster source, DestinationCluster destination, String localClusterId) {
         this.source = source;
         this.destination = destination;
+        this.localClusterId = localClusterId;
     }
 
     CommandOutcome process(MirrorImage image, MirrorCommand command, long nowMs) {
@@ -118,10 +122,15 @@ final class CommandProcessor {
             throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "every source topic matched was excluded ("
                 + String.join(", ", command.excludes()) + "); nothing to start");
         }
+        MirrorImage sourceImage = source.mirrorImage(config);
         for (String topic : topics) {
-            image.topic(topic).ifPresent(existing -> {
+            image.topic(topic).filter(existing -> existing.desired() != DesiredState.STOPPED).ifPresent(existing -> {
                 throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "topic '" + topic + "' already belongs to mirror '"
                     + existing.mirror() + "' (" + existing.desired() + "); a topic can be in only one mirror");
+            });
+            sourceImage.mirrorCopyingFrom(localClusterId, topic).ifPresent(loop -> {
+                throw new ClusterMirrorException(MirrorError.MIRROR_LOOP, "the source cluster copies '" + topic
+                    + "' from this cluster (its mirror '" + loop + "'); mirroring it back would loop: stop that mirror's topic first");
             });
         }
         Map<String, SourceTopic> sourceTopics = source.describe(config, topics);
@@ -136,9 +145,14 @@ final class CommandProcessor {
                     throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
                         + " partitions but the source has " + st.partitions() + "; delete it (start creates it) or give it the same count");
                 }
-                if (dest.holdsData()) {
+                // A log with data is aligned with the source's before mirroring (PREPARING) when its history is known:
+                // it was stopped in one of our mirrors, or the source mirrored it from us (failback).
+                boolean known = image.topic(topic).isPresent()
+                    || sourceImage.partitionStateMirroredFrom(localClusterId, topic, 0).isPresent();
+                if (dest.holdsData() && !known) {
                     throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
-                        + "' already holds data; mirroring keeps the source's offsets and needs an empty topic: delete it (start creates it)");
+                        + "' already holds data that did not come from this source; mirroring keeps the source's offsets and "
+                        + "needs an empty topic: delete it (start creates it)");
                 }
             }, () -> toCreate.add(topic));
         }

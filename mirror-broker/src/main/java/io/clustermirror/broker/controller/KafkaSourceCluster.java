@@ -3,6 +3,8 @@ package io.clustermirror.broker.controller;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.image.MirrorImageReader;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -53,6 +55,15 @@ final class KafkaSourceCluster implements SourceCluster {
             }
             return result;
         });
+    }
+
+    @Override
+    public MirrorImage mirrorImage(MirrorConfig config) {
+        try {
+            return MirrorImageReader.read(config.sourceClientProperties(), java.time.Duration.ofMillis(TIMEOUT_MS));
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw unreachable(config, e);
+        }
     }
 
     private interface AdminCall<T> {

@@ -96,7 +96,8 @@ public final class MirrorController implements AutoCloseable {
             InternalTopicsInitializer.ensureExist(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
             producer.initTransactions();
             MirrorImage desired = loadMetadata();
-            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(), new KafkaDestinationCluster(admin));
+            String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(), new KafkaDestinationCluster(admin), clusterId);
             log.info("Mirror controller active: {} mirrors, {} mirror topics", desired.mirrors().size(), desired.topics().size());
             processCommands(producer, processor, desired);
         }

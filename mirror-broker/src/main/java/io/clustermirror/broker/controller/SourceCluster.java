@@ -1,6 +1,7 @@
 package io.clustermirror.broker.controller;
 
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.image.MirrorImage;
 
 import java.util.Collection;
 import java.util.Map;
@@ -18,4 +19,7 @@ interface SourceCluster {
 
     /** Partition counts, ids and explicitly set configs of the given source topics. */
     Map<String, SourceTopic> describe(MirrorConfig config, Collection<String> topics);
+
+    /** The source's own mirror image (what it mirrors, and from where); empty if it runs no Cluster Mirror. */
+    MirrorImage mirrorImage(MirrorConfig config);
 }

@@ -11,6 +11,7 @@ import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -50,10 +52,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
-    private final StopProcedure stopProcedure;
+    private final LeaderLogProcedures procedures;
     private final ProducerStateHygiene hygiene;
-    /** Runs stops, whose waits must not hold up the event thread. */
-    private final java.util.concurrent.ExecutorService stopExecutor;
+    /** Runs alignments and stops, whose waits must not hold up the event thread. */
+    private final java.util.concurrent.ExecutorService procedureExecutor;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -61,8 +63,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
     private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
-    /** Partitions with a stop running, and the leader epoch it runs at. */
-    private final Map<TopicPartition, Integer> stopping = new HashMap<>();
+    /** Partitions with an alignment or a stop running, and the leader epoch it runs at. */
+    private final Map<TopicPartition, Integer> running = new HashMap<>();
     private MirrorImage image = MirrorImage.EMPTY;
 
     /** What the data plane reported for one partition since this broker became its leader. */
@@ -80,9 +82,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
                                   long retryBackoffMs, long retryBackoffMaxMs) {
         this.broker = broker;
         this.hygiene = hygiene;
-        this.stopProcedure = new StopProcedure(broker);
-        this.stopExecutor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "cluster-mirror-stop-" + broker.nodeId());
+        this.procedures = new LeaderLogProcedures(broker);
+        this.procedureExecutor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-procedures-" + broker.nodeId());
             t.setDaemon(true);
             return t;
         });
@@ -194,9 +196,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         if (action instanceof PartitionAction.PersistState) {
             persist(tp, p);
         } else if (action instanceof PartitionAction.Prepare) {
-            // A mirror topic is written only by the mirror: whatever its log holds came from the source at the
-            // same offsets, so continuing from the log end needs no truncation here.
-            return Optional.of(new PartitionEvent.PrepareSucceeded());
+            return prepare(tp, p);
         } else if (action instanceof PartitionAction.StartFetching) {
             return startFetching(tp, p);
         } else if (action instanceof PartitionAction.StopFetching) {
@@ -220,38 +220,29 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
     /** Starts the stop on the stop thread (once per leader epoch); its outcome comes back as an event. */
     private void startStop(TopicPartition tp, MirrorPartition p) {
-        if (Integer.valueOf(p.leaderEpoch()).equals(stopping.get(tp))) {
+        if (Integer.valueOf(p.leaderEpoch()).equals(running.get(tp))) {
             return;
         }
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
-        stopping.put(tp, p.leaderEpoch());
-        stopExecutor.execute(() -> {
+        running.put(tp, p.leaderEpoch());
+        procedureExecutor.execute(() -> {
             PartitionEvent result;
-            StopProcedure.Outcome outcome = null;
+            LeaderLogProcedures.Outcome outcome = null;
             try {
-                outcome = stopProcedure.run(p.mirror(), tp, p.leaderEpoch(), sourceClusterId, (from, to) ->
-                    executor.execute(() -> guarded(() -> {
-                        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-                        pr.truncatedFromOffset = from;
-                        pr.truncatedToOffset = to;
-                        MirrorPartition current = partitions.get(tp);
-                        if (current != null) {
-                            persist(tp, current);
-                        }
-                    })));
+                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), sourceClusterId, truncationRecorder(tp));
                 result = new PartitionEvent.StopSucceeded();
             } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
                 result = null; // the new leader stops it
-            } catch (StopProcedure.StopFailedException | RuntimeException e) {
+            } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
                 result = new PartitionEvent.StopFailed("stop failed: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            StopProcedure.Outcome done = outcome;
+            LeaderLogProcedures.Outcome done = outcome;
             PartitionEvent event = result;
             executor.execute(() -> guarded(() -> {
-                stopping.remove(tp, p.leaderEpoch());
+                running.remove(tp, p.leaderEpoch());
                 if (event == null || !partitions.containsKey(tp)) {
                     return;
                 }
@@ -268,6 +259,72 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 handle(tp, event);
             }));
         });
+    }
+
+    /** Records a truncation at once (describe shows it; a later failure must not lose it). */
+    private LeaderLogProcedures.TruncationListener truncationRecorder(TopicPartition tp) {
+        return (from, to) -> executor.execute(() -> guarded(() -> {
+            Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+            pr.truncatedFromOffset = from;
+            pr.truncatedToOffset = to;
+            MirrorPartition current = partitions.get(tp);
+            if (current != null) {
+                persist(tp, current);
+            }
+        }));
+    }
+
+    /**
+     * PREPARING: a log this mirror was already mirroring into continues from its end; any other log is first cut
+     * where it stops matching the source ({@link LogAlignment}), which needs the source's own mirror state.
+     * Mirroring a topic back to a cluster that copies it from us is refused (a loop).
+     */
+    private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
+        Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
+        if (own.map(o -> o.state() != PartitionState.STOPPED).orElse(false)) {
+            return Optional.of(new PartitionEvent.PrepareSucceeded());
+        }
+        Optional<MirrorRecord> mirror = image.mirror(p.mirror());
+        if (mirror.isEmpty() || Integer.valueOf(p.leaderEpoch()).equals(running.get(tp))) {
+            return Optional.empty();
+        }
+        running.put(tp, p.leaderEpoch());
+        procedureExecutor.execute(() -> {
+            PartitionEvent event;
+            try {
+                MirrorImage sourceImage = MirrorImageReader.read(
+                    MirrorConfig.validate(mirror.get().name(), mirror.get().configs()).sourceClientProperties(), Duration.ofSeconds(15));
+                Optional<String> loop = sourceImage.mirrorCopyingFrom(broker.clusterId(), tp.topic());
+                if (loop.isPresent()) {
+                    event = new PartitionEvent.PrepareFailed(MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
+                        + " from this cluster (its mirror '" + loop.get() + "'); stop one direction"));
+                } else {
+                    Optional<PartitionStateRecord> fromUs = sourceImage.partitionStateMirroredFrom(broker.clusterId(), tp.topic(), tp.partition());
+                    LeaderLogState log = broker.leaderLogState(tp).orElseThrow(() ->
+                        new io.clustermirror.broker.bridge.NotLeaderException("no longer the leader of " + tp));
+                    java.util.OptionalLong ourEnd = fromUs.filter(r -> r.lastMirroredEpoch() >= 0)
+                        .map(r -> broker.endOffsetForEpoch(tp, r.lastMirroredEpoch())).orElse(java.util.OptionalLong.empty());
+                    long offset = LogAlignment.alignmentOffset(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
+                    procedures.align(p.mirror(), tp, p.leaderEpoch(), offset, truncationRecorder(tp));
+                    event = new PartitionEvent.PrepareSucceeded();
+                }
+            } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
+                event = null; // the new leader prepares it
+            } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
+                event = new PartitionEvent.PrepareFailed("preparing failed: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            PartitionEvent result = event;
+            executor.execute(() -> guarded(() -> {
+                running.remove(tp, p.leaderEpoch());
+                if (result != null && partitions.containsKey(tp)) {
+                    handle(tp, result);
+                }
+            }));
+        });
+        return Optional.empty();
     }
 
     private Optional<PartitionEvent> startFetching(TopicPartition tp, MirrorPartition p) {
@@ -397,9 +454,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
     @Override
     public void close() {
-        stopExecutor.shutdown(); // never interrupt: a stop may be appending to a log
+        procedureExecutor.shutdown(); // never interrupt: a procedure may be appending to or truncating a log
         try {
-            stopExecutor.awaitTermination(StopProcedure.WAIT_MS, TimeUnit.MILLISECONDS);
+            procedureExecutor.awaitTermination(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -32,6 +32,12 @@ class CommandProcessorTest {
     private static final class FakeSource implements SourceCluster {
         final Map<String, SourceTopic> topics = new HashMap<>();
         boolean reachable = true;
+        MirrorImage image = MirrorImage.EMPTY;
+
+        @Override
+        public MirrorImage mirrorImage(MirrorConfig config) {
+            return image;
+        }
 
         @Override
         public String clusterId(MirrorConfig config) {
@@ -83,7 +89,7 @@ class CommandProcessorTest {
 
     private final FakeSource source = new FakeSource();
     private final FakeDestination destination = new FakeDestination();
-    private final CommandProcessor processor = new CommandProcessor(source, destination);
+    private final CommandProcessor processor = new CommandProcessor(source, destination, "destination-cluster-id");
     private MirrorImage image = MirrorImage.EMPTY;
 
     private CommandOutcome run(CommandOp op, String mirror, Map<String, String> configs, List<String> topics, List<String> excludes) {
@@ -218,5 +224,41 @@ class CommandProcessorTest {
         for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME)) {
             assertFailed(run(op, "ghost", "a"), MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'ghost'");
         }
+    }
+
+    /** The source's image with a mirror whose source is this (the destination) cluster, copying {@code topic}. */
+    private static MirrorImage sourceMirroringFromUs(String topic, io.clustermirror.common.DesiredState desired, PartitionState state) {
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("back")), RecordCodec.encodeMirror(
+            new io.clustermirror.common.records.MirrorRecord("back", CONFIGS, "destination-cluster-id", 1L)));
+        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey(topic)), RecordCodec.encodeTopic(
+            new MirrorTopicRecord(topic, "back", desired, "id", 1, 1L)));
+        PartitionStateRecord p = new PartitionStateRecord("back", topic, 0, state, 0, 1, "id", 9, 0, List.of(), 10, 11, null,
+            state == PartitionState.STOPPED ? 10 : -1, -1, -1, 1L);
+        delta.replayState(RecordCodec.encodeKey(p.key()), RecordCodec.encodeState(p));
+        return delta.apply();
+    }
+
+    @Test
+    void mirroringBackATopicTheSourceCopiesFromUsIsALoop() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        source.image = sourceMirroringFromUs("a", DesiredState.MIRRORING, PartitionState.MIRRORING);
+        assertFailed(run(CommandOp.START, "dr", "a"), MirrorError.MIRROR_LOOP, "mirror 'back'");
+    }
+
+    @Test
+    void aTopicWithDataStartsOnlyWhenItsHistoryIsKnown() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        destination.topics.put("a", new DestinationCluster.Topic(1, true));
+        assertFailed(run(CommandOp.START, "dr", "a"), MirrorError.TOPIC_ALREADY_EXISTS, "did not come from this source");
+        // Failback: the source mirrored 'a' from us and stopped; PREPARING aligns the log.
+        source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED);
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
+        // A stopped topic can be started again.
+        run(CommandOp.STOP, "dr", "a");
+        source.image = MirrorImage.EMPTY;
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
     }
 }

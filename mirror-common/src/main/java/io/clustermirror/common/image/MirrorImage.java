@@ -71,4 +71,24 @@ public final class MirrorImage {
             .sorted(Comparator.comparingInt(PartitionStateRecord::partition))
             .toList();
     }
+
+    /**
+     * The latest recorded state of a partition as mirrored by a mirror of this cluster whose source is the
+     * cluster {@code sourceClusterId}: read on a source, it tells what that source copied from us (failback).
+     */
+    public Optional<PartitionStateRecord> partitionStateMirroredFrom(String sourceClusterId, String topic, int partition) {
+        return mirrors.values().stream()
+            .filter(m -> sourceClusterId.equals(m.sourceClusterId()))
+            .flatMap(m -> partitionState(m.name(), topic, partition).stream())
+            .max(java.util.Comparator.comparingLong(PartitionStateRecord::updatedMs));
+    }
+
+    /** The mirror of this cluster that copies {@code topic} from the cluster {@code sourceClusterId} now (not stopped). */
+    public Optional<String> mirrorCopyingFrom(String sourceClusterId, String topic) {
+        return topic(topic)
+            .filter(t -> t.desired() != io.clustermirror.common.DesiredState.STOPPED)
+            .flatMap(t -> mirror(t.mirror()))
+            .filter(m -> sourceClusterId.equals(m.sourceClusterId()))
+            .map(MirrorRecord::name);
+    }
 }

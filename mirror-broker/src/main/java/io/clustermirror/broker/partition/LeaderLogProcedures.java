@@ -13,7 +13,10 @@ import org.slf4j.LoggerFactory;
 import java.util.Map;
 
 /**
- * The STOPPING work on a destination leader (seed 001, DESIGN.md §3), after its fetcher was removed:
+ * The work on a destination leader's log that takes more than one step and waits for its followers: the
+ * alignment before mirroring into a log that holds data (failback, {@link #align}) and the stop.
+ *
+ * <p>The STOPPING work (seed 001, DESIGN.md §3), after the fetcher was removed ({@link #stop}):
  * <ol>
  *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
  *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
@@ -25,8 +28,8 @@ import java.util.Map;
  * Idempotent: a barrier already at the log end (a stop interrupted by a leader change) is not written again,
  * and nothing is truncated then. Runs on its own thread: the waits take up to {@link #WAIT_MS} each.
  */
-final class StopProcedure {
-    private static final Logger log = LoggerFactory.getLogger(StopProcedure.class);
+final class LeaderLogProcedures {
+    private static final Logger log = LoggerFactory.getLogger(LeaderLogProcedures.class);
     static final long WAIT_MS = 30_000;
     private static final long POLL_MS = 20;
 
@@ -41,16 +44,16 @@ final class StopProcedure {
 
     private final BrokerHandle broker;
 
-    StopProcedure(BrokerHandle broker) {
+    LeaderLogProcedures(BrokerHandle broker) {
         this.broker = broker;
     }
 
     /**
      * @throws NotLeaderException   if leadership moved (the new leader runs the stop)
-     * @throws StopFailedException  if a wait timed out; retrying is safe
+     * @throws StepTimeoutException  if a wait timed out; retrying is safe
      */
-    Outcome run(String mirror, TopicPartition tp, int leaderEpoch, String sourceClusterId, TruncationListener listener)
-            throws NotLeaderException, StopFailedException, InterruptedException {
+    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, String sourceClusterId, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException {
         await(tp, leaderEpoch, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
         LeaderLogState state = leaderState(tp, leaderEpoch);
@@ -64,14 +67,11 @@ final class StopProcedure {
         if (state.lastStableOffset() < state.logEndOffset()) {
             truncatedFrom = state.lastStableOffset();
             truncatedTo = state.logEndOffset();
-            broker.truncateLeaderTo(tp, leaderEpoch, truncatedFrom);
-            listener.truncated(truncatedFrom, truncatedTo);
-            log.info("Mirror '{}' partition {}: truncated to the last stable offset {}, removing the open transactions' "
+            log.info("Mirror '{}' partition {}: truncating to the last stable offset {}, removing the open transactions' "
                 + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
         }
+        truncate(tp, leaderEpoch, state.lastStableOffset(), listener);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
-        await(tp, leaderEpoch, s -> followersAtOrBelow(tp, leaderEpoch, end),
-            "the in-sync followers did not truncate to " + end);
         MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
         broker.appendAsLeader(tp, leaderEpoch, barrier);
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
@@ -79,8 +79,35 @@ final class StopProcedure {
         return finish(mirror, tp, leaderEpoch, end, truncatedFrom, truncatedTo);
     }
 
+    /**
+     * Makes the log end at {@code offset} (no effect if it already ends there or below) on the leader and on
+     * every in-sync follower, before mirroring into it continues from there.
+     */
+    void align(String mirror, TopicPartition tp, int leaderEpoch, long offset, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException {
+        long end = leaderState(tp, leaderEpoch).logEndOffset();
+        if (offset < end) {
+            log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {})",
+                mirror, tp, offset, offset, end);
+        }
+        truncate(tp, leaderEpoch, offset, listener);
+    }
+
+    /** Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either. */
+    private void truncate(TopicPartition tp, int leaderEpoch, long offset, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException {
+        long end = leaderState(tp, leaderEpoch).logEndOffset();
+        if (offset < end) {
+            broker.truncateLeaderTo(tp, leaderEpoch, offset);
+            listener.truncated(offset, end);
+        }
+        long target = Math.min(offset, end);
+        await(tp, leaderEpoch, s -> followersAtOrBelow(tp, leaderEpoch, target),
+            "the in-sync followers did not truncate to " + target);
+    }
+
     private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, long barrierOffset, long truncatedFrom, long truncatedTo)
-            throws NotLeaderException, StopFailedException, InterruptedException {
+            throws NotLeaderException, StepTimeoutException, InterruptedException {
         int removed = broker.removeProducersBefore(tp, barrierOffset);
         if (removed > 0) {
             log.info("Mirror '{}' partition {}: removed {} mirrored producer(s) from the leader's producer state", mirror, tp, removed);
@@ -124,21 +151,21 @@ final class StopProcedure {
     }
 
     private void await(TopicPartition tp, int leaderEpoch, StateCondition condition, String what)
-            throws NotLeaderException, StopFailedException, InterruptedException {
+            throws NotLeaderException, StepTimeoutException, InterruptedException {
         long deadline = System.currentTimeMillis() + WAIT_MS;
         while (!condition.test(leaderState(tp, leaderEpoch))) {
             if (System.currentTimeMillis() > deadline) {
-                throw new StopFailedException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
+                throw new StepTimeoutException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
             }
             Thread.sleep(POLL_MS); // polling a broker-local condition; no event to wait on exists
         }
     }
 
-    /** A step of the stop did not complete in time; the stop is retried. */
-    static final class StopFailedException extends Exception {
+    /** A step did not complete in time; the procedure is retried. */
+    static final class StepTimeoutException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        StopFailedException(String message) {
+        StepTimeoutException(String message) {
             super(message);
         }
     }

@@ -1,0 +1,66 @@
+package io.clustermirror.common.image;
+
+import io.clustermirror.common.InternalTopics;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Reads another cluster's mirror image: its {@code __mirror_metadata} and {@code __mirror_state} up to their
+ * current ends. Failback and loop detection use it to learn what a source cluster mirrored from us; a
+ * cluster that never ran Cluster Mirror has an empty image.
+ */
+public final class MirrorImageReader {
+    private MirrorImageReader() {
+    }
+
+    /**
+     * @param clientProperties Kafka client properties of that cluster (bootstrap servers, security)
+     * @throws TimeoutException if the topics cannot be read to their ends within {@code timeout}
+     */
+    public static MirrorImage read(Properties clientProperties, Duration timeout) {
+        Properties props = new Properties();
+        props.putAll(clientProperties);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            Map<String, List<PartitionInfo>> topics = consumer.listTopics(timeout);
+            for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
+                topics.getOrDefault(topic, List.of()).forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+            }
+            if (partitions.isEmpty()) {
+                return MirrorImage.EMPTY;
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
+            MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp, timeout) < ends.get(tp))) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new TimeoutException("could not read the mirror topics to their ends within " + timeout.toMillis() + " ms");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.topic().equals(InternalTopics.METADATA)) {
+                        delta.replayMetadata(r.key(), r.value());
+                    } else {
+                        delta.replayState(r.key(), r.value());
+                    }
+                }
+            }
+            return delta.apply();
+        }
+    }
+}
