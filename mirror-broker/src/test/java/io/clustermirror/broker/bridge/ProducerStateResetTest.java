@@ -197,6 +197,22 @@ class ProducerStateResetTest {
         }
     }
 
+    /**
+     * Why the stop truncates to the LSO before the barrier: removing a producer drops its open transaction, the
+     * LSO moves past it, and read_committed consumers see records that were never committed.
+     */
+    @Test
+    void resetWithoutTruncationExposesAMirroredOpenTransaction() throws Exception {
+        TopicPartition tp = createTopic("txn-no-truncation");
+        try (KafkaProducer<String, String> producer = producer(Optional.of("txn-no-truncation-local"))) {
+            mirror(tp, mirroredTransactions(identity(producer, "txn-no-truncation-scratch", true)));
+            long barrier = barrierAndReset(tp);
+
+            assertEquals(barrier + 1, leaderState(tp).lastStableOffset());
+            assertEquals(List.of("0:mirrored-committed", "2:mirrored-open-2", "3:mirrored-open-3"), readCommitted(tp));
+        }
+    }
+
     /** Followers are reset too: a follower that becomes leader serves the local producer. */
     @Test
     void resetFollowerServesALocalProducerAfterBecomingLeader() throws Exception {
