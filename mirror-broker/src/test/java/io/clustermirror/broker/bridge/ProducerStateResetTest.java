@@ -34,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -265,7 +266,8 @@ class ProducerStateResetTest {
 
     /**
      * The local transactional producer's id at an older epoch: a committed transaction (0, marker at 1), then an
-     * open one (2-3).
+     * open one (2-3). Each commit bumps the epoch (transaction.version 2), so after its scratch commit the local
+     * producer is at epoch 1 or above.
      */
     private static MemoryRecords mirroredTransactions(ProducerState local) {
         assertTrue(local.producerEpoch() >= 1, "local epoch " + local.producerEpoch());
@@ -273,8 +275,8 @@ class ProducerStateResetTest {
         short epoch = (short) (local.producerEpoch() - 1);
         return concat(
             dataBatch(0, pid, epoch, 0, true, "mirrored-committed"),
-            MemoryRecords.withEndTransactionMarker(1, System.currentTimeMillis(), RecordBatch.NO_PARTITION_LEADER_EPOCH, pid, epoch,
-                new EndTransactionMarker(ControlRecordType.COMMIT, 0)),
+            MemoryRecords.withEndTransactionMarker(1, System.currentTimeMillis(), RecordBatch.NO_PARTITION_LEADER_EPOCH,
+                pid, epoch, new EndTransactionMarker(ControlRecordType.COMMIT, 0)),
             dataBatch(2, pid, epoch, 1, true, "mirrored-open-2", "mirrored-open-3"));
     }
 
@@ -297,13 +299,6 @@ class ProducerStateResetTest {
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) WAIT_MS);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WAIT_MS / 3);
         transactionalId.ifPresent(id -> p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id));
-        if (transactionalId.isPresent()) {
-            // A first session of the transactional id, so that the real one runs at epoch 1 or above and mirrored
-            // data can use a lower epoch of the same producer id.
-            try (KafkaProducer<String, String> first = new KafkaProducer<>(p)) {
-                first.initTransactions();
-            }
-        }
         KafkaProducer<String, String> producer = new KafkaProducer<>(p);
         if (transactionalId.isPresent()) {
             producer.initTransactions();
@@ -383,7 +378,7 @@ class ProducerStateResetTest {
     }
 
     private static MemoryRecords concat(MemoryRecords... parts) {
-        ByteBuffer out = ByteBuffer.allocate(java.util.Arrays.stream(parts).mapToInt(MemoryRecords::sizeInBytes).sum());
+        ByteBuffer out = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(MemoryRecords::sizeInBytes).sum());
         for (MemoryRecords r : parts) {
             out.put(r.buffer().duplicate());
         }
