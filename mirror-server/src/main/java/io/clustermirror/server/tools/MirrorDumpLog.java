@@ -26,8 +26,9 @@ import java.util.Map;
  * is Kafka's. Record lines exist only with {@code --deep-iteration} or {@code --print-data-log}.
  */
 public final class MirrorDumpLog {
-    static final String KAFKA_CONTROL_TYPE = "controlType: " + ControlRecordType.UNKNOWN + "(" + BarrierBatch.CONTROL_TYPE + ")";
-    static final String BARRIER_CONTROL_TYPE = "controlType: MIRROR_PID_RESET(" + BarrierBatch.CONTROL_TYPE + ")";
+    private static final String KAFKA_CONTROL_TYPE =
+        "controlType: " + ControlRecordType.UNKNOWN + "(" + BarrierBatch.CONTROL_TYPE + ")";
+    private static final String BARRIER_CONTROL_TYPE = "controlType: MIRROR_PID_RESET(" + BarrierBatch.CONTROL_TYPE + ")";
 
     /** DumpLogSegments' header of each file, and the start of its record lines (its RECORD_INDENT is "|"). */
     private static final String FILE_HEADER = "Dumping ";
@@ -98,7 +99,7 @@ public final class MirrorDumpLog {
      * The barriers of a segment file by offset (a barrier batch holds one record). Empty for other files; a
      * corrupt tail ends the scan, which DumpLogSegments reports itself.
      */
-    static Map<Long, String> barriers(File file) {
+    private static Map<Long, String> barriers(File file) {
         Map<Long, String> barriers = new HashMap<>();
         if (!file.getName().endsWith(UnifiedLog.LOG_FILE_SUFFIX) || !file.isFile()) {
             return barriers;

@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +37,8 @@ class MirrorDumpLogTest {
     @Test
     void namesTheBarrierAndLeavesKafkasOtherLinesAlone() throws Exception {
         String file = segment("a", "source-cluster-a").toString();
-        for (List<String> options : List.<List<String>>of(List.of(), List.of("--deep-iteration"), List.of("--print-data-log"))) {
+        List<List<String>> optionSets = List.of(List.of(), List.of("--deep-iteration"), List.of("--print-data-log"));
+        for (List<String> options : optionSets) {
             String[] args = args(file, options);
             List<String> kafka = run(DumpLogSegments::main, args);
             List<String> ours = run(MirrorDumpLog::main, args);
@@ -76,7 +78,7 @@ class MirrorDumpLogTest {
     }
 
     private static String[] args(String files, List<String> options) {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of("--files", files), options.stream())
+        return Stream.concat(Stream.of("--files", files), options.stream())
             .toArray(String[]::new);
     }
 
