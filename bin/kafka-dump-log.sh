@@ -1,3 +1,4 @@
 #!/usr/bin/env bash
-# Kafka's log segment dump tool (byte-level checks of mirrored partitions).
-exec "$(dirname "${BASH_SOURCE[0]}")/kafka-run-class.sh" org.apache.kafka.tools.DumpLogSegments "$@"
+# Kafka's log segment dump tool (byte-level checks of mirrored partitions), with the MIRROR_PID_RESET
+# barrier named: see io.clustermirror.server.tools.MirrorDumpLog.
+exec "$(dirname "${BASH_SOURCE[0]}")/kafka-run-class.sh" io.clustermirror.server.tools.MirrorDumpLog "$@"

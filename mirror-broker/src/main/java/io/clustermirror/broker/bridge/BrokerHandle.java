@@ -401,6 +401,23 @@ public final class BrokerHandle {
         }
     }
 
+    /**
+     * The producer epoch of every producer in the local replica's producer state (leader or follower), by producer
+     * id; empty if the broker hosts no replica. Read-only, for verification and tests.
+     */
+    public Map<Long, Short> producerEpochs(TopicPartition partition) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty()) {
+            return Map.of();
+        }
+        UnifiedLog log = p.get().log().get();
+        Map<Long, Short> epochs = new java.util.TreeMap<>();
+        synchronized (privateField(UnifiedLog.class, log, "lock")) {
+            log.producerStateManager().activeProducers().forEach((id, e) -> epochs.put(id, e.producerEpoch()));
+        }
+        return epochs;
+    }
+
     private Partition leaderAt(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
             "partition " + partition + " is not online on broker " + nodeId()));

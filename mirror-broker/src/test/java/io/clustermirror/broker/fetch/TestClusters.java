@@ -4,6 +4,8 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 import java.nio.file.Files;
@@ -11,19 +13,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /** In-JVM KRaft clusters for the data-plane tests. */
 public final class TestClusters {
     private TestClusters() {
     }
 
-    /** 1 controller + {@code brokers} brokers, pinned to the latest production metadata version. */
+    /**
+     * 1 controller + {@code brokers} brokers at the latest production metadata version, with the production features
+     * at their defaults for it (transaction.version 2, ...), as a cluster formatted by kafka-storage.sh runs.
+     * Not {@code setBootstrapMetadataVersion}: Kafka 4.3.1's {@code BootstrapMetadata.copyWithFeatureRecord} drops
+     * every feature record after the one it replaces, so the cluster would run with transaction.version 0.
+     */
     public static KafkaClusterTestKit start(String name, int brokers, Map<String, String> props) throws Exception {
         TestKitNodes nodes = new TestKitNodes.Builder()
             .setCombined(false)
             .setNumControllerNodes(1)
             .setNumBrokerNodes(brokers)
-            .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+            .setBootstrapMetadata(BootstrapMetadata.fromVersions(MetadataVersion.latestProduction(),
+                Feature.PRODUCTION_FEATURES.stream().collect(Collectors.toMap(Feature::featureName,
+                    f -> f.defaultLevel(MetadataVersion.latestProduction()))), "test-clusters"))
             .setBaseDirectory(Files.createTempDirectory("cm-" + name))
             .build();
         KafkaClusterTestKit.Builder b = new KafkaClusterTestKit.Builder(nodes).setDeleteOnClose(true);
