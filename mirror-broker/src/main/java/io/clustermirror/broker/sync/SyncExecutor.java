@@ -140,7 +140,16 @@ final class SyncExecutor {
             new TreeSet<>(action.set().keySet()), new TreeSet<>(action.delete()));
     }
 
-    private void commitOffsets(SyncAction.CommitGroupOffsets action) throws Exception {
+    private void commitOffsets(SyncAction.CommitGroupOffsets planned) throws Exception {
+        // A topic stopped since the round began belongs to the destination now: its offsets are no longer copied.
+        Set<String> mirroring = new java.util.HashSet<>();
+        SyncPlanner.syncedTopics(image.get(), mirror).forEach(t -> mirroring.add(t.topic()));
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> stillMirrored = new java.util.HashMap<>(planned.offsets());
+        stillMirrored.keySet().removeIf(tp -> !mirroring.contains(tp.topic()));
+        if (stillMirrored.isEmpty()) {
+            return;
+        }
+        SyncAction.CommitGroupOffsets action = new SyncAction.CommitGroupOffsets(planned.group(), stillMirrored);
         List<Operation> ops = new ArrayList<>();
         ops.add(Operation.group(action.group(), AclOperation.READ));
         Set<String> topics = new TreeSet<>();
