@@ -3,6 +3,7 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
@@ -279,8 +280,9 @@ class MetadataSyncTest {
     // ---- ACLs ----
 
     /**
-     * A matching ACL added at the source appears on the destination and disappears there when removed at the source;
-     * a non-matching one is not copied; an ACL created directly on the destination is never touched.
+     * A matching ACL added at the source appears on the destination and disappears there when removed at the source,
+     * also after a restart of the broker running the sync; a non-matching one is not copied; an ACL created directly
+     * on the destination is never touched.
      */
     @Test
     void aclsFollowTheSourceAndOnlyTheMirrorsOwnAreRemoved() throws Exception {
@@ -296,6 +298,9 @@ class MetadataSyncTest {
             TestUtils.waitFor(() -> acls(dst).containsAll(List.of(topicAcl, groupAcl)), TIMEOUT, "source ACLs reach the destination");
             assertFalse(acls(dst).contains(notIncluded), "an ACL not matching mirror.acl.include is not copied");
 
+            // The sync runs next to the mirror controller. Restart that broker: the sync that takes over must know,
+            // from __mirror_state, which ACLs the mirror created.
+            destination.restartBroker(destination.leaderOf(new TopicPartition(InternalTopics.COMMANDS, 0)));
             src.deleteAcls(List.of(topicAcl.toFilter())).all().get();
             TestUtils.waitFor(() -> !acls(dst).contains(topicAcl), TIMEOUT, "an ACL removed at the source is removed on the destination");
             Set<AclBinding> after = acls(dst);
