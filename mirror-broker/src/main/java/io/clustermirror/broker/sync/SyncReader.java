@@ -6,6 +6,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -13,6 +14,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
@@ -36,6 +38,8 @@ import java.util.function.BiConsumer;
  */
 final class SyncReader {
     static final long TIMEOUT_MS = 15_000;
+    /** The protocol type of consumer groups (Kafka's own constant is in an internal package). */
+    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private SyncReader() {
     }
@@ -65,15 +69,13 @@ final class SyncReader {
         }
         Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets = null;
         if (!config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() && !synced.isEmpty()) {
-            groupOffsets = part("read the source consumer groups", problems, () -> {
-                Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-                for (GroupListing g : get(source.listGroups(ListGroupsOptions.forConsumerGroups()).all())) {
-                    if (SyncPlanner.groupIncluded(config, g.groupId())) {
-                        specs.put(g.groupId(), new ListConsumerGroupOffsetsSpec());
-                    }
-                }
-                return specs.isEmpty() ? Map.of() : withoutNulls(get(source.listConsumerGroupOffsets(specs).all()));
-            });
+            Collection<GroupListing> listed = part("list the source consumer groups", problems,
+                () -> get(source.listGroups(new ListGroupsOptions()).all()));
+            if (listed != null) {
+                List<String> included = listed.stream().filter(SyncReader::isConsumerGroup).map(GroupListing::groupId)
+                    .filter(g -> SyncPlanner.groupIncluded(config, g)).sorted().toList();
+                groupOffsets = committedOffsets(source, included, "source", problems);
+            }
         }
         Set<AclBinding> acls = null;
         if (!config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty()) {
@@ -133,7 +135,7 @@ final class SyncReader {
         Map<String, KafkaFuture<ConsumerGroupDescription>> described = destination.describeConsumerGroups(groups).describedGroups();
         Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
         groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = withoutNulls(get(destination.listConsumerGroupOffsets(specs).all()));
+        ListConsumerGroupOffsetsResult offsets = destination.listConsumerGroupOffsets(specs);
         Map<String, DestinationView.Group> out = new HashMap<>();
         for (String g : groups) {
             boolean active;
@@ -144,9 +146,48 @@ final class SyncReader {
             } catch (GroupIdNotFoundException e) {
                 active = false; // no such group on the destination yet
             }
-            Map<TopicPartition, Long> offsets = new HashMap<>();
-            committed.getOrDefault(g, Map.of()).forEach((tp, om) -> offsets.put(tp, om.offset()));
-            out.put(g, new DestinationView.Group(active, offsets));
+            Map<TopicPartition, Long> committed = new HashMap<>();
+            get(offsets.partitionsToOffsetAndMetadata(g)).forEach((tp, om) -> {
+                if (om != null) {
+                    committed.put(tp, om.offset());
+                }
+            });
+            out.put(g, new DestinationView.Group(active, committed));
+        }
+        return out;
+    }
+
+    /**
+     * Consumer groups (classic, simple or KIP-848 consumer groups), not share or streams groups. Works with any
+     * source version: older brokers report no type, and their consumer groups use protocol type "consumer" or none.
+     */
+    private static boolean isConsumerGroup(GroupListing g) {
+        boolean consumerType = g.type().map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true);
+        return consumerType && (g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals(CONSUMER_PROTOCOL_TYPE));
+    }
+
+    /** Committed offsets per group; a group that cannot be read is reported and left out. */
+    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedOffsets(Admin admin, List<String> groups, String side,
+                                                                                         BiConsumer<String, Throwable> problems) {
+        if (groups.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
+        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
+        for (String g : groups) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = part("read the offsets of " + side + " consumer group '" + g + "'", problems,
+                () -> get(result.partitionsToOffsetAndMetadata(g)));
+            if (offsets != null) {
+                Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
+                offsets.forEach((tp, om) -> {
+                    if (om != null) {
+                        m.put(tp, om);
+                    }
+                });
+                out.put(g, m);
+            }
         }
         return out;
     }
@@ -161,20 +202,6 @@ final class SyncReader {
             infos.forEach((tp, info) -> out.put(tp, info.offset()));
             return out;
         });
-    }
-
-    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> withoutNulls(Map<String, Map<TopicPartition, OffsetAndMetadata>> in) {
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
-        in.forEach((group, offsets) -> {
-            Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
-            offsets.forEach((tp, om) -> {
-                if (om != null) {
-                    m.put(tp, om);
-                }
-            });
-            out.put(group, m);
-        });
-        return out;
     }
 
     private static List<ConfigResource> resources(Collection<String> topics) {
