@@ -99,9 +99,6 @@ final class MirrorSyncTask implements AutoCloseable {
         List<String> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);
         List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView);
-        if (!actions.isEmpty()) {
-            log.debug("Mirror '{}': metadata sync actions {}", record.name(), actions);
-        }
         new SyncExecutor(record.name(), destination, destinationClientId, producer, commands, image, problems).execute(actions);
     }
 
