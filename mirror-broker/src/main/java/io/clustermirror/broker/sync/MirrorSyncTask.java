@@ -42,6 +42,7 @@ final class MirrorSyncTask implements AutoCloseable {
     // Owned by the task thread.
     private Admin source;
     private CommandSender commands;
+    private volatile boolean closing;
 
     MirrorSyncTask(MirrorRecord record, Supplier<MirrorImage> image, LocalClients clients, Admin destination,
                    String destinationClientId, Producer<byte[], byte[]> producer) {
@@ -77,7 +78,11 @@ final class MirrorSyncTask implements AutoCloseable {
         try {
             round();
         } catch (RuntimeException e) {
-            problems.report("complete a sync round", e);
+            if (closing) {
+                log.debug("Mirror '{}': sync round ended by close", record.name(), e);
+            } else {
+                problems.report("complete a sync round", e);
+            }
         }
     }
 
@@ -98,6 +103,9 @@ final class MirrorSyncTask implements AutoCloseable {
         boolean aclsNeeded = sourceView.acls() != null || !current.aclsOf(record.name()).isEmpty();
         List<String> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);
+        if (Thread.currentThread().isInterrupted()) {
+            return; // closing: the views may be incomplete
+        }
         List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView);
         new SyncExecutor(record.name(), destination, destinationClientId, producer, commands, image, problems).execute(actions);
     }
@@ -114,6 +122,7 @@ final class MirrorSyncTask implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         thread.shutdownNow();
         CommandSender c = commands;
         if (c != null) {

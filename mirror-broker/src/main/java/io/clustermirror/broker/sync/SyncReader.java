@@ -228,8 +228,7 @@ final class SyncReader {
         try {
             return read.read();
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            problems.accept(what, e);
+            Thread.currentThread().interrupt(); // the task is closing: not a problem to report
             return null;
         } catch (ExecutionException e) {
             problems.accept(what, e.getCause() == null ? e : e.getCause());
