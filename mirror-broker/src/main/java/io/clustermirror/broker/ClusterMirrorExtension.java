@@ -6,6 +6,7 @@ import io.clustermirror.broker.controller.MirrorController;
 import io.clustermirror.broker.controller.MirrorImageTailer;
 import io.clustermirror.broker.partition.PartitionMirrorManager;
 import io.clustermirror.broker.partition.ProducerStateHygiene;
+import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
 import org.apache.kafka.common.TopicPartition;
@@ -43,6 +44,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private final ExecutorService controllerLifecycle;
     private final String listenerName;
     private MirrorController controller;
+    private MetadataSyncManager metadataSync; // runs where the controller runs
 
     private ClusterMirrorExtension(BrokerHandle broker) {
         this.broker = broker;
@@ -91,7 +93,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         if (active && controller == null) {
             controller = new MirrorController(clients, broker.nodeId(), imageSupplier);
             controller.start();
+            metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier);
         } else if (!active && controller != null) {
+            metadataSync.close();
+            metadataSync = null;
             controller.close();
             controller = null;
         }

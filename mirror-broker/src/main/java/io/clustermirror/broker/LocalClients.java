@@ -38,6 +38,13 @@ public final class LocalClients {
         return Admin.create(new HashMap<>(base));
     }
 
+    /** An admin client with its own client id (e.g. one from {@code auth.InternalOperations.newClientId}). */
+    public Admin admin(String clientId) {
+        Map<String, Object> m = new HashMap<>(base);
+        m.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        return Admin.create(m);
+    }
+
     /** A consumer with no group: the extension assigns partitions itself. */
     public KafkaConsumer<byte[], byte[]> consumer(String clientSuffix, boolean readCommitted) {
         return consumer(clientSuffix, readCommitted, Map.of());

@@ -1,7 +1,11 @@
 package io.clustermirror.common;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * A mirror's validated configuration: the source connection (any Kafka client config: bootstrap.servers,
@@ -23,11 +27,19 @@ public final class MirrorConfig {
     public static final String PARTITION_RETRY_BACKOFF_MAX_MS = "mirror.partition.retry.backoff.max.ms";
     public static final String STATE_PERSIST_INTERVAL_MS = "mirror.state.persist.interval.ms";
     public static final String METADATA_REFRESH_INTERVAL_MS = "mirror.metadata.refresh.interval.ms";
+    /** Auto-discovery: comma-separated regexes of source topic names that start mirroring without a command. */
     public static final String TOPICS_INCLUDE = "mirror.topics.include";
     public static final String TOPICS_EXCLUDE = "mirror.topics.exclude";
+    /** Comma-separated regexes of consumer group ids whose offsets the metadata sync copies (none by default). */
     public static final String GROUPS_INCLUDE = "mirror.groups.include";
     public static final String GROUPS_EXCLUDE = "mirror.groups.exclude";
+    /** Comma-separated regexes of topic config names never copied, on top of {@link #NEVER_COPIED_TOPIC_CONFIGS}. */
     public static final String TOPIC_PROPERTIES_EXCLUDE = "mirror.topic.properties.exclude";
+    /**
+     * Comma-separated regexes over ACL resource names (a topic, group, transactional id, ... name; the prefix of a
+     * PREFIXED pattern; {@code *} for the wildcard; {@code kafka-cluster} for the cluster): source ACLs whose
+     * resource name fully matches one are created on the destination. None by default.
+     */
     public static final String ACL_INCLUDE = "mirror.acl.include";
 
     /** Every accepted {@code mirror.*} key with its default (null: no default). */
@@ -49,6 +61,18 @@ public final class MirrorConfig {
         Map.entry(TOPIC_PROPERTIES_EXCLUDE, ""),
         Map.entry(ACL_INCLUDE, "")
     );
+
+    /**
+     * Source topic configs never copied to the destination, whatever {@link #TOPIC_PROPERTIES_EXCLUDE} says:
+     * they describe the source's brokers, replicas and append policy, not the data (replication throttle lists,
+     * {@code min.insync.replicas}, {@code unclean.leader.election.enable}, the {@code message.timestamp.*}
+     * type and limits). Used both when a topic starts mirroring and by the periodic metadata sync.
+     */
+    public static final Set<String> NEVER_COPIED_TOPIC_CONFIGS = Set.of(
+        "leader.replication.throttled.replicas", "follower.replication.throttled.replicas",
+        "min.insync.replicas", "unclean.leader.election.enable",
+        "message.timestamp.type", "message.timestamp.difference.max.ms",
+        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
 
     private final String name;
     private final Map<String, String> configs;
@@ -108,6 +132,30 @@ public final class MirrorConfig {
 
     public long getLong(String mirrorKey) {
         return Long.parseLong(getString(mirrorKey).trim());
+    }
+
+    /**
+     * The comma-separated regular expressions of a pattern-list key ({@link #TOPICS_INCLUDE},
+     * {@link #GROUPS_EXCLUDE}, {@link #ACL_INCLUDE}, ...), blanks dropped; empty when unset. Each pattern must
+     * match a whole name (a plain name matches itself).
+     */
+    public List<Pattern> patterns(String mirrorKey) {
+        String value = getString(mirrorKey);
+        return value == null || value.isBlank() ? List.of()
+            : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Pattern::compile).toList();
+    }
+
+    /** True if {@code name} fully matches one of the patterns of {@code mirrorKey}. */
+    public boolean matchesAny(String mirrorKey, String name) {
+        return patterns(mirrorKey).stream().anyMatch(p -> p.matcher(name).matches());
+    }
+
+    /**
+     * True if a source topic config is never copied to the destination: one of
+     * {@link #NEVER_COPIED_TOPIC_CONFIGS}, or a match of {@link #TOPIC_PROPERTIES_EXCLUDE}.
+     */
+    public boolean isTopicConfigExcluded(String configName) {
+        return NEVER_COPIED_TOPIC_CONFIGS.contains(configName) || matchesAny(TOPIC_PROPERTIES_EXCLUDE, configName);
     }
 
     /** True for {@code read_committed} (the default): the mirror stops at the source's last stable offset. */

@@ -70,6 +70,30 @@ class MirrorConfigValidatorTest {
     }
 
     @Test
+    void topicConfigExclusionsAreTheNeverCopiedListPlusTheConfiguredRegexes() {
+        MirrorConfig defaults = MirrorConfig.validate("dr", configs());
+        assertTrue(defaults.isTopicConfigExcluded("min.insync.replicas"));
+        assertTrue(defaults.isTopicConfigExcluded("message.timestamp.type"));
+        assertFalse(defaults.isTopicConfigExcluded("retention.ms"));
+        MirrorConfig custom = MirrorConfig.validate("dr", configs("mirror.topic.properties.exclude", "segment\\..*, max.message.bytes"));
+        assertTrue(custom.isTopicConfigExcluded("segment.ms"));
+        assertTrue(custom.isTopicConfigExcluded("max.message.bytes"));
+        assertTrue(custom.isTopicConfigExcluded("unclean.leader.election.enable"));
+        assertFalse(custom.isTopicConfigExcluded("retention.ms"));
+        assertFalse(custom.isTopicConfigExcluded("xmax.message.bytes"), "patterns match whole names");
+    }
+
+    @Test
+    void aclIncludeIsAListOfRegexesOverResourceNames() {
+        MirrorConfig config = MirrorConfig.validate("dr", configs("mirror.acl.include", "orders\\..*,payments"));
+        assertTrue(config.matchesAny(MirrorConfig.ACL_INCLUDE, "orders.eu"));
+        assertTrue(config.matchesAny(MirrorConfig.ACL_INCLUDE, "payments"));
+        assertFalse(config.matchesAny(MirrorConfig.ACL_INCLUDE, "payments-x"));
+        assertFalse(MirrorConfig.validate("dr", configs()).matchesAny(MirrorConfig.ACL_INCLUDE, "orders.eu"), "none by default");
+        assertTrue(rejected("dr", configs("mirror.acl.include", "orders,(")).getMessage().contains("mirror.acl.include"));
+    }
+
+    @Test
     void rejectsNullAndOverlongNames() {
         rejected(null, configs());
         rejected("x".repeat(250), configs());

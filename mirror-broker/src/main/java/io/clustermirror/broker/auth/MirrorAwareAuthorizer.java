@@ -63,10 +63,14 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         List<AuthorizationResult> results = new ArrayList<>(super.authorize(context, actions));
         Optional<MirrorImage> image = ExtensionRegistry.image(clusterId, nodeId);
         if (image.isEmpty() || image.get().topics().isEmpty()) {
-            return results; // no extension in this process, or no mirror topic: nothing to restrict
+            // no extension in this process, or no mirror topic: nothing to restrict
+            return InternalOperations.allowInternal(context, actions, results);
         }
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
+            if (InternalOperations.isInternal(context, action)) {
+                continue; // the extension's own operation: allowed below
+            }
             if (isClusterDelete(action)) {
                 if (results.get(i) == AuthorizationResult.ALLOWED && hasReadOnlyTopic(image.get())) {
                     results.set(i, AuthorizationResult.DENIED);
@@ -93,7 +97,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                 }
             }
         }
-        return results;
+        return InternalOperations.allowInternal(context, actions, results);
     }
 
     private static boolean isClusterDelete(Action action) {

@@ -32,16 +32,6 @@ import java.util.stream.Collectors;
  * back to a cluster that copies it from us; a command that fails changes nothing.
  */
 final class CommandProcessor {
-    /**
-     * Source topic configs never copied to the destination: they describe the source's brokers and
-     * replicas, not the data.
-     */
-    static final Set<String> NEVER_COPIED_TOPIC_CONFIGS = Set.of(
-        "leader.replication.throttled.replicas", "follower.replication.throttled.replicas",
-        "min.insync.replicas", "unclean.leader.election.enable",
-        "message.timestamp.type", "message.timestamp.difference.max.ms",
-        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
-
     private final SourceCluster source;
     private final DestinationCluster destination;
     private final String localClusterId;
@@ -62,6 +52,7 @@ final class CommandProcessor {
                 case STOP -> changeDesired(image, command, DesiredState.STOPPED, nowMs);
                 case PAUSE -> changeDesired(image, command, DesiredState.PAUSED, nowMs);
                 case RESUME -> changeDesired(image, command, DesiredState.MIRRORING, nowMs);
+                case ADD_PARTITIONS -> addPartitions(image, command, nowMs);
             };
         } catch (ClusterMirrorException e) {
             return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
@@ -104,6 +95,8 @@ final class CommandProcessor {
             throw new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "mirror '" + command.mirror()
                 + "' has partitions that have not finished stopping: " + String.join(", ", stopping) + "; retry when describe shows them STOPPED");
         }
+        // The ACLs the mirror created stay on the destination (they are its ACLs now); only the mirror's record of them goes.
+        image.aclsOf(command.mirror()).forEach(acl -> stateKeys.add(acl.key()));
         List<CommandOutcome.MetadataWrite> writes = new ArrayList<>();
         writes.add(new CommandOutcome.MetadataWrite(RecordCodec.mirrorKey(command.mirror()), null));
         topics.forEach(t -> writes.add(new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t.topic()), null)));
@@ -156,14 +149,12 @@ final class CommandProcessor {
                 }
             }, () -> toCreate.add(topic));
         }
-        Set<String> excludedConfigs = new java.util.HashSet<>(NEVER_COPIED_TOPIC_CONFIGS);
-        excludedConfigs.addAll(csv(config.getString(MirrorConfig.TOPIC_PROPERTIES_EXCLUDE)));
         List<String> created = new ArrayList<>();
         try {
             for (String topic : toCreate) {
                 SourceTopic st = sourceTopics.get(topic);
                 Map<String, String> configs = new HashMap<>(st.configs());
-                configs.keySet().removeAll(excludedConfigs);
+                configs.keySet().removeIf(config::isTopicConfigExcluded);
                 destination.create(topic, st.partitions(), configs);
                 created.add(topic);
             }
@@ -206,6 +197,61 @@ final class CommandProcessor {
         };
         return new CommandOutcome(CommandResult.ok(command.commandId(), verb + " " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'",
             List.copyOf(topics)), writes, List.of());
+    }
+
+    /**
+     * ADD_PARTITIONS (sent by the metadata sync): grows each named mirror topic, still MIRRORING, to its source's
+     * partition count and records the count. The new destination partitions start mirroring from offset 0 as
+     * soon as they have leaders, like any partition of a MIRRORING topic. A topic whose counts already agree is
+     * left as it is; a source with fewer partitions than the destination, or a recreated source topic, is refused.
+     */
+    private CommandOutcome addPartitions(MirrorImage image, MirrorCommand command, long nowMs) {
+        MirrorRecord mirror = requireMirror(image, command.mirror());
+        MirrorConfig config = MirrorConfig.validate(mirror.name(), mirror.configs());
+        if (command.topics().isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name the topics to grow");
+        }
+        List<MirrorTopicRecord> topics = new ArrayList<>();
+        for (String name : new TreeSet<>(command.topics())) {
+            MirrorTopicRecord t = image.topic(name).filter(r -> r.mirror().equals(mirror.name())).orElseThrow(() ->
+                new ClusterMirrorException(MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "topic '" + name + "' is not in mirror '" + mirror.name() + "'"));
+            if (t.desired() != DesiredState.MIRRORING) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + name + "' is " + t.desired()
+                    + ", not MIRRORING; partitions are added only to mirroring topics");
+            }
+            topics.add(t);
+        }
+        Map<String, SourceTopic> sourceTopics = source.describe(config, topics.stream().map(MirrorTopicRecord::topic).toList());
+        List<CommandOutcome.MetadataWrite> writes = new ArrayList<>();
+        List<String> changes = new ArrayList<>();
+        for (MirrorTopicRecord t : topics) {
+            SourceTopic st = sourceTopics.get(t.topic());
+            if (st == null) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "source topic '" + t.topic() + "' no longer exists");
+            }
+            if (t.sourceTopicId() != null && !t.sourceTopicId().equals(st.topicId())) {
+                throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_CHANGED, "source topic '" + t.topic() + "' was recreated (id "
+                    + st.topicId() + ", mirrored id " + t.sourceTopicId() + "); its partitions are not added");
+            }
+            int destPartitions = destination.describe(t.topic()).map(DestinationCluster.Topic::partitions).orElseThrow(() ->
+                new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "destination topic '" + t.topic() + "' does not exist"));
+            if (st.partitions() < destPartitions) {
+                throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "source topic '" + t.topic() + "' has " + st.partitions()
+                    + " partitions, fewer than the destination's " + destPartitions);
+            }
+            if (destPartitions < st.partitions()) {
+                destination.createPartitions(t.topic(), st.partitions());
+            }
+            if (destPartitions < st.partitions() || t.partitions() != st.partitions()) {
+                changes.add(t.topic() + " " + Math.min(destPartitions, t.partitions()) + " -> " + st.partitions());
+                writes.add(new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t.topic()),
+                    RecordCodec.encodeTopic(t.withPartitions(st.partitions(), nowMs))));
+            }
+        }
+        String message = changes.isEmpty() ? "partition counts of mirror '" + mirror.name() + "' already match the source"
+            : "grew topic(s) of mirror '" + mirror.name() + "' to the source's partition count: " + String.join(", ", changes);
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, topics.stream().map(MirrorTopicRecord::topic).toList()),
+            writes, List.of());
     }
 
     private static ClusterMirrorException notAllowed(String topic, DesiredState current, DesiredState target) {

@@ -17,4 +17,7 @@ interface DestinationCluster {
     void create(String topic, int partitions, Map<String, String> configs);
 
     void delete(String topic);
+
+    /** Grows a topic to {@code totalPartitions} partitions (an internal operation: allowed on mirror topics). */
+    void createPartitions(String topic, int totalPartitions);
 }

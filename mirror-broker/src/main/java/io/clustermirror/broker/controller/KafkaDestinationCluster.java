@@ -1,14 +1,17 @@
 package io.clustermirror.broker.controller;
 
+import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import java.util.HashMap;
@@ -18,13 +21,19 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-/** {@link DestinationCluster} through the extension's Admin client to its own cluster. */
+/**
+ * {@link DestinationCluster} through the extension's Admin client to its own cluster. Growing a mirror topic is
+ * an internal operation ({@link InternalOperations}): the admin's client id must come from
+ * {@link InternalOperations#newClientId}.
+ */
 final class KafkaDestinationCluster implements DestinationCluster {
     private static final long TIMEOUT_MS = 30_000;
     private final Admin admin;
+    private final String adminClientId;
 
-    KafkaDestinationCluster(Admin admin) {
+    KafkaDestinationCluster(Admin admin, String adminClientId) {
         this.admin = admin;
+        this.adminClientId = adminClientId;
     }
 
     @Override
@@ -72,6 +81,18 @@ final class KafkaDestinationCluster implements DestinationCluster {
             throw failure("delete destination topic '" + topic + "'", e.getCause());
         } catch (Exception e) {
             throw failure("delete destination topic '" + topic + "'", e);
+        }
+    }
+
+    @Override
+    public void createPartitions(String topic, int totalPartitions) {
+        try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
+                List.of(InternalOperations.Operation.topic(topic, AclOperation.ALTER)))) {
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(totalPartitions))).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw failure("grow destination topic '" + topic + "' to " + totalPartitions + " partitions", e.getCause());
+        } catch (Exception e) {
+            throw failure("grow destination topic '" + topic + "' to " + totalPartitions + " partitions", e);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.clustermirror.broker.controller;
 
 import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
@@ -40,6 +41,7 @@ public final class MirrorController implements AutoCloseable {
     private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
 
     private final LocalClients clients;
+    private final int nodeId;
     private final Supplier<MirrorImage> brokerImage;
     private final Thread thread;
     private static final long RESTART_BACKOFF_MS = 5_000;
@@ -53,6 +55,7 @@ public final class MirrorController implements AutoCloseable {
      */
     public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage) {
         this.clients = clients;
+        this.nodeId = nodeId;
         this.brokerImage = brokerImage;
         this.thread = new Thread(this::run, "cluster-mirror-controller-" + nodeId);
         this.thread.setDaemon(true);
@@ -91,13 +94,14 @@ public final class MirrorController implements AutoCloseable {
 
     /** One activation: take over the controller role, load the desired state, process commands until closed. */
     private void runActive() throws Exception {
-        try (Admin admin = clients.admin();
+        String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-controller");
+        try (Admin admin = clients.admin(adminClientId);
              KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
             InternalTopicsInitializer.ensureExist(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
             producer.initTransactions();
             MirrorImage desired = loadMetadata();
             String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
-            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(), new KafkaDestinationCluster(admin), clusterId);
+            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(), new KafkaDestinationCluster(admin, adminClientId), clusterId);
             log.info("Mirror controller active: {} mirrors, {} mirror topics", desired.mirrors().size(), desired.topics().size());
             processCommands(producer, processor, desired);
         }
@@ -164,9 +168,10 @@ public final class MirrorController implements AutoCloseable {
         return delta.apply();
     }
 
-    /** The controller's desired state combined with the broker's latest actual partition states. */
+    /** The controller's desired state combined with the broker's latest actual partition states (and mirror ACLs). */
     private MirrorImage mergeActualState(MirrorImage desired) {
-        return new MirrorImage(desired.mirrors(), desired.topics(), brokerImage.get().partitionStates());
+        MirrorImage actual = brokerImage.get();
+        return new MirrorImage(desired.mirrors(), desired.topics(), actual.partitionStates(), actual.mirrorAcls());
     }
 
     /** Reads {@code __mirror_metadata} to its end: the desired state all previous controllers committed. */

@@ -8,10 +8,18 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -64,6 +72,8 @@ class CommandProcessorTest {
         final Map<String, Topic> topics = new HashMap<>();
         final List<String> created = new ArrayList<>();
         final List<String> deleted = new ArrayList<>();
+        final List<String> grown = new ArrayList<>();
+        final Map<String, Map<String, String>> createdConfigs = new HashMap<>();
         String failCreateOf;
 
         @Override
@@ -77,6 +87,7 @@ class CommandProcessorTest {
                 throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "cannot create " + topic);
             }
             created.add(topic);
+            createdConfigs.put(topic, configs);
             topics.put(topic, new Topic(partitions, false));
         }
 
@@ -84,6 +95,12 @@ class CommandProcessorTest {
         public void delete(String topic) {
             deleted.add(topic);
             topics.remove(topic);
+        }
+
+        @Override
+        public void createPartitions(String topic, int totalPartitions) {
+            grown.add(topic + "=" + totalPartitions);
+            topics.put(topic, new Topic(totalPartitions, topics.get(topic).holdsData()));
         }
     }
 
@@ -201,6 +218,9 @@ class CommandProcessorTest {
         assertFailed(run(CommandOp.DELETE, "dr"), MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "a");
         run(CommandOp.STOP, "dr", "a");
         MirrorDelta delta = new MirrorDelta(image);
+        MirrorAclRecord acl = MirrorAclRecord.of("dr", new AclBinding(new ResourcePattern(ResourceType.TOPIC, "a", PatternType.LITERAL),
+            new AccessControlEntry("User:x", "*", AclOperation.READ, AclPermissionType.ALLOW)), 1L);
+        delta.replayState(RecordCodec.encodeKey(acl.key()), RecordCodec.encodeAcl(acl));
         PartitionStateRecord stopping = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPING, 0, 1, "id-a",
             5, 0, List.of(), 6, 6, null, -1, -1, -1, 1L);
         delta.replayState(RecordCodec.encodeKey(stopping.key()), RecordCodec.encodeState(stopping));
@@ -216,12 +236,54 @@ class CommandProcessorTest {
         assertTrue(image.mirror("dr").isEmpty());
         assertTrue(image.topic("a").isEmpty());
         assertTrue(image.partitionStates().isEmpty(), "state records of the mirror are tombstoned");
+        assertTrue(image.mirrorAcls().isEmpty(), "the mirror's record of the ACLs it created is tombstoned");
         createMirror(); // the name can be reused
     }
 
     @Test
+    void startNeverCopiesExcludedTopicConfigs() {
+        run(CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "s:1", "mirror.topic.properties.exclude", "segment\\..*"), List.of(), List.of());
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of("retention.ms", "1", "segment.ms", "2", "min.insync.replicas", "2")));
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
+        assertEquals(Map.of("retention.ms", "1"), destination.createdConfigs.get("a"));
+    }
+
+    @Test
+    void addPartitionsGrowsTheDestinationToTheSourceCountAndRecordsIt() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 3, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        CommandOutcome same = run(CommandOp.ADD_PARTITIONS, "dr", "a");
+        assertEquals(MirrorError.NONE, same.result().error());
+        assertTrue(same.metadataWrites().isEmpty(), "nothing to do when the counts agree");
+        source.topics.put("a", new SourceTopic("a", "id-a", 6, Map.of()));
+        CommandOutcome grown = run(CommandOp.ADD_PARTITIONS, "dr", "a");
+        assertEquals(MirrorError.NONE, grown.result().error(), grown.result().message());
+        assertTrue(grown.result().message().contains("a 3 -> 6"), grown.result().message());
+        assertEquals(List.of("a=6"), destination.grown);
+        assertEquals(6, image.topic("a").orElseThrow().partitions());
+        assertEquals(DesiredState.MIRRORING, image.topic("a").orElseThrow().desired());
+    }
+
+    @Test
+    void addPartitionsRefusesPausedRecreatedShrunkAndForeignTopics() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 3, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        assertFailed(run(CommandOp.ADD_PARTITIONS, "dr", "b"), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "'b'");
+        source.topics.put("a", new SourceTopic("a", "id-a2", 6, Map.of()));
+        assertFailed(run(CommandOp.ADD_PARTITIONS, "dr", "a"), MirrorError.SOURCE_TOPIC_CHANGED, "recreated");
+        source.topics.put("a", new SourceTopic("a", "id-a", 2, Map.of()));
+        assertFailed(run(CommandOp.ADD_PARTITIONS, "dr", "a"), MirrorError.INVALID_PARTITIONS, "fewer");
+        run(CommandOp.PAUSE, "dr", "a");
+        source.topics.put("a", new SourceTopic("a", "id-a", 6, Map.of()));
+        assertFailed(run(CommandOp.ADD_PARTITIONS, "dr", "a"), MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "PAUSED");
+        assertTrue(destination.grown.isEmpty());
+    }
+
+    @Test
     void unknownMirrorForEveryOperation() {
-        for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME)) {
+        for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME, CommandOp.ADD_PARTITIONS)) {
             assertFailed(run(op, "ghost", "a"), MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'ghost'");
         }
     }

@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -13,7 +14,8 @@ import java.util.Map;
  *
  * <p>{@code __mirror_metadata}: a null value removes the key. {@code __mirror_state}: a record replaces
  * the current one for its key only when its {@code leaderEpoch} is at least the current one's (a stale
- * destination leader cannot overwrite a newer leader's state); a null value removes the key.
+ * destination leader cannot overwrite a newer leader's state); a null value removes the key. Keys with the
+ * {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}): the last record wins.
  *
  * <p>Records are keyed by their log key, as compaction keys them. A delta is not thread-safe; the base
  * image is never modified. A key or value that cannot be decoded throws {@link IllegalArgumentException}
@@ -25,6 +27,7 @@ public final class MirrorDelta {
     private final Map<String, MirrorRecord> mirrorChanges = new HashMap<>();
     private final Map<String, MirrorTopicRecord> topicChanges = new HashMap<>();
     private final Map<String, PartitionStateRecord> stateChanges = new HashMap<>();
+    private final Map<String, MirrorAclRecord> aclChanges = new HashMap<>();
 
     public MirrorDelta(MirrorImage base) {
         this.base = base;
@@ -47,6 +50,10 @@ public final class MirrorDelta {
     /** Replays one {@code __mirror_state} record, ignoring it if it comes from a stale leader. */
     public void replayState(byte[] key, byte[] value) {
         String k = RecordCodec.decodeKey(key);
+        if (RecordCodec.isAclKey(k)) {
+            aclChanges.put(k, value == null ? null : RecordCodec.decodeAcl(value));
+            return;
+        }
         if (value == null) {
             stateChanges.put(k, null);
             return;
@@ -63,7 +70,7 @@ public final class MirrorDelta {
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
         return new MirrorImage(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.partitionStates(), stateChanges));
+            merge(base.partitionStates(), stateChanges), merge(base.mirrorAcls(), aclChanges));
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

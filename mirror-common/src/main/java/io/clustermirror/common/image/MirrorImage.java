@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -16,17 +17,24 @@ import java.util.Optional;
  * and describe.
  */
 public final class MirrorImage {
-    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of());
+    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of());
 
     private final Map<String, MirrorRecord> mirrors;
     private final Map<String, MirrorTopicRecord> topics;
     private final Map<String, PartitionStateRecord> partitionStates;
+    private final Map<String, MirrorAclRecord> mirrorAcls;
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
+        this(mirrors, topics, partitionStates, Map.of());
+    }
+
+    public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                       Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
         this.partitionStates = Map.copyOf(partitionStates);
+        this.mirrorAcls = Map.copyOf(mirrorAcls);
     }
 
     /** Mirrors by name. */
@@ -42,6 +50,17 @@ public final class MirrorImage {
     /** Partition states by {@link PartitionStateRecord#key()}. */
     public Map<String, PartitionStateRecord> partitionStates() {
         return partitionStates;
+    }
+
+    /** The ACLs mirrors created on the destination, by {@link MirrorAclRecord#key()}. */
+    public Map<String, MirrorAclRecord> mirrorAcls() {
+        return mirrorAcls;
+    }
+
+    /** The ACLs one mirror created on the destination (the only ones it may remove). */
+    public List<MirrorAclRecord> aclsOf(String mirror) {
+        return mirrorAcls.values().stream().filter(a -> a.mirror().equals(mirror))
+            .sorted(Comparator.comparing(MirrorAclRecord::key)).toList();
     }
 
     public Optional<MirrorRecord> mirror(String name) {

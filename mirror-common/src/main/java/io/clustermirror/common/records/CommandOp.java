@@ -1,6 +1,9 @@
 package io.clustermirror.common.records;
 
-/** The operations an operator can ask of the MirrorController. */
+/**
+ * The operations of the MirrorController: an operator's (CREATE to RESUME), and ADD_PARTITIONS, which the
+ * metadata sync sends when a source topic has grown (the destination topic grows to match).
+ */
 public enum CommandOp {
-    CREATE, DELETE, START, STOP, PAUSE, RESUME
+    CREATE, DELETE, START, STOP, PAUSE, RESUME, ADD_PARTITIONS
 }

@@ -19,4 +19,8 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
     public MirrorTopicRecord withDesired(DesiredState newDesired, long nowMs) {
         return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, nowMs);
     }
+
+    public MirrorTopicRecord withPartitions(int newPartitions, long nowMs) {
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, nowMs);
+    }
 }

@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Keys and values of the internal topics. Values are versioned JSON (field {@code "v"}), keys are UTF-8
  * strings: {@code __mirror_commands} is keyed by command id, {@code __mirror_metadata} by
- * {@link #mirrorKey}/{@link #topicKey}, {@code __mirror_state} by {@link PartitionStateRecord#key()}.
+ * {@link #mirrorKey}/{@link #topicKey}, {@code __mirror_state} by {@link PartitionStateRecord#key()}
+ * ({@code <mirror>/<topic>/<partition>}) and, for the ACLs a mirror created, {@link MirrorAclRecord#key()}
+ * ({@code acl:<mirror>:<binding>}).
  * A null value is a tombstone; the decoders do not accept one (the caller knows what a tombstone means).
  *
  * <p>Compatibility: a reader ignores fields it does not know and reads values of any version, so a
@@ -98,6 +100,19 @@ public final class RecordCodec {
 
     public static PartitionStateRecord decodeState(byte[] value) {
         return decode(value, PartitionStateRecord.class);
+    }
+
+    /** True for a {@code __mirror_state} key of a {@link MirrorAclRecord}. */
+    public static boolean isAclKey(String stateKey) {
+        return stateKey.startsWith(MirrorAclRecord.KEY_PREFIX);
+    }
+
+    public static byte[] encodeAcl(MirrorAclRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static MirrorAclRecord decodeAcl(byte[] value) {
+        return decode(value, MirrorAclRecord.class);
     }
 
     private static byte[] encode(ObjectNode fields) {

@@ -1,0 +1,116 @@
+package io.clustermirror.broker.auth;
+
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.server.authorizer.Action;
+import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
+import org.apache.kafka.server.authorizer.AuthorizationResult;
+
+import java.security.SecureRandom;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The extension's own requests to its (destination) cluster that bypass ACL checks and the read-only rule of
+ * mirror topics (seed 000: "CreatePartitions, OffsetCommit, IncrementalAlterConfigs, CreateAcls, and DeleteAcls
+ * are issued internally ... bypassing normal ACL checks"): a registry of operations in flight, consulted by
+ * {@link MirrorAwareAuthorizer}.
+ *
+ * <p>How: the extension builds the client it uses for such requests with a client id from
+ * {@link #newClientId} (a prefix plus 128 random bits, one per client), and wraps each call in
+ * {@link #begin}, naming the exact resources and operations the request will be authorized for. While the
+ * call is in flight, an authorization of one of those (literal resource, operation) pairs for a request with
+ * that client id is ALLOWED; before and after, nothing is. A request that matches nothing is authorized as
+ * usual.
+ *
+ * <p>Limits:
+ * <ul>
+ *   <li>The registry is a static of this JVM: it works where the authorizer that checks the request runs in
+ *       the same JVM as the extension that sent it: the broker itself, a combined (broker + controller) node,
+ *       and every node of the test kit. CreatePartitions and IncrementalAlterConfigs are checked by the active
+ *       KRaft controller, OffsetCommit by the group coordinator broker: on a node in another JVM the request is
+ *       authorized normally, so give the extension's local clients a principal with the needed ACLs (e.g. the
+ *       broker's super user, through {@code cluster.mirror.local.*}).</li>
+ *   <li>Client ids are not authenticated. The random part is never logged by the extension, but Kafka may show
+ *       client ids (request logs at DEBUG, per-client metrics). Someone who learns one could pass for the
+ *       extension only for the exact resources and operations of a call in flight, only during that call.</li>
+ *   <li>A call that times out on the client and is retried later by the broker may then be denied: the next
+ *       sync round retries it.</li>
+ * </ul>
+ */
+public final class InternalOperations {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** In-flight operations by client id; the count allows the same operation twice at once. */
+    private static final Map<String, Map<Operation, Integer>> IN_FLIGHT = new ConcurrentHashMap<>();
+
+    /** One literal resource and the operation a request is authorized for. */
+    public record Operation(ResourceType resourceType, String name, AclOperation operation) {
+        public static Operation topic(String topic, AclOperation operation) {
+            return new Operation(ResourceType.TOPIC, topic, operation);
+        }
+
+        public static Operation group(String group, AclOperation operation) {
+            return new Operation(ResourceType.GROUP, group, operation);
+        }
+
+        /** An operation on the cluster resource (e.g. ALTER for CreateAcls and DeleteAcls). */
+        public static Operation cluster(AclOperation operation) {
+            return new Operation(ResourceType.CLUSTER, "kafka-cluster", operation);
+        }
+    }
+
+    /** The registration of one call; closing it ends the bypass. */
+    public interface Scope extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    private InternalOperations() {
+    }
+
+    /** A client id for an internal client: {@code prefix} plus an unguessable suffix. */
+    public static String newClientId(String prefix) {
+        byte[] token = new byte[16];
+        RANDOM.nextBytes(token);
+        return prefix + "-" + HexFormat.of().formatHex(token);
+    }
+
+    /** Registers the operations of one call by the client {@code clientId} until the returned scope is closed. */
+    public static Scope begin(String clientId, Collection<Operation> operations) {
+        List<Operation> ops = List.copyOf(operations);
+        IN_FLIGHT.compute(clientId, (k, mine) -> {
+            Map<Operation, Integer> m = mine == null ? new ConcurrentHashMap<>() : mine;
+            ops.forEach(op -> m.merge(op, 1, Integer::sum));
+            return m;
+        });
+        return () -> IN_FLIGHT.computeIfPresent(clientId, (k, mine) -> {
+            ops.forEach(op -> mine.computeIfPresent(op, (o, n) -> n == 1 ? null : n - 1));
+            return mine.isEmpty() ? null : mine;
+        });
+    }
+
+    /** True if the action is an in-flight internal operation of the request's client. */
+    public static boolean isInternal(AuthorizableRequestContext context, Action action) {
+        if (IN_FLIGHT.isEmpty() || context.clientId() == null) {
+            return false;
+        }
+        Map<Operation, Integer> ops = IN_FLIGHT.get(context.clientId());
+        return ops != null && action.resourcePattern().patternType() == PatternType.LITERAL
+            && ops.containsKey(new Operation(action.resourcePattern().resourceType(), action.resourcePattern().name(), action.operation()));
+    }
+
+    /** The authorizer's hook: turns the results of in-flight internal operations into ALLOWED. */
+    static List<AuthorizationResult> allowInternal(AuthorizableRequestContext context, List<Action> actions,
+                                                   List<AuthorizationResult> results) {
+        for (int i = 0; i < actions.size(); i++) {
+            if (isInternal(context, actions.get(i))) {
+                results.set(i, AuthorizationResult.ALLOWED);
+            }
+        }
+        return results;
+    }
+}

@@ -1,0 +1,106 @@
+package io.clustermirror.broker.sync;
+
+import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.auth.InternalOperations;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The metadata sync of every mirror (seed 001 step 10), run on the broker where the MirrorController runs, so
+ * that exactly one broker syncs each mirror (during a controller move two may overlap briefly: every action is
+ * idempotent or goes through the controller). A supervisor thread compares the image with the running tasks once
+ * a second and starts a {@link MirrorSyncTask} per mirror (restarting it if the mirror was recreated), stopping
+ * the tasks of deleted mirrors.
+ *
+ * <p>Shared by the tasks: one Admin client to the destination with an internal client id
+ * ({@link InternalOperations}) and one idempotent producer (commands, the mirror's ACL records in
+ * {@code __mirror_state}).
+ */
+public final class MetadataSyncManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MetadataSyncManager.class);
+    private static final long SUPERVISE_INTERVAL_MS = 1_000;
+
+    private final LocalClients clients;
+    private final Supplier<MirrorImage> image;
+    private final String destinationClientId;
+    private final Admin destination;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final ScheduledExecutorService supervisor;
+    private final Map<String, MirrorSyncTask> tasks = new HashMap<>(); // supervisor thread only
+    private final Map<String, MirrorRecord> unusable = new HashMap<>(); // supervisor thread only
+
+    private MetadataSyncManager(LocalClients clients, int nodeId, Supplier<MirrorImage> image) {
+        this.clients = clients;
+        this.image = image;
+        this.destinationClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-sync");
+        this.destination = clients.admin(destinationClientId);
+        this.producer = clients.producer("sync", null);
+        this.supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "cluster-mirror-sync-supervisor-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts syncing every mirror of the image; returns at once. */
+    public static MetadataSyncManager start(LocalClients clients, int nodeId, Supplier<MirrorImage> image) {
+        MetadataSyncManager manager = new MetadataSyncManager(clients, nodeId, image);
+        manager.supervisor.scheduleWithFixedDelay(manager::supervise, 0, SUPERVISE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        return manager;
+    }
+
+    private void supervise() {
+        try {
+            Map<String, MirrorRecord> mirrors = image.get().mirrors();
+            tasks.entrySet().removeIf(e -> {
+                MirrorRecord now = mirrors.get(e.getKey());
+                if (now != null && now.equals(e.getValue().record())) {
+                    return false;
+                }
+                e.getValue().close();
+                log.info("Mirror '{}': metadata sync stopped ({})", e.getKey(), now == null ? "mirror deleted" : "mirror recreated");
+                return true;
+            });
+            mirrors.forEach((name, record) -> {
+                if (!tasks.containsKey(name) && !record.equals(unusable.get(name))) {
+                    try {
+                        MirrorSyncTask task = new MirrorSyncTask(record, image, clients, destination, destinationClientId, producer);
+                        tasks.put(name, task);
+                        task.start();
+                    } catch (RuntimeException e) {
+                        unusable.put(name, record);
+                        log.error("Mirror '{}': cannot start its metadata sync: {}", name, e.getMessage());
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            log.error("Metadata sync supervisor failed; it retries in {} ms", SUPERVISE_INTERVAL_MS, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        supervisor.shutdown();
+        try {
+            supervisor.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        tasks.values().forEach(MirrorSyncTask::close);
+        tasks.clear();
+        producer.close(Duration.ofSeconds(5));
+        destination.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,56 @@
+package io.clustermirror.broker.sync;
+
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclBinding;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** What one sync round of a mirror decided ({@link SyncPlanner}); {@link SyncExecutor} performs it. */
+sealed interface SyncAction {
+    /** Auto-discovery: source topics matching {@code mirror.topics.include} start mirroring (a START command each). */
+    record StartTopics(List<String> topics) implements SyncAction {
+        public StartTopics {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /** The source topic has more partitions than the destination or the image: an ADD_PARTITIONS command. */
+    record AddPartitions(String topic, int sourcePartitions) implements SyncAction {
+    }
+
+    /** Incremental topic config change on the destination: set these, remove these (back to the default). */
+    record AlterTopicConfigs(String topic, Map<String, String> set, Set<String> delete) implements SyncAction {
+        public AlterTopicConfigs {
+            set = Map.copyOf(set);
+            delete = Set.copyOf(delete);
+        }
+    }
+
+    /** Committed offsets to write for a group with no active members on the destination (no leader epoch). */
+    record CommitGroupOffsets(String group, Map<TopicPartition, OffsetAndMetadata> offsets) implements SyncAction {
+        public CommitGroupOffsets {
+            offsets = Map.copyOf(offsets);
+        }
+    }
+
+    /** A group whose offsets differ but which has active members on the destination: left alone. */
+    record GroupSkipped(String group) implements SyncAction {
+    }
+
+    /** Source ACLs to create on the destination; the mirror records them as its own first. */
+    record CreateAcls(List<AclBinding> acls) implements SyncAction {
+        public CreateAcls {
+            acls = List.copyOf(acls);
+        }
+    }
+
+    /** ACLs the mirror created that the source no longer has: removed from the destination, then forgotten. */
+    record DeleteAcls(List<AclBinding> acls) implements SyncAction {
+        public DeleteAcls {
+            acls = List.copyOf(acls);
+        }
+    }
+}

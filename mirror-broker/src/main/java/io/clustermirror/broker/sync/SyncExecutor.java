@@ -1,0 +1,223 @@
+package io.clustermirror.broker.sync;
+
+import io.clustermirror.broker.auth.InternalOperations;
+import io.clustermirror.broker.auth.InternalOperations.Operation;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.MirrorAclRecord;
+import io.clustermirror.common.records.RecordCodec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Performs the {@link SyncAction}s of one mirror: the only place of the sync that changes anything. Changes to
+ * the destination's own topics and ACLs are internal operations ({@link InternalOperations}): the admin's client
+ * id must come from {@link InternalOperations#newClientId}. Topic membership and partition counts change only
+ * through the MirrorController (commands). Each action fails on its own; a failure is logged (once while it
+ * repeats) and the next round retries.
+ *
+ * <p>Logs name the mirror, the topic or group and what changed, never config values.
+ */
+final class SyncExecutor {
+    private static final Logger log = LoggerFactory.getLogger(SyncExecutor.class);
+    static final long COMMAND_TIMEOUT_MS = 30_000;
+    private static final long IMAGE_WAIT_MS = 15_000;
+
+    private final String mirror;
+    private final Admin destination;
+    private final String destinationClientId;
+    private final Producer<byte[], byte[]> stateProducer;
+    private final CommandSender commands;
+    private final Supplier<MirrorImage> image;
+    private final ProblemLog problems;
+
+    SyncExecutor(String mirror, Admin destination, String destinationClientId, Producer<byte[], byte[]> stateProducer,
+                 CommandSender commands, Supplier<MirrorImage> image, ProblemLog problems) {
+        this.mirror = mirror;
+        this.destination = destination;
+        this.destinationClientId = destinationClientId;
+        this.stateProducer = stateProducer;
+        this.commands = commands;
+        this.image = image;
+        this.problems = problems;
+    }
+
+    void execute(List<SyncAction> actions) {
+        for (SyncAction action : actions) {
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+            String what = describe(action);
+            try {
+                run(action);
+                problems.resolved(what);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                problems.report(what, e);
+            }
+        }
+    }
+
+    private void run(SyncAction action) throws Exception {
+        if (action instanceof SyncAction.StartTopics a) {
+            startTopics(a);
+        } else if (action instanceof SyncAction.AddPartitions a) {
+            addPartitions(a);
+        } else if (action instanceof SyncAction.AlterTopicConfigs a) {
+            alterConfigs(a);
+        } else if (action instanceof SyncAction.CommitGroupOffsets a) {
+            commitOffsets(a);
+        } else if (action instanceof SyncAction.GroupSkipped a) {
+            problems.note("group:" + a.group(), "Mirror '" + mirror + "': consumer group '" + a.group()
+                + "' has active members on the destination; its offsets are not overwritten while it has");
+        } else if (action instanceof SyncAction.CreateAcls a) {
+            createAcls(a);
+        } else if (action instanceof SyncAction.DeleteAcls a) {
+            deleteAcls(a);
+        }
+    }
+
+    /** One START per topic, so that a topic that cannot start does not hold back the others. */
+    private void startTopics(SyncAction.StartTopics action) throws Exception {
+        for (String topic : action.topics()) {
+            CommandResult result = commands.send(CommandOp.START, mirror, List.of(Pattern.quote(topic)), COMMAND_TIMEOUT_MS);
+            if (result.succeeded()) {
+                problems.resolved(startKey(topic));
+                log.info("Mirror '{}': source topic '{}' matches mirror.topics.include; mirroring started ({})", mirror, topic, result.message());
+                awaitImage(() -> image.get().topic(topic).isPresent());
+            } else {
+                problems.reportMessage(startKey(topic), "Mirror '" + mirror + "': could not start mirroring auto-discovered source topic '"
+                    + topic + "': " + result.error().format(result.message()) + "; retrying at every sync");
+            }
+        }
+    }
+
+    private static String startKey(String topic) {
+        return "start mirroring auto-discovered topic '" + topic + "'";
+    }
+
+    private void addPartitions(SyncAction.AddPartitions action) throws Exception {
+        CommandResult result = commands.send(CommandOp.ADD_PARTITIONS, mirror, List.of(action.topic()), COMMAND_TIMEOUT_MS);
+        if (!result.succeeded()) {
+            throw new IllegalStateException(result.error().format(result.message()));
+        }
+        log.info("Mirror '{}' topic '{}': the source has {} partitions; {}", mirror, action.topic(), action.sourcePartitions(), result.message());
+        awaitImage(() -> image.get().topic(action.topic()).map(t -> t.partitions() >= action.sourcePartitions()).orElse(true));
+    }
+
+    private void alterConfigs(SyncAction.AlterTopicConfigs action) throws Exception {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        action.set().forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+        action.delete().forEach(k -> ops.add(new AlterConfigOp(new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)));
+        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId,
+                List.of(Operation.topic(action.topic(), AclOperation.ALTER_CONFIGS)))) {
+            SyncReader.get(destination.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, action.topic()), ops)).all());
+        }
+        log.info("Mirror '{}' topic '{}': topic configs synced from the source: set {}, removed {}", mirror, action.topic(),
+            new TreeSet<>(action.set().keySet()), new TreeSet<>(action.delete()));
+    }
+
+    private void commitOffsets(SyncAction.CommitGroupOffsets planned) throws Exception {
+        // A topic stopped since the round began belongs to the destination now: its offsets are no longer copied.
+        Set<String> mirroring = new java.util.HashSet<>();
+        SyncPlanner.syncedTopics(image.get(), mirror).forEach(t -> mirroring.add(t.topic()));
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> stillMirrored = new java.util.HashMap<>(planned.offsets());
+        stillMirrored.keySet().removeIf(tp -> !mirroring.contains(tp.topic()));
+        if (stillMirrored.isEmpty()) {
+            return;
+        }
+        SyncAction.CommitGroupOffsets action = new SyncAction.CommitGroupOffsets(planned.group(), stillMirrored);
+        List<Operation> ops = new ArrayList<>();
+        ops.add(Operation.group(action.group(), AclOperation.READ));
+        Set<String> topics = new TreeSet<>();
+        action.offsets().keySet().forEach(tp -> topics.add(tp.topic()));
+        topics.forEach(t -> ops.add(Operation.topic(t, AclOperation.READ)));
+        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, ops)) {
+            // The coordinator refuses an admin commit to a group with members, so a consumer that joined since the
+            // destination was read is not overwritten either.
+            SyncReader.get(destination.alterConsumerGroupOffsets(action.group(), action.offsets()).all());
+        }
+        problems.note("group:" + action.group(), "Mirror '" + mirror + "': copying committed offsets of consumer group '"
+            + action.group() + "' to the destination (topics " + topics + ")");
+        if (log.isDebugEnabled()) {
+            Map<TopicPartition, Long> offsets = new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+            action.offsets().forEach((tp, om) -> offsets.put(tp, om.offset()));
+            log.debug("Mirror '{}': consumer group '{}' offsets set to {}", mirror, action.group(), offsets);
+        }
+    }
+
+    /** Records the ACLs as the mirror's before creating them, so that a crash in between cannot leave one unowned. */
+    private void createAcls(SyncAction.CreateAcls action) throws Exception {
+        long now = System.currentTimeMillis();
+        for (AclBinding acl : action.acls()) {
+            MirrorAclRecord record = MirrorAclRecord.of(mirror, acl, now);
+            stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(record.key()), RecordCodec.encodeAcl(record)))
+                .get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, List.of(Operation.cluster(AclOperation.ALTER)))) {
+            SyncReader.get(destination.createAcls(action.acls()).all());
+        }
+        log.info("Mirror '{}': created {} ACL(s) on the destination as at the source: {}", mirror, action.acls().size(), action.acls());
+    }
+
+    /** Deletes exactly the given ACLs, then forgets them. */
+    private void deleteAcls(SyncAction.DeleteAcls action) throws Exception {
+        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, List.of(Operation.cluster(AclOperation.ALTER)))) {
+            SyncReader.get(destination.deleteAcls(action.acls().stream().map(AclBinding::toFilter).toList()).all());
+        }
+        for (AclBinding acl : action.acls()) {
+            stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(MirrorAclRecord.key(mirror, acl)), null))
+                .get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        log.info("Mirror '{}': removed {} ACL(s) it had created on the destination, as they were removed at the source: {}",
+            mirror, action.acls().size(), action.acls());
+    }
+
+    /** Waits until this broker's image shows a change the controller made, so the next round does not repeat it. */
+    private static void awaitImage(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + IMAGE_WAIT_MS;
+        while (!condition.getAsBoolean() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+    }
+
+    private static String describe(SyncAction action) {
+        if (action instanceof SyncAction.StartTopics) {
+            return "start auto-discovered topics";
+        } else if (action instanceof SyncAction.AddPartitions a) {
+            return "add partitions to topic '" + a.topic() + "'";
+        } else if (action instanceof SyncAction.AlterTopicConfigs a) {
+            return "sync the configs of topic '" + a.topic() + "'";
+        } else if (action instanceof SyncAction.CommitGroupOffsets a) {
+            return "copy the offsets of consumer group '" + a.group() + "'";
+        } else if (action instanceof SyncAction.CreateAcls) {
+            return "create ACLs";
+        } else if (action instanceof SyncAction.DeleteAcls) {
+            return "delete ACLs";
+        }
+        return action.getClass().getSimpleName();
+    }
+}

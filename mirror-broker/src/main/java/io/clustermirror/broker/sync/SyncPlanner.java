@@ -1,0 +1,175 @@
+package io.clustermirror.broker.sync;
+
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorAclRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclBinding;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Decides one sync round of one mirror (seed 001 step 10): source view + destination view + image ->
+ * actions. Pure: no I/O, no clock; {@link SyncExecutor} performs the actions.
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li><b>Synced topics</b> are the mirror's topics whose desired state is MIRRORING. PAUSED topics are not synced
+ *       (seed 001: synchronization halts for paused topics) and a STOPPED topic belongs to the destination: its
+ *       configs, partitions and group offsets are never touched again.</li>
+ *   <li><b>Partitions</b>: a synced topic with more source partitions than the destination (or than the image
+ *       records) is grown, unless the source topic was recreated (another id: its partitions fail instead).</li>
+ *   <li><b>Topic configs</b>: over the configs set on the topic (not defaults) and not excluded
+ *       ({@link MirrorConfig#isTopicConfigExcluded}), set what differs and remove what the source no longer sets.
+ *       Excluded configs are neither set nor removed.</li>
+ *   <li><b>Group offsets</b> of groups matching {@code mirror.groups.include} and not {@code mirror.groups.exclude}:
+ *       for partitions of synced topics that exist on the destination, the source's committed offset clamped to
+ *       [destination log start, destination log end], without the leader epoch, keeping the metadata; written
+ *       only where it differs, and only for groups with no active members on the destination.</li>
+ *   <li><b>ACLs</b>: source ACLs whose resource name matches {@code mirror.acl.include} and that the destination
+ *       lacks are created (and recorded as the mirror's); ACLs the mirror recorded that are no longer wanted are
+ *       deleted. An ACL the mirror did not create is never deleted.</li>
+ *   <li><b>Auto-discovery</b>: source topics matching {@code mirror.topics.include}, not {@code mirror.topics.exclude},
+ *       not the mirror's internal topics and in no mirror yet, start mirroring.</li>
+ * </ul>
+ * A part of a view that is null (could not be read) yields no action for that part.
+ */
+final class SyncPlanner {
+    private SyncPlanner() {
+    }
+
+    /** The mirror's topics the sync keeps in step: desired state MIRRORING. */
+    static List<MirrorTopicRecord> syncedTopics(MirrorImage image, String mirror) {
+        return image.topicsOf(mirror).stream().filter(t -> t.desired() == DesiredState.MIRRORING).toList();
+    }
+
+    /** True if the sync copies the offsets of this group. */
+    static boolean groupIncluded(MirrorConfig config, String group) {
+        return config.matchesAny(MirrorConfig.GROUPS_INCLUDE, group) && !config.matchesAny(MirrorConfig.GROUPS_EXCLUDE, group);
+    }
+
+    /** True if a source ACL is one the mirror keeps on the destination. */
+    static boolean aclIncluded(MirrorConfig config, AclBinding acl) {
+        return config.matchesAny(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
+    }
+
+    static List<SyncAction> plan(MirrorConfig config, MirrorImage image, SourceView source, DestinationView destination) {
+        String mirror = config.name();
+        List<SyncAction> actions = new ArrayList<>();
+        List<MirrorTopicRecord> synced = syncedTopics(image, mirror);
+        discover(config, image, source, actions);
+        for (MirrorTopicRecord t : synced) {
+            SourceView.Topic st = source.topics() == null ? null : source.topics().get(t.topic());
+            DestinationView.Topic dt = destination.topics() == null ? null : destination.topics().get(t.topic());
+            if (st == null || dt == null || (t.sourceTopicId() != null && !t.sourceTopicId().equals(st.topicId()))) {
+                continue;
+            }
+            if (st.partitions() > dt.partitions() || st.partitions() > t.partitions()) {
+                actions.add(new SyncAction.AddPartitions(t.topic(), st.partitions()));
+            }
+            topicConfigs(config, t.topic(), st, dt).ifPresent(actions::add);
+        }
+        groups(config, synced, source, destination, actions);
+        acls(config, image, source, destination, actions);
+        return actions;
+    }
+
+    private static void discover(MirrorConfig config, MirrorImage image, SourceView source, List<SyncAction> actions) {
+        if (source.topicNames() == null || config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty()) {
+            return;
+        }
+        List<String> found = new TreeSet<>(source.topicNames()).stream()
+            .filter(t -> config.matchesAny(MirrorConfig.TOPICS_INCLUDE, t))
+            .filter(t -> !config.matchesAny(MirrorConfig.TOPICS_EXCLUDE, t))
+            .filter(t -> !InternalTopics.isInternal(t) && image.topic(t).isEmpty())
+            .toList();
+        if (!found.isEmpty()) {
+            actions.add(new SyncAction.StartTopics(found));
+        }
+    }
+
+    private static Optional<SyncAction> topicConfigs(MirrorConfig config, String topic, SourceView.Topic st, DestinationView.Topic dt) {
+        if (st.configs() == null || dt.configs() == null) {
+            return Optional.empty();
+        }
+        Map<String, String> set = new TreeMap<>();
+        st.configs().forEach((k, v) -> {
+            if (!config.isTopicConfigExcluded(k) && !v.equals(dt.configs().get(k))) {
+                set.put(k, v);
+            }
+        });
+        Set<String> delete = new TreeSet<>();
+        dt.configs().keySet().forEach(k -> {
+            if (!config.isTopicConfigExcluded(k) && !st.configs().containsKey(k)) {
+                delete.add(k);
+            }
+        });
+        return set.isEmpty() && delete.isEmpty() ? Optional.empty() : Optional.of(new SyncAction.AlterTopicConfigs(topic, set, delete));
+    }
+
+    private static void groups(MirrorConfig config, List<MirrorTopicRecord> synced, SourceView source, DestinationView destination,
+                               List<SyncAction> actions) {
+        if (source.groupOffsets() == null || destination.groups() == null) {
+            return;
+        }
+        Set<String> syncedNames = new java.util.HashSet<>();
+        synced.forEach(t -> syncedNames.add(t.topic()));
+        for (String group : new TreeSet<>(source.groupOffsets().keySet())) {
+            if (!groupIncluded(config, group)) {
+                continue;
+            }
+            DestinationView.Group dg = destination.groups().get(group);
+            if (dg == null) {
+                continue; // the destination side could not be read
+            }
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            source.groupOffsets().get(group).forEach((tp, committed) -> {
+                Long start = destination.logStart().get(tp);
+                Long end = destination.logEnd().get(tp);
+                if (committed == null || !syncedNames.contains(tp.topic()) || start == null || end == null) {
+                    return;
+                }
+                long offset = Math.max(start, Math.min(end, committed.offset()));
+                if (!Objects.equals(dg.committed().get(tp), offset)) {
+                    offsets.put(tp, new OffsetAndMetadata(offset, Optional.empty(), committed.metadata()));
+                }
+            });
+            if (offsets.isEmpty()) {
+                continue;
+            }
+            actions.add(dg.active() ? new SyncAction.GroupSkipped(group) : new SyncAction.CommitGroupOffsets(group, offsets));
+        }
+    }
+
+    private static void acls(MirrorConfig config, MirrorImage image, SourceView source, DestinationView destination,
+                             List<SyncAction> actions) {
+        if (source.acls() == null || destination.acls() == null) {
+            return;
+        }
+        Set<AclBinding> wanted = new LinkedHashSet<>();
+        source.acls().stream().filter(a -> aclIncluded(config, a)).sorted(Comparator.comparing(AclBinding::toString)).forEach(wanted::add);
+        List<AclBinding> create = wanted.stream().filter(a -> !destination.acls().contains(a)).toList();
+        List<AclBinding> delete = image.aclsOf(config.name()).stream().map(MirrorAclRecord::binding)
+            .filter(a -> !wanted.contains(a)).toList();
+        if (!create.isEmpty()) {
+            actions.add(new SyncAction.CreateAcls(create));
+        }
+        if (!delete.isEmpty()) {
+            actions.add(new SyncAction.DeleteAcls(delete));
+        }
+    }
+}

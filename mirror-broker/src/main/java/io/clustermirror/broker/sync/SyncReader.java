@@ -1,0 +1,252 @@
+package io.clustermirror.broker.sync;
+
+import io.clustermirror.common.MirrorConfig;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * Reads the two views of one sync round through Admin clients. Every part is read on its own: a part that fails
+ * is reported to {@code problems} (what, cause) and left null in the view, and the others still count.
+ */
+final class SyncReader {
+    static final long TIMEOUT_MS = 15_000;
+    /** The protocol type of consumer groups (Kafka's own constant is in an internal package). */
+    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
+
+    private SyncReader() {
+    }
+
+    /**
+     * @param synced      the mirror's synced topics
+     * @param discovering true if auto-discovery needs every source topic name
+     */
+    static SourceView readSource(Admin source, MirrorConfig config, Collection<String> synced, boolean discovering,
+                                 BiConsumer<String, Throwable> problems) {
+        Set<String> names = null;
+        if (discovering) {
+            names = part("list the source topics", problems, () -> get(source.listTopics().names()));
+        }
+        Map<String, SourceView.Topic> topics = new HashMap<>();
+        if (!synced.isEmpty()) {
+            Map<String, KafkaFuture<TopicDescription>> descriptions = source.describeTopics(synced).topicNameValues();
+            Map<ConfigResource, KafkaFuture<Config>> configs = source.describeConfigs(resources(synced)).values();
+            for (String topic : synced) {
+                TopicDescription d = part("describe source topic '" + topic + "'", problems, () -> get(descriptions.get(topic)));
+                if (d != null) {
+                    Map<String, String> explicit = part("read the configs of source topic '" + topic + "'", problems,
+                        () -> explicitConfigs(get(configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic)))));
+                    topics.put(topic, new SourceView.Topic(d.topicId().toString(), d.partitions().size(), explicit));
+                }
+            }
+        }
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets = null;
+        if (!config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() && !synced.isEmpty()) {
+            Collection<GroupListing> listed = part("list the source consumer groups", problems,
+                () -> get(source.listGroups(new ListGroupsOptions()).all()));
+            if (listed != null) {
+                List<String> included = listed.stream().filter(SyncReader::isConsumerGroup).map(GroupListing::groupId)
+                    .filter(g -> SyncPlanner.groupIncluded(config, g)).sorted().toList();
+                groupOffsets = committedOffsets(source, included, "source", problems);
+            }
+        }
+        Set<AclBinding> acls = null;
+        if (!config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty()) {
+            acls = part("read the source ACLs", problems, () -> new HashSet<>(get(source.describeAcls(AclBindingFilter.ANY).values())));
+        }
+        return new SourceView(names, topics, groupOffsets, acls);
+    }
+
+    /**
+     * @param groups      the groups whose destination side is needed
+     * @param aclsNeeded  true if the destination's ACLs are needed
+     */
+    static DestinationView readDestination(Admin destination, Collection<String> synced, Collection<String> groups, boolean aclsNeeded,
+                                           BiConsumer<String, Throwable> problems) {
+        Map<String, DestinationView.Topic> topics = new HashMap<>();
+        Map<TopicPartition, Long> starts = new HashMap<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        if (!synced.isEmpty()) {
+            Map<String, KafkaFuture<TopicDescription>> descriptions = destination.describeTopics(synced).topicNameValues();
+            Map<ConfigResource, KafkaFuture<Config>> configs = destination.describeConfigs(resources(synced)).values();
+            for (String topic : synced) {
+                TopicDescription d = part("describe destination topic '" + topic + "'", problems, () -> get(descriptions.get(topic)));
+                if (d != null) {
+                    Map<String, String> explicit = part("read the configs of destination topic '" + topic + "'", problems,
+                        () -> explicitConfigs(get(configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic)))));
+                    topics.put(topic, new DestinationView.Topic(d.partitions().size(), explicit));
+                }
+            }
+        }
+        Map<String, DestinationView.Group> groupViews = null;
+        if (!groups.isEmpty()) {
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            topics.forEach((topic, t) -> {
+                for (int p = 0; p < t.partitions(); p++) {
+                    earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
+                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                }
+            });
+            Map<TopicPartition, Long> s = offsets(destination, earliest, problems);
+            Map<TopicPartition, Long> e = offsets(destination, latest, problems);
+            if (s != null && e != null) {
+                starts.putAll(s);
+                ends.putAll(e);
+                groupViews = part("read the destination consumer groups", problems, () -> groups(destination, groups));
+            }
+        }
+        Set<AclBinding> acls = null;
+        if (aclsNeeded) {
+            acls = part("read the destination ACLs", problems,
+                () -> new HashSet<>(get(destination.describeAcls(AclBindingFilter.ANY).values())));
+        }
+        return new DestinationView(topics, starts, ends, groupViews, acls);
+    }
+
+    private static Map<String, DestinationView.Group> groups(Admin destination, Collection<String> groups) throws Exception {
+        Map<String, KafkaFuture<ConsumerGroupDescription>> described = destination.describeConsumerGroups(groups).describedGroups();
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
+        ListConsumerGroupOffsetsResult offsets = destination.listConsumerGroupOffsets(specs);
+        Map<String, DestinationView.Group> out = new HashMap<>();
+        for (String g : groups) {
+            boolean active;
+            try {
+                ConsumerGroupDescription d = get(described.get(g));
+                GroupState state = d.groupState();
+                active = !d.members().isEmpty() || !(state == GroupState.EMPTY || state == GroupState.DEAD);
+            } catch (GroupIdNotFoundException e) {
+                active = false; // no such group on the destination yet
+            }
+            Map<TopicPartition, Long> committed = new HashMap<>();
+            get(offsets.partitionsToOffsetAndMetadata(g)).forEach((tp, om) -> {
+                if (om != null) {
+                    committed.put(tp, om.offset());
+                }
+            });
+            out.put(g, new DestinationView.Group(active, committed));
+        }
+        return out;
+    }
+
+    /**
+     * Consumer groups (classic, simple or KIP-848 consumer groups), not share or streams groups. Works with any
+     * source version: older brokers report no type, and their consumer groups use protocol type "consumer" or none.
+     */
+    private static boolean isConsumerGroup(GroupListing g) {
+        boolean consumerType = g.type().map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true);
+        return consumerType && (g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals(CONSUMER_PROTOCOL_TYPE));
+    }
+
+    /** Committed offsets per group; a group that cannot be read is reported and left out. */
+    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedOffsets(Admin admin, List<String> groups, String side,
+                                                                                         BiConsumer<String, Throwable> problems) {
+        if (groups.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
+        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
+        for (String g : groups) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = part("read the offsets of " + side + " consumer group '" + g + "'", problems,
+                () -> get(result.partitionsToOffsetAndMetadata(g)));
+            if (offsets != null) {
+                Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
+                offsets.forEach((tp, om) -> {
+                    if (om != null) {
+                        m.put(tp, om);
+                    }
+                });
+                out.put(g, m);
+            }
+        }
+        return out;
+    }
+
+    private static Map<TopicPartition, Long> offsets(Admin admin, Map<TopicPartition, OffsetSpec> specs, BiConsumer<String, Throwable> problems) {
+        if (specs.isEmpty()) {
+            return Map.of();
+        }
+        return part("list destination offsets", problems, () -> {
+            Map<TopicPartition, Long> out = new HashMap<>();
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = get(admin.listOffsets(specs).all());
+            infos.forEach((tp, info) -> out.put(tp, info.offset()));
+            return out;
+        });
+    }
+
+    private static List<ConfigResource> resources(Collection<String> topics) {
+        return topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+    }
+
+    /** Configs set on the topic itself (not broker or static defaults); sensitive ones (no value) are left out. */
+    private static Map<String, String> explicitConfigs(Config config) {
+        Map<String, String> out = new HashMap<>();
+        for (ConfigEntry e : config.entries()) {
+            if (e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG && e.value() != null && !e.isSensitive()) {
+                out.put(e.name(), e.value());
+            }
+        }
+        return out;
+    }
+
+    interface Read<T> {
+        T read() throws Exception;
+    }
+
+    /** Runs one read; on failure reports it and returns null. */
+    static <T> T part(String what, BiConsumer<String, Throwable> problems, Read<T> read) {
+        try {
+            return read.read();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the task is closing: not a problem to report
+            return null;
+        } catch (ExecutionException e) {
+            problems.accept(what, e.getCause() == null ? e : e.getCause());
+            return null;
+        } catch (Exception e) {
+            problems.accept(what, e);
+            return null;
+        }
+    }
+
+    static <T> T get(KafkaFuture<T> future) throws Exception {
+        try {
+            return future.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.clustermirror.broker.sync;
+
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorAclRecord;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class SyncPlannerTest {
+    private static final TopicPartition A0 = new TopicPartition("a", 0);
+    private static final TopicPartition A1 = new TopicPartition("a", 1);
+
+    private final Map<String, String> configs = new HashMap<>(Map.of("bootstrap.servers", "s:1"));
+    private final Map<String, MirrorTopicRecord> topics = new HashMap<>();
+    private final Map<String, MirrorAclRecord> ownedAcls = new HashMap<>();
+
+    private MirrorConfig config() {
+        return MirrorConfig.validate("dr", configs);
+    }
+
+    private MirrorImage image() {
+        return new MirrorImage(Map.of("dr", new MirrorRecord("dr", configs, "src", 1L)), topics, Map.of(), ownedAcls);
+    }
+
+    private void topic(String name, DesiredState desired, int partitions) {
+        topics.put(name, new MirrorTopicRecord(name, "dr", desired, "id-" + name, partitions, 1L));
+    }
+
+    private List<SyncAction> plan(SourceView source, DestinationView destination) {
+        return SyncPlanner.plan(config(), image(), source, destination);
+    }
+
+    private static SourceView sourceTopics(Map<String, SourceView.Topic> topics) {
+        return new SourceView(null, topics, null, null);
+    }
+
+    private static DestinationView destinationTopics(Map<String, DestinationView.Topic> topics) {
+        return new DestinationView(topics, Map.of(), Map.of(), null, null);
+    }
+
+    private static AclBinding acl(String name, String principal) {
+        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, name, PatternType.LITERAL),
+            new AccessControlEntry(principal, "*", AclOperation.READ, AclPermissionType.ALLOW));
+    }
+
+    @Test
+    void growsATopicWhoseSourceHasMorePartitionsUnlessTheSourceTopicWasRecreated() {
+        topic("a", DesiredState.MIRRORING, 3);
+        topic("b", DesiredState.MIRRORING, 3);
+        topic("c", DesiredState.MIRRORING, 3);
+        List<SyncAction> actions = plan(
+            sourceTopics(Map.of("a", new SourceView.Topic("id-a", 6, null), "b", new SourceView.Topic("other-id", 6, null),
+                "c", new SourceView.Topic("id-c", 3, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(3, null), "b", new DestinationView.Topic(3, null),
+                "c", new DestinationView.Topic(3, null))));
+        assertEquals(List.of(new SyncAction.AddPartitions("a", 6)), actions);
+    }
+
+    @Test
+    void recordsAGrowthTheImageDoesNotShowYetEvenIfTheDestinationAlreadyGrew() {
+        topic("a", DesiredState.MIRRORING, 3);
+        assertEquals(List.of(new SyncAction.AddPartitions("a", 6)), plan(
+            sourceTopics(Map.of("a", new SourceView.Topic("id-a", 6, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(6, null)))));
+    }
+
+    @Test
+    void topicConfigsAreSetAndRemovedIncrementallyExceptExcludedOnes() {
+        configs.put(MirrorConfig.TOPIC_PROPERTIES_EXCLUDE, "segment\\..*");
+        topic("a", DesiredState.MIRRORING, 1);
+        Map<String, String> src = Map.of("retention.ms", "2", "cleanup.policy", "compact", "min.insync.replicas", "2", "segment.ms", "9");
+        Map<String, String> dst = Map.of("retention.ms", "1", "cleanup.policy", "compact", "max.message.bytes", "5",
+            "min.insync.replicas", "1", "segment.bytes", "7");
+        List<SyncAction> actions = plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 1, src))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(1, dst))));
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "2"), Set.of("max.message.bytes"))), actions);
+    }
+
+    @Test
+    void pausedAndStoppedTopicsAndUnreadableConfigsAreNotSynced() {
+        topic("p", DesiredState.PAUSED, 1);
+        topic("s", DesiredState.STOPPED, 1);
+        topic("u", DesiredState.MIRRORING, 1);
+        Map<String, SourceView.Topic> src = Map.of("p", new SourceView.Topic("id-p", 4, Map.of("retention.ms", "2")),
+            "s", new SourceView.Topic("id-s", 4, Map.of("retention.ms", "2")), "u", new SourceView.Topic("id-u", 1, null));
+        Map<String, DestinationView.Topic> dst = Map.of("p", new DestinationView.Topic(1, Map.of()),
+            "s", new DestinationView.Topic(1, Map.of()), "u", new DestinationView.Topic(1, Map.of("retention.ms", "1")));
+        assertEquals(List.of(), plan(sourceTopics(src), destinationTopics(dst)));
+    }
+
+    @Test
+    void groupOffsetsAreClampedToTheDestinationLogAndLoseTheirLeaderEpoch() {
+        configs.put(MirrorConfig.GROUPS_INCLUDE, "app-.*");
+        configs.put(MirrorConfig.GROUPS_EXCLUDE, "app-private");
+        topic("a", DesiredState.MIRRORING, 2);
+        topic("stopped", DesiredState.STOPPED, 1);
+        TopicPartition stopped = new TopicPartition("stopped", 0);
+        Map<TopicPartition, OffsetAndMetadata> committed = Map.of(
+            A0, new OffsetAndMetadata(500, Optional.of(7), "meta"),  // beyond the destination end
+            A1, new OffsetAndMetadata(2, Optional.of(7), ""),        // below the destination log start
+            stopped, new OffsetAndMetadata(3));                      // a stopped topic belongs to the destination
+        SourceView source = new SourceView(null, Map.of(), Map.of("app-1", committed, "app-private", committed, "other", committed), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L, A1, 10L, stopped, 0L), Map.of(A0, 100L, A1, 50L, stopped, 9L),
+            Map.of("app-1", new DestinationView.Group(false, Map.of()), "app-private", new DestinationView.Group(false, Map.of()),
+                "other", new DestinationView.Group(false, Map.of())), null);
+        assertEquals(List.of(new SyncAction.CommitGroupOffsets("app-1", Map.of(
+                A0, new OffsetAndMetadata(100, Optional.empty(), "meta"),
+                A1, new OffsetAndMetadata(10, Optional.empty(), "")))),
+            plan(source, destination));
+    }
+
+    @Test
+    void groupsWithActiveMembersAreSkippedAndEqualOffsetsAreNotRewritten() {
+        configs.put(MirrorConfig.GROUPS_INCLUDE, ".*");
+        topic("a", DesiredState.MIRRORING, 2);
+        Map<TopicPartition, OffsetAndMetadata> committed = Map.of(A0, new OffsetAndMetadata(5), A1, new OffsetAndMetadata(6));
+        SourceView source = new SourceView(null, Map.of(), Map.of("busy", committed, "same", committed, "half", committed), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L, A1, 0L), Map.of(A0, 9L, A1, 9L), Map.of(
+            "busy", new DestinationView.Group(true, Map.of(A0, 1L)),
+            "same", new DestinationView.Group(false, Map.of(A0, 5L, A1, 6L)),
+            "half", new DestinationView.Group(false, Map.of(A0, 5L, A1, 1L))), null);
+        assertEquals(List.of(new SyncAction.GroupSkipped("busy"),
+                new SyncAction.CommitGroupOffsets("half", Map.of(A1, new OffsetAndMetadata(6, Optional.empty(), "")))),
+            plan(source, destination));
+    }
+
+    @Test
+    void groupPartitionsNotYetOnTheDestinationWait() {
+        configs.put(MirrorConfig.GROUPS_INCLUDE, ".*");
+        topic("a", DesiredState.MIRRORING, 2);
+        SourceView source = new SourceView(null, Map.of(), Map.of("g", Map.of(A1, new OffsetAndMetadata(5))), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L),
+            Map.of("g", new DestinationView.Group(false, Map.of())), null);
+        assertEquals(List.of(), plan(source, destination));
+    }
+
+    @Test
+    void aclsAreCreatedWhenMissingAndOnlyTheMirrorsOwnAreDeleted() {
+        configs.put(MirrorConfig.ACL_INCLUDE, "orders.*");
+        AclBinding wanted = acl("orders", "User:a");
+        AclBinding alreadyThere = acl("orders", "User:b");
+        AclBinding notIncluded = acl("payments", "User:a");
+        AclBinding ownedGone = acl("orders-old", "User:a");
+        AclBinding foreign = acl("orders-local", "User:c");
+        ownedAcls.put(MirrorAclRecord.key("dr", ownedGone), MirrorAclRecord.of("dr", ownedGone, 1L));
+        ownedAcls.put(MirrorAclRecord.key("other", foreign), MirrorAclRecord.of("other", foreign, 1L));
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(wanted, alreadyThere, notIncluded));
+        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of(alreadyThere, ownedGone, foreign));
+        assertEquals(List.of(new SyncAction.CreateAcls(List.of(wanted)), new SyncAction.DeleteAcls(List.of(ownedGone))),
+            plan(source, destination));
+    }
+
+    @Test
+    void unreadableAclsChangeNothing() {
+        configs.put(MirrorConfig.ACL_INCLUDE, ".*");
+        AclBinding owned = acl("orders", "User:a");
+        ownedAcls.put(MirrorAclRecord.key("dr", owned), MirrorAclRecord.of("dr", owned, 1L));
+        assertEquals(List.of(), plan(new SourceView(null, Map.of(), null, null),
+            new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of(owned))));
+    }
+
+    @Test
+    void discoveryStartsNewMatchingTopicsOnly() {
+        configs.put(MirrorConfig.TOPICS_INCLUDE, "orders.*,__mirror_state");
+        configs.put(MirrorConfig.TOPICS_EXCLUDE, "orders-tmp.*");
+        topic("orders-old", DesiredState.STOPPED, 1);
+        topics.put("orders-theirs", new MirrorTopicRecord("orders-theirs", "other", DesiredState.MIRRORING, "x", 1, 1L));
+        SourceView source = new SourceView(Set.of("orders-new", "orders-b", "orders-tmp-1", "orders-old", "orders-theirs",
+            "payments", "__mirror_state"), Map.of(), null, null);
+        assertEquals(List.of(new SyncAction.StartTopics(List.of("orders-b", "orders-new"))),
+            plan(source, new DestinationView(Map.of(), Map.of(), Map.of(), null, null)));
+        configs.remove(MirrorConfig.TOPICS_INCLUDE);
+        assertEquals(List.of(), plan(source, new DestinationView(Map.of(), Map.of(), Map.of(), null, null)), "no include, no discovery");
+    }
+}

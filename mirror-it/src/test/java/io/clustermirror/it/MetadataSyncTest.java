@@ -1,0 +1,483 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The metadata sync (seed 001 step 10) on real clusters: a 1-broker source with ACLs enabled and a 2-broker
+ * destination, shared by the tests; each test has its own mirror (refresh every second) and topics.
+ */
+class MetadataSyncTest {
+    private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
+    private static MirrorTestCluster source;
+    private static MirrorTestCluster destination;
+    private static ClusterMirrorAdmin mirrors;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        source = MirrorTestCluster.builder().name("sync-source").brokers(1)
+            .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+            .brokerConfig("allow.everyone.if.no.acl.found", "true")
+            .start();
+        destination = MirrorTestCluster.builder().name("sync-destination").brokers(2).withExtension(true).start();
+        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        if (mirrors != null) {
+            mirrors.close();
+        }
+        if (destination != null) {
+            destination.close();
+        }
+        if (source != null) {
+            source.close();
+        }
+    }
+
+    // ---- consumer groups ----
+
+    /**
+     * Failover with zero duplicates and zero skips: a group consumes part of a 6-partition topic on the source and
+     * commits; after a sync the same group id resumes on the destination exactly at the next record of every
+     * partition, and reads each remaining record once.
+     */
+    @Test
+    void groupResumesOnTheDestinationAtTheNextRecordOfEveryPartition() throws Exception {
+        String topic = "orders";
+        String group = "app-orders";
+        createSourceTopic(topic, 6, Map.of());
+        produce(topic, 6, 20);
+        Map<TopicPartition, Long> consumed = new HashMap<>();
+        for (int p = 0; p < 6; p++) {
+            consumed.put(new TopicPartition(topic, p), 3L + 2 * p); // a different point in every partition
+        }
+        consumePartAndCommit(source, group, topic, consumed);
+
+        createMirror("m-groups", Map.of("mirror.groups.include", "app-.*"));
+        mirrors.startMirrorTopics("m-groups", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 6);
+        awaitCommitted(destination, group, consumed);
+
+        moveConsumersToDestination("m-groups", topic);
+        Map<TopicPartition, List<String>> resumed = consumeToEnd(destination, group, topic, 6);
+        for (TopicPartition tp : consumed.keySet()) {
+            List<String> expected = new ArrayList<>();
+            for (long o = consumed.get(tp); o < 20; o++) {
+                expected.add(o + " " + tp.topic() + "-" + tp.partition() + "-" + o);
+            }
+            assertEquals(expected, resumed.get(tp), "records of " + tp + " read on the destination after the failover");
+        }
+    }
+
+    /**
+     * The failover point of the consumer group test. Consumers move to the destination's mirror topic after a
+     * sync; mirror topics serve reads and commits while they mirror, so this moves nothing yet. Once the stop
+     * (failover) command exists, this is where the topic is stopped and awaited STOPPED, after which the group's
+     * offsets belong to the destination.
+     */
+    private static void moveConsumersToDestination(String mirror, String topic) throws Exception {
+        ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror);
+        assertTrue(d.topics().stream().anyMatch(t -> t.topic().equals(topic)), mirror + " mirrors " + topic);
+    }
+
+    /** A group whose source offset is past what the mirror copied (an open transaction) gets the destination end. */
+    @Test
+    void groupOffsetBeyondTheMirroredEndIsClampedToTheDestinationEnd() throws Exception {
+        String topic = "clamp-high";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 1, Map.of());
+        produce(topic, 1, 10);
+        try (KafkaProducer<byte[], byte[]> tx = Workloads.producer(source.bootstrapServers(), Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "clamp-high-tx", ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 120_000))) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                tx.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("open-" + i)));
+            }
+            tx.flush();
+            // A read_uncommitted consumer of the source got to 15; the mirror (read_committed) stops at the LSO, 10.
+            commitOnSource("clamp-high-g", Map.of(tp, 15L));
+            createMirror("m-clamp-high", Map.of("mirror.groups.include", "clamp-high-g"));
+            mirrors.startMirrorTopics("m-clamp-high", List.of(topic), List.of()).all().get();
+            try (Admin dst = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(dst, tp) == 10, TIMEOUT, "destination stops at the source LSO 10");
+            }
+            awaitCommitted(destination, "clamp-high-g", Map.of(tp, 10L));
+            tx.commitTransaction();
+        }
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        awaitCommitted(destination, "clamp-high-g", Map.of(tp, 15L)); // follows the source once mirrored
+    }
+
+    /** A group whose source offset is below the destination log start gets the destination log start. */
+    @Test
+    void groupOffsetBelowTheDestinationLogStartIsClampedToIt() throws Exception {
+        String topic = "clamp-low";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 1, Map.of());
+        produce(topic, 1, 20);
+        commitOnSource("clamp-low-g", Map.of(tp, 5L));
+        try (Admin src = source.admin()) {
+            src.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(10))).all().get();
+        }
+        createMirror("m-clamp-low", Map.of("mirror.groups.include", "clamp-low-.*"));
+        mirrors.startMirrorTopics("m-clamp-low", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        awaitCommitted(destination, "clamp-low-g", Map.of(tp, 10L));
+    }
+
+    /** A group with active members on the destination is never overwritten; once it is empty, it is synced. */
+    @Test
+    void groupWithActiveMembersOnTheDestinationIsNeverOverwritten() throws Exception {
+        String topic = "busy";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 1, Map.of());
+        produce(topic, 1, 20);
+        createMirror("m-busy", Map.of("mirror.groups.include", "busy-.*"));
+        mirrors.startMirrorTopics("m-busy", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+
+        try (KafkaConsumer<byte[], byte[]> member = consumer(destination, "busy-active", "earliest")) {
+            member.subscribe(List.of(topic));
+            TestUtils.waitFor(() -> {
+                member.poll(Duration.ofMillis(100));
+                return !member.assignment().isEmpty();
+            }, TIMEOUT, "the destination consumer joined busy-active");
+            member.commitSync(Map.of(tp, new OffsetAndMetadata(3)));
+
+            commitOnSource("busy-active", Map.of(tp, 7L));
+            // A control group in the same mirror shows that sync rounds ran after the source commit: two changes
+            // of it reach the destination, so at least one whole round saw busy-active's new source offset.
+            commitOnSource("busy-control", Map.of(tp, 7L));
+            awaitCommitted(destination, "busy-control", Map.of(tp, 7L));
+            commitOnSource("busy-control", Map.of(tp, 9L));
+            awaitCommitted(destination, "busy-control", Map.of(tp, 9L));
+            assertEquals(Map.of(tp, 3L), committed(destination, "busy-active"), "an active group is not overwritten");
+            member.poll(Duration.ofMillis(100)); // still a live member
+        }
+        awaitCommitted(destination, "busy-active", Map.of(tp, 7L));
+    }
+
+    // ---- partitions ----
+
+    /** Source partitions 3 -> 6 while mirroring: the destination grows to 6 and mirrors all identically. */
+    @Test
+    void sourcePartitionGrowthIsMirrored() throws Exception {
+        String topic = "grow";
+        createSourceTopic(topic, 3, Map.of());
+        produce(topic, 3, 10);
+        createMirror("m-grow", Map.of());
+        mirrors.startMirrorTopics("m-grow", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 3);
+
+        try (Admin src = source.admin()) {
+            src.createPartitions(Map.of(topic, NewPartitions.increaseTo(6))).all().get();
+        }
+        produce(topic, 6, 10);
+        try (Admin dst = destination.admin()) {
+            TestUtils.waitFor(() -> dst.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size() == 6,
+                TIMEOUT, "destination topic grows to 6 partitions");
+        }
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 6);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 6);
+        MirrorAssertions.assertSameRecords(source, destination, topic, 6);
+        TestUtils.waitFor(() -> {
+            MirrorTopicDescription t = mirrors.describeClusterMirrors(List.of("m-grow")).all().get().get("m-grow").topics().get(0);
+            return t.partitions().size() == 6 && t.partitions().stream().allMatch(p -> p.state() == PartitionState.MIRRORING);
+        }, TIMEOUT, "all 6 partitions of 'grow' are MIRRORING");
+    }
+
+    // ---- topic configs ----
+
+    /** Changed source configs reach the destination (set and removed); excluded ones never do; clients stay read-only. */
+    @Test
+    void sourceTopicConfigChangesReachTheDestinationExceptExcludedOnes() throws Exception {
+        String topic = "conf";
+        createSourceTopic(topic, 1, Map.of("retention.ms", "3600000", "max.message.bytes", "100000"));
+        produce(topic, 1, 5);
+        createMirror("m-conf", Map.of("mirror.topic.properties.exclude", "max\\.message\\.bytes"));
+        mirrors.startMirrorTopics("m-conf", List.of(topic), List.of()).all().get();
+        assertEquals("3600000", explicitConfigs(destination, topic).get("retention.ms"), "copied at start");
+
+        alterOnSource(topic, List.of(
+            set("retention.ms", "7200000"), set("cleanup.policy", "compact"),
+            set("unclean.leader.election.enable", "true"),   // never copied
+            set("max.message.bytes", "200000")));            // excluded by the mirror's config
+        TestUtils.waitFor(() -> {
+            Map<String, String> c = explicitConfigs(destination, topic);
+            return "7200000".equals(c.get("retention.ms")) && "compact".equals(c.get("cleanup.policy"));
+        }, TIMEOUT, "changed source configs reach the destination");
+        Map<String, String> synced = explicitConfigs(destination, topic);
+        assertFalse(synced.containsKey("unclean.leader.election.enable"), "never-copied config stays unset: " + synced);
+        assertFalse(synced.containsKey("max.message.bytes"), "excluded config stays unset: " + synced);
+
+        alterOnSource(topic, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE)));
+        TestUtils.waitFor(() -> !explicitConfigs(destination, topic).containsKey("retention.ms"), TIMEOUT,
+            "a config removed at the source is removed on the destination");
+
+        // The sync's own change passed the read-only rule; a client's still does not.
+        try (Admin dst = destination.admin()) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> dst.incrementalAlterConfigs(Map.of(
+                new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(set("retention.ms", "1")))).all().get());
+            assertInstanceOf(TopicAuthorizationException.class, e.getCause());
+        }
+    }
+
+    // ---- ACLs ----
+
+    /**
+     * A matching ACL added at the source appears on the destination and disappears there when removed at the source,
+     * also after a restart of the broker running the sync; a non-matching one is not copied; an ACL created directly
+     * on the destination is never touched.
+     */
+    @Test
+    void aclsFollowTheSourceAndOnlyTheMirrorsOwnAreRemoved() throws Exception {
+        AclBinding topicAcl = acl(ResourceType.TOPIC, "acl-orders", PatternType.LITERAL, "User:alice");
+        AclBinding groupAcl = acl(ResourceType.GROUP, "acl-group", PatternType.PREFIXED, "User:alice");
+        AclBinding notIncluded = acl(ResourceType.TOPIC, "other-orders", PatternType.LITERAL, "User:alice");
+        AclBinding localOnly = acl(ResourceType.TOPIC, "acl-local", PatternType.LITERAL, "User:bob");
+        try (Admin src = source.admin(); Admin dst = destination.admin()) {
+            src.createAcls(List.of(topicAcl, groupAcl, notIncluded)).all().get();
+            dst.createAcls(List.of(localOnly)).all().get();
+            createMirror("m-acl", Map.of("mirror.acl.include", "acl-.*"));
+
+            TestUtils.waitFor(() -> acls(dst).containsAll(List.of(topicAcl, groupAcl)), TIMEOUT, "source ACLs reach the destination");
+            assertFalse(acls(dst).contains(notIncluded), "an ACL not matching mirror.acl.include is not copied");
+
+            // The sync runs next to the mirror controller. Restart that broker: the sync that takes over must know,
+            // from __mirror_state, which ACLs the mirror created.
+            destination.restartBroker(destination.leaderOf(new TopicPartition(InternalTopics.COMMANDS, 0)));
+            src.deleteAcls(List.of(topicAcl.toFilter())).all().get();
+            TestUtils.waitFor(() -> !acls(dst).contains(topicAcl), TIMEOUT, "an ACL removed at the source is removed on the destination");
+            Set<AclBinding> after = acls(dst);
+            assertTrue(after.contains(groupAcl), "the other mirrored ACL stays: " + after);
+            assertTrue(after.contains(localOnly), "an ACL created on the destination is untouched: " + after);
+        }
+    }
+
+    // ---- auto-discovery ----
+
+    /** A new source topic matching mirror.topics.include mirrors without a command; one matching the exclude does not. */
+    @Test
+    void newSourceTopicsMatchingTheIncludePatternAreMirroredWithoutACommand() throws Exception {
+        createMirror("m-disc", Map.of("mirror.topics.include", "disc-.*", "mirror.topics.exclude", "disc-skip-.*"));
+        createSourceTopic("disc-skip-1", 1, Map.of());
+        produce("disc-skip-1", 1, 5);
+        createSourceTopic("disc-new", 2, Map.of());
+        produce("disc-new", 2, 10);
+
+        TestUtils.waitFor(() -> topicsOf("m-disc").contains("disc-new"), TIMEOUT, "disc-new starts mirroring by itself");
+        MirrorAssertions.awaitCaughtUp(source, destination, "disc-new", 2);
+        MirrorAssertions.assertSameRecords(source, destination, "disc-new", 2);
+        // The round that started disc-new had disc-skip-1 in view too.
+        assertFalse(topicsOf("m-disc").contains("disc-skip-1"), "an excluded topic is not mirrored");
+        try (Admin dst = destination.admin()) {
+            assertFalse(dst.listTopics().names().get().contains("disc-skip-1"), "no destination topic for an excluded one");
+        }
+    }
+
+    // ---- helpers ----
+
+    private static void createMirror(String name, Map<String, String> extra) throws Exception {
+        Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
+        config.put("mirror.metadata.refresh.interval.ms", "1000");
+        config.putAll(extra);
+        mirrors.createClusterMirror(name, config).all().get();
+    }
+
+    private static void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+        }
+    }
+
+    /** {@code perPartition} records to each partition; the value of offset o of partition p is "topic-p-o" (fresh partitions). */
+    private static void produce(String topic, int partitions, int perPartition) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of());
+             Admin admin = source.admin()) {
+            for (int p = 0; p < partitions; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                long next = MirrorAssertions.endOffset(admin, tp);
+                for (int i = 0; i < perPartition; i++) {
+                    producer.send(new ProducerRecord<>(topic, p, null, Workloads.bytes(topic + "-" + p + "-" + (next + i))));
+                }
+                producer.flush();
+            }
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(MirrorTestCluster cluster, String group) {
+        return consumer(cluster, group, "none"); // a missing offset is a failure, never a silent reset
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(MirrorTestCluster cluster, String group, String offsetReset) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, offsetReset);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The group reads each partition up to {@code upTo} (exclusive), commits exactly there, and leaves. */
+    private static void consumePartAndCommit(MirrorTestCluster cluster, String group, String topic, Map<TopicPartition, Long> upTo)
+            throws Exception {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            Map<TopicPartition, Long> read = new HashMap<>();
+            TestUtils.waitFor(() -> {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    read.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
+                }
+                return upTo.entrySet().stream().allMatch(e -> read.getOrDefault(e.getKey(), 0L) >= e.getValue());
+            }, TIMEOUT, "the source group reads its part");
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            upTo.forEach((tp, o) -> commit.put(tp, new OffsetAndMetadata(o)));
+            c.commitSync(commit);
+        }
+    }
+
+    /** Reads every partition from the group's committed offsets to the end; records as "offset value", per partition. */
+    private static Map<TopicPartition, List<String>> consumeToEnd(MirrorTestCluster cluster, String group, String topic, int partitions)
+            throws Exception {
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        try (Admin admin = cluster.admin()) {
+            for (int p = 0; p < partitions; p++) {
+                ends.put(new TopicPartition(topic, p), MirrorAssertions.endOffset(admin, new TopicPartition(topic, p)));
+            }
+        }
+        Map<TopicPartition, List<String>> out = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = consumer(cluster, group)) {
+            c.subscribe(List.of(topic));
+            TestUtils.waitFor(() -> {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    out.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), k -> new ArrayList<>())
+                        .add(r.offset() + " " + new String(r.value(), StandardCharsets.UTF_8));
+                }
+                return c.assignment().size() == partitions && ends.entrySet().stream().allMatch(e -> c.position(e.getKey()) >= e.getValue());
+            }, TIMEOUT, "the destination group reads to the end");
+        }
+        return out;
+    }
+
+    private static void commitOnSource(String group, Map<TopicPartition, Long> offsets) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
+        offsets.forEach((tp, o) -> m.put(tp, new OffsetAndMetadata(o)));
+        try (Admin admin = source.admin()) {
+            admin.alterConsumerGroupOffsets(group, m).all().get();
+        }
+    }
+
+    private static Map<TopicPartition, Long> committed(MirrorTestCluster cluster, String group) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            Map<TopicPartition, Long> out = new HashMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().forEach((tp, om) -> {
+                if (om != null) {
+                    out.put(tp, om.offset());
+                    assertEquals(Optional.empty(), om.leaderEpoch(), "synced offsets carry no source leader epoch");
+                }
+            });
+            return out;
+        }
+    }
+
+    private static void awaitCommitted(MirrorTestCluster cluster, String group, Map<TopicPartition, Long> expected) throws Exception {
+        TestUtils.waitFor(() -> committed(cluster, group).equals(expected), TIMEOUT,
+            "committed offsets of " + group + " on " + cluster.name() + " become " + expected);
+    }
+
+    private static Map<String, String> explicitConfigs(MirrorTestCluster cluster, String topic) throws Exception {
+        ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        try (Admin admin = cluster.admin()) {
+            Map<String, String> out = new HashMap<>();
+            admin.describeConfigs(List.of(r)).all().get().get(r).entries().stream()
+                .filter(e -> e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG)
+                .forEach(e -> out.put(e.name(), e.value()));
+            return out;
+        }
+    }
+
+    private static AlterConfigOp set(String key, String value) {
+        return new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET);
+    }
+
+    private static void alterOnSource(String topic, Collection<AlterConfigOp> ops) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), ops)).all().get();
+        }
+    }
+
+    private static AclBinding acl(ResourceType type, String name, PatternType patternType, String principal) {
+        return new AclBinding(new ResourcePattern(type, name, patternType),
+            new AccessControlEntry(principal, "*", AclOperation.READ, AclPermissionType.ALLOW));
+    }
+
+    private static Set<AclBinding> acls(Admin admin) throws Exception {
+        return new HashSet<>(admin.describeAcls(AclBindingFilter.ANY).values().get());
+    }
+
+    private static List<String> topicsOf(String mirror) throws Exception {
+        return mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror).topics().stream()
+            .map(MirrorTopicDescription::topic).toList();
+    }
+}
