@@ -203,7 +203,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         return pb;
     }
 
-    private synchronized void launch(int id) throws IOException {
+    /** Starts the node's process and returns at once (see {@link #awaitReady}). */
+    synchronized void launch(int id) throws IOException {
         Node node = node(id);
         Process running = processes.get(id);
         if (running != null && running.isAlive()) {
@@ -223,7 +224,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * Waits until the node's broker is visible to clients (registered and unfenced) and its extension is attached
      * (the launcher logs that after the broker started); fails with the end of the node's output if it exits.
      */
-    private void awaitReady(int id) throws Exception {
+    void awaitReady(int id) throws Exception {
         Node node = node(id);
         String attached = "Cluster Mirror extension attached to broker " + id + " of cluster";
         try (Admin admin = admin()) {
