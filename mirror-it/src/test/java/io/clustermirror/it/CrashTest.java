@@ -17,7 +17,6 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,14 +172,9 @@ class CrashTest {
      * the leader of a MIRRORING partition, makes it leader again as soon as it is in sync, and tries to produce to it
      * all the while, until the broker logs that it denied a write because the topic is a read-only mirror topic.
      *
-     * <p>Fails today (reproduced: 3 writes accepted at offsets 60-62 of a MIRRORING partition by the restarted node):
-     * {@code MirrorAwareAuthorizer} lets every write through while {@code ExtensionRegistry.image} is empty (the launcher
-     * attaches the extension only after {@code server.startup()} returned, and the broker serves clients before that) or
-     * while the image has no topics (the tailer starts from {@code MirrorImage.EMPTY}); the producer-state gate
-     * ({@code ProducerStateHygiene.isClean}) is open in the same window because it knows no barriers yet.
+     * <p>The broker fails closed: until its extension has loaded the mirror state it refuses client writes to every
+     * topic (DESIGN.md §4, invariant 3).
      */
-    @Disabled("Product bug, reported: a restarted destination broker accepts client writes to mirror topics until its "
-        + "extension is attached and its mirror image loaded (MirrorAwareAuthorizer fails open)")
     @Test
     void aRestartedLeaderRefusesWritesToMirrorTopicsBeforeItsExtensionIsReady() throws Exception {
         String topic = "crash-readonly";

@@ -356,8 +356,14 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
         log.info("Cluster {} closed", name);
     }
 
-    private void attachExtension(int brokerId) {
-        extensions.put(brokerId, ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer(brokerId))));
+    /**
+     * Attaches the extension and waits until it has loaded the mirror state: until then the broker refuses client
+     * writes to every topic (it cannot tell mirror topics from others yet), which a test should not have to handle.
+     */
+    private void attachExtension(int brokerId) throws InterruptedException {
+        ClusterMirrorExtension extension = ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer(brokerId)));
+        extensions.put(brokerId, extension);
+        TestUtils.waitFor(extension::isReady, TestUtils.DEFAULT_TIMEOUT, "the extension of broker " + brokerId + " to load the mirror state");
     }
 
     private void closeExtension(int brokerId) {
