@@ -39,27 +39,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * replica, local producers whose ids collide with mirrored ones, pause/resume and delete (DESIGN.md §4, 3-5).
  */
 class FailoverTest {
+    private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
     static void startClusters() throws Exception {
-        source = MirrorTestCluster.builder().name("failover-source").brokers(1).start();
-        destination = MirrorTestCluster.builder().name("failover-destination").brokers(3).withExtension(true).start();
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("failover-source").brokers(1),
+            MirrorTestCluster.builder().name("failover-destination").brokers(3));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
