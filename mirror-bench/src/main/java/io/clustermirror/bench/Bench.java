@@ -137,6 +137,7 @@ public final class Bench {
             setup.put("payload_bytes", records * Payloads.RECORD_SIZE);
             setup.put("source_log_bytes", logBytes);
             setup.put("preload_s", round(preSec));
+            setup.put("lag_rate_MBps", lagRate);
             setup.put("producer", "acks=1 batch.size=131072 linger.ms=10 compression.type=" + codec);
             log(String.format("[%s] preloaded %d records, %.1f MiB on disk, in %.1f s", codec, records,
                 logBytes / 1048576.0, preSec));
@@ -158,7 +159,9 @@ public final class Bench {
         r.put("ratios", ratios(r));
         r.put("total_s", round((System.nanoTime() - t0) / 1e9));
         r.put("loadavg_end", Machine.loadavg());
-        deleteTree(dir);
+        if (System.getenv("BENCH_KEEP_WORK") == null) {
+            deleteTree(dir);
+        }
         return r;
     }
 

@@ -71,6 +71,10 @@ final class KafkaNode implements AutoCloseable {
                 props.toString());
             pb.environment().put("LOG_DIR", dir.resolve("logs").toString());
             pb.environment().put("KAFKA_HEAP_OPTS", System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
+            String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
+            if (opts != null && !opts.isBlank()) {
+                pb.environment().put("KAFKA_OPTS", opts.replace("{dir}", dir.toString()));
+            }
             pb.redirectErrorStream(true).redirectOutput(dir.resolve("server.out").toFile());
             process = pb.start();
         } catch (IOException e) {

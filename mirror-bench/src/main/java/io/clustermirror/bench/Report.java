@@ -31,7 +31,7 @@ final class Report {
         Double p99x3 = Bench.get(r, "mirror_3_brokers", "lag", "p99_ms");
         sb.append("| lag p50 / p99 ms, 3 destination brokers (RF 3) | ").append(fmt(p50x3)).append(" / ")
             .append(fmt(p99x3)).append(" | | | | |\n\n");
-        sb.append("Lag is at ").append(r.containsKey("mirror") ? Bench.get(r, "mirror", "lag", "rate_MBps_target") : "?")
+        sb.append("Lag is at ").append(Bench.get(r, "setup", "lag_rate_MBps"))
             .append(" MB/s of 1 KiB records; for follower replication it is producer send to visible on the leader of an "
                 + "RF=2 topic (the high watermark waits for the follower). CPU: destination broker JVM(s) for the "
                 + "mirror, the MirrorMaker 2 JVM plus the destination broker for MM2, the new follower's JVM for "
