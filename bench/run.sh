@@ -5,7 +5,7 @@
 # Options are passed through as --name=value, e.g.:
 #   bench/run.sh --volume.mb=256 --codecs=lz4 --lag.measure.s=10
 # (volume.mb 1024, codecs lz4,none, partitions 12, lag.rate.mb 20, lag.warmup.s 10, lag.measure.s 20,
-#  scenarios mirror,mirror3,mm2,replication, mm2.tasks 4, label <date>, work bench/results/tmp)
+#  scenarios mirror,mirror3,mm2,replication,replication3, mm2.tasks 4, label <date>, work bench/results/tmp)
 # Set BENCH_SKIP_BUILD=1 to skip the build.
 set -euo pipefail
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

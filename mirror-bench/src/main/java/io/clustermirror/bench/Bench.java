@@ -42,7 +42,8 @@ import java.util.stream.Stream;
  * and the steady-state lag of each at a fixed produce rate. Writes markdown, JSON and a PNG chart.
  *
  * <p>Options (-Dname=value or --name=value): home, work, out, volume.mb (1024), codecs (lz4,none), partitions
- * (12), lag.rate.mb (20), lag.warmup.s (10), lag.measure.s (20), scenarios (mirror,mirror3,mm2,replication),
+ * (12), lag.rate.mb (20), lag.warmup.s (10), lag.measure.s (20), scenarios (mirror,mirror3,mm2,replication,
+ * replication3),
  * mm2.tasks (4), label.
  */
 public final class Bench {
@@ -72,7 +73,7 @@ public final class Bench {
         lagRate = Double.parseDouble(o.getOrDefault("lag.rate.mb", "20"));
         lagWarmup = Integer.parseInt(o.getOrDefault("lag.warmup.s", "10"));
         lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", "20"));
-        scenarios = Set.of(o.getOrDefault("scenarios", "mirror,mirror3,mm2,replication").split(","));
+        scenarios = Set.of(o.getOrDefault("scenarios", "mirror,mirror3,mm2,replication,replication3").split(","));
         mm2Tasks = Integer.parseInt(o.getOrDefault("mm2.tasks", "4"));
         label = o.getOrDefault("label", LocalDate.now(ZoneOffset.UTC).toString());
         mm2Classpath = o.getOrDefault("mm2.classpath", System.getProperty("java.class.path"));
@@ -151,6 +152,9 @@ public final class Bench {
             }
             if (scenarios.contains("mm2")) {
                 r.put("mm2", mm2(dir, source, codec, target, logBytes));
+            }
+            if (scenarios.contains("replication3")) {
+                r.put("replication_3_brokers", replication3(dir, source, codec));
             }
             if (scenarios.contains("replication")) {
                 r.put("replication", replication(source, codec, records, logBytes));
@@ -251,6 +255,7 @@ public final class Bench {
             Admin da = dest.admin();
             long start = System.nanoTime();
             Process mm2 = pb.start();
+            KafkaNode.track(mm2);
             try {
                 long pid = mm2.pid();
                 DoubleSupplier cpu = () -> ProcCpu.cpuSeconds(pid) + dest.cpuSeconds();
@@ -271,6 +276,7 @@ public final class Bench {
                 if (!mm2.waitFor(30, TimeUnit.SECONDS)) {
                     mm2.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
+                KafkaNode.untrack(mm2);
             }
         }
         return res;
@@ -325,6 +331,23 @@ public final class Bench {
             }
             sleep(200);
         }
+    }
+
+    /**
+     * The baseline for the mirror's 3-broker lag: Kafka's own RF=3 replication on a 3-broker cluster, from
+     * producer send to visible on the leader (the high watermark waits for both followers).
+     */
+    private Map<String, Object> replication3(Path dir, BenchCluster source, String codec) throws Exception {
+        Map<String, Object> res = new LinkedHashMap<>();
+        log("[" + codec + "] replication3: starting a cluster of 3 brokers");
+        try (BenchCluster c = BenchCluster.start(home, dir, "replication3", 3, false, Map.of())) {
+            String lagTopic = "lag-replication3";
+            c.admin().createTopics(List.of(new NewTopic(lagTopic, partitions, (short) 3))).all()
+                .get(60, TimeUnit.SECONDS);
+            log("[" + codec + "] replication3: lag at " + lagRate + " MB/s (RF=3 topic, consumer on the leaders)");
+            res.put("lag", lag(c.bootstrap(), c.bootstrap(), lagTopic, codec, c::cpuSeconds));
+        }
+        return res;
     }
 
     // ---------------------------------------------------------------- measurements

@@ -14,6 +14,23 @@ import java.util.concurrent.TimeUnit;
  * {@code cluster-mirror-server-start.sh}), so that its CPU time can be read from /proc.
  */
 final class KafkaNode implements AutoCloseable {
+    /** Every JVM the harness started and has not stopped: killed by a shutdown hook if the harness exits early. */
+    private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
+            "bench-process-reaper"));
+    }
+
+    /** Registers a child JVM for the shutdown hook. */
+    static void track(Process p) {
+        LIVE.add(p);
+    }
+
+    static void untrack(Process p) {
+        LIVE.remove(p);
+    }
+
     final int nodeId;
     final int brokerPort;
     final int controllerPort; // -1 for a broker-only node
@@ -77,6 +94,7 @@ final class KafkaNode implements AutoCloseable {
             }
             pb.redirectErrorStream(true).redirectOutput(dir.resolve("server.out").toFile());
             process = pb.start();
+            track(process);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -118,6 +136,7 @@ final class KafkaNode implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        untrack(process);
         process = null;
     }
 

@@ -30,7 +30,8 @@ final class Report {
         Double p50x3 = Bench.get(r, "mirror_3_brokers", "lag", "p50_ms");
         Double p99x3 = Bench.get(r, "mirror_3_brokers", "lag", "p99_ms");
         sb.append("| lag p50 / p99 ms, 3 destination brokers (RF 3) | ").append(fmt(p50x3)).append(" / ")
-            .append(fmt(p99x3)).append(" | | | | |\n\n");
+            .append(fmt(p99x3)).append(" | | ").append(fmt(Bench.get(r, "replication_3_brokers", "lag", "p50_ms")))
+            .append(" / ").append(fmt(Bench.get(r, "replication_3_brokers", "lag", "p99_ms"))).append(" | | |\n\n");
         sb.append("Lag is at ").append(Bench.get(r, "setup", "lag_rate_MBps"))
             .append(" MB/s of 1 KiB records; for follower replication it is producer send to visible on the leader of an "
                 + "RF=2 topic (the high watermark waits for the follower). CPU: destination broker JVM(s) for the "
