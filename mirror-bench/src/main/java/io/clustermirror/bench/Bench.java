@@ -248,9 +248,11 @@ public final class Bench {
                 + "appender.out.type=Console\nappender.out.name=OUT\nappender.out.layout.type=PatternLayout\n"
                 + "appender.out.layout.pattern=[%d] %p %m (%c)%n\n");
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1G", "-Xms1G", "-XX:+UseG1GC",
-                "-Dlog4j2.configurationFile=" + log4j, "-cp", mm2Classpath,
-                "org.apache.kafka.connect.mirror.MirrorMaker", props.toString(), "--clusters", "dst");
+            List<String> cmd = new ArrayList<>(List.of(java));
+            cmd.addAll(List.of(System.getProperty("bench.mm2.heap", "-Xmx1G -Xms1G").split(" ")));
+            cmd.addAll(List.of("-XX:+UseG1GC", "-Dlog4j2.configurationFile=" + log4j, "-cp", mm2Classpath,
+                "org.apache.kafka.connect.mirror.MirrorMaker", props.toString(), "--clusters", "dst"));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.redirectErrorStream(true).redirectOutput(mm2Dir.resolve("mm2.out").toFile());
             Admin da = dest.admin();
             long start = System.nanoTime();

@@ -23,6 +23,9 @@ class BenchSmokeTest {
     @Test
     @Timeout(300)
     void tinyRunProducesEveryMeasurementAndReport() throws Exception {
+        // Small heaps: CI machines are small too (the benchmark itself gives every JVM 1 GiB).
+        System.setProperty("bench.broker.heap", "-Xmx384M -Xms384M");
+        System.setProperty("bench.mm2.heap", "-Xmx384M -Xms384M");
         Path home = Path.of(System.getProperty("bench.home", "..")).toAbsolutePath().normalize();
         Path out = Path.of("target/bench-smoke").toAbsolutePath();
         Bench.deleteTree(out);
