@@ -1,5 +1,8 @@
 package io.clustermirror.it;
 
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -14,9 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,6 +130,26 @@ final class MirrorAssertions {
 
     private static String str(byte[] b) {
         return b == null ? "null" : new String(b, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Partition 0 of a mirror topic as the destination's describe shows it. */
+    static MirrorPartitionDescription describe(ClusterMirrorAdmin admin, String mirror, String topic) throws Exception {
+        return admin.describeClusterMirrors(List.of(mirror)).all().get().get(mirror).topics().stream()
+            .filter(t -> t.topic().equals(topic)).findFirst().orElseThrow().partitions().get(0);
+    }
+
+    static void awaitState(ClusterMirrorAdmin admin, String mirror, String topic, PartitionState state) throws InterruptedException {
+        TestUtils.waitFor(() -> describe(admin, mirror, topic).state() == state, TIMEOUT,
+            topic + " of mirror " + mirror + " did not reach " + state);
+    }
+
+    /** The producer ids the partition leader's producer state holds (Admin.describeProducers). */
+    static Set<Long> producerIds(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            Set<Long> ids = new HashSet<>();
+            admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> ids.add(s.producerId()));
+            return ids;
+        }
     }
 
     static Map<String, String> mirrorConfig(MirrorTestCluster source) {
