@@ -72,10 +72,15 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     }
 
     private void start() {
-        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, hygiene::isClean);
+        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::isClean);
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
+    }
+
+    /** True once the mirror image is loaded: from then on this broker refuses client writes to mirror topics. */
+    public boolean isReady() {
+        return tailer.isReady();
     }
 
     private void onLeadershipChanges(List<LeaderChange> changes) {

@@ -20,10 +20,12 @@ public final class ExtensionRegistry {
 
     /**
      * @param image              the node's mirror image
+     * @param ready              whether the image has loaded what was committed when the extension started
      * @param producerStateClean whether the node's leader replicas of a topic may take client writes
      *                           (their producer state is clean after a barrier)
      */
-    private record NodeView(Supplier<MirrorImage> image, Predicate<String> producerStateClean) {
+    private record NodeView(Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,
+                            Predicate<String> producerStateClean) {
     }
 
     private static final Map<NodeKey, NodeView> NODES = new ConcurrentHashMap<>();
@@ -31,8 +33,9 @@ public final class ExtensionRegistry {
     private ExtensionRegistry() {
     }
 
-    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, Predicate<String> producerStateClean) {
-        NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, producerStateClean));
+    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,
+                         Predicate<String> producerStateClean) {
+        NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, ready, producerStateClean));
     }
 
     static void unregister(String clusterId, int nodeId) {
@@ -49,6 +52,15 @@ public final class ExtensionRegistry {
             .filter(e -> e.getKey().clusterId().equals(clusterId))
             .map(e -> e.getValue().image().get())
             .findFirst();
+    }
+
+    /**
+     * True once the node's own extension is attached and its image loaded. Until then a broker cannot tell mirror
+     * topics from others (after a restart it serves clients before the launcher attaches the extension).
+     */
+    public static boolean ready(String clusterId, int nodeId) {
+        NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
+        return own != null && own.ready().getAsBoolean();
     }
 
     /** False while the node leads a partition of the topic whose mirrored producer state is not yet removed. */

@@ -58,6 +58,8 @@ public final class LocalClients {
         m.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
         m.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         m.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Looking for an internal topic must never create it with broker defaults (they are compacted, sized).
+        m.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         return new KafkaConsumer<>(m, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 

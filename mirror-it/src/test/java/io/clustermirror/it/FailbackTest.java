@@ -51,11 +51,11 @@ class FailbackTest {
     }
 
     private static MirrorPartitionDescription describe(ClusterMirrorAdmin admin, String mirror, String topic) throws Exception {
-        return MirrorAssertions.describe(admin, mirror, topic);
+        return MirrorAssertions.describe(admin, mirror, topic, 0);
     }
 
     private static void awaitState(ClusterMirrorAdmin admin, String mirror, String topic, PartitionState state) throws InterruptedException {
-        MirrorAssertions.awaitState(admin, mirror, topic, state);
+        MirrorAssertions.awaitState(admin, mirror, topic, 1, state);
     }
 
     private static void writeIdempotentAndTransactional(MirrorTestCluster cluster, String topic, String tag) throws Exception {

@@ -1,7 +1,6 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
-import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
@@ -9,11 +8,9 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -80,20 +77,11 @@ class FailoverTest {
     }
 
     private static MirrorPartitionDescription describe(String mirror, String topic, int partition) throws Exception {
-        ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror);
-        return d.topics().stream().filter(t -> t.topic().equals(topic)).findFirst().orElseThrow()
-            .partitions().stream().filter(p -> p.partition() == partition).findFirst().orElseThrow();
+        return MirrorAssertions.describe(mirrors, mirror, topic, partition);
     }
 
     private static void awaitState(String mirror, String topic, int partitions, PartitionState state) throws InterruptedException {
-        TestUtils.waitFor(() -> {
-            for (int p = 0; p < partitions; p++) {
-                if (describe(mirror, topic, p).state() != state) {
-                    return false;
-                }
-            }
-            return true;
-        }, MirrorAssertions.TIMEOUT, "partitions of " + topic + " did not reach " + state);
+        MirrorAssertions.awaitState(mirrors, mirror, topic, partitions, state);
     }
 
     private static KafkaProducer<byte[], byte[]> destinationProducer(Map<String, Object> extra) {
@@ -193,14 +181,7 @@ class FailoverTest {
 
     /** Producer ids the destination's broker-side state knows for the partition (local producers only after a reset). */
     private static Set<Long> producerIds(TopicPartition tp) throws Exception {
-        try (Admin admin = destination.admin()) {
-            DescribeProducersResult r = admin.describeProducers(List.of(tp));
-            Set<Long> ids = new HashSet<>();
-            for (ProducerState s : r.partitionResult(tp).get().activeProducers()) {
-                ids.add(s.producerId());
-            }
-            return ids;
-        }
+        return MirrorAssertions.producerIds(destination, tp);
     }
 
     @Test

@@ -1,10 +1,11 @@
 package io.clustermirror.it;
 
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,12 +54,13 @@ final class LogBatches {
         }
         List<Batch> batches = new ArrayList<>();
         for (Path segment : segments) {
-            try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
-                for (RecordBatch b : records.batches()) {
-                    if (b.lastOffset() >= startOffset && b.lastOffset() < endOffset) {
-                        b.ensureValid();
-                        batches.add(Batch.of(b));
-                    }
+            // A copy of the bytes, not FileRecords: the broker may be appending to the segment, and FileRecords.close()
+            // trims the file to the size it saw at open (it fails on a read-only channel, and must never cut a live log).
+            // A batch still being appended at the end is incomplete and not returned.
+            for (RecordBatch b : MemoryRecords.readableRecords(ByteBuffer.wrap(Files.readAllBytes(segment))).batches()) {
+                if (b.lastOffset() >= startOffset && b.lastOffset() < endOffset) {
+                    b.ensureValid();
+                    batches.add(Batch.of(b));
                 }
             }
         }

@@ -1,7 +1,6 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
-import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
@@ -124,14 +123,15 @@ class MetadataSyncTest {
     }
 
     /**
-     * The failover point of the consumer group test. Consumers move to the destination's mirror topic after a
-     * sync; mirror topics serve reads and commits while they mirror, so this moves nothing yet. Once the stop
-     * (failover) command exists, this is where the topic is stopped and awaited STOPPED, after which the group's
-     * offsets belong to the destination.
+     * The failover of the consumer group test: the topic is stopped (after the sync copied the group's offsets) and
+     * awaited STOPPED; from then on the group's offsets belong to the destination.
      */
     private static void moveConsumersToDestination(String mirror, String topic) throws Exception {
-        ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror);
-        assertTrue(d.topics().stream().anyMatch(t -> t.topic().equals(topic)), mirror + " mirrors " + topic);
+        mirrors.stopMirrorTopics(mirror, List.of(topic), List.of()).all().get();
+        TestUtils.waitFor(() -> mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror).topics().stream()
+                .filter(t -> t.topic().equals(topic)).flatMap(t -> t.partitions().stream())
+                .allMatch(p -> p.state() == io.clustermirror.common.PartitionState.STOPPED),
+            TIMEOUT, topic + " did not stop");
     }
 
     /** A group whose source offset is past what the mirror copied (an open transaction) gets the destination end. */

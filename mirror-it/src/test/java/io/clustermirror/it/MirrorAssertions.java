@@ -1,12 +1,14 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -46,7 +48,7 @@ final class MirrorAssertions {
      * Waits until the destination's end offset equals the source's for every partition of the topic, and its
      * log start offset too (the destination follows the source's retention and deleteRecords).
      */
-    static void awaitCaughtUp(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+    static void awaitCaughtUp(TestCluster source, TestCluster destination, String topic, int partitions) throws Exception {
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
             for (int p = 0; p < partitions; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
@@ -65,7 +67,7 @@ final class MirrorAssertions {
      * but the partitionLeaderEpoch (CRC, producer id/epoch/sequence, attributes, count, size), and all
      * destination replicas hold identical logs.
      */
-    static void assertIdenticalLogs(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+    static void assertIdenticalLogs(TestCluster source, TestCluster destination, String topic, int partitions) throws Exception {
         try (Admin src = source.admin()) {
             for (int p = 0; p < partitions; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
@@ -83,7 +85,7 @@ final class MirrorAssertions {
         }
     }
 
-    static List<Integer> replicasOf(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+    static List<Integer> replicasOf(TestCluster cluster, TopicPartition tp) throws Exception {
         try (Admin admin = cluster.admin()) {
             return admin.describeTopics(List.of(tp.topic())).allTopicNames().get().get(tp.topic())
                 .partitions().get(tp.partition()).replicas().stream().map(n -> n.id()).toList();
@@ -91,7 +93,7 @@ final class MirrorAssertions {
     }
 
     /** Invariant 2 as a consumer sees it: read_committed consumers read identical records at identical offsets. */
-    static void assertSameRecords(MirrorTestCluster source, MirrorTestCluster destination, String topic, int partitions) throws Exception {
+    static void assertSameRecords(TestCluster source, TestCluster destination, String topic, int partitions) throws Exception {
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
             List<String> expected = readAll(source, tp);
@@ -101,7 +103,7 @@ final class MirrorAssertions {
     }
 
     /** Every committed record of a partition as "offset key value headers". */
-    static List<String> readAll(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+    static List<String> readAll(TestCluster cluster, TopicPartition tp) throws Exception {
         long end;
         try (Admin admin = cluster.admin()) {
             end = endOffset(admin, tp);
@@ -132,27 +134,36 @@ final class MirrorAssertions {
         return b == null ? "null" : new String(b, java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    /** Partition 0 of a mirror topic as the destination's describe shows it. */
-    static MirrorPartitionDescription describe(ClusterMirrorAdmin admin, String mirror, String topic) throws Exception {
-        return admin.describeClusterMirrors(List.of(mirror)).all().get().get(mirror).topics().stream()
-            .filter(t -> t.topic().equals(topic)).findFirst().orElseThrow().partitions().get(0);
+    static MirrorPartitionDescription describe(ClusterMirrorAdmin mirrors, String mirror, String topic, int partition) throws Exception {
+        ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(mirror)).all().get().get(mirror);
+        return d.topics().stream().filter(t -> t.topic().equals(topic)).findFirst().orElseThrow()
+            .partitions().stream().filter(p -> p.partition() == partition).findFirst().orElseThrow();
     }
 
-    static void awaitState(ClusterMirrorAdmin admin, String mirror, String topic, PartitionState state) throws InterruptedException {
-        TestUtils.waitFor(() -> describe(admin, mirror, topic).state() == state, TIMEOUT,
-            topic + " of mirror " + mirror + " did not reach " + state);
+    static void awaitState(ClusterMirrorAdmin mirrors, String mirror, String topic, int partitions, PartitionState state)
+            throws InterruptedException {
+        TestUtils.waitFor(() -> {
+            for (int p = 0; p < partitions; p++) {
+                if (describe(mirrors, mirror, topic, p).state() != state) {
+                    return false;
+                }
+            }
+            return true;
+        }, TIMEOUT, "partitions of " + topic + " did not reach " + state);
     }
 
-    /** The producer ids the partition leader's producer state holds (Admin.describeProducers). */
-    static Set<Long> producerIds(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
+    /** Producer ids the partition leader's producer state knows (describeProducers). */
+    static Set<Long> producerIds(TestCluster cluster, TopicPartition tp) throws Exception {
         try (Admin admin = cluster.admin()) {
             Set<Long> ids = new HashSet<>();
-            admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> ids.add(s.producerId()));
+            for (ProducerState s : admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers()) {
+                ids.add(s.producerId());
+            }
             return ids;
         }
     }
 
-    static Map<String, String> mirrorConfig(MirrorTestCluster source) {
+    static Map<String, String> mirrorConfig(TestCluster source) {
         Map<String, String> m = new HashMap<>();
         m.put("bootstrap.servers", source.bootstrapServers());
         return m;

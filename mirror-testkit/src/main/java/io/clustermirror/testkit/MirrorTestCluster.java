@@ -47,7 +47,7 @@ import java.util.stream.Collectors;
  *
  * Brokers keep their ports across restarts, so {@link #bootstrapServers()} stays valid.
  */
-public final class MirrorTestCluster implements AutoCloseable {
+public final class MirrorTestCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorTestCluster.class);
 
     /** The newest production metadata version of the Kafka release we build against. */
@@ -205,11 +205,13 @@ public final class MirrorTestCluster implements AutoCloseable {
         return this;
     }
 
+    @Override
     public String name() {
         return name;
     }
 
     /** Every broker's address, stopped ones included (ports do not change across restarts). */
+    @Override
     public synchronized String bootstrapServers() {
         if (bootstrapServers == null) {
             throw new IllegalStateException("Cluster " + name + " is not started");
@@ -218,6 +220,7 @@ public final class MirrorTestCluster implements AutoCloseable {
     }
 
     /** Client properties to connect to this cluster; add your own client configs to them. */
+    @Override
     public Properties clientProperties() {
         Properties props = new Properties();
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
@@ -225,6 +228,7 @@ public final class MirrorTestCluster implements AutoCloseable {
     }
 
     /** A new Admin client for this cluster; the caller closes it. */
+    @Override
     public Admin admin() {
         return Admin.create(clientProperties());
     }
@@ -251,6 +255,7 @@ public final class MirrorTestCluster implements AutoCloseable {
      * The current leader of a partition, waiting until there is one on a running broker (metadata may
      * name a broker we just shut down for a moment).
      */
+    @Override
     public int leaderOf(TopicPartition partition) throws InterruptedException {
         try (Admin admin = admin()) {
             return TestUtils.waitForValue(() -> {
@@ -271,6 +276,7 @@ public final class MirrorTestCluster implements AutoCloseable {
      * The directory holding a broker's replica of a partition (its segments, indexes and snapshots), for
      * byte-level checks; waits until the replica exists.
      */
+    @Override
     public Path partitionDir(int brokerId, TopicPartition partition) throws InterruptedException {
         brokerServer(brokerId);
         Set<String> logDirs = cluster.nodes().brokerNodes().get(brokerId).logDataDirectories();
@@ -350,8 +356,14 @@ public final class MirrorTestCluster implements AutoCloseable {
         log.info("Cluster {} closed", name);
     }
 
-    private void attachExtension(int brokerId) {
-        extensions.put(brokerId, ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer(brokerId))));
+    /**
+     * Attaches the extension and waits until it has loaded the mirror state: until then the broker refuses client
+     * writes to every topic (it cannot tell mirror topics from others yet), which a test should not have to handle.
+     */
+    private void attachExtension(int brokerId) throws InterruptedException {
+        ClusterMirrorExtension extension = ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer(brokerId)));
+        extensions.put(brokerId, extension);
+        TestUtils.waitFor(extension::isReady, TestUtils.DEFAULT_TIMEOUT, "the extension of broker " + brokerId + " to load the mirror state");
     }
 
     private void closeExtension(int brokerId) {

@@ -45,6 +45,15 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
     private volatile String clusterId;
     private volatile int nodeId;
+    /** This node serves clients' produce requests (a broker or combined node), so it must fail closed until ready. */
+    private volatile boolean broker;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+        super.configure(configs);
+        Object roles = configs.get("process.roles");
+        broker = roles != null && roles.toString().contains("broker");
+    }
 
     @Override
     public Map<org.apache.kafka.common.Endpoint, ? extends CompletionStage<Void>> start(AuthorizerServerInfo serverInfo) {
@@ -61,6 +70,9 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     @Override
     public List<AuthorizationResult> authorize(AuthorizableRequestContext context, List<Action> actions) {
         List<AuthorizationResult> results = new ArrayList<>(super.authorize(context, actions));
+        if (broker && !ExtensionRegistry.ready(clusterId, nodeId)) {
+            return refuseWritesUntilReady(context, actions, results);
+        }
         Optional<MirrorImage> image = ExtensionRegistry.image(clusterId, nodeId);
         if (image.isEmpty() || image.get().topics().isEmpty()) {
             // no extension in this process, or no mirror topic: nothing to restrict
@@ -87,8 +99,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                     // A new leader of a stopped mirror topic has not yet removed the mirrored producers: a local
                     // producer reusing one of their ids would be fenced or rejected. Clients retry shortly.
                     if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
-                        log.info("Denied WRITE on topic '{}' to {} for now: broker {} is removing mirrored producer state after a leader change",
-                            topic, context.principal(), nodeId);
+                        logRateLimited(topic, () -> log.info("Denied WRITE on topic '{}' to {} for now: broker {} is removing "
+                            + "mirrored producer state after a leader change; retry shortly", topic, context.principal(), nodeId));
                     }
                     results.set(i, AuthorizationResult.DENIED);
                 } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED
@@ -98,6 +110,29 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             }
         }
         return InternalOperations.allowInternal(context, actions, results);
+    }
+
+    /**
+     * A broker that has just started serves clients before its extension is attached and has loaded the mirror
+     * image, so it cannot tell mirror topics from others yet: until then it refuses client writes to every topic
+     * (internal topics aside), failing closed. This lasts the seconds between the broker's start and the image
+     * load; producers see TOPIC_AUTHORIZATION_FAILED then.
+     */
+    private List<AuthorizationResult> refuseWritesUntilReady(AuthorizableRequestContext context, List<Action> actions,
+                                                             List<AuthorizationResult> results) {
+        for (int i = 0; i < actions.size(); i++) {
+            Action action = actions.get(i);
+            if (isTopicWrite(action) && !action.resourcePattern().name().startsWith("__")
+                    && results.get(i) == AuthorizationResult.ALLOWED && !InternalOperations.isInternal(context, action)) {
+                results.set(i, AuthorizationResult.DENIED);
+                if (action.logIfDenied()) {
+                    logRateLimited(action.resourcePattern().name(), () -> log.info("Denied {} on topic '{}' to {} for now: broker {} is "
+                        + "still loading the Cluster Mirror state, so it cannot yet tell mirror topics from others; retry in a few seconds",
+                        action.operation(), action.resourcePattern().name(), context.principal(), nodeId));
+                }
+            }
+        }
+        return results;
     }
 
     private static boolean isClusterDelete(Action action) {
@@ -133,12 +168,18 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     }
 
     private void logDenial(AuthorizableRequestContext context, Action action, String topic, String mirror) {
+        logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {}: it is a read-only mirror topic of cluster mirror '{}' "
+            + "until it is stopped (kafka-cluster-mirrors.sh --stop --mirror {} --topics {})", action.operation(), topic,
+            context.principal(), mirror, mirror, topic));
+    }
+
+    /** At most one denial line per topic every {@link #LOG_INTERVAL_MS}: a retrying client must not flood the log. */
+    private void logRateLimited(String topic, Runnable logLine) {
         long now = System.currentTimeMillis();
         Long last = lastLogged.get(topic);
         if (last == null || now - last >= LOG_INTERVAL_MS) {
             lastLogged.put(topic, now);
-            log.info("Denied {} on topic '{}' to {}: it is a read-only mirror topic of cluster mirror '{}' until it is stopped "
-                + "(kafka-cluster-mirrors.sh --stop --mirror {} --topics {})", action.operation(), topic, context.principal(), mirror, mirror, topic);
+            logLine.run();
         }
     }
 }

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -33,6 +34,9 @@ public final class MirrorImageTailer implements AutoCloseable {
     private final Consumer<MirrorImage> listener;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
+    /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
+    private volatile boolean ready;
+    private Map<TopicPartition, Long> initialEnds = Map.of();
     private volatile boolean running = true;
     private final Object closeSignal = new Object();
 
@@ -57,6 +61,7 @@ public final class MirrorImageTailer implements AutoCloseable {
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                 if (records.isEmpty()) {
+                    markReadyIfCaughtUp();
                     continue;
                 }
                 MirrorDelta delta = new MirrorDelta(image);
@@ -74,6 +79,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 }
                 image = delta.apply();
                 listener.accept(image);
+                markReadyIfCaughtUp();
             }
         } catch (WakeupException e) {
             // closing
@@ -86,8 +92,23 @@ public final class MirrorImageTailer implements AutoCloseable {
         }
     }
 
-    /** Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions. */
+    public boolean isReady() {
+        return ready;
+    }
+
+    private void markReadyIfCaughtUp() {
+        if (!ready && initialEnds.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
+            ready = true;
+            log.info("Mirror image loaded: {} mirrors, {} mirror topics", image.mirrors().size(), image.topics().size());
+        }
+    }
+
+    /**
+     * Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions.
+     * When they do not exist at the first look, no mirror topic exists either: the (empty) image is ready at once.
+     */
     private void assignWhenTopicsExist() {
+        boolean firstLook = true;
         while (running) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
@@ -101,7 +122,12 @@ public final class MirrorImageTailer implements AutoCloseable {
             if (!partitions.isEmpty()) {
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
+                initialEnds = consumer.endOffsets(partitions);
                 return;
+            }
+            if (firstLook) {
+                ready = true;
+                firstLook = false;
             }
             synchronized (closeSignal) {
                 if (running) {

@@ -386,6 +386,24 @@ public final class PartitionMirrorManager implements AutoCloseable {
         });
     }
 
+    private void resumeAfterDivergence(TopicPartition tp, int leaderEpoch, int sourceEpoch, long cutOffset, String failure) {
+        running.remove(tp, leaderEpoch);
+        MirrorPartition p = partitions.get(tp);
+        if (p == null || !p.leader() || p.leaderEpoch() != leaderEpoch || p.state() != PartitionState.MIRRORING) {
+            return;
+        }
+        if (failure != null) {
+            handle(tp, new PartitionEvent.FetchFailed("cannot truncate to the source's divergence point " + cutOffset + ": " + failure));
+            return;
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        pr.sourceEpochs.removeIf(e -> e.startOffset() >= cutOffset);
+        pr.lastMirroredEpoch = sourceEpoch;
+        pr.lastMirroredOffset = Math.min(pr.lastMirroredOffset, cutOffset - 1);
+        persist(tp, p);
+        startFetching(tp, p).ifPresent(event -> handle(tp, event));
+    }
+
     /** Fetcher callbacks arrive on fetcher threads and are handed to the executor. */
     private final class Listener implements FetchListener {
         @Override
@@ -418,6 +436,39 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     pr.sourceEndOffset = sourceEndOffset;
                     dirty.add(tp);
                 }
+            }));
+        }
+
+        /**
+         * The source's log no longer matches what was mirrored (an unclean leader election on the source): cut
+         * the destination where the source says the last mirrored epoch ends, on every in-sync replica, then go on
+         * fetching from there. The machine stays MIRRORING; a failure of the cut fails the partition (retried).
+         */
+        @Override
+        public void onDivergence(TopicPartition tp, int sourceEpoch, long sourceEpochEndOffset) {
+            executor.execute(() -> guarded(() -> {
+                MirrorPartition p = partitions.get(tp);
+                if (p == null || p.state() != PartitionState.MIRRORING || running.containsKey(tp)) {
+                    return;
+                }
+                log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
+                    + "truncating the destination there", p.mirror(), tp, sourceEpoch, sourceEpochEndOffset);
+                running.put(tp, p.leaderEpoch());
+                procedureExecutor.execute(() -> {
+                    String error = null;
+                    try {
+                        procedures.align(p.mirror(), tp, p.leaderEpoch(), sourceEpochEndOffset, truncationRecorder(tp));
+                    } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
+                        error = null; // the new leader fetches, and the source reports the divergence to it
+                    } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
+                        error = e.getMessage();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    String failure = error;
+                    executor.execute(() -> guarded(() -> resumeAfterDivergence(tp, p.leaderEpoch(), sourceEpoch, sourceEpochEndOffset, failure)));
+                });
             }));
         }
 
