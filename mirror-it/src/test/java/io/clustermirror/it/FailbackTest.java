@@ -6,7 +6,6 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -52,32 +51,19 @@ class FailbackTest {
     }
 
     private static MirrorPartitionDescription describe(ClusterMirrorAdmin admin, String mirror, String topic) throws Exception {
-        return admin.describeClusterMirrors(List.of(mirror)).all().get().get(mirror).topics().stream()
-            .filter(t -> t.topic().equals(topic)).findFirst().orElseThrow().partitions().get(0);
+        return MirrorAssertions.describe(admin, mirror, topic, 0);
     }
 
     private static void awaitState(ClusterMirrorAdmin admin, String mirror, String topic, PartitionState state) throws InterruptedException {
-        TestUtils.waitFor(() -> describe(admin, mirror, topic).state() == state, MirrorAssertions.TIMEOUT,
-            topic + " of mirror " + mirror + " did not reach " + state);
+        MirrorAssertions.awaitState(admin, mirror, topic, 1, state);
     }
 
     private static void writeIdempotentAndTransactional(MirrorTestCluster cluster, String topic, String tag) throws Exception {
-        try (KafkaProducer<byte[], byte[]> idempotent = Workloads.producer(cluster.bootstrapServers(), Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
-             KafkaProducer<byte[], byte[]> transactional = Workloads.producer(cluster.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + tag))) {
-            Workloads.sendBatch(idempotent, topic, 0, tag + "-idem", 5);
-            transactional.initTransactions();
-            transactional.beginTransaction();
-            Workloads.sendBatch(transactional, topic, 0, tag + "-tx", 5);
-            transactional.commitTransaction();
-        }
+        Workloads.writeIdempotentAndTransactional(cluster.bootstrapServers(), topic, tag);
     }
 
     private static Set<Long> producerIds(MirrorTestCluster cluster, TopicPartition tp) throws Exception {
-        try (Admin admin = cluster.admin()) {
-            Set<Long> ids = new HashSet<>();
-            admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> ids.add(s.producerId()));
-            return ids;
-        }
+        return MirrorAssertions.producerIds(cluster, tp);
     }
 
     @Test

@@ -3,11 +3,14 @@ package io.clustermirror.it;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -69,15 +72,44 @@ final class Workloads {
         }
     }
 
-    static void sendBatch(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String tag, int count)
+    /** A record written by {@link #sendBatch} and acknowledged: its tag, its index in the batch and its offset. */
+    record Acked(String tag, int index, long offset) {
+        /** How {@link MirrorAssertions#readAll} shows this record's header (unique per tag and index). */
+        String headerMark() {
+            return " h-" + tag + "=v" + index + " ";
+        }
+    }
+
+    /** Sends {@code count} records of {@link #record} and waits for all of them; returns their acknowledgements. */
+    static List<Acked> sendBatch(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String tag, int count)
             throws ExecutionException, InterruptedException {
-        Future<?> last = null;
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            last = producer.send(record(topic, partition, tag, i));
+            sent.add(producer.send(record(topic, partition, tag, i)));
         }
         producer.flush();
-        if (last != null) {
-            last.get();
+        List<Acked> acked = new ArrayList<>();
+        for (int i = 0; i < sent.size(); i++) {
+            acked.add(new Acked(tag, i, sent.get(i).get().offset()));
         }
+        return acked;
+    }
+
+    /**
+     * Five records of a new idempotent producer ({@code tag-idem}), then five of a new transactional one in a committed
+     * transaction ({@code tag-tx}, transactional id {@code tx-tag}) to partition 0; returns them once committed.
+     */
+    static List<Acked> writeIdempotentAndTransactional(String bootstrap, String topic, String tag) throws Exception {
+        List<Acked> acked = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> idempotent = producer(bootstrap, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
+             KafkaProducer<byte[], byte[]> transactional = producer(bootstrap, Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + tag))) {
+            acked.addAll(sendBatch(idempotent, topic, 0, tag + "-idem", 5));
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            List<Acked> tx = sendBatch(transactional, topic, 0, tag + "-tx", 5);
+            transactional.commitTransaction();
+            acked.addAll(tx);
+        }
+        return acked;
     }
 }

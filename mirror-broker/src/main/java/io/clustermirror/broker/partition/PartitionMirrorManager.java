@@ -47,6 +47,8 @@ import java.util.concurrent.TimeUnit;
 public final class PartitionMirrorManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
     private static final long PERSIST_INTERVAL_MS = 5_000;
+    private static final Set<PartitionState> PAST_PREPARING =
+        java.util.EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING, PartitionState.PAUSED, PartitionState.STOPPING);
 
     private final BrokerHandle broker;
     private final ScheduledExecutorService executor;
@@ -281,7 +283,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
         Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
-        if (own.map(o -> o.state() != PartitionState.STOPPED).orElse(false)) {
+        // Only a partition that got past PREPARING continues at once (a leader change). FAILED and PREPARING do not
+        // prove it: a preparation refused as a loop must be refused again on every retry.
+        if (own.map(o -> PAST_PREPARING.contains(o.state())).orElse(false)) {
             return Optional.of(new PartitionEvent.PrepareSucceeded());
         }
         Optional<MirrorRecord> mirror = image.mirror(p.mirror());
