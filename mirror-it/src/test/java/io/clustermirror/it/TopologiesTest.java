@@ -528,8 +528,9 @@ class TopologiesTest {
             assertTrue(mirroring <= 1, "both directions mirror " + topic);
             return loops >= 1;
         }, MirrorAssertions.TIMEOUT, "one direction of " + topic + " refused as a loop");
-        // A refused side retries its preparation (backoff): it must keep refusing. The side that mirrors (if any) copies
-        // what its source writes, which needs a writable source topic: with both directions mirroring, neither is.
+        // A side whose start passed but whose preparation was refused keeps refusing on retries, and its topic stays a
+        // read-only mirror topic until the operator stops that direction. It never mirrored anything, so the stop keeps
+        // its log as it is (no truncation, no barrier); then it is the writable source of the other direction.
         for (MirrorTestCluster side : List.of(a, b)) {
             MirrorTestCluster other = side == a ? b : a;
             ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
@@ -537,22 +538,28 @@ class TopologiesTest {
             if (refused.containsKey(side) || MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.MIRRORING) {
                 continue;
             }
-            try {
-                Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
-            } catch (ExecutionException e) {
-                throw new AssertionError("the source topic of " + side.name() + "'s mirror is read-only: both directions mirror "
-                    + topic + " (" + side.name() + ": " + MirrorAssertions.describe(admin, mirror, topic, 0) + "; " + other.name() + ": "
-                    + MirrorAssertions.describe(side == a ? mirrorsOnB : mirrorsOnA, side == a ? "race-from-a" : "race-from-b", topic, 0) + ")", e);
-            }
-            MirrorAssertions.awaitCaughtUp(other, side, topic, 1);
-            MirrorAssertions.assertIdenticalLogs(other, side, topic, 1);
-            assertEquals(MirrorAssertions.readAll(other, tp), MirrorAssertions.readAll(side, tp));
             ClusterMirrorAdmin otherAdmin = side == a ? mirrorsOnB : mirrorsOnA;
             String otherMirror = side == a ? "race-from-a" : "race-from-b";
             if (!refused.containsKey(other)) {
                 MirrorPartitionDescription refusedSide = MirrorAssertions.describe(otherAdmin, otherMirror, topic, 0);
                 assertEquals(PartitionState.FAILED, refusedSide.state(), "the loop stays refused after retries: " + refusedSide);
+                long endBefore;
+                try (Admin admin2 = other.admin()) {
+                    endBefore = MirrorAssertions.endOffset(admin2, tp);
+                }
+                otherAdmin.stopMirrorTopics(otherMirror, List.of(topic), List.of()).all().get();
+                MirrorAssertions.awaitState(otherAdmin, otherMirror, topic, 1, PartitionState.STOPPED);
+                MirrorPartitionDescription stopped = MirrorAssertions.describe(otherAdmin, otherMirror, topic, 0);
+                assertEquals(-1, stopped.barrierOffset(), "a partition never mirrored into gets no barrier: " + stopped);
+                assertEquals(-1, stopped.truncatedFromOffset(), "and loses nothing: " + stopped);
+                try (Admin admin2 = other.admin()) {
+                    assertEquals(endBefore, MirrorAssertions.endOffset(admin2, tp));
+                }
             }
+            Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
+            MirrorAssertions.awaitCaughtUp(other, side, topic, 1);
+            MirrorAssertions.assertIdenticalLogs(other, side, topic, 1);
+            assertEquals(MirrorAssertions.readAll(other, tp), MirrorAssertions.readAll(side, tp));
         }
     }
 }
