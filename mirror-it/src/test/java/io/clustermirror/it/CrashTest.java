@@ -263,19 +263,7 @@ class CrashTest {
             try (Admin admin = collideSource.admin()) {
                 admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
             }
-            for (int i = 0; i < 120; i++) {
-                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
-                    Workloads.sendBatch(p, topic, 0, "idem" + i, 2);
-                }
-            }
-            for (int i = 0; i < 5; i++) {
-                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "src-tx-" + i))) {
-                    p.initTransactions();
-                    p.beginTransaction();
-                    Workloads.sendBatch(p, topic, 0, "tx" + i, 2);
-                    p.commitTransaction();
-                }
-            }
+            Workloads.writeWithManyProducers(collideSource.bootstrapServers(), topic, 120, 5);
             mirroredIds.addAll(MirrorAssertions.producerIds(collideSource, tp));
             mirrors.createClusterMirror("crash-collide", MirrorAssertions.mirrorConfig(collideSource)).all().get();
             mirrors.startMirrorTopics("crash-collide", List.of(topic), List.of()).all().get();

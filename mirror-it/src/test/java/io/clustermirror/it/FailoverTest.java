@@ -205,19 +205,7 @@ class FailoverTest {
             try (Admin admin = collideSource.admin()) {
                 admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
             }
-            for (int i = 0; i < 150; i++) {
-                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
-                    Workloads.sendBatch(p, topic, 0, "idem" + i, 2);
-                }
-            }
-            for (int i = 0; i < 5; i++) {
-                try (KafkaProducer<byte[], byte[]> p = Workloads.producer(collideSource.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "src-tx-" + i))) {
-                    p.initTransactions();
-                    p.beginTransaction();
-                    Workloads.sendBatch(p, topic, 0, "tx" + i, 2);
-                    p.commitTransaction();
-                }
-            }
+            Workloads.writeWithManyProducers(collideSource.bootstrapServers(), topic, 150, 5);
             try (Admin admin = collideSource.admin()) {
                 admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> mirroredIds.add(s.producerId()));
             }

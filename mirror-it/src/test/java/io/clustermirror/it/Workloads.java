@@ -112,4 +112,27 @@ final class Workloads {
         }
         return acked;
     }
+
+    /**
+     * Writes a small batch to partition 0 with each of {@code idempotent} new idempotent producers and {@code transactional}
+     * new transactional ones (committed). Producer ids come in blocks per broker, from 0 on a fresh cluster, so many
+     * producers on a fresh multi-broker source use the low ids of each block that another cluster's brokers hand out:
+     * the way collisions between mirrored and local producer ids are arranged.
+     */
+    static void writeWithManyProducers(String bootstrap, String topic, int idempotent, int transactional)
+            throws ExecutionException, InterruptedException {
+        for (int i = 0; i < idempotent; i++) {
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+                sendBatch(p, topic, 0, "idem" + i, 2);
+            }
+        }
+        for (int i = 0; i < transactional; i++) {
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx-" + i))) {
+                p.initTransactions();
+                p.beginTransaction();
+                sendBatch(p, topic, 0, "tx" + i, 2);
+                p.commitTransaction();
+            }
+        }
+    }
 }

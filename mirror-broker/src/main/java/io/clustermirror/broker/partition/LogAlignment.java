@@ -11,7 +11,8 @@ import java.util.OptionalLong;
  * PREPARING): the offset below which it provably equals the source's log. Pure: the caller gathers the facts.
  *
  * <ul>
- *   <li>An empty log, or one this mirror was already mirroring into (a leader change, a retry): no cut.</li>
+ *   <li>An empty log, or one this mirror was already mirroring into (a leader change, a retry after a fetch
+ *       failure): no cut. A retry after a failed preparation is no proof of that: the cut is computed again.</li>
  *   <li>Failback: the source mirrored this partition from us and stopped; its log equals ours up to its barrier,
  *       and up to where our epoch of its last mirrored batch ends, if that is earlier (our log moved on after an
  *       unclean election).</li>
@@ -31,7 +32,7 @@ final class LogAlignment {
      */
     static long alignmentOffset(long logStart, long logEnd, Optional<PartitionStateRecord> own,
                                 Optional<PartitionStateRecord> fromUs, OptionalLong ourEndOfTheirLme) {
-        if (logEnd <= logStart || own.map(o -> o.state() != PartitionState.STOPPED).orElse(false)) {
+        if (logEnd <= logStart || own.map(LogAlignment::mirroredInto).orElse(false)) {
             return logEnd;
         }
         if (fromUs.isPresent() && fromUs.get().barrierOffset() >= 0) {
@@ -45,5 +46,11 @@ final class LogAlignment {
             return Math.max(logStart, Math.min(logEnd, own.get().barrierOffset()));
         }
         return logStart;
+    }
+
+    /** This mirror fetched into the partition: it got past PREPARING, or recorded a mirrored offset, and is not stopped. */
+    static boolean mirroredInto(PartitionStateRecord own) {
+        return own.state() != PartitionState.STOPPED
+            && (own.lastMirroredOffset() >= 0 || PartitionMirrorManager.PAST_PREPARING.contains(own.state()));
     }
 }

@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
 public final class PartitionMirrorManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
     private static final long PERSIST_INTERVAL_MS = 5_000;
-    private static final Set<PartitionState> PAST_PREPARING =
+    static final Set<PartitionState> PAST_PREPARING =
         java.util.EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING, PartitionState.PAUSED, PartitionState.STOPPING);
 
     private final BrokerHandle broker;
@@ -95,11 +95,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
         });
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
         this.stateWriter = new StateWriter(clients);
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        java.util.concurrent.ScheduledThreadPoolExecutor events = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "cluster-mirror-partitions-" + broker.nodeId());
             t.setDaemon(true);
             return t;
         });
+        // Pending retries are dropped at close: they would act on a closed state writer and fetchers.
+        events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.executor = events;
         executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 

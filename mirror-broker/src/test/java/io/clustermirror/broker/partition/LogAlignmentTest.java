@@ -36,6 +36,17 @@ class LogAlignmentTest {
     }
 
     @Test
+    void aRetryAfterAFailedPreparationComputesTheCutAgain() {
+        Optional<PartitionStateRecord> failedWhilePreparing = Optional.of(new PartitionStateRecord("m", "t", 0, PartitionState.FAILED,
+            0, 1, "id", -1, -1, List.of(), -1, 50, "timed out", -1, -1, -1, 1L));
+        assertEquals(40, LogAlignment.alignmentOffset(0, 50, failedWhilePreparing, state(PartitionState.STOPPED, 40), OptionalLong.empty()));
+        Optional<PartitionStateRecord> failedWhileMirroring = Optional.of(new PartitionStateRecord("m", "t", 0, PartitionState.FAILED,
+            0, 1, "id", 49, 3, List.of(), 50, 50, "fetch failed", -1, -1, -1, 1L));
+        assertEquals(50, LogAlignment.alignmentOffset(0, 50, failedWhileMirroring, state(PartitionState.STOPPED, 40), OptionalLong.empty()),
+            "it had mirrored: the log is the source's");
+    }
+
+    @Test
     void aRestartAfterOurOwnStopCutsAtOurBarrier() {
         assertEquals(25, LogAlignment.alignmentOffset(0, 60, state(PartitionState.STOPPED, 25), Optional.empty(), OptionalLong.empty()));
     }
