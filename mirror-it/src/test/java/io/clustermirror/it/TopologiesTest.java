@@ -528,31 +528,45 @@ class TopologiesTest {
             assertTrue(mirroring <= 1, "both directions mirror " + topic);
             return loops >= 1;
         }, MirrorAssertions.TIMEOUT, "one direction of " + topic + " refused as a loop");
-        // A refused side retries its preparation (backoff): it must keep refusing. The side that mirrors (if any) copies
-        // what its source writes, which needs a writable source topic: with both directions mirroring, neither is.
+        // A side refused while preparing retries with backoff, and must be refused again each time: watch one retry
+        // (PREPARING again, then FAILED again) and never see it MIRRORING.
         for (MirrorTestCluster side : List.of(a, b)) {
-            MirrorTestCluster other = side == a ? b : a;
-            ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
-            String mirror = side == a ? "race-from-b" : "race-from-a";
-            if (refused.containsKey(side) || MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.MIRRORING) {
+            if (refused.containsKey(side)) {
                 continue;
             }
-            try {
-                Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
-            } catch (ExecutionException e) {
-                throw new AssertionError("the source topic of " + side.name() + "'s mirror is read-only: both directions mirror "
-                    + topic + " (" + side.name() + ": " + MirrorAssertions.describe(admin, mirror, topic, 0) + "; " + other.name() + ": "
-                    + MirrorAssertions.describe(side == a ? mirrorsOnB : mirrorsOnA, side == a ? "race-from-a" : "race-from-b", topic, 0) + ")", e);
+            ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
+            String mirror = side == a ? "race-from-b" : "race-from-a";
+            if (MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.FAILED) {
+                continue;
             }
-            MirrorAssertions.awaitCaughtUp(other, side, topic, 1);
-            MirrorAssertions.assertIdenticalLogs(other, side, topic, 1);
-            assertEquals(MirrorAssertions.readAll(other, tp), MirrorAssertions.readAll(side, tp));
-            ClusterMirrorAdmin otherAdmin = side == a ? mirrorsOnB : mirrorsOnA;
-            String otherMirror = side == a ? "race-from-a" : "race-from-b";
-            if (!refused.containsKey(other)) {
-                MirrorPartitionDescription refusedSide = MirrorAssertions.describe(otherAdmin, otherMirror, topic, 0);
-                assertEquals(PartitionState.FAILED, refusedSide.state(), "the loop stays refused after retries: " + refusedSide);
-            }
+            java.util.concurrent.atomic.AtomicBoolean retried = new java.util.concurrent.atomic.AtomicBoolean();
+            TestUtils.waitFor(() -> {
+                MirrorPartitionDescription d = MirrorAssertions.describe(admin, mirror, topic, 0);
+                assertTrue(d.state() == PartitionState.FAILED || d.state() == PartitionState.PREPARING,
+                    "a preparation refused as a loop must stay refused on retries: " + d);
+                if (d.state() == PartitionState.PREPARING) {
+                    retried.set(true);
+                }
+                return retried.get() && d.state() == PartitionState.FAILED && d.lastError().contains(MirrorError.MIRROR_LOOP.name());
+            }, MirrorAssertions.TIMEOUT, "a retry of the refused preparation on " + side.name());
         }
+
+        // The operator stops the refused direction (the other one if both were refused): its topic becomes writable,
+        // and the remaining direction copies what is written there.
+        MirrorTestCluster mirroring = !refused.containsKey(b)
+            && MirrorAssertions.describe(mirrorsOnB, "race-from-a", topic, 0).state() == PartitionState.MIRRORING ? b
+            : !refused.containsKey(a) && MirrorAssertions.describe(mirrorsOnA, "race-from-b", topic, 0).state() == PartitionState.MIRRORING ? a : b;
+        MirrorTestCluster other = mirroring == a ? b : a;
+        ClusterMirrorAdmin otherAdmin = other == a ? mirrorsOnA : mirrorsOnB;
+        String otherMirror = other == a ? "race-from-b" : "race-from-a";
+        if (!refused.containsKey(other)) {
+            stop(otherAdmin, otherMirror, topic);
+        }
+        MirrorAssertions.awaitState(mirroring == a ? mirrorsOnA : mirrorsOnB, mirroring == a ? "race-from-b" : "race-from-a", topic, 1,
+            PartitionState.MIRRORING);
+        Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
+        MirrorAssertions.awaitCaughtUp(other, mirroring, topic, 1);
+        MirrorAssertions.assertIdenticalLogs(other, mirroring, topic, 1);
+        MirrorAssertions.assertSameRecords(other, mirroring, topic, 1);
     }
 }
