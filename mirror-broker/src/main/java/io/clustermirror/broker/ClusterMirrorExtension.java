@@ -121,8 +121,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        tailer.close(); // first: it hands new images to the parts closed below
         partitions.close();
-        tailer.close();
         hygiene.close();
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());

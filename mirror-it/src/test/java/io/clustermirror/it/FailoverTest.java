@@ -39,27 +39,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * replica, local producers whose ids collide with mirrored ones, pause/resume and delete (DESIGN.md §4, 3-5).
  */
 class FailoverTest {
+    private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
     static void startClusters() throws Exception {
-        source = MirrorTestCluster.builder().name("failover-source").brokers(1).start();
-        destination = MirrorTestCluster.builder().name("failover-destination").brokers(3).withExtension(true).start();
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("failover-source").brokers(1),
+            MirrorTestCluster.builder().name("failover-destination").brokers(3));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
@@ -102,6 +99,7 @@ class FailoverTest {
     @Test
     void stopTruncatesToTheLastStableOffsetWritesTheBarrierAndMakesTheTopicWritable() throws Exception {
         String topic = "txn";
+        int staleReplica;
         TopicPartition tp = new TopicPartition(topic, 0);
         createSourceTopic(topic, 1);
         try (KafkaProducer<byte[], byte[]> committed = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "c"));
@@ -133,6 +131,15 @@ class FailoverTest {
             long destinationLsoBefore = lastStableOffset(destination, tp);
             assertTrue(destinationLsoBefore < sourceLso, "A's transaction is open on the destination: LSO " + destinationLsoBefore);
             assertWriteDenied(topic);
+            // A follower that holds the open transaction's records is out of the ISR during the stop.
+            int leader = destination.leaderOf(tp);
+            for (int broker : MirrorAssertions.replicasOf(destination, tp)) {
+                TestUtils.waitFor(() -> LogBatches.read(destination.partitionDir(broker, tp), Long.MAX_VALUE).size()
+                    == LogBatches.read(destination.partitionDir(leader, tp), Long.MAX_VALUE).size(), MirrorAssertions.TIMEOUT,
+                    "replica on broker " + broker + " did not replicate the mirrored data");
+            }
+            staleReplica = MirrorAssertions.replicasOf(destination, tp).stream().filter(id -> id != leader).findFirst().orElseThrow();
+            destination.shutdownBroker(staleReplica);
 
             assertEquals(List.of(topic), mirrors.stopMirrorTopics("failover", List.of(topic), List.of()).topics().get());
             awaitState("failover", topic, 1, PartitionState.STOPPED);
@@ -152,6 +159,9 @@ class FailoverTest {
         try (Admin admin = source.admin()) {
             sourceClusterId = admin.describeCluster().clusterId().get();
         }
+        // The replica that missed the stop's truncation is repaired when it returns: it truncates to the barrier offset
+        // and fetches the leader's log again (Kafka alone would keep the truncated records there).
+        destination.startBroker(staleReplica);
         for (int broker : MirrorAssertions.replicasOf(destination, tp)) {
             TestUtils.waitFor(() -> {
                 List<LogBatches.Batch> batches = LogBatches.read(destination.partitionDir(broker, tp), Long.MAX_VALUE);

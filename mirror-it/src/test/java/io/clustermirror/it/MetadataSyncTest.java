@@ -60,30 +60,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MetadataSyncTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
+    private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
     static void startClusters() throws Exception {
-        source = MirrorTestCluster.builder().name("sync-source").brokers(1)
-            .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
-            .brokerConfig("allow.everyone.if.no.acl.found", "true")
-            .start();
-        destination = MirrorTestCluster.builder().name("sync-destination").brokers(2).withExtension(true).start();
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("sync-source").brokers(1)
+                .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                .brokerConfig("allow.everyone.if.no.acl.found", "true"),
+            MirrorTestCluster.builder().name("sync-destination").brokers(2));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
+        if (clusters != null) {
+            clusters.close();
         }
     }
 

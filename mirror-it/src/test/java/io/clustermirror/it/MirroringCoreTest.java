@@ -51,29 +51,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * shape, read-only mirror topics, leader changes on both sides, broker restarts, and bad input.
  */
 class MirroringCoreTest {
+    private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
     static void startClusters() throws Exception {
-        source = MirrorTestCluster.builder().name("core-source").brokers(2)
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("core-source").brokers(2)
             .brokerConfig("log.cleaner.backoff.ms", "200")
-            .start();
-        destination = MirrorTestCluster.builder().name("core-destination").brokers(3).withExtension(true).start();
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+            ,
+            MirrorTestCluster.builder().name("core-destination").brokers(3));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
+        if (clusters != null) {
+            clusters.close();
         }
     }
 

@@ -531,12 +531,9 @@ class TopologiesTest {
         // A side refused while preparing retries with backoff, and must be refused again each time: watch one retry
         // (PREPARING again, then FAILED again) and never see it MIRRORING.
         for (MirrorTestCluster side : List.of(a, b)) {
-            if (refused.containsKey(side)) {
-                continue;
-            }
             ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
             String mirror = side == a ? "race-from-b" : "race-from-a";
-            if (MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.FAILED) {
+            if (refused.containsKey(side) || MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.FAILED) {
                 continue;
             }
             java.util.concurrent.atomic.AtomicBoolean retried = new java.util.concurrent.atomic.AtomicBoolean();
@@ -550,23 +547,38 @@ class TopologiesTest {
                 return retried.get() && d.state() == PartitionState.FAILED && d.lastError().contains(MirrorError.MIRROR_LOOP.name());
             }, MirrorAssertions.TIMEOUT, "a retry of the refused preparation on " + side.name());
         }
-
-        // The operator stops the refused direction (the other one if both were refused): its topic becomes writable,
-        // and the remaining direction copies what is written there.
-        MirrorTestCluster mirroring = !refused.containsKey(b)
-            && MirrorAssertions.describe(mirrorsOnB, "race-from-a", topic, 0).state() == PartitionState.MIRRORING ? b
-            : !refused.containsKey(a) && MirrorAssertions.describe(mirrorsOnA, "race-from-b", topic, 0).state() == PartitionState.MIRRORING ? a : b;
-        MirrorTestCluster other = mirroring == a ? b : a;
-        ClusterMirrorAdmin otherAdmin = other == a ? mirrorsOnA : mirrorsOnB;
-        String otherMirror = other == a ? "race-from-b" : "race-from-a";
-        if (!refused.containsKey(other)) {
-            stop(otherAdmin, otherMirror, topic);
+        // A side whose start passed but whose preparation was refused keeps refusing on retries, and its topic stays a
+        // read-only mirror topic until the operator stops that direction. It never mirrored anything, so the stop keeps
+        // its log as it is (no truncation, no barrier); then it is the writable source of the other direction.
+        for (MirrorTestCluster side : List.of(a, b)) {
+            MirrorTestCluster other = side == a ? b : a;
+            ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
+            String mirror = side == a ? "race-from-b" : "race-from-a";
+            if (refused.containsKey(side) || MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.MIRRORING) {
+                continue;
+            }
+            ClusterMirrorAdmin otherAdmin = side == a ? mirrorsOnB : mirrorsOnA;
+            String otherMirror = side == a ? "race-from-a" : "race-from-b";
+            if (!refused.containsKey(other)) {
+                MirrorPartitionDescription refusedSide = MirrorAssertions.describe(otherAdmin, otherMirror, topic, 0);
+                assertEquals(PartitionState.FAILED, refusedSide.state(), "the loop stays refused after retries: " + refusedSide);
+                long endBefore;
+                try (Admin admin2 = other.admin()) {
+                    endBefore = MirrorAssertions.endOffset(admin2, tp);
+                }
+                otherAdmin.stopMirrorTopics(otherMirror, List.of(topic), List.of()).all().get();
+                MirrorAssertions.awaitState(otherAdmin, otherMirror, topic, 1, PartitionState.STOPPED);
+                MirrorPartitionDescription stopped = MirrorAssertions.describe(otherAdmin, otherMirror, topic, 0);
+                assertEquals(-1, stopped.barrierOffset(), "a partition never mirrored into gets no barrier: " + stopped);
+                assertEquals(-1, stopped.truncatedFromOffset(), "and loses nothing: " + stopped);
+                try (Admin admin2 = other.admin()) {
+                    assertEquals(endBefore, MirrorAssertions.endOffset(admin2, tp));
+                }
+            }
+            Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
+            MirrorAssertions.awaitCaughtUp(other, side, topic, 1);
+            MirrorAssertions.assertIdenticalLogs(other, side, topic, 1);
+            assertEquals(MirrorAssertions.readAll(other, tp), MirrorAssertions.readAll(side, tp));
         }
-        MirrorAssertions.awaitState(mirroring == a ? mirrorsOnA : mirrorsOnB, mirroring == a ? "race-from-b" : "race-from-a", topic, 1,
-            PartitionState.MIRRORING);
-        Workloads.writeIdempotentAndTransactional(other.bootstrapServers(), topic, "race");
-        MirrorAssertions.awaitCaughtUp(other, mirroring, topic, 1);
-        MirrorAssertions.assertIdenticalLogs(other, mirroring, topic, 1);
-        MirrorAssertions.assertSameRecords(other, mirroring, topic, 1);
     }
 }

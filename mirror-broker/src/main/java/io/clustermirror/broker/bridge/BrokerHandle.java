@@ -341,6 +341,63 @@ public final class BrokerHandle {
     }
 
     /**
+     * Whether the local replica holds a MIRROR_PID_RESET barrier at {@code offset}; empty if its log does not
+     * reach that offset (yet).
+     */
+    public Optional<Boolean> holdsBarrierAt(TopicPartition partition, long offset) {
+        Optional<Partition> p = onlinePartition(partition);
+        if (p.isEmpty() || p.get().log().isEmpty() || p.get().log().get().logEndOffset() <= offset
+                || p.get().log().get().logStartOffset() > offset) {
+            return Optional.empty();
+        }
+        for (org.apache.kafka.common.record.internal.RecordBatch b : localRecords(partition, offset, 64 * 1024).batches()) {
+            if (b.baseOffset() <= offset && offset <= b.lastOffset()) {
+                return Optional.of(io.clustermirror.common.barrier.BarrierBatch.isBarrier(b));
+            }
+        }
+        return Optional.of(false);
+    }
+
+    /**
+     * Truncates a local follower replica to {@code offset} and restarts its replica fetcher from there, as Kafka
+     * does when a replica becomes a follower. For a replica that missed a truncation of its leader (it was out of
+     * the ISR during a stop): Kafka's own divergence check cannot see it, because the leader epoch did not change.
+     * Holds the replica manager's state-change lock, so no leadership change interleaves.
+     *
+     * @return false if this broker leads the partition or its leader is not known or not alive
+     */
+    public boolean truncateFollowerTo(TopicPartition partition, long offset) {
+        ReplicaManager rm = broker.replicaManager();
+        synchronized (privateField(ReplicaManager.class, rm, "replicaStateChangeLock")) {
+            Optional<Partition> p = onlinePartition(partition);
+            if (p.isEmpty() || p.get().leaderLogIfLocal().isDefined() || p.get().leaderReplicaIdOpt().isEmpty()) {
+                return false;
+            }
+            int leaderId = (Integer) p.get().leaderReplicaIdOpt().get();
+            Optional<org.apache.kafka.common.Node> leader = broker.metadataCache().getAliveBrokerNode(leaderId,
+                broker.config().interBrokerListenerName());
+            if (leader.isEmpty()) {
+                return false;
+            }
+            scala.collection.immutable.Set<TopicPartition> partitions =
+                scala.jdk.javaapi.CollectionConverters.asScala(java.util.Set.of(partition)).toSet();
+            rm.replicaFetcherManager().removeFetcherForPartitions(partitions);
+            p.get().truncateTo(offset, false);
+            UnifiedLog log = p.get().localLogOrException();
+            kafka.server.InitialFetchState start = new kafka.server.InitialFetchState(
+                scala.Option.apply(topicIdOf(log)), new org.apache.kafka.server.network.BrokerEndPoint(leader.get().id(),
+                leader.get().host(), leader.get().port()), p.get().getLeaderEpoch(), log.logEndOffset());
+            rm.replicaFetcherManager().addFetcherForPartitions(
+                scala.collection.immutable.Map$.MODULE$.<TopicPartition, kafka.server.InitialFetchState>empty().updated(partition, start));
+            return true;
+        }
+    }
+
+    private static Uuid topicIdOf(UnifiedLog log) {
+        return log.topicId().orElse(null);
+    }
+
+    /**
      * The log end offsets of the in-sync followers as the leader last saw them in their fetches (the leader's
      * own replica excluded).
      *

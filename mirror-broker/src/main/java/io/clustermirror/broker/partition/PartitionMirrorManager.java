@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -78,6 +79,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long barrierOffset = -1;
         long truncatedFromOffset = -1;
         long truncatedToOffset = -1;
+        /** This mirror has fetched into the partition (now or under an earlier leader): its log may hold mirrored data. */
+        boolean everMirrored;
     }
 
     public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
@@ -167,6 +170,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
             p.barrierOffset = r.barrierOffset();
             p.truncatedFromOffset = r.truncatedFromOffset();
             p.truncatedToOffset = r.truncatedToOffset();
+            p.everMirrored = r.lastMirroredOffset() >= 0 || EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING,
+                PartitionState.PAUSED, PartitionState.STOPPING, PartitionState.STOPPED).contains(r.state());
         });
         return p;
     }
@@ -208,7 +213,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
-            startStop(tp, p);
+            return startStop(tp, p);
         } else if (action instanceof PartitionAction.ScheduleRetry retry) {
             long delay = Math.max(0, retry.atMs() - System.currentTimeMillis());
             executor.schedule(() -> guarded(() -> {
@@ -220,10 +225,18 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Starts the stop on the stop thread (once per leader epoch); its outcome comes back as an event. */
-    private void startStop(TopicPartition tp, MirrorPartition p) {
+    /**
+     * Starts the stop on the procedure thread (once per leader epoch); its outcome comes back as an event. A partition
+     * this mirror never fetched into (e.g. refused as a loop while preparing) holds only its own data: it stops at once,
+     * with no truncation and no barrier, so stopping it loses nothing.
+     */
+    private Optional<PartitionEvent> startStop(TopicPartition tp, MirrorPartition p) {
+        if (!progress.computeIfAbsent(tp, k -> new Progress()).everMirrored) {
+            log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
+            return Optional.of(new PartitionEvent.StopSucceeded());
+        }
         if (Integer.valueOf(p.leaderEpoch()).equals(running.get(tp))) {
-            return;
+            return Optional.empty();
         }
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
         running.put(tp, p.leaderEpoch());
@@ -261,6 +274,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 handle(tp, event);
             }));
         });
+        return Optional.empty();
     }
 
     /** Records a truncation at once (describe shows it; a later failure must not lose it). */
@@ -349,6 +363,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        pr.everMirrored = true;
         long fetchOffset = logState.get().logEndOffset();
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());

@@ -4,6 +4,8 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -34,8 +36,12 @@ public final class ProducerStateHygiene implements AutoCloseable {
 
     private final BrokerHandle broker;
     private final ScheduledExecutorService executor;
-    /** Highest barrier offset per partition, from {@code __mirror_state}. */
+    /** The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}. */
     private volatile Map<TopicPartition, Long> barriers = Map.of();
+    /** Barriers of partitions whose current mirror has stopped them: the stop's own barrier. */
+    private volatile Map<TopicPartition, Long> stopBarriers = Map.of();
+    /** Barrier offsets at which the local follower replica was found to hold the barrier (no need to look again). */
+    private final Map<TopicPartition, Long> verifiedStopBarrier = new ConcurrentHashMap<>();
     /** Local replicas (leader or follower) by partition. */
     private final Map<TopicPartition, LeaderChange> replicas = new ConcurrentHashMap<>();
     /** Leader epoch at which each local leader replica was last found clean. */
@@ -51,14 +57,26 @@ public final class ProducerStateHygiene implements AutoCloseable {
         executor.scheduleWithFixedDelay(this::pass, PASS_INTERVAL_MS, PASS_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Only the records of a topic's current mirror count: after a failback or a restart of mirroring, barriers
+     * recorded by an earlier mirror may sit at offsets that now hold other data.
+     */
     public void onImage(MirrorImage image) {
         Map<TopicPartition, Long> next = new HashMap<>();
-        for (PartitionStateRecord r : image.partitionStates().values()) {
-            if (r.barrierOffset() >= 0) {
-                next.merge(new TopicPartition(r.topic(), r.partition()), r.barrierOffset(), Math::max);
+        Map<TopicPartition, Long> stopped = new HashMap<>();
+        for (MirrorTopicRecord topic : image.topics().values()) {
+            for (PartitionStateRecord r : image.partitionStatesOf(topic.mirror(), topic.topic())) {
+                if (r.barrierOffset() >= 0) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    next.put(tp, r.barrierOffset());
+                    if (r.state() == PartitionState.STOPPED) {
+                        stopped.put(tp, r.barrierOffset());
+                    }
+                }
             }
         }
         barriers = Map.copyOf(next);
+        stopBarriers = Map.copyOf(stopped);
         executor.execute(this::pass);
     }
 
@@ -106,6 +124,9 @@ public final class ProducerStateHygiene implements AutoCloseable {
                     continue; // no replica here, or the barrier has not reached it yet
                 }
                 Optional<LeaderLogState> leader = broker.leaderLogState(tp);
+                if (leader.isEmpty() && missedTheStop(tp)) {
+                    continue;
+                }
                 int removed = broker.removeProducersBefore(tp, barrier);
                 if (removed > 0) {
                     log.info("Removed {} mirrored producer(s) before the barrier at offset {} from the producer state of {} on broker {} ({})",
@@ -116,6 +137,33 @@ public final class ProducerStateHygiene implements AutoCloseable {
         } catch (RuntimeException e) {
             log.error("Producer state hygiene pass failed on broker {}; retried in {} ms", broker.nodeId(), PASS_INTERVAL_MS, e);
         }
+    }
+
+    /**
+     * A follower that was out of the ISR when the partition was stopped may still hold the records the stop truncated
+     * away, where the leader holds the barrier: Kafka cannot see it (the leader epoch did not change), so such a replica
+     * is truncated to the barrier offset here and fetches from there again.
+     *
+     * @return true if the replica was found stale (and was truncated)
+     */
+    private boolean missedTheStop(TopicPartition tp) {
+        Long stopBarrier = stopBarriers.get(tp);
+        if (stopBarrier == null || stopBarrier.equals(verifiedStopBarrier.get(tp))) {
+            return false;
+        }
+        Optional<Boolean> holdsBarrier = broker.holdsBarrierAt(tp, stopBarrier);
+        if (holdsBarrier.isEmpty()) {
+            return false;
+        }
+        if (holdsBarrier.get()) {
+            verifiedStopBarrier.put(tp, stopBarrier);
+            return false;
+        }
+        log.warn("The replica of {} on broker {} holds other records than the MIRROR_PID_RESET barrier at offset {}: it missed "
+            + "the truncation of the stop while out of the ISR. Truncating it to {} to fetch the leader's log again",
+            tp, broker.nodeId(), stopBarrier, stopBarrier);
+        broker.truncateFollowerTo(tp, stopBarrier);
+        return true;
     }
 
     @Override

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the whole benchmark: Cluster Mirror vs MirrorMaker 2 vs Kafka follower replication, for lz4 and
+# uncompressed data. Writes bench/results/<date>-<codec>.{md,json,png}. See README, "Performance".
+#
+# Options are passed through as --name=value, e.g.:
+#   bench/run.sh --volume.mb=256 --codecs=lz4 --lag.measure.s=10
+# (volume.mb 1024, codecs lz4,none, partitions 12, lag.rate.mb 20, lag.warmup.s 10, lag.measure.s 20,
+#  scenarios mirror,mirror3,mm2,replication,replication3, mm2.tasks 4, label <date>, work bench/results/tmp)
+# Set BENCH_SKIP_BUILD=1 to skip the build.
+set -euo pipefail
+base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$base_dir"
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  echo "Building (mvn -B -q install -DskipTests) ..."
+  mvn -B -q install -DskipTests
+fi
+if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
+cp="$base_dir/mirror-bench/target/mirror-bench-0.1.0-SNAPSHOT.jar:$base_dir/mirror-bench/target/lib/*"
+start=$SECONDS
+"$JAVA" -Xmx2G -XX:+UseParallelGC -Dlog4j2.configurationFile="$base_dir/bench/log4j2.properties" \
+  -cp "$cp" io.clustermirror.bench.Bench --home="$base_dir" "$@"
+echo "Benchmark finished in $((SECONDS - start)) s; results in bench/results/"

@@ -1,0 +1,141 @@
+package io.clustermirror.bench;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+/** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
+final class BenchCluster implements AutoCloseable {
+    final String name;
+    final List<KafkaNode> nodes = new ArrayList<>();
+    private final Path home;
+    private final Path dir;
+    private final boolean destination;
+    private final Map<String, String> extra;
+    private final String clusterId = Uuid.randomUuid().toString();
+    private Admin admin;
+
+    private BenchCluster(Path home, Path dir, String name, boolean destination, Map<String, String> extra) {
+        this.home = home;
+        this.dir = dir;
+        this.name = name;
+        this.destination = destination;
+        this.extra = extra;
+    }
+
+    static BenchCluster start(Path home, Path workDir, String name, int brokers, boolean destination,
+                              Map<String, String> extra) {
+        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, destination, extra);
+        try {
+            c.nodes.add(new KafkaNode(home, c.dir.resolve("node1"), 1, freePort(), freePort()));
+            c.nodes.get(0).start(c.clusterId, c.nodes.get(0).controllerPort, destination, extra);
+            for (int i = 2; i <= brokers; i++) {
+                c.addBroker();
+            }
+            c.awaitBrokers(brokers);
+            return c;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Starts one more broker-only node and returns it (without waiting for it). */
+    KafkaNode addBroker() {
+        int id = nodes.size() + 1;
+        KafkaNode n = new KafkaNode(home, dir.resolve("node" + id), id, freePort(), -1);
+        nodes.add(n);
+        n.start(clusterId, nodes.get(0).controllerPort, destination, extra);
+        return n;
+    }
+
+    String bootstrap() {
+        return nodes.get(0).bootstrap();
+    }
+
+    KafkaNode node(int id) {
+        return nodes.get(id - 1);
+    }
+
+    Properties clientProps() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        return p;
+    }
+
+    synchronized Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(clientProps());
+        }
+        return admin;
+    }
+
+    /** Waits until the cluster has {@code n} live brokers; fails early if a node died. */
+    void awaitBrokers(int n) {
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (true) {
+            for (KafkaNode node : nodes) {
+                if (!node.alive()) {
+                    throw new IllegalStateException("node " + node.nodeId + " of the " + name + " cluster exited:\n"
+                        + node.tail());
+                }
+            }
+            try {
+                if (admin().describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= n) {
+                    return;
+                }
+            } catch (Exception e) {
+                // not up yet
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("the " + name + " cluster did not come up with " + n + " brokers");
+            }
+            Bench.sleep(250);
+        }
+    }
+
+    /** CPU seconds of the given nodes (all if none given). */
+    double cpuSeconds(int... nodeIds) {
+        double sum = 0;
+        if (nodeIds.length == 0) {
+            for (KafkaNode n : nodes) {
+                sum += n.cpuSeconds();
+            }
+        } else {
+            for (int id : nodeIds) {
+                sum += node(id).cpuSeconds();
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        if (admin != null) {
+            admin.close(java.time.Duration.ofSeconds(5));
+            admin = null;
+        }
+        // Brokers first, the controller last (a broker without its controller waits for it on shutdown).
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            nodes.get(i).close();
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.clustermirror.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Smoke run of the whole benchmark harness on a tiny volume (a few MB, one codec, seconds of lag): real
+ * broker processes from bin/, a real mirror, MirrorMaker 2 and a reassignment. Checks that every measurement
+ * produced numbers and that the reports were written; the numbers themselves mean nothing at this size.
+ */
+class BenchSmokeTest {
+
+    @Test
+    @Timeout(300)
+    void tinyRunProducesEveryMeasurementAndReport() throws Exception {
+        // Small heaps: CI machines are small too (the benchmark itself gives every JVM 1 GiB).
+        System.setProperty("bench.broker.heap", "-Xmx384M -Xms384M");
+        System.setProperty("bench.mm2.heap", "-Xmx384M -Xms384M");
+        Path home = Path.of(System.getProperty("bench.home", "..")).toAbsolutePath().normalize();
+        Path out = Path.of("target/bench-smoke").toAbsolutePath();
+        Bench.deleteTree(out);
+        Map<String, String> options = new HashMap<>();
+        options.put("home", home.toString());
+        options.put("out", out.toString());
+        options.put("work", out.resolve("tmp").toString());
+        options.put("volume.mb", "4");
+        options.put("codecs", "lz4");
+        options.put("lag.rate.mb", "2");
+        options.put("lag.warmup.s", "1");
+        options.put("lag.measure.s", "2");
+        options.put("scenarios", "mirror,mm2,replication");
+        options.put("mm2.tasks", "1");
+        options.put("label", "smoke");
+        Bench bench = new Bench(options);
+        List<Map<String, Object>> results = bench.runAll();
+        assertEquals(1, results.size());
+        Map<String, Object> r = results.get(0);
+        for (String system : List.of("mirror", "mm2", "replication")) {
+            Double mbps = Bench.get(r, system, "catch_up", "MBps");
+            assertNotNull(mbps, system + " catch-up");
+            assertTrue(mbps > 0, system + " catch-up MB/s");
+            Double cpu = Bench.get(r, system, "catch_up", "cpu_s_per_GiB");
+            assertTrue(cpu != null && cpu >= 0, system + " CPU per GiB");
+            Double lagged = Bench.get(r, system, "lag", "measured_records");
+            assertTrue(lagged != null && lagged > 0, system + " lag records");
+        }
+        assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_mm2"));
+        assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_replication"));
+        for (String ext : List.of("md", "json", "png")) {
+            Path f = out.resolve("smoke-lz4." + ext);
+            assertTrue(Files.size(f) > 100, f + " written");
+        }
+        assertTrue(Files.readString(out.resolve("smoke-lz4.md")).contains("| catch-up MB/s"));
+    }
+}
