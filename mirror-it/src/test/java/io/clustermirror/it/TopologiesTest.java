@@ -528,6 +528,25 @@ class TopologiesTest {
             assertTrue(mirroring <= 1, "both directions mirror " + topic);
             return loops >= 1;
         }, MirrorAssertions.TIMEOUT, "one direction of " + topic + " refused as a loop");
+        // A side refused while preparing retries with backoff, and must be refused again each time: watch one retry
+        // (PREPARING again, then FAILED again) and never see it MIRRORING.
+        for (MirrorTestCluster side : List.of(a, b)) {
+            ClusterMirrorAdmin admin = side == a ? mirrorsOnA : mirrorsOnB;
+            String mirror = side == a ? "race-from-b" : "race-from-a";
+            if (refused.containsKey(side) || MirrorAssertions.describe(admin, mirror, topic, 0).state() != PartitionState.FAILED) {
+                continue;
+            }
+            java.util.concurrent.atomic.AtomicBoolean retried = new java.util.concurrent.atomic.AtomicBoolean();
+            TestUtils.waitFor(() -> {
+                MirrorPartitionDescription d = MirrorAssertions.describe(admin, mirror, topic, 0);
+                assertTrue(d.state() == PartitionState.FAILED || d.state() == PartitionState.PREPARING,
+                    "a preparation refused as a loop must stay refused on retries: " + d);
+                if (d.state() == PartitionState.PREPARING) {
+                    retried.set(true);
+                }
+                return retried.get() && d.state() == PartitionState.FAILED && d.lastError().contains(MirrorError.MIRROR_LOOP.name());
+            }, MirrorAssertions.TIMEOUT, "a retry of the refused preparation on " + side.name());
+        }
         // A side whose start passed but whose preparation was refused keeps refusing on retries, and its topic stays a
         // read-only mirror topic until the operator stops that direction. It never mirrored anything, so the stop keeps
         // its log as it is (no truncation, no barrier); then it is the writable source of the other direction.
