@@ -9,10 +9,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -21,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import static io.clustermirror.broker.TestBatches.batch;
+import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
 import static io.clustermirror.broker.fetch.TestClusters.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,29 +69,6 @@ class BrokerHandleTest {
                 && brokers.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == 3,
                 15_000, () -> "replicas of " + tp);
         }
-    }
-
-    static MemoryRecords batch(long base, int n, long pid, short producerEpoch, int seq, int epoch) {
-        ByteBuffer buf = ByteBuffer.allocate(8192);
-        MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
-            TimestampType.CREATE_TIME, base, 1000L, pid, producerEpoch, seq, false, false, epoch, buf.capacity());
-        for (int i = 0; i < n; i++) {
-            b.appendWithOffset(base + i, 1000L + i, ("k" + i).getBytes(), ("v" + (base + i)).getBytes());
-        }
-        return b.build();
-    }
-
-    static MemoryRecords concat(MemoryRecords... parts) {
-        int size = 0;
-        for (MemoryRecords r : parts) {
-            size += r.sizeInBytes();
-        }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        for (MemoryRecords r : parts) {
-            out.put(r.buffer().duplicate());
-        }
-        out.flip();
-        return MemoryRecords.readableRecords(out);
     }
 
     @Test

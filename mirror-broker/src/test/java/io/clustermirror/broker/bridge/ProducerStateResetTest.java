@@ -34,7 +34,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +41,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
 import static io.clustermirror.broker.fetch.TestClusters.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -375,14 +375,6 @@ class ProducerStateResetTest {
                 values[i].getBytes(StandardCharsets.UTF_8));
         }
         return builder.build();
-    }
-
-    private static MemoryRecords concat(MemoryRecords... parts) {
-        ByteBuffer out = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(MemoryRecords::sizeInBytes).sum());
-        for (MemoryRecords r : parts) {
-            out.put(r.buffer().duplicate());
-        }
-        return MemoryRecords.readableRecords(out.flip());
     }
 
     /** The data records of the leader's log, as {@code offset:value}. */

@@ -204,6 +204,29 @@ class MirrorFetcherManagerTest {
     }
 
     /** Destination leader and all followers at the source log end. */
+    /**
+     * Moves the leadership of a single-partition topic of the destination cluster away from {@code oldLeader}:
+     * reorder the replicas so another one is preferred, then elect it (a new leader epoch).
+     */
+    static void moveLeadershipAway(TopicPartition tp, BrokerHandle oldLeader) throws Exception {
+        try (Admin a = dest.admin()) {
+            List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(tp.topic())).allTopicNames().get()
+                .get(tp.topic()).partitions().get(tp.partition()).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
+            replicas.remove(Integer.valueOf(oldLeader.nodeId()));
+            replicas.add(oldLeader.nodeId());
+            a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
+                new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
+            waitFor(() -> {
+                try {
+                    a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
+                } catch (Exception e) {
+                    // ELECTION_NOT_NEEDED until the reassignment is visible: try again
+                }
+                return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
+            }, 30_000, () -> "leadership of " + tp + " to move away from broker " + oldLeader.nodeId());
+        }
+    }
+
     static boolean caughtUp(TopicPartition tp) {
         long end = sourceLeo(tp);
         return destBrokers.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == 3
@@ -608,23 +631,7 @@ class MirrorFetcherManagerTest {
             BrokerHandle oldLeader = leader(destBrokers, tp).orElseThrow();
             int oldEpoch = oldLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
 
-            // Move leadership: reorder the replicas, then elect the preferred leader (a new epoch).
-            try (Admin a = dest.admin()) {
-                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
-                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
-                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
-                replicas.add(oldLeader.nodeId());
-                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
-                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
-                waitFor(() -> {
-                    try {
-                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
-                    } catch (Exception e) {
-                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
-                    }
-                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
-                }, 30_000, () -> "leadership to move");
-            }
+            moveLeadershipAway(tp, oldLeader);
             BrokerHandle newLeader = leader(destBrokers, tp).orElseThrow();
             int newEpoch = newLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
             assertTrue(newEpoch > oldEpoch);
@@ -744,22 +751,7 @@ class MirrorFetcherManagerTest {
             waitFor(caught, 30_000, () -> "caught up " + rec.mirrored);
             BrokerHandle oldLeader = srcLeader.get();
             long switchOffset = oldLeader.leaderLogState(tp).orElseThrow().logEndOffset();
-            try (Admin a = dest.admin()) {
-                List<Integer> replicas = new ArrayList<>(a.describeTopics(List.of(topic)).allTopicNames().get()
-                    .get(topic).partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList());
-                replicas.remove(Integer.valueOf(oldLeader.nodeId()));
-                replicas.add(oldLeader.nodeId());
-                a.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(
-                    new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get();
-                waitFor(() -> {
-                    try {
-                        a.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp)).all().get();
-                    } catch (Exception e) {
-                        // ELECTION_NOT_NEEDED until the reassignment is visible: try again
-                    }
-                    return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
-                }, 30_000, () -> "source leadership to move");
-            }
+            moveLeadershipAway(tp, oldLeader);
             BrokerHandle newLeader = srcLeader.get();
             // The old leader still hosts a replica and would keep serving (follower fetch, up to its HW):
             // the periodic leader refresh moves the partition to the new leader's fetcher.

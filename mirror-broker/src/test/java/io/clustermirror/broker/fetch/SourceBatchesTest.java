@@ -1,16 +1,14 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.broker.TestBatches;
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.List;
 
+import static io.clustermirror.broker.TestBatches.concat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -18,27 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SourceBatchesTest {
 
+    /** A batch of producer 7 whose base sequence is its base offset. */
     static MemoryRecords batch(long base, int n, int epoch) {
-        ByteBuffer buf = ByteBuffer.allocate(4096);
-        MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
-            TimestampType.CREATE_TIME, base, 1000L, 7L, (short) 0, (int) base, false, false, epoch, buf.capacity());
-        for (int i = 0; i < n; i++) {
-            b.appendWithOffset(base + i, 1000L + i, ("k" + i).getBytes(), ("v" + (base + i)).getBytes());
-        }
-        return b.build();
-    }
-
-    static MemoryRecords concat(MemoryRecords... parts) {
-        int size = 0;
-        for (MemoryRecords r : parts) {
-            size += r.sizeInBytes();
-        }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        for (MemoryRecords r : parts) {
-            out.put(r.buffer().duplicate());
-        }
-        out.flip();
-        return MemoryRecords.readableRecords(out);
+        return TestBatches.batch(base, n, 7L, (short) 0, (int) base, epoch);
     }
 
     @Test
