@@ -481,7 +481,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     try {
                         procedures.align(p.mirror(), tp, p.leaderEpoch(), sourceEpochEndOffset, truncationRecorder(tp));
                     } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
-                        error = null; // the new leader fetches, and the source reports the divergence to it
+                        // No failure: the new leader fetches, and the source reports the divergence to it.
                     } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
                         error = e.getMessage();
                     } catch (InterruptedException e) {
