@@ -48,8 +48,6 @@ final class SourceFetcher extends Thread {
     private final Object idle = new Object();
     private volatile boolean running = true;
     private int connectFailures;
-    /** The pipelined request sent before the previous response's appends (fetcher thread only). */
-    private InFlight inFlight;
 
     SourceFetcher(MirrorFetcherManager manager, Node node, NetworkClient client, LogContext logContext,
                   Sensor bytesSensor) {
@@ -116,7 +114,6 @@ final class SourceFetcher extends Thread {
                         break;
                     }
                     log.error("Unexpected error in the fetcher for source broker {}; retrying after backoff", node.id(), t);
-                    inFlight = null; // its response, if any, is ignored (correlation id) and the session restarts
                     session.handleError(t);
                     pause(manager.fetchBackoffMs());
                 }
@@ -127,35 +124,65 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    /** A fetch request that was sent and whose response has not been handled yet. */
-    private record InFlight(ClientRequest request, Map<TopicPartition, PartitionFetchState> requested,
-                            Map<TopicPartition, Long> requestedOffsets) {
-    }
-
-    /** Whole source batches of one partition from one response, checked and waiting to be appended. */
-    private record PendingAppend(PartitionFetchState st, long requestedOffset, SourceBatches batches,
-                                 long sourceEnd) {
-        SourceBatches.Run lastRun() {
-            return batches.runs().get(batches.runs().size() - 1);
-        }
-    }
-
-    /**
-     * One round. Pipelined: once a response is checked, the request for the data after it is sent before
-     * its batches are appended, so the source reads and sends the next data while this broker appends
-     * (still one request in flight per source broker, as fetch sessions require). The next response is
-     * used for a partition only if its appends all succeeded (the offset check in {@link #handlePartition}).
-     */
     private void runOnce() {
-        InFlight f = inFlight;
-        inFlight = null;
-        if (f == null) {
-            f = send(Map.of(), true);
-            if (f == null) {
-                return;
+        long now = time.milliseconds();
+        Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
+        Map<TopicPartition, Long> requestedOffsets = new HashMap<>();
+        long nextDue = Long.MAX_VALUE;
+        FetchSessionHandler.Builder builder = session.newBuilder();
+        for (PartitionFetchState st : assigned.values()) {
+            if (st.removed) {
+                assigned.remove(st.tp, st);
+                continue;
             }
+            // An idle partition is left out of incremental fetch responses: retry a pending log start move here.
+            if (!followSourceLogStart(st)) {
+                continue;
+            }
+            if (st.leaderMoved) {
+                // The coordinator saw another source leader: only the owner (this thread) lets go.
+                st.leaderMoved = false;
+                release(st, false);
+                continue;
+            }
+            if (st.notBeforeMs > now) {
+                nextDue = Math.min(nextDue, st.notBeforeMs);
+                continue;
+            }
+            int lastEpoch = st.lastFetchedEpoch;
+            long offset = st.fetchOffset;
+            requestedOffsets.put(st.tp, offset);
+            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, offset,
+                FetchRequest.INVALID_LOG_START_OFFSET, manager.partitionMaxBytes(), Optional.empty(),
+                lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
+            requested.put(st.tp, st);
         }
-        ClientResponse resp = await(f.request());
+        if (requested.isEmpty()) {
+            long wait = nextDue == Long.MAX_VALUE ? 1000L : Math.max(1L, nextDue - now);
+            synchronized (idle) {
+                if (running && (assigned.isEmpty() || nextDue != Long.MAX_VALUE)) {
+                    try {
+                        idle.wait(Math.min(wait, 1000L));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        running = false;
+                    }
+                }
+            }
+            return;
+        }
+        if (!ensureReady()) {
+            return;
+        }
+        FetchSessionHandler.FetchRequestData data = builder.build();
+        FetchRequest.Builder request = FetchRequest.Builder
+            .forConsumer(ApiKeys.FETCH.latestVersion(), manager.maxWaitMs(), manager.minBytes(), data.toSend())
+            .isolationLevel(manager.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED)
+            .setMaxBytes(manager.maxBytes())
+            .metadata(data.metadata())
+            .removed(data.toForget())
+            .replaced(data.toReplace());
+        ClientResponse resp = sendAndWait(request);
         if (resp == null) {
             return; // shutting down
         }
@@ -188,130 +215,21 @@ final class SourceFetcher extends Thread {
         connectFailures = 0;
         Map<TopicPartition, FetchResponseData.PartitionData> parts =
             response.responseData(session.sessionTopicNames(), version);
-        List<PendingAppend> pending = new ArrayList<>(parts.size());
         for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : parts.entrySet()) {
-            PartitionFetchState st = f.requested().get(e.getKey());
+            PartitionFetchState st = requested.get(e.getKey());
             if (st == null || st.removed || assigned.get(st.tp) != st) {
                 continue; // removed or moved while the request was in flight
             }
             try {
-                PendingAppend p = handlePartition(st, e.getValue(), f.requestedOffsets().get(st.tp));
-                if (p != null) {
-                    pending.add(p);
-                }
+                handlePartition(st, e.getValue(), requestedOffsets.get(st.tp));
             } catch (RuntimeException ex) {
-                failPartition(st, ex);
-            }
-        }
-        if (pending.isEmpty()) {
-            return;
-        }
-        if (running) {
-            // Ask for what follows while appending this response (nothing more for a partition with a corrupt batch).
-            Map<TopicPartition, PendingAppend> next = new HashMap<>();
-            for (PendingAppend p : pending) {
-                next.put(p.st().tp, p);
-            }
-            inFlight = send(next, false);
-        }
-        for (PendingAppend p : pending) {
-            try {
-                appendPending(p);
-            } catch (RuntimeException ex) {
-                failPartition(p.st(), ex);
+                manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
+                    + st.fetchOffset + " failed: " + ex, ex);
             }
         }
     }
 
-    private void failPartition(PartitionFetchState st, RuntimeException ex) {
-        manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
-            + st.fetchOffset + " failed: " + ex, ex);
-    }
-
-    /**
-     * Builds and sends a fetch request for the assigned partitions, at their fetch offsets or, for those in
-     * {@code ahead}, after the batches waiting to be appended. Null if nothing was sent: no partition to
-     * fetch (after an idle wait if {@code mayWait}), or the broker cannot be reached.
-     */
-    private InFlight send(Map<TopicPartition, PendingAppend> ahead, boolean mayWait) {
-        long now = time.milliseconds();
-        Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
-        Map<TopicPartition, Long> requestedOffsets = new HashMap<>();
-        long nextDue = Long.MAX_VALUE;
-        FetchSessionHandler.Builder builder = session.newBuilder();
-        for (PartitionFetchState st : assigned.values()) {
-            if (st.removed) {
-                assigned.remove(st.tp, st);
-                continue;
-            }
-            // An idle partition is left out of incremental fetch responses: retry a pending log start move here.
-            if (!followSourceLogStart(st)) {
-                continue;
-            }
-            if (st.leaderMoved) {
-                // The coordinator saw another source leader: only the owner (this thread) lets go.
-                st.leaderMoved = false;
-                release(st, false);
-                continue;
-            }
-            if (st.notBeforeMs > now) {
-                nextDue = Math.min(nextDue, st.notBeforeMs);
-                continue;
-            }
-            int lastEpoch = st.lastFetchedEpoch;
-            long offset = st.fetchOffset;
-            PendingAppend p = ahead.get(st.tp);
-            if (p != null) {
-                if (p.batches().corruption() != null) {
-                    continue; // fails once its good batches are appended
-                }
-                offset = p.lastRun().lastOffset() + 1;
-                lastEpoch = p.lastRun().sourceEpoch();
-            }
-            requestedOffsets.put(st.tp, offset);
-            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, offset,
-                FetchRequest.INVALID_LOG_START_OFFSET, manager.partitionMaxBytes(), Optional.empty(),
-                lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
-            requested.put(st.tp, st);
-        }
-        if (requested.isEmpty()) {
-            if (!mayWait) {
-                return null;
-            }
-            long wait = nextDue == Long.MAX_VALUE ? 1000L : Math.max(1L, nextDue - now);
-            synchronized (idle) {
-                if (running && (assigned.isEmpty() || nextDue != Long.MAX_VALUE)) {
-                    try {
-                        idle.wait(Math.min(wait, 1000L));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        running = false;
-                    }
-                }
-            }
-            return null;
-        }
-        if (mayWait ? !ensureReady() : !client.isReady(node, time.milliseconds())) {
-            return null;
-        }
-        FetchSessionHandler.FetchRequestData data = builder.build();
-        FetchRequest.Builder request = FetchRequest.Builder
-            .forConsumer(ApiKeys.FETCH.latestVersion(), manager.maxWaitMs(), manager.minBytes(), data.toSend())
-            .isolationLevel(manager.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED)
-            .setMaxBytes(manager.maxBytes())
-            .metadata(data.metadata())
-            .removed(data.toForget())
-            .replaced(data.toReplace());
-        now = time.milliseconds();
-        ClientRequest req = client.newClientRequest(String.valueOf(node.id()), request, now, true);
-        client.send(req, now);
-        client.poll(0, now); // writes the request now, so the source works on it while this thread appends
-        return new InFlight(req, requested, requestedOffsets);
-    }
-
-    /** Checks one partition of a response; the batches to append, or null if there is nothing to append. */
-    private PendingAppend handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd,
-                                          long requestedOffset) {
+    private void handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd, long requestedOffset) {
         Errors error = Errors.forCode(pd.errorCode());
         switch (error) {
             case NONE -> {
@@ -319,7 +237,7 @@ final class SourceFetcher extends Thread {
                 try {
                     // Only the owner appends, and only data fetched at the partition's current offset.
                     if (!st.removed && assigned.get(st.tp) == st && st.fetchOffset == requestedOffset) {
-                        return handleData(st, pd, requestedOffset);
+                        handleData(st, pd);
                     }
                 } finally {
                     st.lock.unlock();
@@ -337,7 +255,6 @@ final class SourceFetcher extends Thread {
             }
             default -> handleOtherError(st, error);
         }
-        return null;
     }
 
     private void handleOtherError(PartitionFetchState st, Errors error) {
@@ -361,24 +278,24 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    private PendingAppend handleData(PartitionFetchState st, FetchResponseData.PartitionData pd, long requestedOffset) {
+    private void handleData(PartitionFetchState st, FetchResponseData.PartitionData pd) {
         Optional<FetchResponseData.EpochEndOffset> diverging = FetchResponse.divergingEpoch(pd);
         if (diverging.isPresent()) {
             FetchResponseData.EpochEndOffset d = diverging.get();
             manager.diverged(st, d.epoch(), d.endOffset());
-            return null;
+            return;
         }
         long sourceEnd = manager.readCommitted() && pd.lastStableOffset() >= 0 ? pd.lastStableOffset() : pd.highWatermark();
         st.sourceEndOffset = sourceEnd;
         st.errorCount = 0;
         st.sourceLogStartOffset = Math.max(st.sourceLogStartOffset, pd.logStartOffset());
         if (!followSourceLogStart(st)) {
-            return null; // dropped or failed
+            return; // dropped or failed
         }
         Records records = FetchResponse.recordsOrFail(pd);
         if (records == null || records.sizeInBytes() == 0) {
             manager.listener().onSourceEndOffset(st.tp, sourceEnd);
-            return null;
+            return;
         }
         if (!(records instanceof MemoryRecords memoryRecords)) {
             throw new IllegalStateException("unexpected records type " + records.getClass().getName());
@@ -386,48 +303,28 @@ final class SourceFetcher extends Thread {
         bytesSensor.record(records.sizeInBytes());
         long fetchOffset = st.fetchOffset;
         SourceBatches batches = SourceBatches.split(memoryRecords, fetchOffset, st.lastFetchedEpoch);
-        if (!batches.runs().isEmpty()) {
-            return new PendingAppend(st, requestedOffset, batches, sourceEnd);
+        boolean progressed = false;
+        for (SourceBatches.Run run : batches.runs()) {
+            if (!append(st, run, sourceEnd)) {
+                return; // dropped or failed
+            }
+            progressed = true;
         }
         if (batches.corruption() != null) {
-            failCorrupt(st, batches);
-            return null;
+            manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "source " + batches.corruption() + " in " + st.tp
+                + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
+            return;
         }
-        if (batches.partialBytes() > 0 && pd.highWatermark() > fetchOffset) {
-            long backoff = manager.partitionBackoffMs(++st.errorCount);
-            log.warn("Source batch of {} at offset {} is larger than {} = {} bytes; raise it. Retrying in {} ms",
-                st.tp, fetchOffset, io.clustermirror.common.MirrorConfig.FETCH_PARTITION_MAX_BYTES,
-                manager.partitionMaxBytes(), backoff);
-            st.notBeforeMs = time.milliseconds() + backoff;
+        if (!progressed) {
+            if (batches.partialBytes() > 0 && pd.highWatermark() > fetchOffset) {
+                long backoff = manager.partitionBackoffMs(++st.errorCount);
+                log.warn("Source batch of {} at offset {} is larger than {} = {} bytes; raise it. Retrying in {} ms",
+                    st.tp, fetchOffset, io.clustermirror.common.MirrorConfig.FETCH_PARTITION_MAX_BYTES,
+                    manager.partitionMaxBytes(), backoff);
+                st.notBeforeMs = time.milliseconds() + backoff;
+            }
+            manager.listener().onSourceEndOffset(st.tp, sourceEnd);
         }
-        manager.listener().onSourceEndOffset(st.tp, sourceEnd);
-        return null;
-    }
-
-    /** Appends checked batches if the partition is still this fetcher's and still at the offset they were fetched at. */
-    private void appendPending(PendingAppend p) {
-        PartitionFetchState st = p.st();
-        st.lock.lock();
-        try {
-            if (st.removed || assigned.get(st.tp) != st || st.fetchOffset != p.requestedOffset()) {
-                return;
-            }
-            for (SourceBatches.Run run : p.batches().runs()) {
-                if (!append(st, run, p.sourceEnd())) {
-                    return; // dropped or failed
-                }
-            }
-            if (p.batches().corruption() != null) {
-                failCorrupt(st, p.batches());
-            }
-        } finally {
-            st.lock.unlock();
-        }
-    }
-
-    private void failCorrupt(PartitionFetchState st, SourceBatches batches) {
-        manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "source " + batches.corruption() + " in " + st.tp
-            + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
     }
 
     /**
@@ -536,8 +433,11 @@ final class SourceFetcher extends Thread {
         return false;
     }
 
-    /** Polls until the response to {@code req} (or a disconnect); null if shutting down. */
-    private ClientResponse await(ClientRequest req) {
+    /** Sends the request and polls until its response (or a disconnect); null if shutting down. */
+    private ClientResponse sendAndWait(FetchRequest.Builder request) {
+        long now = time.milliseconds();
+        ClientRequest req = client.newClientRequest(String.valueOf(node.id()), request, now, true);
+        client.send(req, now);
         while (running) {
             List<ClientResponse> responses = client.poll(manager.requestTimeoutMs(), time.milliseconds());
             for (ClientResponse r : responses) {

@@ -11,10 +11,6 @@
  *       it with the destination epoch) and reported through {@link io.clustermirror.broker.fetch.FetchListener}.</li>
  *   <li>{@code removePartition} and {@code close} return only when no append is in flight or can start,
  *       so the caller may truncate or stop the partition right after.</li>
- *   <li>Each fetcher is pipelined one request ahead: the Fetch for the data after a response is sent before
- *       that response's batches are appended (one request in flight per fetch session). Data is used only if
- *       it was fetched at the partition's current offset, so what was fetched after a failed or dropped
- *       append is discarded.</li>
  *   <li>Fetcher threads are never interrupted (an interrupt inside log I/O closes the log's FileChannel).</li>
  *   <li>Source topic identity is checked by id: a deleted or recreated source topic fails its partitions
  *       with SOURCE_TOPIC_CHANGED and never mixes data.</li>
