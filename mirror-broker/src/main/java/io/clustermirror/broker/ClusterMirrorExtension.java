@@ -49,8 +49,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private ClusterMirrorExtension(BrokerHandle broker) {
         this.broker = broker;
         this.clients = new LocalClients(broker.localBootstrapServers(), broker.brokerConfigs(), broker.nodeId());
-        this.hygiene = new ProducerStateHygiene(broker);
-        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS);
+        this.hygiene = new ProducerStateHygiene(broker, clients);
+        // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
+        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
+            RETRY_BACKOFF_MAX_MS);
         this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
             hygiene.onImage(image);
             partitions.onImage(image);
@@ -76,6 +78,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
+    }
+
+    private java.util.concurrent.CompletableFuture<Void> imageCatchUp() {
+        return tailer.catchUp();
     }
 
     /** True once the mirror image is loaded: from then on this broker refuses client writes to mirror topics. */

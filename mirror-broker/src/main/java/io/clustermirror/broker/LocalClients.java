@@ -34,6 +34,13 @@ public final class LocalClients {
         this.base = Map.copyOf(m);
     }
 
+    /** The client configs of the local cluster (may hold secrets: never logged). */
+    public java.util.Properties properties() {
+        java.util.Properties props = new java.util.Properties();
+        props.putAll(base);
+        return props;
+    }
+
     public Admin admin() {
         return Admin.create(new HashMap<>(base));
     }

@@ -38,7 +38,8 @@ public final class InternalTopics {
     /**
      * How an internal topic is created on first use: {@link #COMMANDS} by the first client command,
      * the others by the MirrorController before it processes commands. The commands log keeps 30 days
-     * of audit trail; metadata and state are compacted (the latest record per key is the truth).
+     * of audit trail; metadata and state are compacted (the latest record per key is the truth). None of them may
+     * elect an out-of-sync leader, whatever the cluster's default: a lost state record loses a partition's lineage.
      */
     public static NewTopic newTopic(String name, int liveBrokers) {
         short rf = replicationFactor(liveBrokers);
@@ -47,13 +48,16 @@ public final class InternalTopics {
             case COMMANDS -> new NewTopic(COMMANDS, 1, rf).configs(Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
                 TopicConfig.RETENTION_MS_CONFIG, String.valueOf(TimeUnit.DAYS.toMillis(30)),
-                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr,
+                TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             case METADATA -> new NewTopic(METADATA, 1, rf).configs(Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
-                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr,
+                TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             case STATE -> new NewTopic(STATE, STATE_PARTITIONS, rf).configs(Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
-                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr,
+                TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             default -> throw new IllegalArgumentException("not an internal mirror topic: " + name);
         };
     }

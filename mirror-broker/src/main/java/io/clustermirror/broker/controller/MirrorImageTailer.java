@@ -24,7 +24,8 @@ import java.util.function.Consumer;
  * immutable {@link MirrorImage}, and hands each new image to a listener. One per broker, on its own thread.
  *
  * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
- * order, on the tailer thread, and must not block.
+ * order, on the tailer thread, and must not block. A future from {@link #catchUp()} completes only after the listener
+ * was handed an image that holds everything committed to both topics when it was asked for (a read barrier).
  */
 public final class MirrorImageTailer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
@@ -39,6 +40,14 @@ public final class MirrorImageTailer implements AutoCloseable {
     private Map<TopicPartition, Long> initialEnds = Map.of();
     private volatile boolean running = true;
     private final Object closeSignal = new Object();
+    /** Read barriers asked for and not yet given their target offsets (tailer thread takes them). */
+    private final java.util.Queue<java.util.concurrent.CompletableFuture<Void>> barrierRequests =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Read barriers with their target offsets, in request order (tailer thread only). */
+    private final java.util.Deque<ReadBarrier> barriers = new java.util.ArrayDeque<>();
+
+    private record ReadBarrier(java.util.concurrent.CompletableFuture<Void> done, Map<TopicPartition, Long> ends) {
+    }
 
     public MirrorImageTailer(LocalClients clients, int nodeId, Consumer<MirrorImage> listener) {
         this.consumer = clients.consumer("image-tailer", true);
@@ -55,6 +64,50 @@ public final class MirrorImageTailer implements AutoCloseable {
         return image;
     }
 
+    /**
+     * A read barrier: completes (on the tailer thread) once the image holds everything committed to
+     * {@code __mirror_metadata} and {@code __mirror_state} at the time of the call. Decisions that rest on the recorded
+     * state of a partition (a new leadership) wait for it: an image that lags must never pass for the truth. It does not
+     * complete while those topics cannot be read (fail closed), and completes exceptionally when the tailer closes.
+     */
+    public java.util.concurrent.CompletableFuture<Void> catchUp() {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        barrierRequests.add(done);
+        if (!running) {
+            done.completeExceptionally(new IllegalStateException("the mirror image tailer is closed"));
+        }
+        return done;
+    }
+
+    /** Gives new read barriers their targets (the current committed ends) and completes those the image has reached. */
+    private void serveReadBarriers(boolean assigned) {
+        if (!barrierRequests.isEmpty()) {
+            List<java.util.concurrent.CompletableFuture<Void>> asked = new ArrayList<>();
+            for (java.util.concurrent.CompletableFuture<Void> f; (f = barrierRequests.peek()) != null; barrierRequests.poll()) {
+                asked.add(f);
+            }
+            if (!assigned) {
+                asked.forEach(f -> f.complete(null)); // the topics do not exist: nothing is committed
+            } else {
+                try {
+                    Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(5));
+                    asked.forEach(f -> barriers.add(new ReadBarrier(f, ends)));
+                } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                    barrierRequests.addAll(asked); // cannot tell what is committed yet: ask again on the next round
+                    log.warn("Cannot read the end offsets of the mirror's internal topics yet ({}); decisions that need "
+                        + "the recorded state wait", e.getMessage());
+                }
+            }
+        }
+        while (!barriers.isEmpty() && caughtUpTo(barriers.peek().ends())) {
+            barriers.poll().done().complete(null);
+        }
+    }
+
+    private boolean caughtUpTo(Map<TopicPartition, Long> ends) {
+        return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+    }
+
     private void run() {
         try {
             assignWhenTopicsExist();
@@ -62,6 +115,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                 if (records.isEmpty()) {
                     markReadyIfCaughtUp();
+                    serveReadBarriers(true);
                     continue;
                 }
                 MirrorDelta delta = new MirrorDelta(image);
@@ -80,6 +134,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 image = delta.apply();
                 listener.accept(image);
                 markReadyIfCaughtUp();
+                serveReadBarriers(true);
             }
         } catch (WakeupException e) {
             // closing
@@ -89,6 +144,9 @@ public final class MirrorImageTailer implements AutoCloseable {
             }
         } finally {
             consumer.close(Duration.ZERO);
+            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
+            barrierRequests.forEach(f -> f.completeExceptionally(closed));
+            barriers.forEach(b -> b.done().completeExceptionally(closed));
         }
     }
 
@@ -129,6 +187,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 ready = true;
                 firstLook = false;
             }
+            serveReadBarriers(false);
             synchronized (closeSignal) {
                 if (running) {
                     try {

@@ -2,11 +2,7 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
-import org.apache.kafka.clients.ApiVersions;
-import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.ManualMetadataUpdater;
-import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
@@ -14,7 +10,6 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
@@ -23,10 +18,6 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.network.ChannelBuilder;
-import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.Selector;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
@@ -634,35 +625,11 @@ public final class MirrorFetcherManager implements AutoCloseable {
     }
 
     private NetworkClient networkClient(Node node) {
-        Map<String, Object> props = new HashMap<>();
-        config.sourceClientProperties().forEach((k, v) -> props.put((String) k, v));
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
-        ConsumerConfig cc = new SourceClientConfig(props);
-        ChannelBuilder channelBuilder = ClientUtils.createChannelBuilder(cc, time, logContext);
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", config.name());
         tags.put("source-broker", String.valueOf(node.id()));
-        Selector selector = new Selector(NetworkReceive.UNLIMITED,
-            cc.getLong(ConsumerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG), networkMetrics, time,
-            "cluster-mirror-fetcher", tags, false, channelBuilder, logContext);
-        return new NetworkClient(selector, new ManualMetadataUpdater(List.of(node)), clientId, 1,
-            cc.getLong(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG),
-            cc.getLong(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG),
-            cc.getInt(ConsumerConfig.SEND_BUFFER_CONFIG),
-            cc.getInt(ConsumerConfig.RECEIVE_BUFFER_CONFIG),
-            requestTimeoutMs(),
-            cc.getLong(ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG),
-            cc.getLong(ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG),
-            time, true, new ApiVersions(), logContext, MetadataRecoveryStrategy.NONE);
-    }
-
-    /** The source client configs, parsed quietly (the values may hold secrets: never logged). */
-    private static final class SourceClientConfig extends ConsumerConfig {
-        SourceClientConfig(Map<String, Object> props) {
-            super(props, false);
-        }
+        return NetworkClients.to(node, config.sourceClientProperties(), clientId, requestTimeoutMs(), networkMetrics,
+            "cluster-mirror-fetcher", tags, logContext);
     }
 
     private Admin admin() {

@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * The work on a destination leader's log that takes more than one step and waits for its followers: the
- * alignment before mirroring into a log that holds data (failback, {@link #align}) and the stop.
+ * alignment with the source before mirroring into a log that holds data ({@link #alignWithSource}) and the stop.
  *
  * <p>The STOPPING work (seed 001, DESIGN.md §3), after the fetcher was removed ({@link #stop}):
  * <ol>
@@ -80,17 +80,73 @@ final class LeaderLogProcedures {
     }
 
     /**
-     * Makes the log end at {@code offset} (no effect if it already ends there or below) on the leader and on
-     * every in-sync follower, before mirroring into it continues from there.
+     * What an alignment left: the log end, and the last batch found identical on both sides (its end and the source's
+     * leader epoch of it; -1 when none was compared), from which a lost lineage is restored.
      */
-    void align(String mirror, TopicPartition tp, int leaderEpoch, long offset, TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
-        long end = leaderState(tp, leaderEpoch).logEndOffset();
-        if (offset < end) {
-            log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {})",
-                mirror, tp, offset, offset, end);
+    record Aligned(long logEnd, long lastIdenticalEnd, int sourceEpoch) {
+    }
+
+    /**
+     * Truncates the log where it provably stops matching the source, on the leader and on every in-sync follower, and
+     * keeps everything when nothing is proven. A cut the lineage proposes is confirmed against the batches first; one
+     * the batches contradict (a stale lineage) gives way to the batch comparison.
+     *
+     * @param source the source's log of the partition
+     */
+    Aligned alignWithSource(String mirror, TopicPartition tp, int leaderEpoch, LogAlignment.Plan plan,
+                            LogComparison.BatchReader source, TruncationListener listener) throws Exception {
+        LeaderLogState state = leaderState(tp, leaderEpoch);
+        long start = state.logStartOffset();
+        long end = state.logEndOffset();
+        LogComparison.BatchReader destination = (from, to) -> localBatches(tp, from, to);
+        LogComparison.Result compared = null;
+        Cut cut = null;
+        if (plan instanceof LogAlignment.Propose proposed) {
+            java.util.Optional<String> contradiction = LogComparison.contradicts(proposed.cut().offset(), end, destination, source);
+            if (contradiction.isEmpty()) {
+                cut = proposed.cut();
+            } else {
+                log.warn("Mirror '{}' partition {}: not truncating to offset {} as the {} suggests ({}): {}; comparing the batches "
+                    + "instead", mirror, tp, proposed.cut().offset(), proposed.cut().evidence(), proposed.cut().proof(), contradiction.get());
+                compared = LogComparison.search(proposed.cut().offset(), end, destination, source);
+            }
+        } else if (plan instanceof LogAlignment.Compare) {
+            compared = LogComparison.search(start, end, destination, source);
         }
-        truncate(tp, leaderEpoch, offset, listener);
+        if (compared != null && compared.diverged()) {
+            cut = new Cut(Math.max(start, compared.firstDifferent()), Cut.Evidence.BATCH_COMPARISON, compared.difference());
+        }
+        if (compared != null && !compared.diverged()) {
+            log.info("Mirror '{}' partition {}: the log [{}, {}) matches the source's up to offset {} by batch comparison; nothing "
+                + "is truncated", mirror, tp, start, end, compared.lastIdenticalEnd());
+        }
+        if (cut != null && cut.offset() < end) {
+            log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {}); "
+                + "evidence: {} ({})", mirror, tp, cut.offset(), cut.offset(), end, cut.evidence(), cut.proof());
+            truncate(tp, leaderEpoch, cut.offset(), listener);
+        }
+        long newEnd = leaderState(tp, leaderEpoch).logEndOffset();
+        return compared == null ? new Aligned(newEnd, -1, -1) : new Aligned(newEnd, compared.lastIdenticalEnd(), compared.sourceEpoch());
+    }
+
+    /** The local leader's batches that hold offsets in {@code [from, to)}. */
+    private java.util.List<RecordBatch> localBatches(TopicPartition tp, long from, long to) {
+        java.util.List<RecordBatch> out = new java.util.ArrayList<>();
+        long position = from;
+        while (position < to) {
+            long next = position;
+            for (RecordBatch b : broker.localRecords(tp, position, 1024 * 1024).batches()) {
+                if (b.lastOffset() >= from && b.baseOffset() < to) {
+                    out.add(b);
+                }
+                next = b.nextOffset();
+            }
+            if (next == position) {
+                break;
+            }
+            position = next;
+        }
+        return out;
     }
 
     /** Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either. */

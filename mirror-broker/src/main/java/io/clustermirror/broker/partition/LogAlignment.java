@@ -7,45 +7,75 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Where a destination log that already holds data must be cut before it mirrors from a source (seed 001,
- * PREPARING): the offset below which it provably equals the source's log. Pure: the caller gathers the facts.
+ * What PREPARING knows, from the recorded lineage alone, about where a destination log that already holds data stops
+ * matching its source in PREPARING. Pure: the caller gathers the facts, then confirms a proposed cut against
+ * the logs' batches, or searches the batches when the lineage says nothing ({@link LogComparison}).
  *
  * <ul>
  *   <li>An empty log, or one this mirror was already mirroring into (a leader change, a retry after a fetch
- *       failure): no cut. A retry after a failed preparation is no proof of that: the cut is computed again.</li>
- *   <li>Failback: the source mirrored this partition from us and stopped; its log equals ours up to its barrier,
- *       and up to where our epoch of its last mirrored batch ends, if that is earlier (our log moved on after an
- *       unclean election).</li>
- *   <li>A restart of a mirror after its own stop: the log equals the source's up to our own barrier.</li>
- *   <li>Anything else: nothing is known to match, so everything goes (mirroring starts from scratch).</li>
+ *       failure): {@link Keep}. A retry after a failed preparation is no proof of that: the plan is made again.</li>
+ *   <li>Failback: the source mirrored this partition from us and stopped; its log equals ours up to its barrier, and
+ *       up to where our epoch of its last mirrored batch ends, if that is earlier (our log moved on after an unclean
+ *       election): {@link Propose}.</li>
+ *   <li>A restart of a mirror after its own stop: the log equals the source's up to our own barrier: {@link Propose}.</li>
+ *   <li>Anything else, in particular a lineage that is missing or incomplete (a state record lost or not loaded yet):
+ *       {@link Compare}. Never "everything goes": only a proven difference truncates.</li>
  * </ul>
  */
 final class LogAlignment {
     private LogAlignment() {
     }
 
+    /** What to do with the log before mirroring into it. */
+    sealed interface Plan {
+    }
+
+    /** Nothing must go: fetch from the log end. */
+    record Keep() implements Plan {
+    }
+
+    /** The lineage proves a difference from {@code cut.offset()} on; confirm it against the batches, then truncate. */
+    record Propose(Cut cut) implements Plan {
+    }
+
+    /** No lineage: compare the batches to find what, if anything, differs. */
+    record Compare() implements Plan {
+    }
+
     /**
      * @param own              this mirror's last recorded state of the partition, if any
      * @param fromUs           the source's record of mirroring this partition from this cluster, if any
      * @param ourEndOfTheirLme where our log's epoch {@code fromUs.lastMirroredEpoch()} ends, if known
-     * @return the offset to truncate to; {@code logEnd} when nothing must go
      */
-    static long alignmentOffset(long logStart, long logEnd, Optional<PartitionStateRecord> own,
-                                Optional<PartitionStateRecord> fromUs, OptionalLong ourEndOfTheirLme) {
+    static Plan plan(long logStart, long logEnd, Optional<PartitionStateRecord> own, Optional<PartitionStateRecord> fromUs,
+                     OptionalLong ourEndOfTheirLme) {
         if (logEnd <= logStart || own.map(LogAlignment::mirroredInto).orElse(false)) {
-            return logEnd;
+            return new Keep();
         }
         if (fromUs.isPresent() && fromUs.get().barrierOffset() >= 0) {
-            long matching = fromUs.get().barrierOffset();
-            if (ourEndOfTheirLme.isPresent()) {
-                matching = Math.min(matching, ourEndOfTheirLme.getAsLong());
+            long barrier = fromUs.get().barrierOffset();
+            if (ourEndOfTheirLme.isPresent() && ourEndOfTheirLme.getAsLong() < barrier) {
+                return propose(logStart, logEnd, new Cut(ourEndOfTheirLme.getAsLong(), Cut.Evidence.SOURCE_EPOCH_LINEAGE,
+                    "the source mirrored up to its barrier at " + barrier + " in our leader epoch "
+                        + fromUs.get().lastMirroredEpoch() + ", which ends at " + ourEndOfTheirLme.getAsLong() + " in our log"));
             }
-            return Math.max(logStart, Math.min(logEnd, matching));
+            return propose(logStart, logEnd, new Cut(barrier, Cut.Evidence.BARRIER,
+                "the source stopped mirroring this partition from us with its barrier at offset " + barrier));
         }
         if (own.isPresent() && own.get().barrierOffset() >= 0) {
-            return Math.max(logStart, Math.min(logEnd, own.get().barrierOffset()));
+            long barrier = own.get().barrierOffset();
+            return propose(logStart, logEnd, new Cut(barrier, Cut.Evidence.BARRIER,
+                "this mirror stopped the partition with its barrier at offset " + barrier));
         }
-        return logStart;
+        return new Compare();
+    }
+
+    /** A cut within the log, or none when the log ends at or below it. */
+    private static Plan propose(long logStart, long logEnd, Cut cut) {
+        if (cut.offset() >= logEnd) {
+            return new Keep();
+        }
+        return new Propose(new Cut(Math.max(logStart, cut.offset()), cut.evidence(), cut.proof()));
     }
 
     /** This mirror fetched into the partition: it got past PREPARING, or recorded a mirrored offset, and is not stopped. */

@@ -4,6 +4,7 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.broker.fetch.ClusterLogReader;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
@@ -48,6 +49,7 @@ import java.util.concurrent.TimeUnit;
 public final class PartitionMirrorManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
     private static final long PERSIST_INTERVAL_MS = 5_000;
+    private static final long CATCH_UP_WARN_MS = 10_000;
     static final Set<PartitionState> PAST_PREPARING =
         java.util.EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING, PartitionState.PAUSED, PartitionState.STOPPING);
 
@@ -57,11 +59,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final StateWriter stateWriter;
     private final LeaderLogProcedures procedures;
     private final ProducerStateHygiene hygiene;
+    private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
     /** Runs alignments and stops, whose waits must not hold up the event thread. */
     private final java.util.concurrent.ExecutorService procedureExecutor;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
+    /** Leaderships waiting for the image to catch up before they act. */
+    private final Map<TopicPartition, LeaderChange> pendingLeaders = new HashMap<>();
     private final Map<TopicPartition, MirrorPartition> partitions = new HashMap<>();
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
     private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
@@ -83,10 +88,16 @@ public final class PartitionMirrorManager implements AutoCloseable {
         boolean everMirrored;
     }
 
+    /**
+     * @param imageCatchUp a read barrier on the mirror image: completes once the image holds everything committed to
+     *                     the internal topics when it was called
+     */
     public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
+                                  java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp,
                                   long retryBackoffMs, long retryBackoffMaxMs) {
         this.broker = broker;
         this.hygiene = hygiene;
+        this.imageCatchUp = imageCatchUp;
         this.procedures = new LeaderLogProcedures(broker);
         this.procedureExecutor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-procedures-" + broker.nodeId());
@@ -94,7 +105,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return t;
         });
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
-        this.stateWriter = new StateWriter(clients);
+        this.stateWriter = new StateWriter(clients, broker.nodeId());
         java.util.concurrent.ScheduledThreadPoolExecutor events = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "cluster-mirror-partitions-" + broker.nodeId());
             t.setDaemon(true);
@@ -106,21 +117,46 @@ public final class PartitionMirrorManager implements AutoCloseable {
         executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
-    /** Leadership changes of local partitions (from the metadata loader thread: only enqueues). */
+    /**
+     * Leadership changes of local partitions (from the metadata loader thread: only enqueues). A lost leadership acts at
+     * once; a new one only after a read barrier on the image ({@code imageCatchUp}), so that the new leader decides on
+     * the partition's recorded state as its previous leader left it, never on an image that has not loaded it yet.
+     */
     public void onLeadershipChanges(List<LeaderChange> changes) {
+        List<LeaderChange> gained = changes.stream().filter(c -> c.leader() && !c.deleted()).toList();
         executor.execute(() -> guarded(() -> {
             for (LeaderChange change : changes) {
                 if (change.deleted() || !change.leader()) {
                     localLeaders.remove(change.partition());
+                    pendingLeaders.remove(change.partition());
                     if (partitions.containsKey(change.partition())) {
                         handle(change.partition(), new PartitionEvent.BecameFollower());
                     }
                 } else {
+                    pendingLeaders.put(change.partition(), change);
+                }
+            }
+        }));
+        if (gained.isEmpty()) {
+            return;
+        }
+        long askedMs = System.currentTimeMillis();
+        imageCatchUp.get().whenComplete((ignored, error) -> executor.execute(() -> guarded(() -> {
+            if (error != null) {
+                return; // closing
+            }
+            for (LeaderChange change : gained) {
+                // Only the latest leadership still pending: a later change (lost, or a newer epoch) replaced it.
+                if (pendingLeaders.remove(change.partition(), change)) {
                     localLeaders.put(change.partition(), change);
                     reconcile(change.partition());
                 }
             }
-        }));
+            long waitedMs = System.currentTimeMillis() - askedMs;
+            if (waitedMs > CATCH_UP_WARN_MS) {
+                log.warn("New leaderships of {} partition(s) waited {} ms for the mirror state to load", gained.size(), waitedMs);
+            }
+        })));
     }
 
     /** A new mirror image (from the tailer thread: only enqueues). */
@@ -294,9 +330,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /**
-     * PREPARING: a log this mirror was already mirroring into continues from its end; any other log is first cut
-     * where it stops matching the source ({@link LogAlignment}), which needs the source's own mirror state.
-     * Mirroring a topic back to a cluster that copies it from us is refused (a loop).
+     * PREPARING: a log this mirror was already mirroring into continues from its end; any other log is first cut where
+     * it provably stops matching the source ({@link LogAlignment}, {@link LogComparison}), which needs the source's own
+     * mirror state and log. Mirroring a topic back to a cluster that copies it from us is refused (a loop). An
+     * unreachable source fails the preparation (retried): it never cuts.
      */
     private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
         Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
@@ -312,9 +349,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
         running.put(tp, p.leaderEpoch());
         procedureExecutor.execute(() -> {
             PartitionEvent event;
+            LeaderLogProcedures.Aligned aligned = null;
             try {
-                MirrorImage sourceImage = MirrorImageReader.read(
-                    MirrorConfig.validate(mirror.get().name(), mirror.get().configs()).sourceClientProperties(), Duration.ofSeconds(15));
+                MirrorConfig config = MirrorConfig.validate(mirror.get().name(), mirror.get().configs());
+                MirrorImage sourceImage = MirrorImageReader.read(config.sourceClientProperties(), Duration.ofSeconds(15));
                 Optional<String> loop = sourceImage.mirrorCopyingFrom(broker.clusterId(), tp.topic());
                 if (loop.isPresent()) {
                     event = new PartitionEvent.PrepareFailed(MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
@@ -325,27 +363,57 @@ public final class PartitionMirrorManager implements AutoCloseable {
                         new io.clustermirror.broker.bridge.NotLeaderException("no longer the leader of " + tp));
                     java.util.OptionalLong ourEnd = fromUs.filter(r -> r.lastMirroredEpoch() >= 0)
                         .map(r -> broker.endOffsetForEpoch(tp, r.lastMirroredEpoch())).orElse(java.util.OptionalLong.empty());
-                    long offset = LogAlignment.alignmentOffset(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
-                    procedures.align(p.mirror(), tp, p.leaderEpoch(), offset, truncationRecorder(tp));
+                    LogAlignment.Plan plan = LogAlignment.plan(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
+                    if (!(plan instanceof LogAlignment.Keep)) {
+                        aligned = alignWithSource(config, tp, p, plan);
+                    }
                     event = new PartitionEvent.PrepareSucceeded();
                 }
             } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
                 event = null; // the new leader prepares it
-            } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
-                event = new PartitionEvent.PrepareFailed("preparing failed: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            } catch (Exception e) {
+                event = new PartitionEvent.PrepareFailed("preparing failed: " + e.getMessage());
             }
             PartitionEvent result = event;
+            LeaderLogProcedures.Aligned done = aligned;
             executor.execute(() -> guarded(() -> {
                 running.remove(tp, p.leaderEpoch());
+                if (done != null) {
+                    restoreLineage(tp, done);
+                }
                 if (result != null && partitions.containsKey(tp)) {
                     handle(tp, result);
                 }
             }));
         });
         return Optional.empty();
+    }
+
+    /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
+    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p, LogAlignment.Plan plan)
+            throws Exception {
+        try (ClusterLogReader source = new ClusterLogReader(config.sourceClientProperties(),
+                "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", Duration.ofSeconds(30))) {
+            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), plan,
+                (from, to) -> source.batches(tp, from, to), truncationRecorder(tp));
+        }
+    }
+
+    /**
+     * A log found identical to the source's up to its end by batch comparison gets its lineage back from the source's
+     * batch there (a lost or degraded state record must not leave the fetcher without its last fetched epoch).
+     */
+    private void restoreLineage(TopicPartition tp, LeaderLogProcedures.Aligned aligned) {
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        if (aligned.lastIdenticalEnd() > 0 && aligned.lastIdenticalEnd() == aligned.logEnd()
+                && pr.lastMirroredOffset < aligned.logEnd() - 1) {
+            pr.lastMirroredOffset = aligned.logEnd() - 1;
+            pr.lastMirroredEpoch = aligned.sourceEpoch();
+            pr.everMirrored = true;
+        }
     }
 
     private Optional<PartitionEvent> startFetching(TopicPartition tp, MirrorPartition p) {
@@ -408,20 +476,31 @@ public final class PartitionMirrorManager implements AutoCloseable {
         });
     }
 
-    private void resumeAfterDivergence(TopicPartition tp, int leaderEpoch, int sourceEpoch, long cutOffset, String failure) {
+    /**
+     * Mirroring goes on after a divergence of the source. The fetcher's last fetched epoch is the source's diverging epoch
+     * when the cut was confirmed there, the source's epoch of the last identical batch when the batch comparison decided,
+     * and unknown when unproven batches remain at the log end.
+     */
+    private void resumeAfterDivergence(TopicPartition tp, int leaderEpoch, int sourceEpoch, LeaderLogProcedures.Aligned aligned,
+                                       String failure) {
         running.remove(tp, leaderEpoch);
         MirrorPartition p = partitions.get(tp);
         if (p == null || !p.leader() || p.leaderEpoch() != leaderEpoch || p.state() != PartitionState.MIRRORING) {
             return;
         }
         if (failure != null) {
-            handle(tp, new PartitionEvent.FetchFailed("cannot truncate to the source's divergence point " + cutOffset + ": " + failure));
+            handle(tp, new PartitionEvent.FetchFailed("cannot align with the diverged source: " + failure));
             return;
         }
+        if (aligned == null) {
+            return; // leadership moved: the new leader fetches, and the source reports the divergence to it
+        }
+        long end = aligned.logEnd();
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-        pr.sourceEpochs.removeIf(e -> e.startOffset() >= cutOffset);
-        pr.lastMirroredEpoch = sourceEpoch;
-        pr.lastMirroredOffset = Math.min(pr.lastMirroredOffset, cutOffset - 1);
+        pr.sourceEpochs.removeIf(e -> e.startOffset() >= end);
+        pr.lastMirroredEpoch = aligned.lastIdenticalEnd() < 0 ? sourceEpoch
+            : aligned.lastIdenticalEnd() == end ? aligned.sourceEpoch() : -1;
+        pr.lastMirroredOffset = Math.min(pr.lastMirroredOffset, end - 1);
         persist(tp, p);
         startFetching(tp, p).ifPresent(event -> handle(tp, event));
     }
@@ -474,22 +553,30 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     return;
                 }
                 log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
-                    + "truncating the destination there", p.mirror(), tp, sourceEpoch, sourceEpochEndOffset);
+                    + "truncating the destination there once the batches confirm it", p.mirror(), tp, sourceEpoch, sourceEpochEndOffset);
+                Optional<MirrorConfig> config = image.mirror(p.mirror()).map(m -> MirrorConfig.validate(m.name(), m.configs()));
+                if (config.isEmpty()) {
+                    return;
+                }
                 running.put(tp, p.leaderEpoch());
+                LogAlignment.Plan plan = new LogAlignment.Propose(new Cut(sourceEpochEndOffset, Cut.Evidence.SOURCE_EPOCH_LINEAGE,
+                    "the source's leader epoch " + sourceEpoch + " ends at offset " + sourceEpochEndOffset));
                 procedureExecutor.execute(() -> {
                     String error = null;
+                    LeaderLogProcedures.Aligned aligned = null;
                     try {
-                        procedures.align(p.mirror(), tp, p.leaderEpoch(), sourceEpochEndOffset, truncationRecorder(tp));
+                        aligned = alignWithSource(config.get(), tp, p, plan);
                     } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
                         // No failure: the new leader fetches, and the source reports the divergence to it.
-                    } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
-                        error = e.getMessage();
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         return;
+                    } catch (Exception e) {
+                        error = e.getMessage();
                     }
                     String failure = error;
-                    executor.execute(() -> guarded(() -> resumeAfterDivergence(tp, p.leaderEpoch(), sourceEpoch, sourceEpochEndOffset, failure)));
+                    LeaderLogProcedures.Aligned done = aligned;
+                    executor.execute(() -> guarded(() -> resumeAfterDivergence(tp, p.leaderEpoch(), sourceEpoch, done, failure)));
                 });
             }));
         }

@@ -1,6 +1,10 @@
 package io.clustermirror.broker.partition;
 
+import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.fetch.ClusterLogReader;
+import io.clustermirror.common.barrier.BarrierBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.common.image.MirrorImage;
@@ -35,6 +39,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private static final long PASS_INTERVAL_MS = 1_000;
 
     private final BrokerHandle broker;
+    private final LocalClients clients;
     private final ScheduledExecutorService executor;
     /** The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}. */
     private volatile Map<TopicPartition, Long> barriers = Map.of();
@@ -47,8 +52,9 @@ public final class ProducerStateHygiene implements AutoCloseable {
     /** Leader epoch at which each local leader replica was last found clean. */
     private final Map<TopicPartition, Integer> cleanAtEpoch = new ConcurrentHashMap<>();
 
-    public ProducerStateHygiene(BrokerHandle broker) {
+    public ProducerStateHygiene(BrokerHandle broker, LocalClients clients) {
         this.broker = broker;
+        this.clients = clients;
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-producer-state-" + broker.nodeId());
             t.setDaemon(true);
@@ -142,7 +148,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
     /**
      * A follower that was out of the ISR when the partition was stopped may still hold the records the stop truncated
      * away, where the leader holds the barrier: Kafka cannot see it (the leader epoch did not change), so such a replica
-     * is truncated to the barrier offset here and fetches from there again.
+     * is truncated to the barrier offset here and fetches from there again. Only on proof: the leader's log must hold the
+     * barrier at that offset and this replica another batch there; a leader that cannot be read means waiting.
      *
      * @return true if the replica was found stale (and was truncated)
      */
@@ -159,11 +166,33 @@ public final class ProducerStateHygiene implements AutoCloseable {
             verifiedStopBarrier.put(tp, stopBarrier);
             return false;
         }
+        Optional<String> leaderBarrier = leaderHoldsBarrierAt(tp, stopBarrier);
+        if (leaderBarrier.isEmpty()) {
+            return false;
+        }
         log.warn("The replica of {} on broker {} holds other records than the MIRROR_PID_RESET barrier at offset {}: it missed "
-            + "the truncation of the stop while out of the ISR. Truncating it to {} to fetch the leader's log again",
-            tp, broker.nodeId(), stopBarrier, stopBarrier);
+            + "the truncation of the stop while out of the ISR. Truncating it to offset {} to fetch the leader's log again; "
+            + "evidence: barrier ({})", tp, broker.nodeId(), stopBarrier, stopBarrier, leaderBarrier.get());
         broker.truncateFollowerTo(tp, stopBarrier);
         return true;
+    }
+
+    /** What proves the leader holds the barrier at {@code offset}; empty if it does not, or cannot be read now. */
+    private Optional<String> leaderHoldsBarrierAt(TopicPartition tp, long offset) {
+        try (ClusterLogReader leader = new ClusterLogReader(clients.properties(), "cluster-mirror-" + broker.nodeId() + "-repair",
+                java.time.Duration.ofSeconds(10))) {
+            for (RecordBatch b : leader.batches(tp, offset, offset + 1)) {
+                if (b.baseOffset() == offset && BarrierBatch.isBarrier(b)) {
+                    return Optional.of("the leader's batch at offset " + offset + " is the barrier, CRC " + b.checksum());
+                }
+            }
+            log.warn("The replica of {} on broker {} holds no barrier at offset {}, but neither does the leader: not truncating it",
+                tp, broker.nodeId(), offset);
+            verifiedStopBarrier.put(tp, offset); // the recorded barrier is not there: nothing to repair, no need to look again
+        } catch (RuntimeException e) {
+            log.info("Cannot read the leader of {} to check the barrier at offset {} ({}); checking again later", tp, offset, e.getMessage());
+        }
+        return Optional.empty();
     }
 
     @Override
