@@ -4,7 +4,7 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +31,8 @@ final class StateWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StateWriter.class);
     private static final long RETRY_BACKOFF_MS = 1_000;
 
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> producer;
+    private final long retryBackoffMs;
     private final ScheduledExecutorService retries;
     /**
      * The latest record per key, until it landed. Writes and re-sends check and send under the writer's lock (so the
@@ -41,7 +42,12 @@ final class StateWriter implements AutoCloseable {
     private boolean closed;
 
     StateWriter(LocalClients clients, int nodeId) {
-        this.producer = clients.producer("state-writer", null);
+        this(clients.producer("state-writer", null), nodeId, RETRY_BACKOFF_MS);
+    }
+
+    StateWriter(Producer<byte[], byte[]> producer, int nodeId, long retryBackoffMs) {
+        this.producer = producer;
+        this.retryBackoffMs = retryBackoffMs;
         this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-state-writer-" + nodeId);
             t.setDaemon(true);
@@ -75,9 +81,9 @@ final class StateWriter implements AutoCloseable {
 
     private void retryLater(PartitionStateRecord record, int attempt, Exception error) {
         log.warn("Could not record state {} of mirror partition {} (attempt {}): {}; retrying in {} ms unless a newer state is "
-            + "recorded first", record.state(), record.key(), attempt, error.toString(), RETRY_BACKOFF_MS);
+            + "recorded first", record.state(), record.key(), attempt, error.toString(), retryBackoffMs);
         try {
-            retries.schedule(() -> resend(record, attempt + 1), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            retries.schedule(() -> resend(record, attempt + 1), retryBackoffMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // closed: nothing is re-sent any more
         }

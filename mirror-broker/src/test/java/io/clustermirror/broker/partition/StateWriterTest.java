@@ -1,0 +1,79 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The state writer's promise: the latest record of a key eventually lands, and an older one never lands after a newer
+ * one. The producer here is Kafka's {@link MockProducer}, which fails sends the way an idempotent producer does when a
+ * {@code __mirror_state} partition is unavailable long enough for its batches to expire.
+ */
+class StateWriterTest {
+    private static final long BACKOFF_MS = 20;
+    private final MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final StateWriter writer = new StateWriter(producer, 1, BACKOFF_MS);
+
+    @AfterEach
+    void close() {
+        writer.close();
+    }
+
+    private static PartitionStateRecord record(int partition, PartitionState state, long lastMirroredOffset) {
+        return new PartitionStateRecord("m", "t", partition, state, 4, 1, "id", lastMirroredOffset, 2, List.of(), 100, 100, null,
+            -1, -1, -1, 1L);
+    }
+
+    private List<PartitionStateRecord> sent() {
+        return producer.history().stream().map(r -> RecordCodec.decodeState(r.value())).toList();
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(5); // polling the mock's history; no event to wait on
+        }
+    }
+
+    @Test
+    void aFailedRecordIsSentAgainUntilItLands() throws Exception {
+        PartitionStateRecord mirroring = record(0, PartitionState.MIRRORING, 99);
+        writer.write(mirroring);
+        assertTrue(producer.errorNext(new OutOfOrderSequenceException("the batch ahead of it expired")));
+        await(() -> producer.history().size() == 2, "the record to be sent again");
+        assertTrue(producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired")));
+        await(() -> producer.history().size() == 3, "the record to be sent a third time");
+        assertTrue(producer.completeNext());
+        assertEquals(List.of(mirroring, mirroring, mirroring), sent());
+    }
+
+    @Test
+    void aFailedRecordIsNotSentAgainOnceANewerOneOfItsKeyWasWritten() throws Exception {
+        PartitionStateRecord older = record(0, PartitionState.MIRRORING, 99);
+        PartitionStateRecord newer = record(0, PartitionState.MIRRORING, 150);
+        PartitionStateRecord otherKey = record(1, PartitionState.PAUSED, 7);
+        writer.write(older);
+        writer.write(otherKey);
+        writer.write(newer);
+        assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed")));  // older
+        assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed")));  // otherKey
+        await(() -> producer.history().size() == 4, "the other key's record to be sent again");
+        assertTrue(producer.completeNext()); // newer
+        assertTrue(producer.completeNext()); // otherKey, again
+        assertEquals(List.of(older, otherKey, newer, otherKey), sent(), "the older record of key 0 is never sent after the newer");
+    }
+}
