@@ -80,28 +80,31 @@ public final class MirrorImageTailer implements AutoCloseable {
     }
 
     /** Gives new read barriers their targets (the current committed ends) and completes those the image has reached. */
-    private void serveReadBarriers(boolean assigned) {
+    private void serveReadBarriers() {
         if (!barrierRequests.isEmpty()) {
-            List<java.util.concurrent.CompletableFuture<Void>> asked = new ArrayList<>();
-            for (java.util.concurrent.CompletableFuture<Void> f; (f = barrierRequests.peek()) != null; barrierRequests.poll()) {
-                asked.add(f);
-            }
-            if (!assigned) {
-                asked.forEach(f -> f.complete(null)); // the topics do not exist: nothing is committed
-            } else {
-                try {
-                    Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(5));
-                    asked.forEach(f -> barriers.add(new ReadBarrier(f, ends)));
-                } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                    barrierRequests.addAll(asked); // cannot tell what is committed yet: ask again on the next round
-                    log.warn("Cannot read the end offsets of the mirror's internal topics yet ({}); decisions that need "
-                        + "the recorded state wait", e.getMessage());
-                }
+            List<java.util.concurrent.CompletableFuture<Void>> asked = takeBarrierRequests();
+            try {
+                Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(5));
+                asked.forEach(f -> barriers.add(new ReadBarrier(f, ends)));
+            } catch (WakeupException e) {
+                throw e;
+            } catch (org.apache.kafka.common.KafkaException e) {
+                barrierRequests.addAll(asked); // cannot tell what is committed yet: ask again on the next round
+                log.warn("Cannot read the end offsets of the mirror's internal topics yet ({}); decisions that need "
+                    + "the recorded state wait", e.getMessage());
             }
         }
         while (!barriers.isEmpty() && caughtUpTo(barriers.peek().ends())) {
             barriers.poll().done().complete(null);
         }
+    }
+
+    private List<java.util.concurrent.CompletableFuture<Void>> takeBarrierRequests() {
+        List<java.util.concurrent.CompletableFuture<Void>> asked = new ArrayList<>();
+        for (java.util.concurrent.CompletableFuture<Void> f; (f = barrierRequests.poll()) != null; ) {
+            asked.add(f);
+        }
+        return asked;
     }
 
     private boolean caughtUpTo(Map<TopicPartition, Long> ends) {
@@ -115,7 +118,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                 if (records.isEmpty()) {
                     markReadyIfCaughtUp();
-                    serveReadBarriers(true);
+                    serveReadBarriers();
                     continue;
                 }
                 MirrorDelta delta = new MirrorDelta(image);
@@ -134,7 +137,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 image = delta.apply();
                 listener.accept(image);
                 markReadyIfCaughtUp();
-                serveReadBarriers(true);
+                serveReadBarriers();
             }
         } catch (WakeupException e) {
             // closing
@@ -168,6 +171,8 @@ public final class MirrorImageTailer implements AutoCloseable {
     private void assignWhenTopicsExist() {
         boolean firstLook = true;
         while (running) {
+            // Barriers asked for before a look that finds no internal topic: nothing was committed when they were asked.
+            List<java.util.concurrent.CompletableFuture<Void>> askedBefore = takeBarrierRequests();
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
                 List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
@@ -178,6 +183,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
             }
             if (!partitions.isEmpty()) {
+                barrierRequests.addAll(askedBefore); // served once assigned
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
                 initialEnds = consumer.endOffsets(partitions);
@@ -187,7 +193,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 ready = true;
                 firstLook = false;
             }
-            serveReadBarriers(false);
+            askedBefore.forEach(f -> f.complete(null));
             synchronized (closeSignal) {
                 if (running) {
                     try {

@@ -53,6 +53,7 @@ public final class ClusterLogReader implements AutoCloseable {
     private final LogContext logContext;
     private final Admin admin;
     private final Map<Integer, NetworkClient> clients = new HashMap<>();
+    private int lastLeader = -1;
 
     /**
      * @param clientProperties the cluster's client configs (bootstrap servers, security); may hold secrets, never logged
@@ -78,6 +79,7 @@ public final class ClusterLogReader implements AutoCloseable {
     public List<RecordBatch> batches(TopicPartition tp, long from, long to) {
         long deadline = time.milliseconds() + timeout.toMillis();
         Leader leader = leader(tp, deadline);
+        lastLeader = leader.node.id();
         List<RecordBatch> out = new ArrayList<>();
         long position = Math.max(from, leader.logStartOffset);
         while (position < to) {
@@ -110,6 +112,11 @@ public final class ClusterLogReader implements AutoCloseable {
             position = next;
         }
         return out;
+    }
+
+    /** The broker the last {@link #batches} call read from (the partition's leader then), or -1. */
+    public int lastLeader() {
+        return lastLeader;
     }
 
     private record Leader(Node node, Uuid topicId, long logStartOffset) {

@@ -181,9 +181,14 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private Optional<String> leaderHoldsBarrierAt(TopicPartition tp, long offset) {
         try (ClusterLogReader leader = new ClusterLogReader(clients.properties(), "cluster-mirror-" + broker.nodeId() + "-repair",
                 java.time.Duration.ofSeconds(10))) {
-            for (RecordBatch b : leader.batches(tp, offset, offset + 1)) {
+            List<RecordBatch> batches = leader.batches(tp, offset, offset + 1);
+            if (leader.lastLeader() == broker.nodeId()) {
+                return Optional.empty(); // this broker's metadata of the leadership lags: look again later
+            }
+            for (RecordBatch b : batches) {
                 if (b.baseOffset() == offset && BarrierBatch.isBarrier(b)) {
-                    return Optional.of("the leader's batch at offset " + offset + " is the barrier, CRC " + b.checksum());
+                    return Optional.of("broker " + leader.lastLeader() + ", the leader, holds the barrier at offset " + offset
+                        + " (CRC " + b.checksum() + ")");
                 }
             }
             log.warn("The replica of {} on broker {} holds no barrier at offset {}, but neither does the leader: not truncating it",
