@@ -5,15 +5,12 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.ElectionType;
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,45 +72,31 @@ class CrashTest {
         }
     }
 
-    private static TopicPartitionInfo partitionInfo(Admin admin, TopicPartition tp) throws Exception {
-        return admin.describeTopics(List.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic())
-            .partitions().get(tp.partition());
+    /** Creates a source topic (one partition, three replicas) holding every kind of batch. */
+    private static void createSourceTopic(String topic, int perBatch) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+        }
+        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, perBatch);
     }
 
-    /** Waits until the node is back in the partition's ISR (it caught up with the leader after its restart). */
-    private static void awaitInSync(TopicPartition tp, int node) throws Exception {
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> partitionInfo(admin, tp).isr().stream().anyMatch(n -> n.id() == node),
-                MirrorAssertions.TIMEOUT, "node " + node + " back in the ISR of " + tp);
-        }
+    /** Creates a source topic with {@link #createSourceTopic} and mirrors it to the end with a mirror of the same name. */
+    private static void mirrorFully(String topic, int perBatch) throws Exception {
+        createSourceTopic(topic, perBatch);
+        mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics(topic, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
     }
 
-    /** Makes {@code node} the leader of the partition: preferred-replica election, after reordering the replicas if needed. */
-    private static void moveLeadershipTo(TopicPartition tp, int node) throws Exception {
-        awaitInSync(tp, node);
+    /** Kills (SIGKILL) the partition's leader and waits until another node leads it; returns the killed node. */
+    private static int killLeader(TopicPartition tp) throws Exception {
+        int leader = destination.leaderOf(tp);
+        destination.kill(leader);
         try (Admin admin = destination.admin()) {
-            List<Integer> replicas = partitionInfo(admin, tp).replicas().stream().map(Node::id).toList();
-            if (replicas.get(0) != node) {
-                List<Integer> reordered = new ArrayList<>(replicas);
-                reordered.remove(Integer.valueOf(node));
-                reordered.add(0, node);
-                admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(reordered)))).all().get();
-                TestUtils.waitFor(() -> partitionInfo(admin, tp).replicas().get(0).id() == node, MirrorAssertions.TIMEOUT,
-                    "node " + node + " to be the preferred replica of " + tp);
-            }
-            TestUtils.waitFor(() -> {
-                if (ProcessCluster.leader(admin, tp).orElse(-1) == node) {
-                    return true;
-                }
-                try {
-                    admin.electLeaders(ElectionType.PREFERRED, Set.of(tp)).partitions().get().get(tp)
-                        .ifPresent(e -> log.info("Preferred election of {} not done yet: {}", tp, e.toString()));
-                } catch (ExecutionException e) {
-                    log.info("Preferred election of {} not done yet: {}", tp, e.getCause().toString());
-                }
-                return false;
-            }, MirrorAssertions.TIMEOUT, "node " + node + " to lead " + tp);
+            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
+                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
         }
+        return leader;
     }
 
     /**
@@ -125,10 +108,7 @@ class CrashTest {
     void mirroringSurvivesAnUncleanCrashOfTheDestinationLeader() throws Exception {
         String topic = "crash";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
-        }
-        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 3);
+        createSourceTopic(topic, 3);
         AtomicBoolean stopWriting = new AtomicBoolean();
         CompletableFuture<Integer> writer = CompletableFuture.supplyAsync(() -> writeUntilStopped(topic, stopWriting));
         try {
@@ -138,13 +118,10 @@ class CrashTest {
             long seen = destinationEnd(tp);
             TestUtils.waitFor(() -> destinationEnd(tp) > seen, MirrorAssertions.TIMEOUT, "mirroring of " + tp + " to go on");
 
-            int leader = destination.leaderOf(tp);
             long endAtKill = destinationEnd(tp);
-            destination.kill(leader);
-            log.info("Killed destination leader {} of {} at end offset {}", leader, tp, endAtKill);
+            int leader = killLeader(tp);
+            log.info("Killed destination leader {} of {} at end offset {} or later", leader, tp, endAtKill);
             try (Admin admin = destination.admin()) {
-                TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                    MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
                 TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) > endAtKill, MirrorAssertions.TIMEOUT,
                     "mirroring of " + tp + " to go on on the new leader");
             }
@@ -179,19 +156,8 @@ class CrashTest {
     void aRestartedLeaderRefusesWritesToMirrorTopicsBeforeItsExtensionIsReady() throws Exception {
         String topic = "crash-readonly";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
-        }
-        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 2);
-        mirrors.createClusterMirror("crash-readonly", MirrorAssertions.mirrorConfig(source)).all().get();
-        mirrors.startMirrorTopics("crash-readonly", List.of(topic), List.of()).all().get();
-        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
-        int leader = destination.leaderOf(tp);
-        destination.kill(leader);
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
-        }
+        mirrorFully(topic, 2);
+        int leader = killLeader(tp);
         destination.launch(leader);
         List<String> accepted = new ArrayList<>();
         String denied = "Denied WRITE on topic '" + topic + "'";
@@ -276,26 +242,21 @@ class CrashTest {
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "after-stop");
 
         // The leader crashes: its producer state is rebuilt from the log on restart (no clean shutdown snapshot).
-        int leader = destination.leaderOf(tp);
-        destination.kill(leader);
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
-        }
+        int leader = killLeader(tp);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "leader-crashed");
         destination.start(leader);
         awaitMirroredProducersRemovedAfterRecovery(tp, leader);
-        moveLeadershipTo(tp, leader);
+        Leadership.moveTo(destination, tp, leader);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "crashed-leader-leads-again");
 
         // A follower crashes, comes back and takes the lead.
         int follower = destination.nodeIds().stream().filter(n -> n != leader).findFirst().orElseThrow();
-        awaitInSync(tp, follower);
+        Leadership.awaitInSync(destination, tp, follower);
         destination.kill(follower);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "follower-crashed");
         destination.start(follower);
         awaitMirroredProducersRemovedAfterRecovery(tp, follower);
-        moveLeadershipTo(tp, follower);
+        Leadership.moveTo(destination, tp, follower);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "crashed-follower-leads");
 
         Set<Long> collisions = new HashSet<>(localIds);
