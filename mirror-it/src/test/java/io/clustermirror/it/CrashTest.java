@@ -1,7 +1,10 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -9,6 +12,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -27,10 +32,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -141,6 +148,65 @@ class CrashTest {
         MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
         MirrorAssertions.assertSameRecords(source, destination, topic, 1);
         assertEquals(PartitionState.MIRRORING, MirrorAssertions.describe(mirrors, "crash", topic, 0).state());
+    }
+
+    /**
+     * A node restarted after a crash that leads a fully mirrored partition again as soon as it is in sync may not have
+     * loaded the partition's record from {@code __mirror_state} yet (here: behind a long history in its state partition,
+     * while it already knows the mirror topic): it must go on mirroring from its log end all the same, and never cut the
+     * log. Every replica keeps every batch mirrored before as it was, and no node logs a truncation of the partition.
+     */
+    @Test
+    void aRestartedNodeThatLeadsAtOnceKeepsTheMirroredLog() throws Exception {
+        String topic = "crash-kept";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 3);
+        mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();
+        writeStateHistory(topic, tp, 100_000);
+        mirrors.startMirrorTopics(topic, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.MirroredLog before = MirrorAssertions.captureMirroredLog(destination, mirrors, topic, tp);
+
+        int leader = killLeader(tp);
+        // Launched, not awaited: the node leads again as soon as it is back in the ISR, perhaps before its extension
+        // has read the mirror state.
+        destination.launch(leader);
+        Leadership.moveTo(destination, tp, leader);
+        destination.awaitReady(leader);
+        MirrorAssertions.awaitState(mirrors, topic, topic, 1, PartitionState.MIRRORING);
+
+        Workloads.writeIdempotentAndTransactional(source.bootstrapServers(), topic, "crash-kept-after");
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.assertMirroredLogKept(destination, mirrors, topic, before);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
+        MirrorAssertions.assertSameRecords(source, destination, topic, 1);
+        String truncation = "partition " + tp + ": truncating to offset";
+        for (int node : destination.nodeIds()) {
+            String output = destination.outputSinceLastStart(node);
+            assertFalse(output.contains(truncation), () -> "node " + node + " truncated " + tp + ": "
+                + output.substring(output.indexOf(truncation)).lines().findFirst().orElse(""));
+        }
+    }
+
+    /**
+     * Writes {@code records} tombstones of long-gone partitions to the {@code __mirror_state} partition that will hold
+     * {@code tp}'s record, ahead of it: the history a production state topic has (every leader records its progress
+     * every few seconds, and compaction leaves the active segment alone). A broker that starts reads all of it before
+     * it learns {@code tp}'s record, while it already knows the mirror topic from {@code __mirror_metadata}.
+     */
+    private static void writeStateHistory(String mirror, TopicPartition tp, int records) throws Exception {
+        int partition = BuiltInPartitioner.partitionForKey(
+            RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror, tp.topic(), tp.partition())), InternalTopics.STATE_PARTITIONS);
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(), Map.of(
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024, ProducerConfig.LINGER_MS_CONFIG, 20))) {
+            Future<RecordMetadata> last = null;
+            for (int i = 0; i < records; i++) {
+                byte[] key = RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror + "-gone", tp.topic() + "-gone-" + i, 0));
+                last = producer.send(new ProducerRecord<>(InternalTopics.STATE, partition, key, null));
+            }
+            producer.flush();
+            log.info("Wrote {} tombstones to {}-{} up to offset {}", records, InternalTopics.STATE, partition, last.get().offset());
+        }
     }
 
     /**
