@@ -1,19 +1,21 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.ElectionType;
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,10 +32,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -75,45 +79,31 @@ class CrashTest {
         }
     }
 
-    private static TopicPartitionInfo partitionInfo(Admin admin, TopicPartition tp) throws Exception {
-        return admin.describeTopics(List.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic())
-            .partitions().get(tp.partition());
+    /** Creates a source topic (one partition, three replicas) holding every kind of batch. */
+    private static void createSourceTopic(String topic, int perBatch) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+        }
+        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, perBatch);
     }
 
-    /** Waits until the node is back in the partition's ISR (it caught up with the leader after its restart). */
-    private static void awaitInSync(TopicPartition tp, int node) throws Exception {
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> partitionInfo(admin, tp).isr().stream().anyMatch(n -> n.id() == node),
-                MirrorAssertions.TIMEOUT, "node " + node + " back in the ISR of " + tp);
-        }
+    /** Creates a source topic with {@link #createSourceTopic} and mirrors it to the end with a mirror of the same name. */
+    private static void mirrorFully(String topic, int perBatch) throws Exception {
+        createSourceTopic(topic, perBatch);
+        mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics(topic, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
     }
 
-    /** Makes {@code node} the leader of the partition: preferred-replica election, after reordering the replicas if needed. */
-    private static void moveLeadershipTo(TopicPartition tp, int node) throws Exception {
-        awaitInSync(tp, node);
+    /** Kills (SIGKILL) the partition's leader and waits until another node leads it; returns the killed node. */
+    private static int killLeader(TopicPartition tp) throws Exception {
+        int leader = destination.leaderOf(tp);
+        destination.kill(leader);
         try (Admin admin = destination.admin()) {
-            List<Integer> replicas = partitionInfo(admin, tp).replicas().stream().map(Node::id).toList();
-            if (replicas.get(0) != node) {
-                List<Integer> reordered = new ArrayList<>(replicas);
-                reordered.remove(Integer.valueOf(node));
-                reordered.add(0, node);
-                admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(reordered)))).all().get();
-                TestUtils.waitFor(() -> partitionInfo(admin, tp).replicas().get(0).id() == node, MirrorAssertions.TIMEOUT,
-                    "node " + node + " to be the preferred replica of " + tp);
-            }
-            TestUtils.waitFor(() -> {
-                if (ProcessCluster.leader(admin, tp).orElse(-1) == node) {
-                    return true;
-                }
-                try {
-                    admin.electLeaders(ElectionType.PREFERRED, Set.of(tp)).partitions().get().get(tp)
-                        .ifPresent(e -> log.info("Preferred election of {} not done yet: {}", tp, e.toString()));
-                } catch (ExecutionException e) {
-                    log.info("Preferred election of {} not done yet: {}", tp, e.getCause().toString());
-                }
-                return false;
-            }, MirrorAssertions.TIMEOUT, "node " + node + " to lead " + tp);
+            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
+                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
         }
+        return leader;
     }
 
     /**
@@ -125,10 +115,7 @@ class CrashTest {
     void mirroringSurvivesAnUncleanCrashOfTheDestinationLeader() throws Exception {
         String topic = "crash";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
-        }
-        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 3);
+        createSourceTopic(topic, 3);
         AtomicBoolean stopWriting = new AtomicBoolean();
         CompletableFuture<Integer> writer = CompletableFuture.supplyAsync(() -> writeUntilStopped(topic, stopWriting));
         try {
@@ -138,13 +125,10 @@ class CrashTest {
             long seen = destinationEnd(tp);
             TestUtils.waitFor(() -> destinationEnd(tp) > seen, MirrorAssertions.TIMEOUT, "mirroring of " + tp + " to go on");
 
-            int leader = destination.leaderOf(tp);
             long endAtKill = destinationEnd(tp);
-            destination.kill(leader);
-            log.info("Killed destination leader {} of {} at end offset {}", leader, tp, endAtKill);
+            int leader = killLeader(tp);
+            log.info("Killed destination leader {} of {} at end offset {} or later", leader, tp, endAtKill);
             try (Admin admin = destination.admin()) {
-                TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                    MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
                 TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) > endAtKill, MirrorAssertions.TIMEOUT,
                     "mirroring of " + tp + " to go on on the new leader");
             }
@@ -167,6 +151,65 @@ class CrashTest {
     }
 
     /**
+     * A node restarted after a crash that leads a fully mirrored partition again as soon as it is in sync may not have
+     * loaded the partition's record from {@code __mirror_state} yet (here: behind a long history in its state partition,
+     * while it already knows the mirror topic): it must go on mirroring from its log end all the same, and never cut the
+     * log. Every replica keeps every batch mirrored before as it was, and no node logs a truncation of the partition.
+     */
+    @Test
+    void aRestartedNodeThatLeadsAtOnceKeepsTheMirroredLog() throws Exception {
+        String topic = "crash-kept";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 3);
+        mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();
+        writeStateHistory(topic, tp, 100_000);
+        mirrors.startMirrorTopics(topic, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.MirroredLog before = MirrorAssertions.captureMirroredLog(destination, mirrors, topic, tp);
+
+        int leader = killLeader(tp);
+        // Launched, not awaited: the node leads again as soon as it is back in the ISR, perhaps before its extension
+        // has read the mirror state.
+        destination.launch(leader);
+        Leadership.moveTo(destination, tp, leader);
+        destination.awaitReady(leader);
+        MirrorAssertions.awaitState(mirrors, topic, topic, 1, PartitionState.MIRRORING);
+
+        Workloads.writeIdempotentAndTransactional(source.bootstrapServers(), topic, "crash-kept-after");
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.assertMirroredLogKept(destination, mirrors, topic, before);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
+        MirrorAssertions.assertSameRecords(source, destination, topic, 1);
+        String truncation = "partition " + tp + ": truncating to offset";
+        for (int node : destination.nodeIds()) {
+            String output = destination.outputSinceLastStart(node);
+            assertFalse(output.contains(truncation), () -> "node " + node + " truncated " + tp + ": "
+                + output.substring(output.indexOf(truncation)).lines().findFirst().orElse(""));
+        }
+    }
+
+    /**
+     * Writes {@code records} tombstones of long-gone partitions to the {@code __mirror_state} partition that will hold
+     * {@code tp}'s record, ahead of it: the history a production state topic has (every leader records its progress
+     * every few seconds, and compaction leaves the active segment alone). A broker that starts reads all of it before
+     * it learns {@code tp}'s record, while it already knows the mirror topic from {@code __mirror_metadata}.
+     */
+    private static void writeStateHistory(String mirror, TopicPartition tp, int records) throws Exception {
+        int partition = BuiltInPartitioner.partitionForKey(
+            RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror, tp.topic(), tp.partition())), InternalTopics.STATE_PARTITIONS);
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(), Map.of(
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024, ProducerConfig.LINGER_MS_CONFIG, 20))) {
+            Future<RecordMetadata> last = null;
+            for (int i = 0; i < records; i++) {
+                byte[] key = RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror + "-gone", tp.topic() + "-gone-" + i, 0));
+                last = producer.send(new ProducerRecord<>(InternalTopics.STATE, partition, key, null));
+            }
+            producer.flush();
+            log.info("Wrote {} tombstones to {}-{} up to offset {}", records, InternalTopics.STATE, partition, last.get().offset());
+        }
+    }
+
+    /**
      * Invariant 3 across a restart: a restarted broker that leads a mirror topic partition must refuse client writes from
      * its first request on, also before its extension is attached and has read the mirror metadata. The test restarts
      * the leader of a MIRRORING partition, makes it leader again as soon as it is in sync, and tries to produce to it
@@ -179,19 +222,8 @@ class CrashTest {
     void aRestartedLeaderRefusesWritesToMirrorTopicsBeforeItsExtensionIsReady() throws Exception {
         String topic = "crash-readonly";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
-        }
-        Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 2);
-        mirrors.createClusterMirror("crash-readonly", MirrorAssertions.mirrorConfig(source)).all().get();
-        mirrors.startMirrorTopics("crash-readonly", List.of(topic), List.of()).all().get();
-        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
-        int leader = destination.leaderOf(tp);
-        destination.kill(leader);
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
-        }
+        mirrorFully(topic, 2);
+        int leader = killLeader(tp);
         destination.launch(leader);
         List<String> accepted = new ArrayList<>();
         String denied = "Denied WRITE on topic '" + topic + "'";
@@ -276,26 +308,21 @@ class CrashTest {
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "after-stop");
 
         // The leader crashes: its producer state is rebuilt from the log on restart (no clean shutdown snapshot).
-        int leader = destination.leaderOf(tp);
-        destination.kill(leader);
-        try (Admin admin = destination.admin()) {
-            TestUtils.waitFor(() -> ProcessCluster.leader(admin, tp).filter(l -> l != leader).isPresent(),
-                MirrorAssertions.TIMEOUT, "a new leader of " + tp + " after node " + leader + " was killed");
-        }
+        int leader = killLeader(tp);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "leader-crashed");
         destination.start(leader);
         awaitMirroredProducersRemovedAfterRecovery(tp, leader);
-        moveLeadershipTo(tp, leader);
+        Leadership.moveTo(destination, tp, leader);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "crashed-leader-leads-again");
 
         // A follower crashes, comes back and takes the lead.
         int follower = destination.nodeIds().stream().filter(n -> n != leader).findFirst().orElseThrow();
-        awaitInSync(tp, follower);
+        Leadership.awaitInSync(destination, tp, follower);
         destination.kill(follower);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "follower-crashed");
         destination.start(follower);
         awaitMirroredProducersRemovedAfterRecovery(tp, follower);
-        moveLeadershipTo(tp, follower);
+        Leadership.moveTo(destination, tp, follower);
         writeWithCollidingIds(tp, mirroredIds, localIds, written, "crashed-follower-leads");
 
         Set<Long> collisions = new HashSet<>(localIds);

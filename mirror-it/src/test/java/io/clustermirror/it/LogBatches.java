@@ -35,6 +35,13 @@ final class LogBatches {
         }
     }
 
+    /**
+     * A stored batch with the partitionLeaderEpoch its replica stamped on it: the same source batch copied again by a
+     * later leader (after a truncation) is an equal {@link Batch} with a newer epoch, so this tells the two apart.
+     */
+    record Stored(Batch batch, int partitionLeaderEpoch) {
+    }
+
     private LogBatches() {
     }
 
@@ -48,11 +55,16 @@ final class LogBatches {
      * below the log start offset (deleteRecords does not rewrite segments).
      */
     static List<Batch> read(Path dir, long startOffset, long endOffset) throws IOException {
+        return readStored(dir, startOffset, endOffset).stream().map(Stored::batch).toList();
+    }
+
+    /** As {@link #read(Path, long, long)}, with the epoch each batch was stored at. */
+    static List<Stored> readStored(Path dir, long startOffset, long endOffset) throws IOException {
         List<Path> segments;
         try (Stream<Path> files = Files.list(dir)) {
             segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
         }
-        List<Batch> batches = new ArrayList<>();
+        List<Stored> batches = new ArrayList<>();
         for (Path segment : segments) {
             // A copy of the bytes, not FileRecords: the broker may be appending to the segment, and FileRecords.close()
             // trims the file to the size it saw at open (it fails on a read-only channel, and must never cut a live log).
@@ -60,7 +72,7 @@ final class LogBatches {
             for (RecordBatch b : MemoryRecords.readableRecords(ByteBuffer.wrap(Files.readAllBytes(segment))).batches()) {
                 if (b.lastOffset() >= startOffset && b.lastOffset() < endOffset) {
                     b.ensureValid();
-                    batches.add(Batch.of(b));
+                    batches.add(new Stored(Batch.of(b), b.partitionLeaderEpoch()));
                 }
             }
         }

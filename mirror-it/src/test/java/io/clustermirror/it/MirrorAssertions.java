@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,6 +82,62 @@ final class MirrorAssertions {
                     assertEquals(expected, LogBatches.read(destination.partitionDir(broker, tp), start, end),
                         "batches of " + tp + " on destination broker " + broker);
                 }
+            }
+        }
+    }
+
+    /**
+     * What a destination partition held at one point: its log start and end offsets and its batches as its leader
+     * stored them (each with the leader epoch it was stored at), and what describe said of it.
+     */
+    record MirroredLog(TopicPartition tp, long logStart, long logEnd, List<LogBatches.Stored> batches,
+                       MirrorPartitionDescription described) {
+    }
+
+    /** Captures what the destination holds of the mirror's partition (call it once caught up). */
+    static MirroredLog captureMirroredLog(TestCluster destination, ClusterMirrorAdmin mirrors, String mirror, TopicPartition tp)
+            throws Exception {
+        try (Admin admin = destination.admin()) {
+            long start = startOffset(admin, tp);
+            long end = endOffset(admin, tp);
+            List<LogBatches.Stored> batches = LogBatches.readStored(destination.partitionDir(destination.leaderOf(tp), tp), start, end);
+            assertFalse(batches.isEmpty(), "destination " + tp + " holds mirrored batches");
+            return new MirroredLog(tp, start, end, batches, describe(mirrors, mirror, tp.topic(), tp.partition()));
+        }
+    }
+
+    /**
+     * Nothing the destination held before is gone or copied again: the log start offset is the same, every replica
+     * still holds every batch captured before at the same offsets, with the same CRC and the same leader epoch (a batch
+     * that was truncated and copied again carries a later one), and describe reports no new truncation.
+     */
+    static void assertMirroredLogKept(TestCluster destination, ClusterMirrorAdmin mirrors, String mirror, MirroredLog before)
+            throws Exception {
+        TopicPartition tp = before.tp();
+        MirrorPartitionDescription now = describe(mirrors, mirror, tp.topic(), tp.partition());
+        assertEquals(List.of(before.described().truncatedFromOffset(), before.described().truncatedToOffset()),
+            List.of(now.truncatedFromOffset(), now.truncatedToOffset()),
+            "the truncated range [from, to) describe reports for " + tp + " changed: the mirrored log was cut (" + now + ")");
+        try (Admin admin = destination.admin()) {
+            assertEquals(before.logStart(), startOffset(admin, tp), "log start offset of " + tp);
+        }
+        for (int broker : replicasOf(destination, tp)) {
+            Path dir = destination.partitionDir(broker, tp);
+            TestUtils.waitFor(() -> LogBatches.readStored(dir, before.logStart(), before.logEnd()).size() >= before.batches().size(),
+                TIMEOUT, "replica on broker " + broker + " of " + tp + " to hold the " + before.batches().size() + " batches mirrored before");
+            List<LogBatches.Stored> batches = LogBatches.readStored(dir, before.logStart(), before.logEnd());
+            List<Integer> changed = new ArrayList<>();
+            for (int i = 0; i < before.batches().size(); i++) {
+                if (i >= batches.size() || !before.batches().get(i).equals(batches.get(i))) {
+                    changed.add(i);
+                }
+            }
+            if (!changed.isEmpty() || batches.size() != before.batches().size()) {
+                int first = changed.isEmpty() ? before.batches().size() : changed.get(0);
+                throw new AssertionError("replica on broker " + broker + " of " + tp + " no longer holds the batches mirrored into [" + before.logStart()
+                    + ", " + before.logEnd() + ") as they were: " + changed.size() + " of " + before.batches().size() + " differ (" + batches.size()
+                    + " now); first: " + (first < before.batches().size() ? before.batches().get(first) : "none") + " is now "
+                    + (first < batches.size() ? batches.get(first) : "missing") + " (the same batch at a later leader epoch was cut and copied again)");
             }
         }
     }

@@ -452,16 +452,12 @@ class TopologiesTest {
     }
 
     private static List<Integer> isr(Admin admin, TopicPartition tp) throws Exception {
-        return partitionInfo(admin, tp).isr().stream().map(n -> n.id()).toList();
+        return Leadership.partitionInfo(admin, tp).isr().stream().map(n -> n.id()).toList();
     }
 
     private static Optional<Integer> leaderId(Admin admin, TopicPartition tp) throws Exception {
-        TopicPartitionInfo info = partitionInfo(admin, tp);
+        TopicPartitionInfo info = Leadership.partitionInfo(admin, tp);
         return info.leader() == null || info.leader().isEmpty() ? Optional.empty() : Optional.of(info.leader().id());
-    }
-
-    private static TopicPartitionInfo partitionInfo(Admin admin, TopicPartition tp) throws Exception {
-        return admin.describeTopics(List.of(tp.topic())).allTopicNames().get().get(tp.topic()).partitions().get(tp.partition());
     }
 
     // ---------------------------------------------------------------------------------------------------------------

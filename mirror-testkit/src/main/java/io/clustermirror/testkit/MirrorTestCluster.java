@@ -1,8 +1,10 @@
 package io.clustermirror.testkit;
 
 import io.clustermirror.broker.ClusterMirrorExtension;
+import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
+import io.clustermirror.common.image.MirrorImage;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -249,6 +251,18 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
     /** The extension's handle on a broker. */
     public BrokerHandle broker(int brokerId) {
         return BrokerHandle.of(brokerServer(brokerId));
+    }
+
+    /**
+     * The mirror image the extension of a running broker has loaded so far (destination clusters): what that broker's
+     * partition leaders act on, which may lag behind what the internal topics hold.
+     */
+    public synchronized MirrorImage mirrorImage(int brokerId) {
+        if (!extensions.containsKey(brokerId)) {
+            throw new IllegalStateException("No extension is attached to broker " + brokerId + " of cluster " + name);
+        }
+        return ExtensionRegistry.image(broker(brokerId).clusterId(), brokerId).orElseThrow(() ->
+            new IllegalStateException("The extension of broker " + brokerId + " of cluster " + name + " is not registered"));
     }
 
     /**
