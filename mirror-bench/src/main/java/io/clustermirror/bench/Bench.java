@@ -124,7 +124,7 @@ public final class Bench {
         r.put("setup", setup);
         long t0 = System.nanoTime();
         log("[" + codec + "] starting the source cluster");
-        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, false, Map.of())) {
+        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, Map.of())) {
             Admin sa = source.admin();
             createTopic(sa, TOPIC, Map.of());
             log("[" + codec + "] preloading " + (volumeBytes >> 20) + " MiB of 1 KiB records");
@@ -177,7 +177,7 @@ public final class Bench {
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("destination_brokers", brokers);
         log("[" + codec + "] " + name + ": starting a destination cluster of " + brokers + " broker(s)");
-        try (BenchCluster dest = BenchCluster.start(home, dir, name + "-dest", brokers, true, Map.of());
+        try (BenchCluster dest = BenchCluster.start(home, dir, name + "-dest", brokers, Map.of());
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> mc = new HashMap<>();
             mc.put("bootstrap.servers", source.bootstrap());
@@ -209,7 +209,7 @@ public final class Bench {
         String lagTopic = "lag-mm2";
         createTopic(source.admin(), lagTopic, Map.of());
         log("[" + codec + "] mm2: starting a destination cluster and MirrorMaker 2 (dedicated mode)");
-        try (BenchCluster dest = BenchCluster.start(home, dir, "mm2-dest", 1, false, Map.of())) {
+        try (BenchCluster dest = BenchCluster.start(home, dir, "mm2-dest", 1, Map.of())) {
             Path mm2Dir = dir.resolve("mm2");
             Files.createDirectories(mm2Dir);
             Properties p = new Properties();
@@ -342,7 +342,7 @@ public final class Bench {
     private Map<String, Object> replication3(Path dir, BenchCluster source, String codec) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
         log("[" + codec + "] replication3: starting a cluster of 3 brokers");
-        try (BenchCluster c = BenchCluster.start(home, dir, "replication3", 3, false, Map.of())) {
+        try (BenchCluster c = BenchCluster.start(home, dir, "replication3", 3, Map.of())) {
             String lagTopic = "lag-replication3";
             c.admin().createTopics(List.of(new NewTopic(lagTopic, partitions, (short) 3))).all()
                 .get(60, TimeUnit.SECONDS);

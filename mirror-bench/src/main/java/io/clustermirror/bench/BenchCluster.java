@@ -20,25 +20,22 @@ final class BenchCluster implements AutoCloseable {
     final List<KafkaNode> nodes = new ArrayList<>();
     private final Path home;
     private final Path dir;
-    private final boolean destination;
     private final Map<String, String> extra;
     private final String clusterId = Uuid.randomUuid().toString();
     private Admin admin;
 
-    private BenchCluster(Path home, Path dir, String name, boolean destination, Map<String, String> extra) {
+    private BenchCluster(Path home, Path dir, String name, Map<String, String> extra) {
         this.home = home;
         this.dir = dir;
         this.name = name;
-        this.destination = destination;
         this.extra = extra;
     }
 
-    static BenchCluster start(Path home, Path workDir, String name, int brokers, boolean destination,
-                              Map<String, String> extra) {
-        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, destination, extra);
+    static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
+        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
             c.nodes.add(new KafkaNode(home, c.dir.resolve("node1"), 1, freePort(), freePort()));
-            c.nodes.get(0).start(c.clusterId, c.nodes.get(0).controllerPort, destination, extra);
+            c.nodes.get(0).start(c.clusterId, c.nodes.get(0).controllerPort, extra);
             for (int i = 2; i <= brokers; i++) {
                 c.addBroker();
             }
@@ -55,7 +52,7 @@ final class BenchCluster implements AutoCloseable {
         int id = nodes.size() + 1;
         KafkaNode n = new KafkaNode(home, dir.resolve("node" + id), id, freePort(), -1);
         nodes.add(n);
-        n.start(clusterId, nodes.get(0).controllerPort, destination, extra);
+        n.start(clusterId, nodes.get(0).controllerPort, extra);
         return n;
     }
 

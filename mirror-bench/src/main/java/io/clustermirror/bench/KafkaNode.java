@@ -51,7 +51,7 @@ final class KafkaNode implements AutoCloseable {
     }
 
     /** Writes server.properties, formats the log dir and starts the JVM (does not wait for readiness). */
-    void start(String clusterId, int quorumPort, boolean destination, Map<String, String> extra) {
+    void start(String clusterId, int quorumPort, Map<String, String> extra) {
         try {
             Files.createDirectories(dir);
             boolean controller = controllerPort > 0;
@@ -66,10 +66,6 @@ final class KafkaNode implements AutoCloseable {
             p.append("listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n");
             p.append("inter.broker.listener.name=PLAINTEXT\ncontroller.listener.names=CONTROLLER\n");
             p.append("log.dirs=").append(dir.resolve("data")).append('\n');
-            if (destination) {
-                p.append("authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer\n");
-                p.append("allow.everyone.if.no.acl.found=true\n");
-            }
             p.append("num.partitions=1\noffsets.topic.replication.factor=1\ntransaction.state.log.replication.factor=1\n");
             p.append("transaction.state.log.min.isr=1\nshare.coordinator.state.topic.replication.factor=1\n");
             p.append("share.coordinator.state.topic.min.isr=1\ngroup.initial.rebalance.delay.ms=0\n");

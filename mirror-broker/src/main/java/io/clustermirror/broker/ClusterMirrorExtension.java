@@ -1,5 +1,6 @@
 package io.clustermirror.broker;
 
+import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.controller.MirrorController;
@@ -33,6 +34,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
     private static final long RETRY_BACKOFF_MS = 1_000;
     private static final long RETRY_BACKOFF_MAX_MS = 60_000;
+    private static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
 
     private final BrokerHandle broker;
     private final LocalClients clients;
@@ -66,8 +68,20 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         });
     }
 
-    /** Starts the extension on a started broker and returns at once; its work runs on its own threads. */
+    /**
+     * Starts the extension on a started broker and returns at once; its work runs on its own threads.
+     *
+     * @throws IllegalStateException if the broker does not run {@link MirrorAwareAuthorizer}: its mirror topics would
+     *                               accept client writes
+     */
     public static ClusterMirrorExtension attach(BrokerHandle broker) {
+        Object authorizer = broker.brokerConfigs().get(AUTHORIZER_CLASS_NAME);
+        String name = authorizer instanceof Class<?> c ? c.getName() : String.valueOf(authorizer).trim();
+        if (!MirrorAwareAuthorizer.keepsMirrorTopicsReadOnly(name)) {
+            throw new IllegalStateException("broker " + broker.nodeId() + " runs authorizer.class.name=" + name + ", which would let "
+                + "clients write to read-only mirror topics; run it with " + MirrorAwareAuthorizer.class.getName()
+                + " (the launcher installs it when the setting is absent)");
+        }
         ClusterMirrorExtension extension = new ClusterMirrorExtension(broker);
         extension.start();
         return extension;

@@ -147,12 +147,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             "inter.broker.listener.name=PLAINTEXT",
             "controller.listener.names=CONTROLLER",
             "log.dirs=" + node.dataDir(),
-            "authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer",
-            "allow.everyone.if.no.acl.found=true",
-            // Controllers vote and brokers register before the authorizer has loaded ACLs from the metadata log: then
-            // StandardAuthorizer only admits super users (AuthorizerNotReadyException otherwise), so a multi-controller
-            // quorum needs its nodes' principal (ANONYMOUS on PLAINTEXT) there. Mirror topics stay read-only for them.
-            "super.users=User:ANONYMOUS",
+            // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
             "num.partitions=1",
             "default.replication.factor=" + rf,
             "offsets.topic.replication.factor=" + rf,

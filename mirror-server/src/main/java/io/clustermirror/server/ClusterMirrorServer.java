@@ -153,7 +153,8 @@ public final class ClusterMirrorServer {
     public static void main(String[] args) {
         ClusterMirrorServer node;
         try {
-            node = new ClusterMirrorServer(KafkaServerLauncher.create(parseArgs(args)), ClusterMirrorServer::attachExtension);
+            node = new ClusterMirrorServer(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(parseArgs(args))),
+                ClusterMirrorServer::attachExtension);
         } catch (Throwable e) {
             exitWithError("Exiting due to invalid configuration or unformatted log directories", e);
             return;

@@ -32,11 +32,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * Stock clients know no new error codes, so such a request fails with TOPIC_AUTHORIZATION_FAILED and
  * the broker logs a line naming the mirror. The extension's own appends do not pass through here.
  *
- * <p>Set {@code authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer} on every node of
- * the destination cluster. The StandardAuthorizer settings apply as usual ({@code super.users},
- * {@code allow.everyone.if.no.acl.found}).
+ * <p>The launcher installs it on every node of a destination cluster. Configured explicitly
+ * ({@code authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer}) it enforces ACLs as the
+ * StandardAuthorizer does ({@code super.users}, {@code allow.everyone.if.no.acl.found}); installed by the launcher on a
+ * node that configures no authorizer ({@value #ACLS_ENABLED_CONFIG}{@code =false}) it allows whatever a broker without
+ * an authorizer allows, and only the read-only rule applies.
  */
 public class MirrorAwareAuthorizer extends StandardAuthorizer {
+    /**
+     * Whether ACLs are enforced (default true). The launcher sets it to false when it installs this authorizer on a node
+     * that configured none, so that the node allows what it allowed without one, mirror-topic writes aside.
+     */
+    public static final String ACLS_ENABLED_CONFIG = "cluster.mirror.authorizer.acls.enabled";
+
     private static final Logger log = LoggerFactory.getLogger(MirrorAwareAuthorizer.class);
     private static final Set<AclOperation> WRITE_OPERATIONS =
         Set.of(AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.ALTER_CONFIGS);
@@ -47,12 +55,31 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     private volatile int nodeId;
     /** This node serves clients' produce requests (a broker or combined node), so it must fail closed until ready. */
     private volatile boolean broker;
+    private volatile boolean aclsEnabled = true;
 
     @Override
     public void configure(Map<String, ?> configs) {
         super.configure(configs);
         Object roles = configs.get("process.roles");
         broker = roles != null && roles.toString().contains("broker");
+        Object acls = configs.get(ACLS_ENABLED_CONFIG);
+        aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());
+    }
+
+    /** Whether an authorizer class of that name keeps mirror topics read-only: this class or a subclass of it. */
+    public static boolean keepsMirrorTopicsReadOnly(String className) {
+        try {
+            return MirrorAwareAuthorizer.class.isAssignableFrom(Class.forName(className, false,
+                MirrorAwareAuthorizer.class.getClassLoader()));
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** What the ACLs (or, without them, a broker without an authorizer) decide, before the read-only rule. */
+    private List<AuthorizationResult> aclResults(AuthorizableRequestContext context, List<Action> actions) {
+        return aclsEnabled ? super.authorize(context, actions)
+            : new ArrayList<>(java.util.Collections.nCopies(actions.size(), AuthorizationResult.ALLOWED));
     }
 
     @Override
@@ -69,7 +96,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
      */
     @Override
     public List<AuthorizationResult> authorize(AuthorizableRequestContext context, List<Action> actions) {
-        List<AuthorizationResult> results = new ArrayList<>(super.authorize(context, actions));
+        List<AuthorizationResult> results = new ArrayList<>(aclResults(context, actions));
         if (broker && !ExtensionRegistry.ready(clusterId, nodeId)) {
             return refuseWritesUntilReady(context, actions, results);
         }
@@ -104,7 +131,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                     }
                     results.set(i, AuthorizationResult.DENIED);
                 } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED
-                        && super.authorize(context, List.of(clusterAction(action))).get(0) == AuthorizationResult.ALLOWED) {
+                        && aclResults(context, List.of(clusterAction(action))).get(0) == AuthorizationResult.ALLOWED) {
                     results.set(i, AuthorizationResult.ALLOWED);
                 }
             }

@@ -1,0 +1,42 @@
+package io.clustermirror.server;
+
+import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+
+import org.apache.kafka.common.config.ConfigException;
+
+import java.util.Properties;
+
+/**
+ * Makes every node the launcher runs refuse client writes to mirror topics, whatever its configuration says: a
+ * setting an operator can forget must not turn the guarantee off.
+ *
+ * <ul>
+ *   <li>No {@code authorizer.class.name}: the launcher installs {@link MirrorAwareAuthorizer} with ACLs off, so the node
+ *       allows what a node without an authorizer allows, writes to mirror topics aside.</li>
+ *   <li>{@link MirrorAwareAuthorizer} (or a subclass): kept, enforcing ACLs as Kafka's StandardAuthorizer does.</li>
+ *   <li>Any other authorizer: refused, with an error naming the setting and both ways out.</li>
+ * </ul>
+ */
+final class ReadOnlyAuthorizerSetup {
+    static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
+
+    private ReadOnlyAuthorizerSetup() {
+    }
+
+    /** The server properties to run with: {@code props} itself, with the authorizer installed if none was set. */
+    static Properties apply(Properties props) {
+        String configured = props.getProperty(AUTHORIZER_CLASS_NAME, "").trim();
+        if (configured.isEmpty()) {
+            props.setProperty(AUTHORIZER_CLASS_NAME, MirrorAwareAuthorizer.class.getName());
+            props.setProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "false");
+            return props;
+        }
+        if (!MirrorAwareAuthorizer.keepsMirrorTopicsReadOnly(configured)) {
+            throw new ConfigException(AUTHORIZER_CLASS_NAME + "=" + configured + " would let clients write to read-only mirror "
+                + "topics. Remove the line (the launcher then installs " + MirrorAwareAuthorizer.class.getName() + ", allowing what "
+                + "a node without an authorizer allows) or set it to " + MirrorAwareAuthorizer.class.getName()
+                + " (Kafka's StandardAuthorizer, ACLs included, plus read-only mirror topics)");
+        }
+        return props;
+    }
+}

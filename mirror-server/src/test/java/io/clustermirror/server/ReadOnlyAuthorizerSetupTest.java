@@ -1,0 +1,61 @@
+package io.clustermirror.server;
+
+import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every node the launcher runs keeps mirror topics read-only, with no mirror-specific setting. */
+class ReadOnlyAuthorizerSetupTest {
+    private static Properties props(String authorizer) {
+        Properties p = new Properties();
+        p.setProperty("node.id", "1");
+        if (authorizer != null) {
+            p.setProperty("authorizer.class.name", authorizer);
+        }
+        return p;
+    }
+
+    /** A subclass, as an operator may write to add rules of their own. */
+    public static final class CustomMirrorAwareAuthorizer extends MirrorAwareAuthorizer {
+    }
+
+    @Test
+    void aNodeWithoutAnAuthorizerGetsTheReadOnlyOneWithoutAcls() {
+        for (String unset : new String[] {null, "", "  "}) {
+            Properties p = ReadOnlyAuthorizerSetup.apply(props(unset));
+            assertEquals(MirrorAwareAuthorizer.class.getName(), p.getProperty("authorizer.class.name"));
+            assertEquals("false", p.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG),
+                "allows what a node without an authorizer allows");
+        }
+    }
+
+    @Test
+    void theReadOnlyAuthorizerOrASubclassIsKeptWithItsAcls() {
+        for (Class<?> c : new Class<?>[] {MirrorAwareAuthorizer.class, CustomMirrorAwareAuthorizer.class}) {
+            Properties p = ReadOnlyAuthorizerSetup.apply(props(c.getName()));
+            assertEquals(c.getName(), p.getProperty("authorizer.class.name"));
+            assertNull(p.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG), "ACLs stay enforced");
+        }
+    }
+
+    @Test
+    void anyOtherAuthorizerIsRefusedWithTheSettingAndTheFixes() {
+        for (String other : new String[] {"org.apache.kafka.metadata.authorizer.StandardAuthorizer", "com.example.NoSuchAuthorizer"}) {
+            ConfigException e = assertThrows(ConfigException.class, () -> ReadOnlyAuthorizerSetup.apply(props(other)));
+            assertTrue(e.getMessage().startsWith("authorizer.class.name=" + other + " would let clients write to read-only mirror topics"),
+                e.getMessage());
+            assertTrue(e.getMessage().contains("Remove the line") && e.getMessage().contains(MirrorAwareAuthorizer.class.getName()),
+                e.getMessage());
+            assertTrue(ClusterMirrorServer.describe(e).startsWith("Invalid configuration: authorizer.class.name="),
+                "the launcher prints it as one line: " + ClusterMirrorServer.describe(e));
+        }
+    }
+}
