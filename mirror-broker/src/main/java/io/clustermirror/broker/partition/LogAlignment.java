@@ -12,8 +12,10 @@ import java.util.OptionalLong;
  * the logs' batches, or searches the batches when the lineage says nothing ({@link LogComparison}).
  *
  * <ul>
- *   <li>An empty log, or one this mirror was already mirroring into (a leader change, a retry after a fetch
- *       failure): {@link Keep}. A retry after a failed preparation is no proof of that: the plan is made again.</li>
+ *   <li>An empty log: {@link Keep}. (A leader change of a partition past PREPARING continues without a plan.)</li>
+ *   <li>A log this mirror was mirroring into that failed (a fetch or append failure, e.g. a write that did not come
+ *       from the mirror, such as an abort marker a client sent with WriteTxnMarkers): {@link Compare}, which reads only
+ *       the end of the logs when they match and cuts what another writer appended.</li>
  *   <li>Failback: the source mirrored this partition from us and stopped; its log equals ours up to its barrier, and
  *       up to where our epoch of its last mirrored batch ends, if that is earlier (our log moved on after an unclean
  *       election): {@link Propose}.</li>
@@ -49,8 +51,11 @@ final class LogAlignment {
      */
     static Plan plan(long logStart, long logEnd, Optional<PartitionStateRecord> own, Optional<PartitionStateRecord> fromUs,
                      OptionalLong ourEndOfTheirLme) {
-        if (logEnd <= logStart || own.map(LogAlignment::mirroredInto).orElse(false)) {
+        if (logEnd <= logStart) {
             return new Keep();
+        }
+        if (own.map(LogAlignment::mirroredInto).orElse(false)) {
+            return new Compare();
         }
         if (fromUs.isPresent() && fromUs.get().barrierOffset() >= 0) {
             long barrier = fromUs.get().barrierOffset();
