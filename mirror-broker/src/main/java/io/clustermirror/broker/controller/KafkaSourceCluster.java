@@ -75,6 +75,11 @@ final class KafkaSourceCluster implements SourceCluster {
         props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "cluster-mirror-controller-" + config.name());
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
+        try {
+            io.clustermirror.common.ListenerProbe.check(props);
+        } catch (org.apache.kafka.common.errors.InvalidConfigurationException e) {
+            throw unreachable(config, e);
+        }
         try (Admin admin = Admin.create(props)) {
             return call.apply(admin);
         } catch (ExecutionException e) {
@@ -95,6 +100,10 @@ final class KafkaSourceCluster implements SourceCluster {
     }
 
     private static ClusterMirrorException unreachable(MirrorConfig config, Throwable cause) {
+        if (cause instanceof org.apache.kafka.common.errors.InvalidConfigurationException) {
+            return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "the source cluster of mirror '" + config.name()
+                + "': " + cause.getMessage(), cause);
+        }
         return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE,
             "cannot reach the source cluster of mirror '" + config.name() + "' at "
                 + config.originals().get(MirrorConfig.BOOTSTRAP_SERVERS) + " within " + TIMEOUT_MS / 1000 + " s ("

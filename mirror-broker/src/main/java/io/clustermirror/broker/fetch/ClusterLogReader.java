@@ -44,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ClusterLogReader implements AutoCloseable {
     private static final int MAX_BYTES = 1024 * 1024;
+    /** One response: {@link #MAX_BYTES}, or one larger batch (Kafka returns the first batch whole). */
+    private static final int MAX_RESPONSE_BYTES = MAX_BYTES + 16 * 1024 * 1024;
 
     private final Properties clientProperties;
     private final String clientId;
@@ -63,6 +65,7 @@ public final class ClusterLogReader implements AutoCloseable {
         this.clientProperties = clientProperties;
         this.clientId = clientId;
         this.timeout = timeout;
+        io.clustermirror.common.ListenerProbe.check(clientProperties);
         this.logContext = new LogContext("[ClusterLogReader " + clientId + "] ");
         Properties adminProps = new Properties();
         adminProps.putAll(clientProperties);
@@ -140,7 +143,8 @@ public final class ClusterLogReader implements AutoCloseable {
 
     private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, long deadline) {
         NetworkClient client = clients.computeIfAbsent(leader.node.id(), id -> NetworkClients.to(leader.node, clientProperties,
-            clientId, (int) timeout.toMillis(), metrics, "cluster-mirror-log-reader", Map.of("client-id", clientId), logContext));
+            clientId, (int) timeout.toMillis(), MAX_RESPONSE_BYTES, metrics, "cluster-mirror-log-reader", Map.of("client-id", clientId),
+            logContext));
         Map<TopicPartition, FetchRequest.PartitionData> data = Map.of(tp, new FetchRequest.PartitionData(leader.topicId, offset,
             FetchRequest.INVALID_LOG_START_OFFSET, MAX_BYTES, Optional.empty(), Optional.empty()));
         FetchRequest.Builder request = FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 0, 0, data)

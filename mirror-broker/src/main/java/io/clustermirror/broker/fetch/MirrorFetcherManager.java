@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -49,6 +50,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MirrorFetcherManager implements AutoCloseable {
     private static final long MAX_SOURCE_BACKOFF_MS = 30_000L;
+    private static final int ONE_OVERSIZED_BATCH_BYTES = 16 * 1024 * 1024;
 
     private final MirrorConfig config;
     private final int localNodeId;
@@ -216,6 +218,14 @@ public final class MirrorFetcherManager implements AutoCloseable {
             config.getLong(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS)));
         int shift = Math.min(Math.max(attempt - 1, 0), 20);
         return Math.min(cap, fetchBackoffMs() << shift);
+    }
+
+    /**
+     * The largest fetch response the fetchers read: {@code mirror.fetch.max.bytes} plus room for one batch above the
+     * limit, which Kafka returns first when it is larger. Anything larger closes the connection rather than being allocated.
+     */
+    int maxResponseBytes() {
+        return (int) Math.min(Integer.MAX_VALUE, (long) maxBytes() + ONE_OVERSIZED_BATCH_BYTES);
     }
 
     /** Timeout of a fetch request: the source's request.timeout.ms, but always above the long-poll wait. */
@@ -401,6 +411,10 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Admin a;
         try {
             a = admin();
+        } catch (org.apache.kafka.common.errors.InvalidConfigurationException e) {
+            due.forEach(p -> fail(p.state(), MirrorError.INVALID_CONFIG, "the source of mirror '" + config.name() + "': "
+                + e.getMessage(), null));
+            return;
         } catch (RuntimeException e) {
             String why = "cannot create the source admin client: " + e.getMessage();
             due.forEach(p -> retry(p, why));
@@ -628,13 +642,14 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", config.name());
         tags.put("source-broker", String.valueOf(node.id()));
-        return NetworkClients.to(node, config.sourceClientProperties(), clientId, requestTimeoutMs(), networkMetrics,
-            "cluster-mirror-fetcher", tags, logContext);
+        return NetworkClients.to(node, config.sourceClientProperties(), clientId, requestTimeoutMs(), maxResponseBytes(),
+            networkMetrics, "cluster-mirror-fetcher", tags, logContext);
     }
 
     private Admin admin() {
         if (admin == null) {
             Properties props = config.sourceClientProperties();
+            ListenerProbe.check(props);
             props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
             admin = Admin.create(props);
         }

@@ -10,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
-import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.LogContext;
@@ -30,11 +29,13 @@ final class NetworkClients {
     }
 
     /**
+     * @param maxResponseBytes the largest response the client reads: a larger size prefix (a TLS record read as a Kafka
+     *                         size, a corrupt stream) closes the connection instead of allocating it
      * @param clientProperties Kafka client configs of the cluster (may hold secrets: never logged)
      * @param tags             metric tags of the connection (e.g. mirror and broker)
      */
-    static NetworkClient to(Node node, Properties clientProperties, String clientId, int requestTimeoutMs, Metrics metrics,
-                            String metricGroup, Map<String, String> tags, LogContext logContext) {
+    static NetworkClient to(Node node, Properties clientProperties, String clientId, int requestTimeoutMs, int maxResponseBytes,
+                            Metrics metrics, String metricGroup, Map<String, String> tags, LogContext logContext) {
         Map<String, Object> props = new HashMap<>();
         clientProperties.forEach((k, v) -> props.put((String) k, v));
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -43,7 +44,7 @@ final class NetworkClients {
         ConsumerConfig cc = new QuietConsumerConfig(props);
         Time time = Time.SYSTEM;
         ChannelBuilder channelBuilder = ClientUtils.createChannelBuilder(cc, time, logContext);
-        Selector selector = new Selector(NetworkReceive.UNLIMITED, cc.getLong(ConsumerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG),
+        Selector selector = new Selector(maxResponseBytes, cc.getLong(ConsumerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG),
             metrics, time, metricGroup, tags, false, channelBuilder, logContext);
         return new NetworkClient(selector, new ManualMetadataUpdater(List.of(node)), clientId, 1,
             cc.getLong(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG),

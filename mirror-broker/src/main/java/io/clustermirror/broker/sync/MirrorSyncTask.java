@@ -117,6 +117,7 @@ final class MirrorSyncTask implements AutoCloseable {
             ? "cluster-mirror-" + record.name() : configured) + "-sync");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) SyncReader.TIMEOUT_MS);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) SyncReader.TIMEOUT_MS);
+        io.clustermirror.common.ListenerProbe.check(props);
         return props;
     }
 

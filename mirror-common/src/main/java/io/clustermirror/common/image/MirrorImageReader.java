@@ -29,6 +29,7 @@ public final class MirrorImageReader {
      * @throws TimeoutException if the topics cannot be read to their ends within {@code timeout}
      */
     public static MirrorImage read(Properties clientProperties, Duration timeout) {
+        io.clustermirror.common.ListenerProbe.check(clientProperties);
         Properties props = new Properties();
         props.putAll(clientProperties);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
