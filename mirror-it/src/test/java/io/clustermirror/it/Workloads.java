@@ -143,6 +143,16 @@ final class Workloads {
         }
     }
 
+    /** {@code perPartition} records of one new idempotent producer to every partition of the topic, acknowledged. */
+    static void writeToEveryPartition(String bootstrap, String topic, int partitions, String tag, int perPartition)
+            throws ExecutionException, InterruptedException {
+        try (KafkaProducer<byte[], byte[]> idempotent = producer(bootstrap, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            for (int p = 0; p < partitions; p++) {
+                sendBatch(idempotent, topic, p, tag, perPartition);
+            }
+        }
+    }
+
     /**
      * A write to a mirror partition that the read-only rule cannot refuse: opens a transaction on the source (the
      * destination mirrors up to its start, the source's last stable offset), then a destination client aborts that
