@@ -7,11 +7,13 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.TestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -39,6 +41,12 @@ final class MirrorAssertions {
 
     static long endOffset(Admin admin, TopicPartition tp) throws Exception {
         return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
+    }
+
+    /** The last stable offset: the end of what read_committed consumers may read. */
+    static long committedEnd(Admin admin, TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+            .all().get().get(tp).offset();
     }
 
     static long startOffset(Admin admin, TopicPartition tp) throws Exception {

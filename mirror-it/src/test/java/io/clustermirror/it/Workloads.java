@@ -1,9 +1,14 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testkit.TestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -14,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Writes the mix of batches the identity tests need: every producer kind and codec, headers, nulls. */
 final class Workloads {
@@ -133,6 +140,48 @@ final class Workloads {
                 sendBatch(p, topic, 0, "tx" + i, 2);
                 p.commitTransaction();
             }
+        }
+    }
+
+    /** {@code perPartition} records of one new idempotent producer to every partition of the topic, acknowledged. */
+    static void writeToEveryPartition(String bootstrap, String topic, int partitions, String tag, int perPartition)
+            throws ExecutionException, InterruptedException {
+        try (KafkaProducer<byte[], byte[]> idempotent = producer(bootstrap, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            for (int p = 0; p < partitions; p++) {
+                sendBatch(idempotent, topic, p, tag, perPartition);
+            }
+        }
+    }
+
+    /**
+     * A write to a mirror partition that the read-only rule cannot refuse: opens a transaction on the source (the
+     * destination mirrors up to its start, the source's last stable offset), then a destination client aborts that
+     * transaction with {@code Admin.abortTransaction} (WriteTxnMarkers, authorized on the cluster only), which appends
+     * an abort marker at the offset where the source holds the transaction's records; then the transaction commits on
+     * the source. Returns the marker's offset.
+     */
+    static long writeForeignAbortMarker(TestCluster source, TestCluster destination, TopicPartition tp, String transactionalId)
+            throws Exception {
+        try (KafkaProducer<byte[], byte[]> transactional = producer(source.bootstrapServers(),
+                 Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId));
+             Admin sourceAdmin = source.admin();
+             Admin destinationAdmin = destination.admin()) {
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            long openAt = sendBatch(transactional, tp.topic(), tp.partition(), "open-" + transactionalId, 3).get(0).offset();
+            // Mirroring stops at the source's last stable offset: the start of the open transaction.
+            TestUtils.waitFor(() -> MirrorAssertions.committedEnd(sourceAdmin, tp) == openAt
+                    && MirrorAssertions.endOffset(destinationAdmin, tp) == openAt,
+                MirrorAssertions.TIMEOUT, "the destination to mirror " + tp + " up to the open transaction at " + openAt);
+
+            LogBatches.Batch openBatch = LogBatches.read(source.partitionDir(source.leaderOf(tp), tp), openAt, Long.MAX_VALUE)
+                .stream().filter(b -> b.baseOffset() == openAt).findFirst().orElseThrow();
+            destinationAdmin.abortTransaction(new AbortTransactionSpec(tp, openBatch.producerId(), openBatch.producerEpoch(), 0)).all().get();
+            assertEquals(openAt + 1, MirrorAssertions.endOffset(destinationAdmin, tp),
+                "the abort marker landed at " + openAt + ", where the source holds the transaction's records");
+
+            transactional.commitTransaction();
+            return openAt;
         }
     }
 }
