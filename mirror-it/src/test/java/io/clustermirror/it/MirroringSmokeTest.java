@@ -1,7 +1,6 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
-import io.clustermirror.admin.cli.ClusterMirrorsCommand;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -9,9 +8,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -55,20 +51,8 @@ class MirroringSmokeTest {
         MirrorAssertions.assertSameRecords(source, destination, "smoke", 2);
     }
 
-    /** What the command line tool printed and returned. */
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run cli(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        String[] all = new String[args.length + 2];
-        all[0] = "--bootstrap-server";
-        all[1] = destination.bootstrapServers();
-        System.arraycopy(args, 0, all, 2, args.length);
-        int exit = ClusterMirrorsCommand.mainNoExit(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun cli(String... args) {
+        return CliRun.run(destination.bootstrapServers(), args);
     }
 
     @Test
@@ -79,32 +63,32 @@ class MirroringSmokeTest {
         Workloads.writeAllKinds(source.bootstrapServers(), "cli-topic", 1, 3);
         Path config = dir.resolve("mirror.properties");
         Files.writeString(config, "bootstrap.servers=" + source.bootstrapServers() + "\nsasl.jaas.config=secret-value\n");
-        Run created = cli("--create", "--mirror", "cli", "--mirror-config", config.toString());
+        CliRun created = cli("--create", "--mirror", "cli", "--mirror-config", config.toString());
         assertEquals(0, created.exit(), created.err());
-        Run started = cli("--start", "--mirror", "cli", "--topics", "cli-.*");
+        CliRun started = cli("--start", "--mirror", "cli", "--topics", "cli-.*");
         assertEquals(0, started.exit(), started.err());
         assertTrue(started.out().contains("cli-topic"), started.out());
         MirrorAssertions.awaitCaughtUp(source, destination, "cli-topic", 1);
         MirrorAssertions.assertIdenticalLogs(source, destination, "cli-topic", 1);
 
-        Run described = cli("--describe", "--mirror", "cli");
+        CliRun described = cli("--describe", "--mirror", "cli");
         assertEquals(0, described.exit(), described.err());
         assertTrue(described.out().contains("cli-topic") && described.out().contains("MIRRORING"), described.out());
         assertTrue(!described.out().contains("secret-value"), "secrets are never printed: " + described.out());
-        Run json = cli("--describe", "--mirror", "cli", "--json");
+        CliRun json = cli("--describe", "--mirror", "cli", "--json");
         assertEquals(0, json.exit(), json.err());
         assertTrue(json.out().contains("\"cli-topic\"") && !json.out().contains("secret-value"), json.out());
-        Run listed = cli("--list");
+        CliRun listed = cli("--list");
         assertTrue(listed.exit() == 0 && listed.out().contains("cli"), listed.out());
 
-        Run unknown = cli("--describe", "--mirror", "nope");
+        CliRun unknown = cli("--describe", "--mirror", "nope");
         assertEquals(1, unknown.exit());
         assertEquals("UNKNOWN_CLUSTER_MIRROR: no mirror named 'nope'", unknown.err().trim());
-        Run duplicate = cli("--create", "--mirror", "cli", "--mirror-config", config.toString());
+        CliRun duplicate = cli("--create", "--mirror", "cli", "--mirror-config", config.toString());
         assertEquals(1, duplicate.exit());
         assertTrue(duplicate.err().startsWith("CLUSTER_MIRROR_ALREADY_EXISTS: "), duplicate.err());
         assertEquals(1, duplicate.err().trim().lines().count(), "one line: " + duplicate.err());
-        Run usage = cli("--start", "--mirror", "cli");
+        CliRun usage = cli("--start", "--mirror", "cli");
         assertEquals(2, usage.exit(), usage.err());
     }
 }

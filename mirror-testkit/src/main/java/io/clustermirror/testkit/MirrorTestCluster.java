@@ -12,8 +12,11 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.common.test.api.TestKitDefaults;
 import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
 import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -34,6 +37,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * An in-JVM KRaft cluster of stock Kafka (one controller and N brokers) for tests, optionally set up as a
@@ -84,6 +88,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
         private boolean withExtension;
         private Path baseDirectory;
         private final Map<String, String> configs = new LinkedHashMap<>();
+        private final Map<String, SecurityProtocol> listeners = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -117,6 +122,26 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
+        /**
+         * An extra client listener on every broker (not on the controller), e.g. {@code listener("SCRAM",
+         * SecurityProtocol.SASL_SSL)}. Inter-broker and controller traffic stay on the kit's PLAINTEXT listener, which
+         * {@link MirrorTestCluster#bootstrapServers()} and {@link MirrorTestCluster#clientProperties()} keep naming;
+         * {@link MirrorTestCluster#bootstrapServers(String)} gives the new listener's addresses. Configure it with
+         * {@link #brokerConfig} and Kafka's lower-case listener prefix, e.g.
+         * {@code listener.name.scram.sasl.enabled.mechanisms} or {@code listener.name.scram.scram-sha-512.sasl.jaas.config}
+         * (unprefixed {@code ssl.*} configs apply to every TLS listener). Its port is chosen when the broker starts, so it
+         * changes across a broker restart.
+         */
+        public Builder listener(String listenerName, SecurityProtocol protocol) {
+            String normalised = ListenerName.normalised(listenerName).value();
+            if (normalised.equals(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME)
+                    || normalised.equals(TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME)) {
+                throw new IllegalArgumentException("Listener " + normalised + " is the kit's own");
+            }
+            listeners.put(normalised, protocol);
+            return this;
+        }
+
         /** Where the nodes keep their data; a new temporary directory if unset. Deleted on close. */
         public Builder baseDirectory(Path baseDirectory) {
             this.baseDirectory = baseDirectory;
@@ -129,10 +154,18 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
                 .setNumControllerNodes(1)
                 .setNumBrokerNodes(brokers)
+                .setPerServerProperties(listenerConfigsPerBroker())
                 .setBaseDirectory(base)
                 .build();
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
             defaultConfigs().forEach(builder::setConfigProp);
+            if (!listeners.isEmpty()) {
+                StringBuilder protocols = new StringBuilder(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + ":"
+                    + TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL.name + "," + TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME
+                    + ":" + TestKitDefaults.DEFAULT_CONTROLLER_SECURITY_PROTOCOL.name);
+                listeners.forEach((name, protocol) -> protocols.append(',').append(name).append(':').append(protocol.name));
+                builder.setConfigProp("listener.security.protocol.map", protocols.toString());
+            }
             configs.forEach(builder::setConfigProp);
             KafkaClusterTestKit cluster = builder.build();
             try {
@@ -147,6 +180,17 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
         /** Builds and starts the cluster. */
         public MirrorTestCluster start() throws Exception {
             return build().start();
+        }
+
+        /** The brokers' {@code listeners}: the kit's own and the extra ones, each on a port chosen at start. */
+        private Map<Integer, Map<String, String>> listenerConfigsPerBroker() {
+            if (listeners.isEmpty()) {
+                return Map.of();
+            }
+            String all = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + "://localhost:0" + listeners.keySet().stream()
+                .map(name -> "," + name + "://localhost:0").collect(Collectors.joining());
+            return IntStream.range(0, brokers).boxed()
+                .collect(Collectors.toMap(i -> TestKitDefaults.BROKER_ID_OFFSET + i, i -> Map.of("listeners", all)));
         }
 
         /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
@@ -219,6 +263,21 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             throw new IllegalStateException("Cluster " + name + " is not started");
         }
         return bootstrapServers;
+    }
+
+    /**
+     * The addresses of a listener added with {@link Builder#listener}, on every running broker (its ports change when a
+     * broker restarts).
+     */
+    public synchronized String bootstrapServers(String listenerName) {
+        ListenerName listener = ListenerName.normalised(listenerName);
+        if (bootstrapServers == null) {
+            throw new IllegalStateException("Cluster " + name + " is not started");
+        }
+        return cluster.brokers().entrySet().stream()
+            .filter(e -> !stoppedBrokers.contains(e.getKey()))
+            .map(e -> "localhost:" + e.getValue().boundPort(listener))
+            .collect(Collectors.joining(","));
     }
 
     /** Client properties to connect to this cluster; add your own client configs to them. */

@@ -104,10 +104,18 @@ final class KafkaSourceCluster implements SourceCluster {
             return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "the source cluster of mirror '" + config.name()
                 + "': " + cause.getMessage(), cause);
         }
-        return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE,
-            "cannot reach the source cluster of mirror '" + config.name() + "' at "
-                + config.originals().get(MirrorConfig.BOOTSTRAP_SERVERS) + " within " + TIMEOUT_MS / 1000 + " s ("
-                + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
-                + "); check bootstrap.servers and the security configs of the mirror, and that the source is up", cause);
+        String source = "the source cluster of mirror '" + config.name() + "' at " + config.originals().get(MirrorConfig.BOOTSTRAP_SERVERS);
+        String why = " (" + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + ")";
+        if (cause instanceof org.apache.kafka.common.errors.AuthenticationException) {
+            return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication to " + source + " failed" + why
+                + "; check the mirror's credentials (its sasl.* and ssl.* configs)", cause);
+        }
+        if (cause instanceof org.apache.kafka.common.errors.AuthorizationException) {
+            return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "the mirror's principal is not authorized on "
+                + source + why + "; it needs READ and DESCRIBE_CONFIGS on the mirrored topics there", cause);
+        }
+        return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "cannot reach " + source + " within "
+            + TIMEOUT_MS / 1000 + " s" + why + "; check bootstrap.servers and the security configs of the mirror, and that the source is up",
+            cause);
     }
 }

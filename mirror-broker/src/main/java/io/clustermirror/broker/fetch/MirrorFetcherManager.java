@@ -17,6 +17,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.LogContext;
@@ -284,6 +285,15 @@ public final class MirrorFetcherManager implements AutoCloseable {
         }
     }
 
+    /**
+     * The source refused the mirror's credentials: fails the partition, so that describe shows why it does not progress
+     * (retrying in silence would look like a stall); the partition is retried like any failed one.
+     */
+    void failAuthentication(PartitionFetchState st, AuthenticationException e) {
+        fail(st, MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication to the source cluster failed (" + e.getMessage()
+            + "); check the mirror's credentials (its sasl.* and ssl.* configs) and its principal on the source", null);
+    }
+
     /** The source diverged from the mirrored data: removes the partition and tells the listener. */
     void diverged(PartitionFetchState st, int sourceEpoch, long endOffset) {
         st.lock.lock();
@@ -426,6 +436,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
             new DescribeTopicsOptions().timeoutMs(adminTimeoutMs())).topicNameValues();
 
         Map<Pending, Node> leaders = new HashMap<>();
+        boolean refused = false;
         for (Pending p : due) {
             PartitionFetchState st = p.state();
             TopicDescription desc;
@@ -436,6 +447,9 @@ public final class MirrorFetcherManager implements AutoCloseable {
                     fail(st, MirrorError.SOURCE_TOPIC_CHANGED, "source topic " + st.tp.topic() + " was deleted or "
                         + "recreated (not found on the source, expected id " + st.sourceTopicId + "); the mirror "
                         + "partition stops here at offset " + (st.fetchOffset - 1), null);
+                } else if (e.getCause() instanceof AuthenticationException auth) {
+                    failAuthentication(st, auth);
+                    refused = true;
                 } else {
                     retry(p, "describe of source topic " + st.tp.topic() + " failed: " + e.getCause());
                 }
@@ -472,6 +486,12 @@ public final class MirrorFetcherManager implements AutoCloseable {
             checkOffsets(a, toCheck, leaders);
         }
         leaders.forEach((p, leader) -> assign(p.state(), leader));
+        if (refused) {
+            // Kafka's Admin client fails every later call with that error, even once the source takes the credentials
+            // again: the next attempt gets a new one.
+            admin.close(Duration.ZERO);
+            admin = null;
+        }
     }
 
     /**

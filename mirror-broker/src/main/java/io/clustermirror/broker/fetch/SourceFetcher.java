@@ -419,10 +419,17 @@ final class SourceFetcher extends Thread {
             if (client.ready(node, now)) {
                 return true;
             }
-            AuthenticationException auth = client.authenticationException(node);
-            if (auth != null || client.connectionFailed(node) || now >= deadline) {
-                String why = auth != null ? "authentication failed: " + auth.getMessage()
-                    : now >= deadline ? "connection timed out" : "connection failed";
+            // The client keeps an authentication failure until a connection is ready: it is this attempt's only
+            // once the attempt has ended.
+            AuthenticationException auth = client.connectionFailed(node) ? client.authenticationException(node) : null;
+            if (auth != null) {
+                log.warn("Cannot connect to source broker {} at {}:{} (authentication failed: {}); failing its {} partitions",
+                    node.id(), node.host(), node.port(), auth.getMessage(), assigned.size());
+                new ArrayList<>(assigned.values()).forEach(st -> manager.failAuthentication(st, auth));
+                return false;
+            }
+            if (client.connectionFailed(node) || now >= deadline) {
+                String why = now >= deadline ? "connection timed out" : "connection failed";
                 log.warn("Cannot connect to source broker {} at {}:{} ({}); rediscovering its partitions' leaders",
                     node.id(), node.host(), node.port(), why);
                 releaseAll(true);

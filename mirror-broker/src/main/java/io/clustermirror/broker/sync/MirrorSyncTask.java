@@ -9,6 +9,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,11 +96,23 @@ final class MirrorSyncTask implements AutoCloseable {
         }
         if (source == null) {
             source = Admin.create(sourceProperties());
+        }
+        if (commands == null) {
             commands = new CommandSender(producer, clients, "sync-commands-" + record.name());
         }
         List<String> synced = SyncPlanner.syncedTopics(current, record.name()).stream().map(MirrorTopicRecord::topic).toList();
         boolean discovering = !config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty();
-        SourceView sourceView = SyncReader.readSource(source, config, synced, discovering, problems::report);
+        boolean[] refused = {false};
+        SourceView sourceView = SyncReader.readSource(source, config, synced, discovering, (what, cause) -> {
+            refused[0] |= cause instanceof AuthenticationException;
+            problems.report(what, cause);
+        });
+        if (refused[0]) {
+            // Kafka's Admin client fails every later call with that error, even once the source takes the credentials
+            // again: the next round gets a new one.
+            source.close(Duration.ZERO);
+            source = null;
+        }
         boolean aclsNeeded = sourceView.acls() != null || !current.aclsOf(record.name()).isEmpty();
         List<String> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);

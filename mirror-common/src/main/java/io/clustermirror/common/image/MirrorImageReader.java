@@ -4,10 +4,12 @@ import io.clustermirror.common.InternalTopics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,9 +20,13 @@ import java.util.Properties;
 /**
  * Reads another cluster's mirror image: its {@code __mirror_metadata} and {@code __mirror_state} up to their
  * current ends. Failback and loop detection use it to learn what a source cluster mirrored from us; a
- * cluster that never ran Cluster Mirror has an empty image.
+ * cluster that never ran Cluster Mirror has an empty image, and so has one whose mirror topics the client may not
+ * read (logged as a warning): a destination log whose lineage is then unknown is compared with the source's batch by
+ * batch before anything is cut, so that loses no data, only loop detection and failback through that cluster.
  */
 public final class MirrorImageReader {
+    private static final Logger log = LoggerFactory.getLogger(MirrorImageReader.class);
+
     private MirrorImageReader() {
     }
 
@@ -39,9 +45,9 @@ public final class MirrorImageReader {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
-            Map<String, List<PartitionInfo>> topics = consumer.listTopics(timeout);
             for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
-                topics.getOrDefault(topic, List.of()).forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+                // Asked by name: a topic the client may not describe fails here instead of looking absent.
+                consumer.partitionsFor(topic, timeout).forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
             }
             if (partitions.isEmpty()) {
                 return MirrorImage.EMPTY;
@@ -63,6 +69,12 @@ public final class MirrorImageReader {
                 }
             }
             return delta.apply();
+        } catch (TopicAuthorizationException e) {
+            log.warn("Cannot read the mirror state of the cluster at {} ({}): grant this mirror's principal READ on {} and {} "
+                + "there; until then that cluster counts as having no mirror state (no mirror loop through it is detected, "
+                + "no failback from it is recognised)", props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG), e.getMessage(),
+                InternalTopics.METADATA, InternalTopics.STATE);
+            return MirrorImage.EMPTY;
         }
     }
 }
