@@ -37,10 +37,19 @@ public final class ListenerProbe {
     private ListenerProbe() {
     }
 
+    /** A client config without TLS meets a TLS listener. */
+    public static final class TlsListenerException extends InvalidConfigurationException {
+        private static final long serialVersionUID = 1L;
+
+        TlsListenerException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * @param clientProperties the client configs of a cluster (bootstrap servers and security)
-     * @throws InvalidConfigurationException naming the address and the fix, when a bootstrap server answers a
-     *                                       non-TLS client with TLS
+     * @throws TlsListenerException naming the address and the fix, when a bootstrap server answers a non-TLS client
+     *                              with TLS
      */
     public static void check(Properties clientProperties) {
         String protocol = clientProperties.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
@@ -58,7 +67,7 @@ public final class ListenerProbe {
         for (InetSocketAddress address : addresses) {
             if (speaksTls(address)) {
                 String tlsProtocol = protocol.equals(SecurityProtocol.SASL_PLAINTEXT.name) ? "SASL_SSL" : "SSL";
-                throw new InvalidConfigurationException("the listener at " + address.getHostString() + ":" + address.getPort()
+                throw new TlsListenerException("the listener at " + address.getHostString() + ":" + address.getPort()
                     + " answers with TLS, but security.protocol is " + protocol + ": set security.protocol=" + tlsProtocol
                     + " (and the ssl.* configs), or point bootstrap.servers at a " + protocol + " listener");
             }

@@ -1,6 +1,5 @@
 package io.clustermirror.common;
 
-import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -54,7 +53,7 @@ class ListenerProbeTest {
     void aPlaintextClientAtATlsListenerIsAConfigErrorNamingTheFix() throws IOException {
         for (String protocol : new String[] {null, "PLAINTEXT", "SASL_PLAINTEXT"}) {
             try (ServerSocket tls = listener(TLS_ALERT)) {
-                InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
+                ListenerProbe.TlsListenerException e = assertThrows(ListenerProbe.TlsListenerException.class,
                     () -> ListenerProbe.check(client(tls.getLocalPort(), protocol)));
                 String fix = "SASL_PLAINTEXT".equals(protocol) ? "security.protocol=SASL_SSL" : "security.protocol=SSL";
                 assertTrue(e.getMessage().contains(":" + tls.getLocalPort() + " answers with TLS") && e.getMessage().contains(fix),

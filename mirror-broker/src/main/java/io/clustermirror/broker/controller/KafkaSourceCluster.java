@@ -77,7 +77,7 @@ final class KafkaSourceCluster implements SourceCluster {
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
         try {
             io.clustermirror.common.ListenerProbe.check(props);
-        } catch (org.apache.kafka.common.errors.InvalidConfigurationException e) {
+        } catch (io.clustermirror.common.ListenerProbe.TlsListenerException e) {
             throw unreachable(config, e);
         }
         try (Admin admin = Admin.create(props)) {
@@ -100,7 +100,7 @@ final class KafkaSourceCluster implements SourceCluster {
     }
 
     private static ClusterMirrorException unreachable(MirrorConfig config, Throwable cause) {
-        if (cause instanceof org.apache.kafka.common.errors.InvalidConfigurationException) {
+        if (cause instanceof io.clustermirror.common.ListenerProbe.TlsListenerException) {
             return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "the source cluster of mirror '" + config.name()
                 + "': " + cause.getMessage(), cause);
         }

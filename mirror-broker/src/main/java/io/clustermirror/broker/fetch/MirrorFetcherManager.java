@@ -421,7 +421,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Admin a;
         try {
             a = admin();
-        } catch (org.apache.kafka.common.errors.InvalidConfigurationException e) {
+        } catch (ListenerProbe.TlsListenerException e) {
             due.forEach(p -> fail(p.state(), MirrorError.INVALID_CONFIG, "the source of mirror '" + config.name() + "': "
                 + e.getMessage(), null));
             return;
