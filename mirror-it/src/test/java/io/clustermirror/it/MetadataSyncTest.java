@@ -328,9 +328,15 @@ class MetadataSyncTest {
 
     // ---- helpers ----
 
+    /**
+     * A mirror that syncs every second and, unless {@code extra} says otherwise, copies no ACL: ACLs are cluster-wide,
+     * so a mirror left running by a test about something else would copy the ACLs of the ACL tests, which assert
+     * exactly which ones their mirror copies.
+     */
     private static void createMirror(String name, Map<String, String> extra) throws Exception {
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
         config.put("mirror.metadata.refresh.interval.ms", "1000");
+        config.put("mirror.acl.include", "");
         config.putAll(extra);
         mirrors.createClusterMirror(name, config).all().get();
     }
