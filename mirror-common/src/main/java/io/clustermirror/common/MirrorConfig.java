@@ -30,17 +30,24 @@ public final class MirrorConfig {
     /** Auto-discovery: comma-separated regexes of source topic names that start mirroring without a command. */
     public static final String TOPICS_INCLUDE = "mirror.topics.include";
     public static final String TOPICS_EXCLUDE = "mirror.topics.exclude";
-    /** Comma-separated regexes of consumer group ids whose offsets the metadata sync copies (none by default). */
+    /**
+     * Comma-separated regexes of consumer group ids whose committed offsets the metadata sync copies: every group
+     * by default ({@code .*}), less those matching {@link #GROUPS_EXCLUDE}; an empty value turns group sync off.
+     */
     public static final String GROUPS_INCLUDE = "mirror.groups.include";
     public static final String GROUPS_EXCLUDE = "mirror.groups.exclude";
     /** Comma-separated regexes of topic config names never copied, on top of {@link #NEVER_COPIED_TOPIC_CONFIGS}. */
     public static final String TOPIC_PROPERTIES_EXCLUDE = "mirror.topic.properties.exclude";
     /**
      * Comma-separated regexes over ACL resource names (a topic, group, transactional id, ... name; the prefix of a
-     * PREFIXED pattern; {@code *} for the wildcard; {@code kafka-cluster} for the cluster): source ACLs whose
-     * resource name fully matches one are created on the destination. None by default.
+     * PREFIXED pattern; {@code *} for the wildcard): source ACLs whose resource name fully matches one are created
+     * on the destination. Every one by default ({@code .*}); an empty value turns ACL sync off. ACLs on the
+     * CLUSTER resource are the exception: they are copied only when an entry is exactly
+     * {@value #CLUSTER_RESOURCE_NAME}, never through a pattern that happens to match it.
      */
     public static final String ACL_INCLUDE = "mirror.acl.include";
+    /** The name of the CLUSTER resource in ACLs, the entry of {@link #ACL_INCLUDE} that selects cluster ACLs. */
+    public static final String CLUSTER_RESOURCE_NAME = "kafka-cluster";
 
     /** Every accepted {@code mirror.*} key with its default (null: no default). */
     public static final Map<String, String> KNOWN_MIRROR_KEYS = Map.ofEntries(
@@ -56,10 +63,10 @@ public final class MirrorConfig {
         Map.entry(METADATA_REFRESH_INTERVAL_MS, "30000"),
         Map.entry(TOPICS_INCLUDE, ""),
         Map.entry(TOPICS_EXCLUDE, "__.*"),
-        Map.entry(GROUPS_INCLUDE, ""),
+        Map.entry(GROUPS_INCLUDE, ".*"),
         Map.entry(GROUPS_EXCLUDE, ""),
         Map.entry(TOPIC_PROPERTIES_EXCLUDE, ""),
-        Map.entry(ACL_INCLUDE, "")
+        Map.entry(ACL_INCLUDE, ".*")
     );
 
     /**
@@ -148,6 +155,14 @@ public final class MirrorConfig {
     /** True if {@code name} fully matches one of the patterns of {@code mirrorKey}. */
     public boolean matchesAny(String mirrorKey, String name) {
         return patterns(mirrorKey).stream().anyMatch(p -> p.matcher(name).matches());
+    }
+
+    /**
+     * True if one entry of the pattern list {@code mirrorKey}, as written (blanks around it dropped), is exactly
+     * {@code name}: the name is listed on purpose, not merely matched by a wider pattern.
+     */
+    public boolean listsExactly(String mirrorKey, String name) {
+        return patterns(mirrorKey).stream().anyMatch(p -> p.pattern().equals(name));
     }
 
     /**

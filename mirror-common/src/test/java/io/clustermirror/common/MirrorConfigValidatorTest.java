@@ -89,8 +89,30 @@ class MirrorConfigValidatorTest {
         assertTrue(config.matchesAny(MirrorConfig.ACL_INCLUDE, "orders.eu"));
         assertTrue(config.matchesAny(MirrorConfig.ACL_INCLUDE, "payments"));
         assertFalse(config.matchesAny(MirrorConfig.ACL_INCLUDE, "payments-x"));
-        assertFalse(MirrorConfig.validate("dr", configs()).matchesAny(MirrorConfig.ACL_INCLUDE, "orders.eu"), "none by default");
         assertTrue(rejected("dr", configs("mirror.acl.include", "orders,(")).getMessage().contains("mirror.acl.include"));
+    }
+
+    @Test
+    void groupsAndAclsAreSyncedByDefaultAndAnEmptyListTurnsThemOff() {
+        MirrorConfig defaults = MirrorConfig.validate("dr", configs());
+        for (String key : new String[]{MirrorConfig.GROUPS_INCLUDE, MirrorConfig.ACL_INCLUDE}) {
+            assertTrue(defaults.matchesAny(key, "orders.eu"), key + " includes every name by default");
+            assertTrue(defaults.matchesAny(key, "*"), key + " includes every name by default");
+            MirrorConfig off = MirrorConfig.validate("dr", configs(key, " "));
+            assertTrue(off.patterns(key).isEmpty(), key + " set to blank lists nothing");
+            assertFalse(off.matchesAny(key, "orders.eu"), key + " set to blank includes nothing");
+        }
+        assertFalse(defaults.matchesAny(MirrorConfig.GROUPS_EXCLUDE, "orders.eu"), "no group excluded by default");
+    }
+
+    @Test
+    void listsExactlyOnlyCountsAnEntryWrittenAsTheName() {
+        String cluster = MirrorConfig.CLUSTER_RESOURCE_NAME;
+        assertFalse(MirrorConfig.validate("dr", configs()).listsExactly(MirrorConfig.ACL_INCLUDE, cluster), "not by the default .*");
+        assertFalse(MirrorConfig.validate("dr", configs("mirror.acl.include", "kafka-.*,kafka.cluster,kafka-cluster-x"))
+            .listsExactly(MirrorConfig.ACL_INCLUDE, cluster), "patterns that match it do not list it");
+        assertTrue(MirrorConfig.validate("dr", configs("mirror.acl.include", "orders.*, kafka-cluster "))
+            .listsExactly(MirrorConfig.ACL_INCLUDE, cluster));
     }
 
     @Test

@@ -56,7 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The metadata sync (seed 001 step 10) on real clusters: a 1-broker source with ACLs enabled and a 2-broker
- * destination, shared by the tests; each test has its own mirror (refresh every second) and topics.
+ * destination, shared by the tests; each test has its own mirror (refresh every second, except the tests of the default
+ * config) and topics.
  */
 class MetadataSyncTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
@@ -86,12 +87,13 @@ class MetadataSyncTest {
     // ---- consumer groups ----
 
     /**
-     * Failover with zero duplicates and zero skips: a group consumes part of a 6-partition topic on the source and
-     * commits; after a sync the same group id resumes on the destination exactly at the next record of every
-     * partition, and reads each remaining record once.
+     * Failover with zero duplicates and zero skips, with nothing configured but the source's bootstrap.servers (every
+     * group is synced by default, at the default refresh interval): a group consumes part of a 6-partition topic on
+     * the source and commits; after a sync the same group id resumes on the destination exactly at the next record
+     * of every partition, and reads each remaining record once.
      */
     @Test
-    void groupResumesOnTheDestinationAtTheNextRecordOfEveryPartition() throws Exception {
+    void withTheDefaultConfigAGroupResumesOnTheDestinationAtTheNextRecordOfEveryPartition() throws Exception {
         String topic = "orders";
         String group = "app-orders";
         createSourceTopic(topic, 6, Map.of());
@@ -102,7 +104,7 @@ class MetadataSyncTest {
         }
         consumePartAndCommit(source, group, topic, consumed);
 
-        createMirror("m-groups", Map.of("mirror.groups.include", "app-.*"));
+        createDefaultMirror("m-groups");
         mirrors.startMirrorTopics("m-groups", List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 6);
         awaitCommitted(destination, group, consumed);
@@ -116,6 +118,7 @@ class MetadataSyncTest {
             }
             assertEquals(expected, resumed.get(tp), "records of " + tp + " read on the destination after the failover");
         }
+        mirrors.deleteClusterMirror("m-groups").all().get(); // its ACL sync (on by default) would copy the ACL tests' ACLs
     }
 
     /**
@@ -305,6 +308,46 @@ class MetadataSyncTest {
         }
     }
 
+    /**
+     * With nothing configured but the source's bootstrap.servers, a topic ACL is copied and a cluster ACL is not: the
+     * sync creates the ACLs it wants in one request, which the controller applies atomically, so once the topic ACL
+     * is on the destination the cluster ACL would be too had it been selected.
+     */
+    @Test
+    void theDefaultConfigCopiesTopicAclsButNotClusterAcls() throws Exception {
+        AclBinding topicAcl = acl(ResourceType.TOPIC, "dflt-orders", PatternType.LITERAL, "User:alice");
+        AclBinding clusterAcl = clusterAcl();
+        try (Admin src = source.admin(); Admin dst = destination.admin()) {
+            src.createAcls(List.of(topicAcl, clusterAcl)).all().get();
+            try {
+                createDefaultMirror("m-acl-default");
+                TestUtils.waitFor(() -> acls(dst).contains(topicAcl), TIMEOUT, "the source's topic ACL reaches the destination");
+                assertFalse(acls(dst).contains(clusterAcl), "a cluster ACL is not copied by default");
+            } finally {
+                src.deleteAcls(List.of(clusterAcl.toFilter())).all().get();
+                mirrors.deleteClusterMirror("m-acl-default").all().get(); // a mirror with no topics: deletable at once
+            }
+        }
+    }
+
+    /** A source cluster ACL is copied when kafka-cluster is listed in mirror.acl.include, and removed with the source's. */
+    @Test
+    void clusterAclsAreCopiedWhenKafkaClusterIsListed() throws Exception {
+        AclBinding clusterAcl = clusterAcl();
+        try (Admin src = source.admin(); Admin dst = destination.admin()) {
+            src.createAcls(List.of(clusterAcl)).all().get();
+            try {
+                createMirror("m-acl-cluster", Map.of("mirror.acl.include", "kafka-cluster"));
+                TestUtils.waitFor(() -> acls(dst).contains(clusterAcl), TIMEOUT, "the cluster ACL reaches the destination");
+            } finally {
+                src.deleteAcls(List.of(clusterAcl.toFilter())).all().get();
+            }
+            TestUtils.waitFor(() -> !acls(dst).contains(clusterAcl), TIMEOUT,
+                "the cluster ACL removed at the source is removed on the destination");
+            mirrors.deleteClusterMirror("m-acl-cluster").all().get();
+        }
+    }
+
     // ---- auto-discovery ----
 
     /** A new source topic matching mirror.topics.include mirrors without a command; one matching the exclude does not. */
@@ -328,11 +371,22 @@ class MetadataSyncTest {
 
     // ---- helpers ----
 
+    /**
+     * A mirror that syncs every second and, unless {@code extra} says otherwise, copies no ACL: ACLs are cluster-wide,
+     * so a mirror left running by a test about something else would copy the ACLs of the ACL tests, which assert
+     * exactly which ones their mirror copies.
+     */
     private static void createMirror(String name, Map<String, String> extra) throws Exception {
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
         config.put("mirror.metadata.refresh.interval.ms", "1000");
+        config.put("mirror.acl.include", "");
         config.putAll(extra);
         mirrors.createClusterMirror(name, config).all().get();
+    }
+
+    /** A mirror configured with the source's bootstrap.servers only: every mirror.* setting at its default. */
+    private static void createDefaultMirror(String name) throws Exception {
+        mirrors.createClusterMirror(name, MirrorAssertions.mirrorConfig(source)).all().get();
     }
 
     private static void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
@@ -466,6 +520,16 @@ class MetadataSyncTest {
     private static AclBinding acl(ResourceType type, String name, PatternType patternType, String principal) {
         return new AclBinding(new ResourcePattern(type, name, patternType),
             new AccessControlEntry(principal, "*", AclOperation.READ, AclPermissionType.ALLOW));
+    }
+
+    /**
+     * An ACL on the cluster resource that leaves every test client (User:ANONYMOUS) all its rights, on the source and
+     * wherever it is copied: with allow.everyone.if.no.acl.found, any ACL on the cluster resource denies what it does
+     * not allow, and these clusters are shared by the other tests.
+     */
+    private static AclBinding clusterAcl() {
+        return new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+            new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.ALL, AclPermissionType.ALLOW));
     }
 
     private static Set<AclBinding> acls(Admin admin) throws Exception {

@@ -9,6 +9,7 @@ import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.resource.ResourceType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,13 +37,15 @@ import java.util.TreeSet;
  *   <li><b>Topic configs</b>: over the configs set on the topic (not defaults) and not excluded
  *       ({@link MirrorConfig#isTopicConfigExcluded}), set what differs and remove what the source no longer sets.
  *       Excluded configs are neither set nor removed.</li>
- *   <li><b>Group offsets</b> of groups matching {@code mirror.groups.include} and not {@code mirror.groups.exclude}:
+ *   <li><b>Group offsets</b> of groups matching {@code mirror.groups.include} (default: every group) and not
+ *       {@code mirror.groups.exclude}:
  *       for partitions of synced topics that exist on the destination, the source's committed offset clamped to
  *       [destination log start, destination log end], without the leader epoch, keeping the metadata; written
  *       only where it differs, and only for groups with no active members on the destination.</li>
- *   <li><b>ACLs</b>: source ACLs whose resource name matches {@code mirror.acl.include} and that the destination
- *       lacks are created (and recorded as the mirror's); ACLs the mirror recorded that are no longer wanted are
- *       deleted. An ACL the mirror did not create is never deleted.</li>
+ *   <li><b>ACLs</b>: source ACLs whose resource name matches {@code mirror.acl.include} (default: every one) and
+ *       that the destination lacks are created (and recorded as the mirror's); ACLs on the CLUSTER resource only
+ *       when {@code kafka-cluster} is itself an entry of the list. ACLs the mirror recorded that are no longer
+ *       wanted are deleted. An ACL the mirror did not create is never deleted.</li>
  *   <li><b>Auto-discovery</b>: source topics matching {@code mirror.topics.include}, not {@code mirror.topics.exclude},
  *       not the mirror's internal topics and in no mirror yet, start mirroring.</li>
  * </ul>
@@ -62,8 +65,15 @@ final class SyncPlanner {
         return config.matchesAny(MirrorConfig.GROUPS_INCLUDE, group) && !config.matchesAny(MirrorConfig.GROUPS_EXCLUDE, group);
     }
 
-    /** True if a source ACL is one the mirror keeps on the destination. */
+    /**
+     * True if a source ACL is one the mirror keeps on the destination. Cluster ACLs grant or deny rights over the
+     * whole destination (creating topics, altering configs and ACLs, running mirror commands), so a pattern such as
+     * the default {@code .*} does not select them: only {@code kafka-cluster} listed as an entry does.
+     */
     static boolean aclIncluded(MirrorConfig config, AclBinding acl) {
+        if (acl.pattern().resourceType() == ResourceType.CLUSTER) {
+            return config.listsExactly(MirrorConfig.ACL_INCLUDE, MirrorConfig.CLUSTER_RESOURCE_NAME);
+        }
         return config.matchesAny(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
     }
 

@@ -21,6 +21,7 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.SecurityDisabledException;
 
 import java.util.Collection;
 import java.util.HashMap;
@@ -79,9 +80,22 @@ final class SyncReader {
         }
         Set<AclBinding> acls = null;
         if (!config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty()) {
-            acls = part("read the source ACLs", problems, () -> new HashSet<>(get(source.describeAcls(AclBindingFilter.ANY).values())));
+            acls = part("read the source ACLs", problems, () -> sourceAcls(source));
         }
         return new SourceView(names, topics, groupOffsets, acls);
+    }
+
+    /**
+     * Every ACL of the source, or null if the source runs no authorizer: ACL sync is on by default, and such a source
+     * has no ACLs to copy, which is not a problem to warn about. Null rather than empty, so that the ACLs the mirror
+     * created earlier are left in place rather than taken for removed at the source.
+     */
+    private static Set<AclBinding> sourceAcls(Admin source) throws Exception {
+        try {
+            return new HashSet<>(get(source.describeAcls(AclBindingFilter.ANY).values()));
+        } catch (SecurityDisabledException e) {
+            return null;
+        }
     }
 
     /**

@@ -17,11 +17,13 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -60,6 +62,16 @@ class SyncPlannerTest {
     private static AclBinding acl(String name, String principal) {
         return new AclBinding(new ResourcePattern(ResourceType.TOPIC, name, PatternType.LITERAL),
             new AccessControlEntry(principal, "*", AclOperation.READ, AclPermissionType.ALLOW));
+    }
+
+    private static AclBinding acl(ResourceType type, String name, PatternType patternType) {
+        return new AclBinding(new ResourcePattern(type, name, patternType),
+            new AccessControlEntry("User:a", "*", AclOperation.ALL, AclPermissionType.ALLOW));
+    }
+
+    /** In the order the planner creates ACLs. */
+    private static List<AclBinding> sorted(AclBinding... acls) {
+        return Stream.of(acls).sorted(Comparator.comparing(AclBinding::toString)).toList();
     }
 
     @Test
@@ -129,8 +141,23 @@ class SyncPlannerTest {
     }
 
     @Test
+    void everyGroupButTheExcludedOnesIsSyncedByDefaultAndAnEmptyIncludeSyncsNone() {
+        configs.put(MirrorConfig.GROUPS_EXCLUDE, "private-.*");
+        topic("a", DesiredState.MIRRORING, 1);
+        Map<TopicPartition, OffsetAndMetadata> committed = Map.of(A0, new OffsetAndMetadata(5));
+        SourceView source = new SourceView(null, Map.of(), Map.of("app", committed, "other", committed, "private-1", committed), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L), Map.of(
+            "app", new DestinationView.Group(false, Map.of()), "other", new DestinationView.Group(false, Map.of()),
+            "private-1", new DestinationView.Group(false, Map.of())), null);
+        OffsetAndMetadata expected = new OffsetAndMetadata(5, Optional.empty(), "");
+        assertEquals(List.of(new SyncAction.CommitGroupOffsets("app", Map.of(A0, expected)),
+            new SyncAction.CommitGroupOffsets("other", Map.of(A0, expected))), plan(source, destination));
+        configs.put(MirrorConfig.GROUPS_INCLUDE, "");
+        assertEquals(List.of(), plan(source, destination), "an empty mirror.groups.include syncs no group");
+    }
+
+    @Test
     void groupsWithActiveMembersAreSkippedAndEqualOffsetsAreNotRewritten() {
-        configs.put(MirrorConfig.GROUPS_INCLUDE, ".*");
         topic("a", DesiredState.MIRRORING, 2);
         Map<TopicPartition, OffsetAndMetadata> committed = Map.of(A0, new OffsetAndMetadata(5), A1, new OffsetAndMetadata(6));
         SourceView source = new SourceView(null, Map.of(), Map.of("busy", committed, "same", committed, "half", committed), null);
@@ -145,7 +172,6 @@ class SyncPlannerTest {
 
     @Test
     void groupPartitionsNotYetOnTheDestinationWait() {
-        configs.put(MirrorConfig.GROUPS_INCLUDE, ".*");
         topic("a", DesiredState.MIRRORING, 2);
         SourceView source = new SourceView(null, Map.of(), Map.of("g", Map.of(A1, new OffsetAndMetadata(5))), null);
         DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L),
@@ -170,8 +196,35 @@ class SyncPlannerTest {
     }
 
     @Test
+    void everyAclButTheClusterOnesIsSyncedByDefault() {
+        AclBinding topic = acl("orders", "User:a");
+        AclBinding wildcardTopic = acl("*", "User:a");
+        AclBinding prefixedGroup = acl(ResourceType.GROUP, "app-", PatternType.PREFIXED);
+        AclBinding cluster = acl(ResourceType.CLUSTER, MirrorConfig.CLUSTER_RESOURCE_NAME, PatternType.LITERAL);
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(topic, wildcardTopic, prefixedGroup, cluster));
+        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
+        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, wildcardTopic, prefixedGroup))), plan(source, destination));
+        configs.put(MirrorConfig.ACL_INCLUDE, "");
+        assertEquals(List.of(), plan(source, destination), "an empty mirror.acl.include syncs no ACL");
+    }
+
+    @Test
+    void clusterAclsAreSyncedOnlyWhenKafkaClusterIsAnEntryOfTheInclude() {
+        AclBinding topic = acl("kafka-cluster", "User:a"); // a topic of that name is an ordinary resource
+        AclBinding cluster = acl(ResourceType.CLUSTER, MirrorConfig.CLUSTER_RESOURCE_NAME, PatternType.LITERAL);
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(topic, cluster));
+        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
+        for (String include : List.of(".*", "kafka-.*", "kafka.cluster", "kafka-cluster.*")) {
+            configs.put(MirrorConfig.ACL_INCLUDE, include);
+            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), plan(source, destination),
+                "a pattern that matches kafka-cluster does not select cluster ACLs: " + include);
+        }
+        configs.put(MirrorConfig.ACL_INCLUDE, "orders, kafka-cluster");
+        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, cluster))), plan(source, destination));
+    }
+
+    @Test
     void unreadableAclsChangeNothing() {
-        configs.put(MirrorConfig.ACL_INCLUDE, ".*");
         AclBinding owned = acl("orders", "User:a");
         ownedAcls.put(MirrorAclRecord.key("dr", owned), MirrorAclRecord.of("dr", owned, 1L));
         assertEquals(List.of(), plan(new SourceView(null, Map.of(), null, null),
