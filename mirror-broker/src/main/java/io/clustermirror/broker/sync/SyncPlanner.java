@@ -52,6 +52,8 @@ import java.util.TreeSet;
  * A part of a view that is null (could not be read) yields no action for that part.
  */
 final class SyncPlanner {
+    private static final String INTERNAL_PREFIX = "__";
+
     private SyncPlanner() {
     }
 
@@ -68,11 +70,16 @@ final class SyncPlanner {
     /**
      * True if a source ACL is one the mirror keeps on the destination. Cluster ACLs grant or deny rights over the
      * whole destination (creating topics, altering configs and ACLs, running mirror commands), so a pattern such as
-     * the default {@code .*} does not select them: only {@code kafka-cluster} listed as an entry does.
+     * the default {@code .*} does not select them: only {@code kafka-cluster} listed as an entry does. The same holds
+     * for resources named like Kafka's internal topics ({@code __} and more: {@code __consumer_offsets}, this
+     * cluster's own {@code __mirror_*} control plane): they govern the destination itself, not mirrored data.
      */
     static boolean aclIncluded(MirrorConfig config, AclBinding acl) {
         if (acl.pattern().resourceType() == ResourceType.CLUSTER) {
             return config.listsExactly(MirrorConfig.ACL_INCLUDE, MirrorConfig.CLUSTER_RESOURCE_NAME);
+        }
+        if (acl.pattern().name().startsWith(INTERNAL_PREFIX)) {
+            return config.listsExactly(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
         }
         return config.matchesAny(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
     }

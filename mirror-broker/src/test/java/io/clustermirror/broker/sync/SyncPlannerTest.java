@@ -224,6 +224,22 @@ class SyncPlannerTest {
     }
 
     @Test
+    void aclsOnInternalResourcesAreSyncedOnlyWhenListedExactly() {
+        AclBinding offsets = acl("__consumer_offsets", "User:a");
+        AclBinding controlPlane = acl(ResourceType.TOPIC, "__mirror", PatternType.PREFIXED);
+        AclBinding topic = acl("orders", "User:a");
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(offsets, controlPlane, topic));
+        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
+        for (String include : List.of(".*", "__.*", "__mirror.*")) {
+            configs.put(MirrorConfig.ACL_INCLUDE, include + ",orders");
+            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), plan(source, destination),
+                "a pattern never selects ACLs on the destination's own internal resources: " + include);
+        }
+        configs.put(MirrorConfig.ACL_INCLUDE, "orders,__consumer_offsets");
+        assertEquals(List.of(new SyncAction.CreateAcls(sorted(offsets, topic))), plan(source, destination));
+    }
+
+    @Test
     void unreadableAclsChangeNothing() {
         AclBinding owned = acl("orders", "User:a");
         ownedAcls.put(MirrorAclRecord.key("dr", owned), MirrorAclRecord.of("dr", owned, 1L));
