@@ -46,6 +46,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private final ExecutorService controllerLifecycle;
     private final String listenerName;
     private MirrorController controller;
+    /** False once {@link #close()} stopped the parts that write and fetch. */
+    private volatile boolean working = true;
     private MetadataSyncManager metadataSync; // runs where the controller runs
 
     private ClusterMirrorExtension(BrokerHandle broker) {
@@ -56,6 +58,9 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
             RETRY_BACKOFF_MAX_MS);
         this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
+            if (!working) {
+                return; // closed: the image only serves the read-only rule until detach()
+            }
             hygiene.onImage(image);
             partitions.onImage(image);
         });
@@ -88,7 +93,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     }
 
     private void start() {
-        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::isClean);
+        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::cleanForWrites);
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
@@ -127,8 +132,16 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops everything that writes or fetches (the mirror controller and sync, the partition state machines and their
+     * fetchers, the producer-state passes), before the broker shuts down. The image keeps loading and the read-only rule
+     * keeps being enforced with it while the broker hands its partitions over: a broker that shuts down must neither
+     * let clients write to mirror topics nor refuse writes to other topics. Call {@link #detach()} once the broker has
+     * shut down.
+     */
     @Override
     public void close() {
+        working = false;
         try {
             broker.removeLeadershipListener(listenerName).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -141,9 +154,15 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        tailer.close(); // first: it hands new images to the parts closed below
         partitions.close();
         hygiene.close();
+        log.info("Cluster Mirror extension closed on broker {}; the read-only rule holds until the broker has shut down",
+            broker.nodeId());
+    }
+
+    /** After the broker has shut down (and after {@link #close()}): stops the image and leaves the registry. */
+    public void detach() {
+        tailer.close();
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

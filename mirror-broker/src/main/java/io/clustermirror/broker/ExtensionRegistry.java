@@ -21,8 +21,8 @@ public final class ExtensionRegistry {
     /**
      * @param image              the node's mirror image
      * @param ready              whether the image has loaded what was committed when the extension started
-     * @param producerStateClean whether the node's leader replicas of a topic may take client writes
-     *                           (their producer state is clean after a barrier)
+     * @param producerStateClean makes the node's leader replicas of a topic fit for client writes (their producer
+     *                           state clean after a barrier) and says whether they are
      */
     private record NodeView(Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,
                             Predicate<String> producerStateClean) {
@@ -63,7 +63,10 @@ public final class ExtensionRegistry {
         return own != null && own.ready().getAsBoolean();
     }
 
-    /** False while the node leads a partition of the topic whose mirrored producer state is not yet removed. */
+    /**
+     * Removes, if not done yet, the mirrored producer state of the node's leader replicas of the topic; false only if
+     * that failed (the write must wait).
+     */
     public static boolean producerStateClean(String clusterId, int nodeId, String topic) {
         NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
         return own == null || own.producerStateClean().test(topic);

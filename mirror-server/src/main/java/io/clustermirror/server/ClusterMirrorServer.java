@@ -38,13 +38,19 @@ public final class ClusterMirrorServer {
     static final String USAGE = "USAGE: cluster-mirror-server-start.sh server.properties [--override property=value]*";
 
     private final KafkaServerLauncher server;
-    private final Function<Object, AutoCloseable> attacher;
+    private final Function<Object, Attachment> attacher;
     private final Object lock = new Object();
     // Guarded by lock: the shutdown hook may run while startup is still attaching.
-    private AutoCloseable extension;
+    private Attachment extension;
     private boolean shuttingDown;
 
-    ClusterMirrorServer(KafkaServerLauncher server, Function<Object, AutoCloseable> attacher) {
+    /** What the launcher attached to a broker: closed before the broker shuts down, detached after. */
+    interface Attachment extends AutoCloseable {
+        default void detach() {
+        }
+    }
+
+    ClusterMirrorServer(KafkaServerLauncher server, Function<Object, Attachment> attacher) {
         this.server = server;
         this.attacher = attacher;
     }
@@ -74,9 +80,12 @@ public final class ClusterMirrorServer {
         log.info("Cluster Mirror extension attached to broker {}", server.nodeId());
     }
 
-    /** Closes the extension first, so that it stops appending, then shuts the node down. */
+    /**
+     * Closes the extension first, so that it stops appending, then shuts the node down, then detaches the extension:
+     * while the broker hands its partitions over, the read-only rule still holds and other topics take writes.
+     */
     void shutdown() {
-        AutoCloseable toClose;
+        Attachment toClose;
         synchronized (lock) {
             shuttingDown = true;
             toClose = extension;
@@ -91,14 +100,28 @@ public final class ClusterMirrorServer {
             }
         }
         server.shutdown();
+        if (toClose != null) {
+            toClose.detach();
+        }
     }
 
     void awaitShutdown() {
         server.awaitShutdown();
     }
 
-    private static AutoCloseable attachExtension(Object brokerServer) {
-        return ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer));
+    private static Attachment attachExtension(Object brokerServer) {
+        ClusterMirrorExtension extension = ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer));
+        return new Attachment() {
+            @Override
+            public void close() {
+                extension.close();
+            }
+
+            @Override
+            public void detach() {
+                extension.detach();
+            }
+        };
     }
 
     /** Parses {@code server.properties [--override k=v]*} the way {@code kafka.Kafka} does. */

@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -366,8 +368,9 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
         if (stoppedBrokers.contains(brokerId)) {
             throw new IllegalStateException("Broker " + brokerId + " of cluster " + name + " is already shut down");
         }
-        closeExtension(brokerId);
+        Optional<ClusterMirrorExtension> closed = closeExtension(brokerId);
         KafkaServerLauncher.shutdownBroker(broker);
+        closed.ifPresent(ClusterMirrorExtension::detach);
         stoppedBrokers.add(brokerId);
         log.info("Cluster {}: broker {} shut down", name, brokerId);
     }
@@ -413,11 +416,13 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return;
         }
         closed = true;
+        List<ClusterMirrorExtension> closedExtensions = new ArrayList<>();
         for (int id : Set.copyOf(extensions.keySet())) {
-            closeExtension(id);
+            closeExtension(id).ifPresent(closedExtensions::add);
         }
         try {
             cluster.close();
+            closedExtensions.forEach(ClusterMirrorExtension::detach);
         } catch (RuntimeException e) {
             throw e;
         } catch (InterruptedException e) {
@@ -439,7 +444,8 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
         TestUtils.waitFor(extension::isReady, TestUtils.DEFAULT_TIMEOUT, "the extension of broker " + brokerId + " to load the mirror state");
     }
 
-    private void closeExtension(int brokerId) {
+    /** Closes the broker's extension (before the broker shuts down) and returns it, to detach once the broker is down. */
+    private Optional<ClusterMirrorExtension> closeExtension(int brokerId) {
         ClusterMirrorExtension extension = extensions.remove(brokerId);
         if (extension != null) {
             try {
@@ -448,6 +454,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
                 log.error("Cluster {}: error closing the extension of broker {}", name, brokerId, e);
             }
         }
+        return Optional.ofNullable(extension);
     }
 
     @Override

@@ -123,11 +123,11 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                     }
                     results.set(i, AuthorizationResult.DENIED);
                 } else if (action.operation() == AclOperation.WRITE && !ExtensionRegistry.producerStateClean(clusterId, nodeId, topic)) {
-                    // A new leader of a stopped mirror topic has not yet removed the mirrored producers: a local
-                    // producer reusing one of their ids would be fenced or rejected. Clients retry shortly.
+                    // A new leader of a stopped mirror topic could not remove the mirrored producers (it tried on this
+                    // request): a local producer reusing one of their ids would be fenced or rejected.
                     if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
-                        logRateLimited(topic, () -> log.info("Denied WRITE on topic '{}' to {} for now: broker {} is removing "
-                            + "mirrored producer state after a leader change; retry shortly", topic, context.principal(), nodeId));
+                        logRateLimited(topic, () -> log.info("Denied WRITE on topic '{}' to {} for now: broker {} could not remove "
+                            + "mirrored producer state after a leader change; see the error above", topic, context.principal(), nodeId));
                     }
                     results.set(i, AuthorizationResult.DENIED);
                 } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED

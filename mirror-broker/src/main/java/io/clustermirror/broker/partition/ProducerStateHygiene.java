@@ -31,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  * the leader's reset. A pass removes, on each such replica whose log reaches past the barrier, the producers
  * whose last write precedes it; it runs when leadership or the image changes and every second.
  *
- * <p>Invariant offered to the authorizer ({@link #isClean}): a local leader accepts client writes to such a
- * partition only once a pass (or the stop itself, {@link #markClean}) has cleaned it at its current leader epoch.
+ * <p>Invariant offered to the authorizer ({@link #cleanForWrites}): a local leader accepts client writes to such a
+ * partition only once it has been cleaned at its current leader epoch (by a pass, by the stop itself
+ * ({@link #markClean}), or by the first write that asks).
  */
 public final class ProducerStateHygiene implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProducerStateHygiene.class);
@@ -104,21 +105,37 @@ public final class ProducerStateHygiene implements AutoCloseable {
     }
 
     /**
-     * False while this broker leads a partition of {@code topic} that holds a barrier and has not been cleaned
-     * at its current leader epoch; writes must wait for the next pass.
+     * Makes this broker's leader replicas of {@code topic} that hold a barrier safe for client writes, on the calling
+     * thread: a replica not yet cleaned at its current leader epoch (a new leader, a restart) has its mirrored
+     * producers removed now, so that the write that asks is never refused. Idempotent; cheap once clean.
+     *
+     * @return true once no such replica is left unclean (false only if the removal itself failed)
      */
-    public boolean isClean(String topic) {
+    public boolean cleanForWrites(String topic) {
+        boolean clean = true;
         for (Map.Entry<TopicPartition, Long> e : barriers.entrySet()) {
             TopicPartition tp = e.getKey();
             if (!tp.topic().equals(topic)) {
                 continue;
             }
             Optional<LeaderLogState> leader = broker.leaderLogState(tp);
-            if (leader.isPresent() && !Integer.valueOf(leader.get().leaderEpoch()).equals(cleanAtEpoch.get(tp))) {
-                return false;
+            if (leader.isEmpty() || Integer.valueOf(leader.get().leaderEpoch()).equals(cleanAtEpoch.get(tp))) {
+                continue;
+            }
+            try {
+                int removed = broker.removeProducersBefore(tp, e.getValue());
+                if (removed > 0) {
+                    log.info("Removed {} mirrored producer(s) before the barrier at offset {} from the producer state of {} on broker {} "
+                        + "(leader, before its first client write at leader epoch {})", removed, e.getValue(), tp, broker.nodeId(),
+                        leader.get().leaderEpoch());
+                }
+                cleanAtEpoch.put(tp, leader.get().leaderEpoch());
+            } catch (RuntimeException ex) {
+                log.error("Could not remove mirrored producers from {} on broker {}; client writes wait", tp, broker.nodeId(), ex);
+                clean = false;
             }
         }
-        return true;
+        return clean;
     }
 
     private void pass() {

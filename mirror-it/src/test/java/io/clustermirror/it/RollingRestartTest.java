@@ -1,0 +1,145 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A rolling restart of the destination with SIGTERM, node by node, as an operator runs one, while idempotent producers
+ * (acks=all, the client's default retries) write to an ordinary topic and to a mirror topic that was STOPPED. No send
+ * may fail: a node that shuts down keeps enforcing the read-only rule with a live image until it is down (so it never
+ * refuses writes to other topics), and a new leader of a stopped topic removes the mirrored producers on the first
+ * write instead of refusing it. Every acknowledged record is read back.
+ */
+class RollingRestartTest {
+    private static final Logger log = LoggerFactory.getLogger(RollingRestartTest.class);
+    private static final int PARTITIONS = 3;
+
+    private static MirrorTestCluster source;
+    private static ProcessCluster destination;
+    private static ClusterMirrorAdmin mirrors;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        // Three source brokers: mirrored producer ids from three blocks, as the destination's brokers hand them out.
+        source = MirrorTestCluster.builder().name("rolling-source").brokers(3).start();
+        destination = ProcessCluster.start("rolling-destination", 3);
+        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        try (ClusterMirrorAdmin m = mirrors; ProcessCluster d = destination; MirrorTestCluster s = source) {
+            // closed in reverse order
+        }
+    }
+
+    @Test
+    void aRollingRestartFailsNoSendToAnOrdinaryOrAStoppedTopic() throws Exception {
+        String ordinary = "rolling-ordinary";
+        String stopped = "rolling-stopped";
+        try (Admin admin = destination.admin()) {
+            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 3))).all().get();
+        }
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(stopped, PARTITIONS, (short) 3))).all().get();
+        }
+        Workloads.writeWithManyProducers(source.bootstrapServers(), stopped, 30, 3);
+        mirrors.createClusterMirror("rolling", MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics("rolling", List.of(stopped), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, stopped, PARTITIONS);
+        mirrors.stopMirrorTopics("rolling", List.of(stopped), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "rolling", stopped, PARTITIONS, PartitionState.STOPPED);
+
+        AtomicBoolean done = new AtomicBoolean();
+        ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<String> failed = new ConcurrentLinkedQueue<>();
+        List<CompletableFuture<Void>> writers = new ArrayList<>();
+        for (String topic : List.of(ordinary, stopped)) {
+            writers.add(CompletableFuture.runAsync(() -> writeUntilDone(topic, done, acked, failed)));
+        }
+        try {
+            for (int node : Set.copyOf(destination.nodeIds())) {
+                destination.stop(node);
+                destination.start(node);
+                for (String topic : List.of(ordinary, stopped)) {
+                    for (int p = 0; p < PARTITIONS; p++) {
+                        Leadership.awaitInSync(destination, new TopicPartition(topic, p), node);
+                    }
+                }
+                log.info("Node {} restarted and back in sync; {} records acknowledged so far, {} failed", node, acked.size(), failed.size());
+            }
+        } finally {
+            done.set(true);
+        }
+        CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(MirrorAssertions.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+        assertEquals(List.of(), List.copyOf(failed).subList(0, Math.min(10, failed.size())),
+            failed.size() + " of " + (failed.size() + acked.size()) + " sends failed during the rolling restart");
+        assertTrue(acked.size() > 100, "the producers kept writing through the restarts: " + acked.size());
+        Set<String> read = new HashSet<>();
+        for (String topic : List.of(ordinary, stopped)) {
+            for (int p = 0; p < PARTITIONS; p++) {
+                MirrorAssertions.readAll(destination, new TopicPartition(topic, p)).forEach(r -> read.add(r.split(" ")[2]));
+            }
+        }
+        List<String> missing = acked.stream().filter(v -> !read.contains(v)).limit(10).toList();
+        assertEquals(List.of(), missing, "acknowledged records missing on the destination");
+    }
+
+    /** Sends numbered records round-robin over the partitions with an idempotent acks=all producer until told to stop. */
+    private static void writeUntilDone(String topic, AtomicBoolean done, ConcurrentLinkedQueue<String> acked,
+                                       ConcurrentLinkedQueue<String> failed) {
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(),
+                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all"))) {
+            for (int i = 0; !done.get(); i++) {
+                String value = topic + "-" + i;
+                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Workloads.bytes(value)), (metadata, error) -> {
+                    if (error == null) {
+                        acked.add(value);
+                    } else {
+                        failed.add(value + ": " + error);
+                    }
+                });
+                if (i % 5 == 4) {
+                    producer.flush();
+                    pace();
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** A steady client's rate (about 250 records a second per topic), not a synchronisation. */
+    private static void pace() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
