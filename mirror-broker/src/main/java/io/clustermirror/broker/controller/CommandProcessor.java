@@ -32,6 +32,8 @@ import java.util.stream.Collectors;
  * back to a cluster that copies it from us; a command that fails changes nothing.
  */
 final class CommandProcessor {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CommandProcessor.class);
+
     private final SourceCluster source;
     private final DestinationCluster destination;
     private final String localClusterId;
@@ -43,7 +45,16 @@ final class CommandProcessor {
         this.localClusterId = localClusterId;
     }
 
+    /**
+     * Never throws: a command it cannot apply (incomplete, or one that hits a bug) gets a failed result, so that one bad
+     * record in the command log cannot stop the controller from processing the ones after it.
+     */
     CommandOutcome process(MirrorImage image, MirrorCommand command, long nowMs) {
+        if (command.op() == null || command.mirror() == null || command.mirror().isBlank()) {
+            return CommandOutcome.failed(CommandResult.failed(command.commandId(), MirrorError.INVALID_REQUEST,
+                "the command names no " + (command.op() == null ? "operation" : "mirror") + "; use kafka-cluster-mirrors.sh or "
+                    + "ClusterMirrorAdmin, which write complete commands"));
+        }
         try {
             return switch (command.op()) {
                 case CREATE -> create(image, command, nowMs);
@@ -56,6 +67,11 @@ final class CommandProcessor {
             };
         } catch (ClusterMirrorException e) {
             return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
+        } catch (RuntimeException e) {
+            log.error("Mirror command {} {} '{}' (id {}) failed unexpectedly", command.op(), command.topics(), command.mirror(),
+                command.commandId(), e);
+            return CommandOutcome.failed(CommandResult.failed(command.commandId(), MirrorError.UNKNOWN_SERVER_ERROR,
+                e.getClass().getSimpleName() + " while applying it; nothing was changed (the controller's log has the details)"));
         }
     }
 

@@ -135,7 +135,10 @@ public final class MirrorController implements AutoCloseable {
             log.error("Skipping unreadable command at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, e.toString());
             entry = null;
         }
-        if (entry instanceof MirrorCommand command) {
+        if (entry instanceof MirrorCommand command && (command.commandId() == null || command.commandId().isBlank())) {
+            log.error("Skipping the command at offset {} of {}: it has no command id, so no result can answer it", record.offset(),
+                COMMANDS_PARTITION);
+        } else if (entry instanceof MirrorCommand command) {
             outcome = processor.process(mergeActualState(image), command, System.currentTimeMillis());
             log.info("Mirror command {} {} '{}' (id {}): {} {}", command.op(), command.topics(), command.mirror(), command.commandId(),
                 outcome.result().error(), outcome.result().message());

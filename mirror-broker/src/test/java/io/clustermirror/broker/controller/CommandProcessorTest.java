@@ -75,9 +75,14 @@ class CommandProcessorTest {
         final List<String> grown = new ArrayList<>();
         final Map<String, Map<String, String>> createdConfigs = new HashMap<>();
         String failCreateOf;
+        /** Thrown by every call while set: a bug that is not a ClusterMirrorException. */
+        RuntimeException failWith;
 
         @Override
         public Optional<Topic> describe(String topic) {
+            if (failWith != null) {
+                throw failWith;
+            }
             return Optional.ofNullable(topics.get(topic));
         }
 
@@ -127,6 +132,19 @@ class CommandProcessorTest {
         assertTrue(outcome.result().message().contains(messagePart), outcome.result().message());
         assertTrue(outcome.metadataWrites().isEmpty(), "a failed command writes nothing");
         assertTrue(outcome.stateTombstones().isEmpty(), "a failed command deletes nothing");
+    }
+
+    @Test
+    void anIncompleteCommandOrOneThatHitsABugFailsWithoutThrowing() {
+        assertFailed(run(null, "dr"), MirrorError.INVALID_REQUEST, "names no operation");
+        assertFailed(run(CommandOp.STOP, null, "orders"), MirrorError.INVALID_REQUEST, "names no mirror");
+        assertFailed(run(CommandOp.STOP, " ", "orders"), MirrorError.INVALID_REQUEST, "names no mirror");
+        createMirror();
+        source.topics.put("orders", new SourceTopic("orders", "id-orders", 2, Map.of()));
+        destination.failWith = new IllegalStateException("a bug");
+        assertFailed(run(CommandOp.START, "dr", "orders"), MirrorError.UNKNOWN_SERVER_ERROR, "IllegalStateException");
+        destination.failWith = null;
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "orders").result().error(), "the next command is applied");
     }
 
     private void createMirror() {
