@@ -141,7 +141,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return;
         }
         long askedMs = System.currentTimeMillis();
-        imageCatchUp.get().whenComplete((ignored, error) -> executor.execute(() -> guarded(() -> {
+        java.util.concurrent.CompletableFuture<Void> caughtUp = imageCatchUp.get();
+        executor.schedule(() -> {
+            if (!caughtUp.isDone()) {
+                log.warn("New leaderships of {} partition(s) on broker {} wait for the mirror state to load (more than {} ms): their "
+                    + "mirror topics stay read-only and are not mirrored until __mirror_metadata and __mirror_state can be read",
+                    gained.size(), broker.nodeId(), CATCH_UP_WARN_MS);
+            }
+        }, CATCH_UP_WARN_MS, TimeUnit.MILLISECONDS);
+        caughtUp.whenComplete((ignored, error) -> executor.execute(() -> guarded(() -> {
             if (error != null) {
                 return; // closing
             }
