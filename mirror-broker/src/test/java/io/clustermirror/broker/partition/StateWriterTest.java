@@ -1,5 +1,6 @@
 package io.clustermirror.broker.partition;
 
+import io.clustermirror.broker.fetch.TestClusters;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
@@ -9,7 +10,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -42,11 +42,7 @@ class StateWriterTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(5); // polling the mock's history; no event to wait on
-        }
+        TestClusters.waitFor(condition, 10_000, () -> what);
     }
 
     @Test

@@ -208,19 +208,22 @@ class SyncPlannerTest {
         assertEquals(List.of(), plan(source, destination), "an empty mirror.acl.include syncs no ACL");
     }
 
+    /** What the sync plans for these source ACLs (none on the destination yet) with {@code mirror.acl.include} set so. */
+    private List<SyncAction> planAcls(String include, AclBinding... sourceAcls) {
+        configs.put(MirrorConfig.ACL_INCLUDE, include);
+        return plan(new SourceView(null, Map.of(), null, Set.of(sourceAcls)),
+            new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of()));
+    }
+
     @Test
     void clusterAclsAreSyncedOnlyWhenKafkaClusterIsAnEntryOfTheInclude() {
         AclBinding topic = acl("kafka-cluster", "User:a"); // a topic of that name is an ordinary resource
         AclBinding cluster = acl(ResourceType.CLUSTER, MirrorConfig.CLUSTER_RESOURCE_NAME, PatternType.LITERAL);
-        SourceView source = new SourceView(null, Map.of(), null, Set.of(topic, cluster));
-        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
         for (String include : List.of(".*", "kafka-.*", "kafka.cluster", "kafka-cluster.*")) {
-            configs.put(MirrorConfig.ACL_INCLUDE, include);
-            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), plan(source, destination),
+            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), planAcls(include, topic, cluster),
                 "a pattern that matches kafka-cluster does not select cluster ACLs: " + include);
         }
-        configs.put(MirrorConfig.ACL_INCLUDE, "orders, kafka-cluster");
-        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, cluster))), plan(source, destination));
+        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, cluster))), planAcls("orders, kafka-cluster", topic, cluster));
     }
 
     @Test
@@ -228,15 +231,12 @@ class SyncPlannerTest {
         AclBinding offsets = acl("__consumer_offsets", "User:a");
         AclBinding controlPlane = acl(ResourceType.TOPIC, "__mirror", PatternType.PREFIXED);
         AclBinding topic = acl("orders", "User:a");
-        SourceView source = new SourceView(null, Map.of(), null, Set.of(offsets, controlPlane, topic));
-        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
         for (String include : List.of(".*", "__.*", "__mirror.*")) {
-            configs.put(MirrorConfig.ACL_INCLUDE, include + ",orders");
-            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), plan(source, destination),
+            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), planAcls(include + ",orders", offsets, controlPlane, topic),
                 "a pattern never selects ACLs on the destination's own internal resources: " + include);
         }
-        configs.put(MirrorConfig.ACL_INCLUDE, "orders,__consumer_offsets");
-        assertEquals(List.of(new SyncAction.CreateAcls(sorted(offsets, topic))), plan(source, destination));
+        assertEquals(List.of(new SyncAction.CreateAcls(sorted(offsets, topic))),
+            planAcls("orders,__consumer_offsets", offsets, controlPlane, topic));
     }
 
     @Test
