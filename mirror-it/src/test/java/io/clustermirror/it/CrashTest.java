@@ -19,7 +19,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +47,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Unclean crashes of destination brokers (DESIGN.md §4, invariants 4 and 6): the destination's nodes are separate
  * processes ({@link ProcessCluster}) killed with SIGKILL, so nothing of a clean shutdown runs (no extension close,
  * no producer state snapshot, no clean shutdown marker) and the restarted broker recovers its logs.
+ *
+ * <p>The producer-id collision test runs first: a restarted node gets a new block of producer ids, so only nodes no
+ * earlier test restarted still hand out the low ids of the blocks a fresh source's producers used.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrashTest {
     private static final Logger log = LoggerFactory.getLogger(CrashTest.class);
 
@@ -54,7 +61,6 @@ class CrashTest {
 
     @BeforeAll
     static void startClusters() throws Exception {
-        // Three source brokers: their producer ids come from three blocks, as the destination's do (see below).
         source = MirrorTestCluster.builder().name("crash-source").brokers(3).start();
         destination = ProcessCluster.start("crash-destination", 3);
         mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
@@ -284,6 +290,7 @@ class CrashTest {
      * without error, some with producer ids the mirrored data also uses, and every acknowledged record is readable.
      */
     @Test
+    @Order(1)
     void localProducersWithMirroredIdsWorkAfterUncleanCrashesOfLeaderAndFollower() throws Exception {
         String topic = "crash-collide";
         TopicPartition tp = new TopicPartition(topic, 0);

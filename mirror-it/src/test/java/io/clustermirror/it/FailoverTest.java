@@ -23,10 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Stop (failover) on real clusters: truncation to the last stable offset, the MIRROR_PID_RESET barrier on every
- * replica, local producers whose ids collide with mirrored ones, pause/resume and delete (DESIGN.md §4, 3-5).
+ * replica, pause/resume and delete. Local producers whose ids collide with mirrored ones: {@link ProducerIdCollisionTest}.
  */
 class FailoverTest {
     private static ClusterPair clusters;
@@ -187,87 +185,6 @@ class FailoverTest {
     /** The barrier sits where the truncation started, or at the old end when nothing was truncated. */
     private static long lastStableOffsetOfTruncation(MirrorPartitionDescription d) {
         return d.truncatedFromOffset() >= 0 ? d.truncatedFromOffset() : d.barrierOffset();
-    }
-
-    /** Producer ids the destination's broker-side state knows for the partition (local producers only after a reset). */
-    private static Set<Long> producerIds(TopicPartition tp) throws Exception {
-        return MirrorAssertions.producerIds(destination, tp);
-    }
-
-    @Test
-    void localProducersWithMirroredProducerIdsWorkOnEveryReplicaAndAfterRestarts() throws Exception {
-        String topic = "collide";
-        TopicPartition tp = new TopicPartition(topic, 0);
-        // Producer ids come in blocks per broker, from 0 on a fresh cluster: a fresh 3-broker source whose producers
-        // spread over its brokers' blocks uses the same low ids of each block that the destination's brokers hand out.
-        Set<Long> mirroredIds = new HashSet<>();
-        try (MirrorTestCluster collideSource = MirrorTestCluster.builder().name("collide-source").brokers(3).start()) {
-            try (Admin admin = collideSource.admin()) {
-                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
-            }
-            Workloads.writeWithManyProducers(collideSource.bootstrapServers(), topic, 150, 5);
-            try (Admin admin = collideSource.admin()) {
-                admin.describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().forEach(s -> mirroredIds.add(s.producerId()));
-            }
-            mirrors.createClusterMirror("collide", MirrorAssertions.mirrorConfig(collideSource)).all().get();
-            mirrors.startMirrorTopics("collide", List.of(topic), List.of()).all().get();
-            MirrorAssertions.awaitCaughtUp(collideSource, destination, topic, 1);
-            mirrors.stopMirrorTopics("collide", List.of(topic), List.of()).all().get();
-            awaitState("collide", topic, 1, PartitionState.STOPPED);
-        }
-        assertTrue(producerIds(tp).isEmpty(), "no mirrored producer is left in the leader's state: " + producerIds(tp));
-
-        List<String> written = new ArrayList<>();
-        Set<Long> localIds = new HashSet<>();
-        writeWithCollidingIds(tp, localIds, written, "first-leader");
-        // Leadership to each other replica in turn: followers removed the mirrored producers themselves.
-        for (int round = 0; round < 2; round++) {
-            int leader = destination.leaderOf(tp);
-            destination.shutdownBroker(leader);
-            TestUtils.waitFor(() -> destination.leaderOf(tp) != leader, MirrorAssertions.TIMEOUT, "no new leader for " + tp);
-            writeWithCollidingIds(tp, localIds, written, "leader-round-" + round);
-            destination.startBroker(leader);
-        }
-        for (int broker : new ArrayList<>(destination.brokerIds())) {
-            destination.restartBroker(broker);
-        }
-        writeWithCollidingIds(tp, localIds, written, "after-restarts");
-        localIds.retainAll(mirroredIds);
-        assertTrue(localIds.size() >= 3, "local producers reused mirrored producer ids " + localIds
-            + "; fewer than 3 collisions would prove little (mirrored ids: " + mirroredIds + ")");
-        List<String> values = MirrorAssertions.readAll(destination, tp).stream().map(r -> r.split(" ")[2]).toList();
-        assertTrue(values.containsAll(written), "every acknowledged local write is readable: " + written + " in " + values);
-    }
-
-    /** Writes with a new idempotent and a new transactional producer and collects the ids they were given. */
-    private static void writeWithCollidingIds(TopicPartition tp, Set<Long> localIds, List<String> written, String tag) throws Exception {
-        Set<Long> before = producerIds(tp);
-        try (KafkaProducer<byte[], byte[]> idempotent = destinationProducer(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
-             KafkaProducer<byte[], byte[]> transactional = destinationProducer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "dest-" + tag))) {
-            String v1 = "idem-" + tag;
-            TestUtils.waitFor(() -> {
-                try {
-                    idempotent.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes(v1))).get();
-                    return true;
-                } catch (ExecutionException e) {
-                    // Right after a leader change the new leader refuses writes until its producer state is clean.
-                    if (e.getCause() instanceof TopicAuthorizationException) {
-                        return false;
-                    }
-                    throw e;
-                }
-            }, MirrorAssertions.TIMEOUT, "idempotent write after " + tag);
-            written.add(v1);
-            transactional.initTransactions();
-            transactional.beginTransaction();
-            String v2 = "tx-" + tag;
-            transactional.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes(v2))).get();
-            transactional.commitTransaction();
-            written.add(v2);
-        }
-        Set<Long> now = producerIds(tp);
-        now.removeAll(before);
-        localIds.addAll(now);
     }
 
     /** The number of partitions the mirror's fetchers hold on each destination broker (Kafka metrics registry). */
