@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
@@ -91,8 +93,11 @@ final class BenchCluster implements AutoCloseable {
                 if (admin().describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= n) {
                     return;
                 }
-            } catch (Exception e) {
+            } catch (ExecutionException | TimeoutException e) {
                 // not up yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the " + name + " cluster", e);
             }
             if (System.currentTimeMillis() > deadline) {
                 throw new IllegalStateException("the " + name + " cluster did not come up with " + n + " brokers");

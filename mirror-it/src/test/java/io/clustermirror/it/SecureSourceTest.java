@@ -88,7 +88,7 @@ class SecureSourceTest {
     private static Keystores.Store mirrorKeystore;
     private static String plainPassword;
     /** Every password of the test: none may show in describe, the tool's output or the logs. */
-    private static final List<String> secrets = new CopyOnWriteArrayList<>();
+    private static final List<String> SECRETS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startClusters() throws Exception {
@@ -98,7 +98,7 @@ class SecureSourceTest {
         Keystores.Store brokerTruststore = Keystores.truststore(dir, "source-truststore", mirrorKeystore);
         mirrorTruststore = Keystores.truststore(dir, "mirror-truststore", brokerKeystore);
         plainPassword = Keystores.newPassword();
-        secrets.addAll(List.of(brokerKeystore.password(), mirrorKeystore.password(), brokerTruststore.password(),
+        SECRETS.addAll(List.of(brokerKeystore.password(), mirrorKeystore.password(), brokerTruststore.password(),
             mirrorTruststore.password(), plainPassword));
         clusters = ClusterPair.start(MirrorTestCluster.builder().name("secure-source").brokers(1)
                 .listener(TLS, SecurityProtocol.SSL)
@@ -284,7 +284,7 @@ class SecureSourceTest {
         String user = "mirror-wrong";
         scramUser(user, Keystores.newPassword());
         String wrong = Keystores.newPassword();
-        secrets.add(wrong);
+        SECRETS.add(wrong);
         Path file = dir.resolve("wrong-password.properties");
         StringBuilder properties = new StringBuilder();
         scramConfig(user, wrong).forEach((k, v) -> properties.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
@@ -387,7 +387,7 @@ class SecureSourceTest {
 
     /** Fails if {@code text} holds a password of the test; never prints the text (it would print the password). */
     private static void assertNoSecret(String text, String where) {
-        if (secrets.stream().anyMatch(text::contains)) {
+        if (SECRETS.stream().anyMatch(text::contains)) {
             fail(where + " shows a password");
         }
     }
@@ -401,7 +401,7 @@ class SecureSourceTest {
 
     /** Creates or changes a SCRAM-SHA-512 credential on the source; returns the password. */
     private static String scramUser(String user, String password) throws Exception {
-        secrets.add(password);
+        SECRETS.add(password);
         try (Admin admin = source.admin()) {
             admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
                 new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password))).all().get();
