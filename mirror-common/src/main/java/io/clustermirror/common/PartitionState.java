@@ -1,7 +1,7 @@
 package io.clustermirror.common;
 
 /**
- * The actual state of one mirror partition on the destination (seed 001). Driven on the partition's
+ * The actual state of one mirror partition on the destination. Driven on the partition's
  * destination leader and recorded in {@code __mirror_state}.
  *
  * <pre>

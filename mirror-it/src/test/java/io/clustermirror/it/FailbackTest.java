@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Failback between two clusters that both run the extension, and loops between them (seed 000/001/003 topologies). */
+/** Failback between two clusters that both run the extension, and loops between them (the failback and loop rules of docs/DESIGN.md). */
 class FailbackTest {
     private static MirrorTestCluster a;
     private static MirrorTestCluster b;

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The batches of one replica's log as stored in its segment files: what invariant 1 (DESIGN.md §4)
+ * The batches of one replica's log as stored in its segment files: what the identity invariant (docs/DESIGN.md, "The contract")
  * compares between source and destination, field by field.
  */
 final class LogBatches {

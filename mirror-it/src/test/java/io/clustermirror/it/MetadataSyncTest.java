@@ -55,7 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The metadata sync (seed 001 step 10) on real clusters: a 1-broker source with ACLs enabled and a 2-broker
+ * The metadata sync on real clusters: a 1-broker source with ACLs enabled and a 2-broker
  * destination, shared by the tests; each test has its own mirror (refresh every second, except the tests of the default
  * config) and topics.
  */

@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** The invariants of DESIGN.md §4, checked on real clusters. */
+/** The invariants of the contract (docs/DESIGN.md), checked on real clusters. */
 final class MirrorAssertions {
     static final Duration TIMEOUT = Duration.ofSeconds(90);
 

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The topologies of the seeds (000, 003) on real clusters that all run the extension: chain A -> B -> C with a
+ * The topologies of docs/DESIGN.md on real clusters that all run the extension: chain A -> B -> C with a
  * failover in the middle and at the end, fan-out, fan-in, repeated failover/failback between two clusters, an
  * unclean leader election on the source, and loops. The clusters are shared; every test has its own topics and
  * mirrors.
@@ -110,7 +110,7 @@ class TopologiesTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Chain A -> B -> C (seed 003)
+    // Chain A -> B -> C
 
     /**
      * The id a new producer on a single-broker cluster gets next is one above the highest it handed out: this writes
@@ -204,7 +204,7 @@ class TopologiesTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Fan-out and fan-in (seed 000)
+    // Fan-out and fan-in
 
     @Test
     void fanOutMirrorsIndependentlyAndStoppingOneLeavesTheOtherMirroring() throws Exception {
@@ -273,7 +273,7 @@ class TopologiesTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Repeated failover and failback between two clusters (seed 000: failback)
+    // Repeated failover and failback between two clusters
 
     /** A truncation a cluster reported, and the step at which it was first seen. */
     private record Truncation(MirrorTestCluster cluster, long from, long to, int step) {

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The metadata sync of every mirror (seed 001 step 10), run on the broker where the MirrorController runs, so
+ * The metadata sync of every mirror, run on the broker where the MirrorController runs, so
  * that exactly one broker syncs each mirror (during a controller move two may overlap briefly: every action is
  * idempotent or goes through the controller). A supervisor thread compares the image with the running tasks once
  * a second and starts a {@link MirrorSyncTask} per mirror (restarting it if the mirror was recreated), stopping

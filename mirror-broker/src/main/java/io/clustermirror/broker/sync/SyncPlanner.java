@@ -24,13 +24,13 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Decides one sync round of one mirror (seed 001 step 10): source view + destination view + image ->
+ * Decides one sync round of one mirror: source view + destination view + image ->
  * actions. Pure: no I/O, no clock; {@link SyncExecutor} performs the actions.
  *
  * <p>Rules:
  * <ul>
  *   <li><b>Synced topics</b> are the mirror's topics whose desired state is MIRRORING. PAUSED topics are not synced
- *       (seed 001: synchronization halts for paused topics) and a STOPPED topic belongs to the destination: its
+ *       (a paused topic is not synced) and a STOPPED topic belongs to the destination: its
  *       configs, partitions and group offsets are never touched again.</li>
  *   <li><b>Partitions</b>: a synced topic with more source partitions than the destination (or than the image
  *       records) is grown, unless the source topic was recreated (another id: its partitions fail instead).</li>

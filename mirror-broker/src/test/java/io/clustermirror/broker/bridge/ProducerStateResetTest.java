@@ -52,7 +52,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The three silent corruptions of producer id collisions (seed 002) on stock Kafka, and the MIRROR_PID_RESET
+ * The three silent corruptions of producer id collisions on stock Kafka, and the MIRROR_PID_RESET
  * barrier with {@link BrokerHandle#removeProducersBefore} making each safe, on a real 3-broker cluster.
  *
  * <p>Deterministic collisions: each test starts a real client producer, learns its producer id and epoch from a

@@ -16,7 +16,7 @@ import java.util.Iterator;
 import java.util.Optional;
 
 /**
- * The {@code MIRROR_PID_RESET} barrier (seed 000, DESIGN.md §3): a v2 control batch holding one control
+ * The {@code MIRROR_PID_RESET} barrier (docs/DESIGN.md, "Where we differ from KIP-1279"): a v2 control batch holding one control
  * record whose key is {@code (version 0, type 7)} and whose value is a {@link MirrorPidResetRecord}.
  * Wherever it is appended or recovered, all mirrored producer state before it is stale.
  *

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * The value of the {@code MIRROR_PID_RESET} barrier's control record (seed 000), in Kafka's flexible-version
+ * The value of the {@code MIRROR_PID_RESET} barrier's control record, in Kafka's flexible-version
  * message encoding of the schema
  * <pre>
  * { "name": "MirrorPidResetRecord", "validVersions": "0", "flexibleVersions": "0+", "fields": [
