@@ -1,8 +1,8 @@
 package io.clustermirror.common;
 
 /**
- * Errors a mirror command or a mirror partition can end in. The names follow the seed design's
- * (KIP-style) error names, so that the CLI prints {@code NAME: explanation} as operators expect.
+ * Errors a mirror command or a mirror partition can end in. The names follow Kafka's style of error names (and
+ * KIP-1279's where it has one), so that the CLI prints {@code NAME: explanation} as operators expect.
  */
 public enum MirrorError {
     NONE,
@@ -21,6 +21,13 @@ public enum MirrorError {
     INVALID_PARTITIONS,
     SOURCE_CLUSTER_UNREACHABLE,
     SOURCE_TOPIC_CHANGED,
+    /** A source batch failed its CRC or size checks; the partition stops before it. */
+    CORRUPT_MESSAGE,
+    /**
+     * A source batch in message format v0 or v1 (written by clients or brokers older than Kafka 0.11): it cannot be
+     * stored as it is on a destination, and re-encoding it would change its bytes and CRC.
+     */
+    UNSUPPORTED_MESSAGE_FORMAT,
     MIRROR_LOOP,
     MIRROR_CONTROLLER_UNAVAILABLE,
     UNKNOWN_SERVER_ERROR;

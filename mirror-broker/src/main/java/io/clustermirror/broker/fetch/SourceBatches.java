@@ -1,7 +1,7 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -18,8 +18,9 @@ import java.util.List;
  * <ul>
  *   <li>Only whole batches: a trailing partial batch (cut at the fetch size limit) is left out.</li>
  *   <li>Every batch is CRC-checked and must be magic v2, because the destination appends with the
- *       RAFT_LEADER origin, which skips Kafka's own validation. The first bad batch ends the usable data;
- *       the batches before it are still returned, and {@link #corruption()} describes the bad one.</li>
+ *       RAFT_LEADER origin, which skips Kafka's own validation, and a v0/v1 batch could only be stored
+ *       re-encoded. The first bad batch ends the usable data; the batches before it are still returned, and
+ *       {@link #corruption()} describes the bad one.</li>
  *   <li>Batches that end before the fetch offset are skipped.</li>
  *   <li>Consecutive batches with the same source partitionLeaderEpoch form one {@link Run}, so each
  *       append (and each progress report) starts at most one new source epoch. The epochs are read
@@ -41,12 +42,14 @@ final class SourceBatches {
 
     private final List<Run> runs;
     private final String corruption;
+    private final MirrorError corruptionError;
     private final long corruptOffset;
     private final int partialBytes;
 
-    private SourceBatches(List<Run> runs, String corruption, long corruptOffset, int partialBytes) {
+    private SourceBatches(List<Run> runs, String corruption, MirrorError corruptionError, long corruptOffset, int partialBytes) {
         this.runs = runs;
         this.corruption = corruption;
+        this.corruptionError = corruptionError;
         this.corruptOffset = corruptOffset;
         this.partialBytes = partialBytes;
     }
@@ -58,6 +61,14 @@ final class SourceBatches {
     /** Why the data stopped being usable (a corrupt or unsupported batch), or null. */
     String corruption() {
         return corruption;
+    }
+
+    /**
+     * The error the partition fails with because of {@link #corruption()}: {@link MirrorError#CORRUPT_MESSAGE}, or
+     * {@link MirrorError#UNSUPPORTED_MESSAGE_FORMAT} for a v0/v1 batch; null if the data is usable to its end.
+     */
+    MirrorError corruptionError() {
+        return corruptionError;
     }
 
     /** Base offset of the bad batch (or the last good offset + 1 if unknown); -1 if none. */
@@ -88,6 +99,7 @@ final class SourceBatches {
         long runRecords = 0;
         int prevEpoch = lastFetchedEpoch;
         String corruption = null;
+        MirrorError corruptionError = MirrorError.CORRUPT_MESSAGE;
         long corruptOffset = -1;
         long expectedNext = fetchOffset;
 
@@ -118,8 +130,12 @@ final class SourceBatches {
             }
             try {
                 if (b.magic() != RecordBatch.MAGIC_VALUE_V2) {
-                    throw new InvalidRecordException("message format v" + b.magic()
-                        + " is not supported (only v2 batches can be mirrored as-is)");
+                    corruption = "batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + " is in message format v"
+                        + b.magic() + " (written by a client or broker older than Kafka 0.11): only v2 batches can be"
+                        + " mirrored as they are";
+                    corruptOffset = b.baseOffset();
+                    corruptionError = MirrorError.UNSUPPORTED_MESSAGE_FORMAT;
+                    break;
                 }
                 b.ensureValid();
             } catch (KafkaException e) {
@@ -156,7 +172,7 @@ final class SourceBatches {
             runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords, -1L));
         }
         int partial = corruption == null ? buf.limit() - pos : 0;
-        return new SourceBatches(List.copyOf(runs), corruption, corruptOffset, partial);
+        return new SourceBatches(List.copyOf(runs), corruption, corruption == null ? null : corruptionError, corruptOffset, partial);
     }
 
     private static Run run(ByteBuffer buf, int from, int to, long base, long last, int epoch, int prevEpoch,

@@ -311,7 +311,7 @@ final class SourceFetcher extends Thread {
             progressed = true;
         }
         if (batches.corruption() != null) {
-            manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "source " + batches.corruption() + " in " + st.tp
+            manager.fail(st, batches.corruptionError(), "source " + batches.corruption() + " in " + st.tp
                 + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
             return;
         }

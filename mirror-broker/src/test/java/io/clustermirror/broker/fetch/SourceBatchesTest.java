@@ -1,11 +1,16 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.broker.TestBatches;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.barrier.BarrierBatch;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static io.clustermirror.broker.TestBatches.concat;
@@ -26,6 +31,7 @@ class SourceBatchesTest {
         MemoryRecords all = concat(batch(0, 3, 4), batch(3, 2, 4), batch(10, 5, 6), batch(15, 1, 6), batch(16, 2, 9));
         SourceBatches s = SourceBatches.split(all, 0, 4);
         assertNull(s.corruption());
+        assertNull(s.corruptionError());
         assertEquals(0, s.partialBytes());
         List<SourceBatches.Run> runs = s.runs();
         assertEquals(3, runs.size());
@@ -91,6 +97,19 @@ class SourceBatchesTest {
         assertNotNull(s.corruption());
         assertEquals(3, s.corruptOffset());
         assertTrue(s.corruption().contains("3..5"), s.corruption());
+        assertEquals(MirrorError.CORRUPT_MESSAGE, s.corruptionError());
+    }
+
+    @Test
+    void stopsAtAnOldFormatBatchWithItsOwnErrorAndKeepsTheV2BatchesBeforeIt() {
+        MemoryRecords v1 = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V1, 3L, Compression.NONE,
+            new SimpleRecord(1L, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8)));
+        SourceBatches s = SourceBatches.split(concat(batch(0, 3, 1), v1), 0, 1);
+        assertEquals(1, s.runs().size());
+        assertEquals(2, s.runs().get(0).lastOffset());
+        assertEquals(3, s.corruptOffset());
+        assertEquals(MirrorError.UNSUPPORTED_MESSAGE_FORMAT, s.corruptionError());
+        assertTrue(s.corruption().contains("message format v1"), s.corruption());
     }
 
     @Test
@@ -106,6 +125,7 @@ class SourceBatchesTest {
         SourceBatches s = SourceBatches.split(MemoryRecords.EMPTY, 0, -1);
         assertTrue(s.runs().isEmpty());
         assertNull(s.corruption());
+        assertNull(s.corruptionError());
         assertEquals(0, s.partialBytes());
     }
 }
