@@ -73,13 +73,16 @@ public final class MirrorConfig {
      * Source topic configs never copied to the destination, whatever {@link #TOPIC_PROPERTIES_EXCLUDE} says:
      * they describe the source's brokers, replicas and append policy, not the data (replication throttle lists,
      * {@code min.insync.replicas}, {@code unclean.leader.election.enable}, the {@code message.timestamp.*}
-     * type and limits). Used both when a topic starts mirroring and by the periodic metadata sync.
+     * type and limits), or they were removed in Kafka 4.0 and a destination refuses them
+     * ({@code message.format.version}, set on topics of older sources). Used both when a topic starts mirroring
+     * and by the periodic metadata sync.
      */
     public static final Set<String> NEVER_COPIED_TOPIC_CONFIGS = Set.of(
         "leader.replication.throttled.replicas", "follower.replication.throttled.replicas",
         "min.insync.replicas", "unclean.leader.election.enable",
         "message.timestamp.type", "message.timestamp.difference.max.ms",
-        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
+        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+        "message.format.version");
 
     private final String name;
     private final Map<String, String> configs;

@@ -21,11 +21,11 @@ final class LogBatches {
      * The identity of a stored batch: everything but the 4-byte partitionLeaderEpoch, which the
      * destination stamps with its own epoch (outside the CRC, so the CRC still covers all the rest).
      */
-    record Batch(long baseOffset, long lastOffset, long crc, long producerId, short producerEpoch, int baseSequence,
+    record Batch(byte magic, long baseOffset, long lastOffset, long crc, long producerId, short producerEpoch, int baseSequence,
                  boolean transactional, boolean control, String compression, String timestampType, Integer recordCount,
                  int sizeInBytes, long maxTimestamp, String barrierSourceClusterId) {
         static Batch of(RecordBatch b) {
-            return new Batch(b.baseOffset(), b.lastOffset(), b.checksum(), b.producerId(), b.producerEpoch(), b.baseSequence(),
+            return new Batch(b.magic(), b.baseOffset(), b.lastOffset(), b.checksum(), b.producerId(), b.producerEpoch(), b.baseSequence(),
                 b.isTransactional(), b.isControlBatch(), b.compressionType().name, b.timestampType().name, b.countOrNull(),
                 b.sizeInBytes(), b.maxTimestamp(), BarrierBatch.sourceClusterId(b).orElse(null));
         }

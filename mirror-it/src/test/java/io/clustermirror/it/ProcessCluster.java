@@ -107,7 +107,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     /** The checkout holding {@code bin/} and the built {@code mirror-server/target/lib}: the working directory or a parent. */
-    private static Path findCheckout() {
+    static Path findCheckout() {
         Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         for (Path dir = start; dir != null; dir = dir.getParent()) {
             if (Files.isExecutable(dir.resolve("bin/cluster-mirror-server-start.sh"))) {
@@ -120,7 +120,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         throw new IllegalStateException("No Cluster Mirror checkout (bin/cluster-mirror-server-start.sh) in " + start + " or its parents");
     }
 
-    private static int freePort(Set<Integer> taken) throws IOException {
+    static int freePort(Set<Integer> taken) throws IOException {
         for (int attempt = 0; attempt < 100; attempt++) {
             try (ServerSocket socket = new ServerSocket(0)) {
                 int port = socket.getLocalPort();
@@ -392,12 +392,17 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is shutting down: the hook runs anyway
         }
-        try (Stream<Path> files = Files.walk(baseDir)) {
+        deleteTree(baseDir);
+        log.info("Process cluster {} closed", name);
+    }
+
+    /** Deletes a directory and everything in it, as far as possible (a test's leftovers must not fail it). */
+    static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {
-            log.warn("Could not delete {}", baseDir, e);
+            log.warn("Could not delete {}", dir, e);
         }
-        log.info("Process cluster {} closed", name);
     }
 
     @Override

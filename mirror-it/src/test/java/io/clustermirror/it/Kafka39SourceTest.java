@@ -1,0 +1,11 @@
+package io.clustermirror.it;
+
+import java.util.Map;
+
+/** Mirroring from a Kafka 3.9 cluster in KRaft mode, the last release line before 4.0. */
+class Kafka39SourceTest extends OldSourceContract {
+    @Override
+    OldKafkaSource startSource() throws Exception {
+        return OldKafkaSource.start("3.9.1", OldKafkaSource.Mode.KRAFT, Map.of());
+    }
+}

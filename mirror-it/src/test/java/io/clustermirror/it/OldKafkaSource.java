@@ -1,0 +1,222 @@
+package io.clustermirror.it;
+
+import io.clustermirror.testkit.TestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A one-broker source cluster of an old Apache Kafka release, launched as its own JVM from the classpath that the
+ * {@code old-kafka/kafka-<version>} module collects ({@code target/libs}, built before this module's tests): in
+ * ZooKeeper mode with a ZooKeeper server in a second JVM, or as a combined KRaft node. The broker runs with an ACL
+ * authorizer whose super user is the PLAINTEXT listener's {@code User:ANONYMOUS}, so that tests can create ACLs and
+ * the mirror can read everything.
+ */
+final class OldKafkaSource implements TestCluster, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(OldKafkaSource.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final int BROKER_ID = 1;
+
+    /** How the old cluster keeps its metadata. */
+    enum Mode { ZOOKEEPER, KRAFT }
+
+    private final String version;
+    private final Mode mode;
+    private final Path libs;
+    private final Path dir;
+    private final int brokerPort;
+    private final List<Process> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Kills the processes if the test JVM exits without closing the cluster. */
+    private final Thread shutdownHook = new Thread(() -> processes.forEach(Process::destroyForcibly));
+
+    private OldKafkaSource(String version, Mode mode, Path libs, Path dir, int brokerPort) {
+        this.version = version;
+        this.mode = mode;
+        this.libs = libs;
+        this.dir = dir;
+        this.brokerPort = brokerPort;
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts the cluster and waits until its broker serves clients.
+     *
+     * @param extraConfigs broker configs added to (or replacing) the defaults
+     */
+    static OldKafkaSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
+        Path libs = ProcessCluster.findCheckout().resolve("old-kafka/kafka-" + version + "/target/libs");
+        if (!Files.isDirectory(libs)) {
+            throw new IllegalStateException("Kafka " + version + " is not collected in " + libs + ": run 'mvn -B install -DskipTests' first");
+        }
+        Set<Integer> ports = new HashSet<>();
+        OldKafkaSource cluster = new OldKafkaSource(version, mode, libs,
+            Files.createTempDirectory("old-kafka-" + version + "-"), ProcessCluster.freePort(ports));
+        try {
+            Map<String, String> configs = new LinkedHashMap<>();
+            configs.put("broker.id", String.valueOf(BROKER_ID));
+            configs.put("log.dirs", cluster.dataDir().toString());
+            configs.put("offsets.topic.replication.factor", "1");
+            configs.put("transaction.state.log.replication.factor", "1");
+            configs.put("transaction.state.log.min.isr", "1");
+            configs.put("group.initial.rebalance.delay.ms", "0");
+            configs.put("super.users", "User:ANONYMOUS");
+            if (mode == Mode.ZOOKEEPER) {
+                int zkPort = ProcessCluster.freePort(ports);
+                cluster.launch("zookeeper", List.of("org.apache.zookeeper.server.ZooKeeperServerMain",
+                    String.valueOf(zkPort), cluster.dir.resolve("zookeeper").toString()));
+                configs.put("zookeeper.connect", "localhost:" + zkPort);
+                configs.put("listeners", "PLAINTEXT://localhost:" + cluster.brokerPort);
+                configs.put("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer");
+            } else {
+                int controllerPort = ProcessCluster.freePort(ports);
+                configs.put("node.id", String.valueOf(BROKER_ID));
+                configs.put("process.roles", "broker,controller");
+                configs.put("controller.quorum.voters", BROKER_ID + "@localhost:" + controllerPort);
+                configs.put("controller.listener.names", "CONTROLLER");
+                configs.put("listeners", "PLAINTEXT://localhost:" + cluster.brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+                configs.put("advertised.listeners", "PLAINTEXT://localhost:" + cluster.brokerPort);
+                configs.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+                configs.put("inter.broker.listener.name", "PLAINTEXT");
+                configs.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            }
+            configs.putAll(extraConfigs);
+            Path properties = cluster.dir.resolve("server.properties");
+            Files.writeString(properties, configs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining("\n", "", "\n")), StandardCharsets.UTF_8);
+            if (mode == Mode.KRAFT) {
+                cluster.format(properties);
+            }
+            cluster.launch("broker", List.of("kafka.Kafka", properties.toString()));
+            cluster.awaitBroker();
+            log.info("Kafka {} source ({}) at {} in {}", version, mode, cluster.bootstrapServers(), cluster.dir);
+            return cluster;
+        } catch (Exception | AssertionError e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private Path dataDir() {
+        return dir.resolve("data");
+    }
+
+    private Path output(String role) {
+        return dir.resolve(role + ".out");
+    }
+
+    private ProcessBuilder java(String role, List<String> mainAndArgs) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx384m", "-Xms64m", "-cp", libs + "/*"));
+        command.addAll(mainAndArgs);
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(output(role).toFile()));
+    }
+
+    private void format(Path properties) throws IOException, InterruptedException {
+        Process p = java("format", List.of("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
+            "-c", properties.toString())).start();
+        if (!p.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("formatting the Kafka " + version + " log dir failed:\n"
+                + ProcessCluster.tail(output("format"), 20));
+        }
+    }
+
+    private synchronized void launch(String role, List<String> mainAndArgs) throws IOException {
+        Process p = java(role, mainAndArgs).start();
+        processes.add(p);
+        log.info("Kafka {} source: {} started (pid {})", version, role, p.pid());
+    }
+
+    private void awaitBroker() throws Exception {
+        try (Admin admin = admin()) {
+            TestUtils.waitFor(() -> {
+                for (Process p : processes) {
+                    if (!p.isAlive()) {
+                        throw new AssertionError("a process of the Kafka " + version + " source exited with status " + p.exitValue()
+                            + "\n--- broker output ---\n" + ProcessCluster.tail(output("broker"), 30));
+                    }
+                }
+                try {
+                    return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == 1;
+                } catch (Exception e) {
+                    return false; // not serving yet
+                }
+            }, START_TIMEOUT, "the Kafka " + version + " source broker to serve clients");
+        }
+    }
+
+    /** The broker's console output (its log: the old releases log through SLF4J's simple binding). */
+    String brokerOutput() throws IOException {
+        return Files.readString(output("broker"), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String name() {
+        return "kafka-" + version + "-" + mode.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return "localhost:" + brokerPort;
+    }
+
+    @Override
+    public int leaderOf(TopicPartition partition) {
+        return BROKER_ID;
+    }
+
+    @Override
+    public Path partitionDir(int brokerId, TopicPartition partition) throws InterruptedException {
+        Path replica = dataDir().resolve(partition.toString());
+        return TestUtils.waitForValue(() -> Files.isDirectory(replica) ? Optional.of(replica) : Optional.empty(),
+            TestUtils.DEFAULT_TIMEOUT, "the replica of " + partition + " on the Kafka " + version + " source");
+    }
+
+    @Override
+    public synchronized void close() {
+        // The broker first (clean shutdown needs ZooKeeper), then ZooKeeper.
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            Process p = processes.get(i);
+            p.destroy();
+            try {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        processes.clear();
+        ProcessCluster.deleteTree(dir);
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs anyway
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name() + " at " + bootstrapServers();
+    }
+}

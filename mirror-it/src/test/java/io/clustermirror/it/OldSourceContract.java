@@ -1,0 +1,171 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a migration off an old Kafka cluster needs, checked against a real broker of that release (see
+ * {@link OldKafkaSource}); each subclass names the release and how it keeps its metadata. The source has no
+ * {@code __mirror_*} topics, so loop and failback detection find no mirror state there and must not get in the way.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class OldSourceContract {
+    private OldKafkaSource source;
+    private MirrorTestCluster destination;
+    private ClusterMirrorAdmin mirrors;
+
+    /** Starts the old source cluster this class is about. */
+    abstract OldKafkaSource startSource() throws Exception;
+
+    /** The source cluster, for subclasses' own tests. */
+    OldKafkaSource source() {
+        return source;
+    }
+
+    MirrorTestCluster destination() {
+        return destination;
+    }
+
+    ClusterMirrorAdmin mirrors() {
+        return mirrors;
+    }
+
+    @BeforeAll
+    void startClusters() throws Exception {
+        source = startSource();
+        destination = MirrorTestCluster.builder().name(source.name() + "-destination").brokers(1).withExtension(true).start();
+        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+        Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
+        config.put("mirror.metadata.refresh.interval.ms", "1000");
+        mirrors.createClusterMirror("old", config).all().get();
+    }
+
+    @AfterAll
+    void stopClusters() throws Exception {
+        try (ClusterMirrorAdmin m = mirrors; MirrorTestCluster d = destination; OldKafkaSource s = source) {
+            // closed in reverse order
+        }
+    }
+
+    void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+        }
+    }
+
+    /**
+     * Plain, idempotent and transactional (committed and aborted) batches in every codec, and a compacted topic,
+     * land at the same offsets with the same bytes; a consumer reads the same records; the stop (failover) cuts
+     * nothing that was committed and the topic takes local writes after its barrier.
+     */
+    @Test
+    void everyProducerKindCodecAndACompactedTopicMirrorByteIdenticallyAndFailOver() throws Exception {
+        createSourceTopic("old-kinds", 2, Map.of());
+        Workloads.writeAllKinds(source.bootstrapServers(), "old-kinds", 2, 4);
+        createSourceTopic("old-compacted", 1, Map.of("cleanup.policy", "compact"));
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(),
+                Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            for (int i = 0; i < 60; i++) {
+                producer.send(new ProducerRecord<>("old-compacted", 0, Workloads.bytes("key-" + (i % 7)), Workloads.bytes("value-" + i))).get();
+            }
+        }
+        mirrors.startMirrorTopics("old", List.of("old-kinds", "old-compacted"), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, "old-kinds", 2);
+        MirrorAssertions.awaitCaughtUp(source, destination, "old-compacted", 1);
+        MirrorAssertions.assertIdenticalLogs(source, destination, "old-kinds", 2);
+        MirrorAssertions.assertSameRecords(source, destination, "old-kinds", 2);
+        MirrorAssertions.assertIdenticalLogs(source, destination, "old-compacted", 1);
+        MirrorAssertions.assertSameRecords(source, destination, "old-compacted", 1);
+
+        mirrors.stopMirrorTopics("old", List.of("old-kinds"), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "old", "old-kinds", 2, PartitionState.STOPPED);
+        TopicPartition tp = new TopicPartition("old-kinds", 0);
+        MirrorPartitionDescription stopped = MirrorAssertions.describe(mirrors, "old", "old-kinds", 0);
+        assertEquals(-1, stopped.truncatedFromOffset(), "nothing was open on the source, so nothing is cut: " + stopped);
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(),
+                Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            RecordMetadata md = producer.send(new ProducerRecord<>("old-kinds", 0, null, Workloads.bytes("after-failover"))).get();
+            assertEquals(stopped.barrierOffset() + 1, md.offset(), "the first local write follows the barrier");
+        }
+        try (Admin admin = source.admin()) {
+            List<String> sourceRecords = MirrorAssertions.readAll(source, tp);
+            List<String> destinationRecords = MirrorAssertions.readAll(destination, tp);
+            assertEquals(sourceRecords, destinationRecords.subList(0, sourceRecords.size()),
+                "every committed source record is kept by the failover");
+            assertEquals(MirrorAssertions.endOffset(admin, tp), stopped.barrierOffset());
+        }
+    }
+
+    /** Topic configs, partition growth, committed group offsets and ACLs of the old source reach the destination. */
+    @Test
+    void metadataSyncsFromTheOldSource() throws Exception {
+        String topic = "old-synced";
+        createSourceTopic(topic, 2, Map.of("retention.ms", "86400000"));
+        Workloads.writeToEveryPartition(source.bootstrapServers(), topic, 2, "sync", 10);
+        TopicPartition first = new TopicPartition(topic, 0);
+        Map<TopicPartition, OffsetAndMetadata> committed = Map.of(first, new OffsetAndMetadata(4),
+            new TopicPartition(topic, 1), new OffsetAndMetadata(7));
+        // On a resource nobody here uses: a copied ACL closes its resource to the principals it does not name.
+        AclBinding acl = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "old-acl-only", PatternType.LITERAL),
+            new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW));
+        try (Admin admin = source.admin()) {
+            admin.alterConsumerGroupOffsets("old-app", committed).all().get();
+            admin.createAcls(List.of(acl)).all().get();
+        }
+        mirrors.startMirrorTopics("old", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
+        try (Admin src = source.admin(); Admin dst = destination.admin()) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            src.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"),
+                AlterConfigOp.OpType.SET)))).all().get();
+            src.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
+            TestUtils.waitFor(() -> "3600000".equals(dst.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value()),
+                MirrorAssertions.TIMEOUT, "the source's topic config on the destination");
+            TestUtils.waitFor(() -> dst.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size() == 3,
+                MirrorAssertions.TIMEOUT, "the source's new partition on the destination");
+            MirrorAssertions.awaitState(mirrors, "old", topic, 3, PartitionState.MIRRORING);
+            TestUtils.waitFor(() -> committed.equals(dst.listConsumerGroupOffsets("old-app").partitionsToOffsetAndMetadata().get()
+                    .entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey,
+                        e -> new OffsetAndMetadata(e.getValue().offset())))),
+                MirrorAssertions.TIMEOUT, "the source group's committed offsets on the destination");
+            TestUtils.waitFor(() -> dst.describeAcls(AclBindingFilter.ANY).values().get().contains(acl),
+                MirrorAssertions.TIMEOUT, "the source's ACL on the destination");
+        }
+        assertTrue(Set.of(PartitionState.MIRRORING).contains(MirrorAssertions.describe(mirrors, "old", topic, 2).state()));
+    }
+}
