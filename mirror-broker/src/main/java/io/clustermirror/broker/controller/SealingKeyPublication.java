@@ -25,8 +25,8 @@ import java.util.Optional;
  * What a mirror controller writes to {@code __mirror_metadata} when it becomes active, before any command, in one
  * transaction: the key clients seal inline secrets with ({@link SealingKeyRecord}), or {@link SealingKeyRecord#NONE}
  * when this broker has no password-encoder secret (clients then refuse inline secrets instead of sending what no
- * controller can open); and, after a key rotation, the mirror records whose secrets were sealed for the old key, sealed again for the
- * current one, so that the old secret can be removed.
+ * controller can open); and, after a key rotation, the mirror records whose secrets were sealed for the old key,
+ * sealed again for the current one, so that the old secret can be removed.
  */
 final class SealingKeyPublication {
     private static final Logger log = LoggerFactory.getLogger(SealingKeyPublication.class);
