@@ -12,11 +12,13 @@ import io.clustermirror.common.secrets.SealingKey;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.plain.PlainLoginModule;
@@ -48,8 +50,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Secrets of mirror configs on real clusters: a SASL_PLAINTEXT (PLAIN) source whose two users' passwords are canaries.
  * One password reaches the mirror through a config provider that the destination brokers define, the other is given
- * inline and encrypted with the destination's password-encoder secret. Neither may show anywhere a client, an
- * operator or a reader of the destination's internal topics can look: the tool's output, describe, the raw records
+ * inline and encrypted with the destination's password-encoder secret. Neither, nor the encoder secret, may show
+ * anywhere a client, an operator or a reader of the destination's internal topics can look: the tool's output, describe, the raw records
  * of {@code __mirror_commands}, {@code __mirror_metadata} and {@code __mirror_state}, the log, or any file under the
  * destination broker's log directory. A second destination, without an encoder secret, refuses an inline password.
  */
@@ -67,12 +69,14 @@ class MirrorSecretsTest {
     private static Path secretsFile;
     private static String providedPassword;
     private static String inlinePassword;
+    private static String encoderSecret;
 
     @BeforeAll
     static void startClusters() throws Exception {
         logs = LogCapture.start();
         providedPassword = Keystores.newPassword();
         inlinePassword = Keystores.newPassword();
+        encoderSecret = Keystores.newPassword();
         secretsFile = dir.resolve("mirror-secrets.properties");
         Files.writeString(secretsFile, "password=" + providedPassword + "\n");
         clusters = ClusterPair.start(MirrorTestCluster.builder().name("secrets-source").brokers(1)
@@ -81,7 +85,7 @@ class MirrorSecretsTest {
                 .brokerConfig("listener.name.sasl.plain.sasl.jaas.config", PlainLoginModule.class.getName() + " required"
                     + " user_" + PROVIDED_USER + "=\"" + providedPassword + "\" user_" + INLINE_USER + "=\"" + inlinePassword + "\";"),
             MirrorTestCluster.builder().name("secrets-destination").brokers(1)
-                .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, Keystores.newPassword())
+                .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret)
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "file")
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName())
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.param.allowed.paths", dir.toString()));
@@ -119,6 +123,14 @@ class MirrorSecretsTest {
         assertTrue(rawRecords(clusters.destination, InternalTopics.COMMANDS).contains(SealingKey.SEALED_PREFIX));
         assertTrue(rawRecords(clusters.destination, InternalTopics.METADATA).contains(SealingKey.SEALED_PREFIX));
         assertNoSecretAnywhere();
+        // The encoder secret, which opens them, is as hidden as Kafka's own password.encoder.secret.
+        try (Admin admin = clusters.destination.admin()) {
+            for (int broker : clusters.destination.brokerIds()) {
+                ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, String.valueOf(broker));
+                ConfigEntry entry = admin.describeConfigs(List.of(resource)).all().get().get(resource).get(PasswordEncoderKeys.SECRET_CONFIG);
+                assertTrue(entry == null || entry.value() == null, "DescribeConfigs shows " + PasswordEncoderKeys.SECRET_CONFIG);
+            }
+        }
     }
 
     @Test
@@ -235,9 +247,9 @@ class MirrorSecretsTest {
         }
     }
 
-    /** Fails if {@code text} holds a password of the test; never prints the text (it would print the password). */
+    /** Fails if {@code text} holds a secret of the test; never prints the text (it would print the secret). */
     private static void assertNoSecret(String text, String where) {
-        if (text.contains(providedPassword) || text.contains(inlinePassword)) {
+        if (Stream.of(providedPassword, inlinePassword, encoderSecret).anyMatch(text::contains)) {
             fail(where + " shows a password");
         }
     }
