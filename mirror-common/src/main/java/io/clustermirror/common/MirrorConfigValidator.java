@@ -209,7 +209,7 @@ final class MirrorConfigValidator {
         ConfigDef.ConfigKey def = CLIENT_CONFIGS.get(key);
         if (def == null) {
             throw invalid("unknown config '" + key + "': use a Kafka client config for the source connection "
-                + "(consumer, admin or producer), a config.providers setting, or one of the mirror.* configs "
+                + "(consumer, admin or producer) or one of the mirror.* configs "
                 + new TreeSet<>(MirrorConfig.KNOWN_MIRROR_KEYS.keySet()));
         }
         boolean password = def.type == ConfigDef.Type.PASSWORD;
