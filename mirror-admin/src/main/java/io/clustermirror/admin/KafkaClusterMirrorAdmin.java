@@ -4,6 +4,7 @@ import io.clustermirror.admin.internals.ControlPlaneReader;
 import io.clustermirror.admin.internals.MirrorDescriptions;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
@@ -12,6 +13,8 @@ import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SealingKeyRecord;
+import io.clustermirror.common.secrets.SealingKey;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AbstractOptions;
@@ -61,6 +64,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -74,6 +78,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     private static final String CHECK_EXTENSION =
         "check that the destination brokers run the Cluster Mirror extension (bin/cluster-mirror-server-start.sh)";
     private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
+    private static final long SEALING_KEY_POLL_MS = 250;
 
     private final Properties clientProps;
     private final String clientId;
@@ -118,7 +123,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, deadline -> {
-            execute(CommandOp.CREATE, name, configsAtCall, List.of(), List.of(), deadline);
+            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), deadline);
             return null;
         }));
     }
@@ -220,6 +225,53 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 Utils.closeQuietly(() -> commandProducer.close(remaining), "cluster mirror command producer");
             }
             Utils.closeQuietly(() -> admin.close(remaining), "cluster mirror admin");
+        }
+    }
+
+    /**
+     * The configs with their inline secrets sealed for the key the mirror controller published, before anything is
+     * written: a secret never reaches {@code __mirror_commands} in clear. Refused, naming both ways out, when the
+     * controller has no password-encoder secret.
+     */
+    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, Deadline deadline) throws Exception {
+        List<String> inline = configs.entrySet().stream().filter(e -> MirrorConfig.isInlineSecret(e.getKey(), e.getValue()))
+            .map(Map.Entry::getKey).sorted().toList();
+        if (inline.isEmpty()) {
+            return configs;
+        }
+        ensureCommandsTopic(deadline);
+        SealingKeyRecord published = awaitSealingKey(deadline);
+        if (published.publicKey() == null) {
+            throw SealingKey.inlineSecretRefused(inline.get(0));
+        }
+        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs);
+    }
+
+    /**
+     * The sealing key the active controller published in {@code __mirror_metadata}; until the first controller has
+     * published one (the internal topics are created on first use), reads again.
+     */
+    private SealingKeyRecord awaitSealingKey(Deadline deadline) throws Exception {
+        TopicPartition metadata = new TopicPartition(InternalTopics.METADATA, 0);
+        while (true) {
+            AtomicReference<SealingKeyRecord> published = new AtomicReference<>();
+            if (!partitionCounts(List.of(InternalTopics.METADATA), deadline).isEmpty()) {
+                try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+                    reader.readAll(consumer, List.of(metadata), record -> {
+                        if (RecordCodec.SEALING_KEY.equals(RecordCodec.decodeKey(record.key())) && record.value() != null) {
+                            published.set(RecordCodec.decodeSealingKey(record.value()));
+                        }
+                    }, deadline.deadlineMs());
+                }
+            }
+            if (published.get() != null) {
+                return published.get();
+            }
+            if (deadline.remainingMs(time) <= SEALING_KEY_POLL_MS) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "no mirror controller published "
+                    + "the key that encrypts the mirror config's secrets within " + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION);
+            }
+            time.sleep(SEALING_KEY_POLL_MS);
         }
     }
 

@@ -10,6 +10,7 @@ import io.clustermirror.broker.partition.ProducerStateHygiene;
 import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private final BrokerHandle broker;
     private final LocalClients clients;
+    private final BrokerClientConfigs clientConfigs;
     private final MirrorImageTailer tailer;
     private final PartitionMirrorManager partitions;
     private final ProducerStateHygiene hygiene;
@@ -53,10 +55,11 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private ClusterMirrorExtension(BrokerHandle broker) {
         this.broker = broker;
         this.clients = new LocalClients(broker.localBootstrapServers(), broker.brokerConfigs(), broker.nodeId());
+        this.clientConfigs = BrokerClientConfigs.fromBrokerConfigs(broker.brokerConfigs());
         this.hygiene = new ProducerStateHygiene(broker, clients);
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
-            RETRY_BACKOFF_MAX_MS);
+            RETRY_BACKOFF_MAX_MS, clientConfigs);
         this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()
@@ -121,9 +124,9 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void setControllerActive(boolean active) {
         if (active && controller == null) {
-            controller = new MirrorController(clients, broker.nodeId(), imageSupplier);
+            controller = new MirrorController(clients, broker.nodeId(), imageSupplier, clientConfigs);
             controller.start();
-            metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier);
+            metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier, clientConfigs);
         } else if (!active && controller != null) {
             metadataSync.close();
             metadataSync = null;
@@ -163,6 +166,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** After the broker has shut down (and after {@link #close()}): stops the image and leaves the registry. */
     public void detach() {
         tailer.close();
+        clientConfigs.close();
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

@@ -1,9 +1,11 @@
 package io.clustermirror.common;
 
+import io.clustermirror.common.secrets.SealingKey;
+
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -12,8 +14,13 @@ import java.util.regex.Pattern;
  * security.protocol, ssl.*, sasl.*, ...) plus the mirror's own {@code mirror.*} settings.
  *
  * <p>Invariants: {@code bootstrap.servers} is present and non-blank; every {@code mirror.*} key is one of
- * {@link #KNOWN_MIRROR_KEYS}, with a value of the right type; every other key is a Kafka client config.
- * Values may use ConfigProvider syntax ({@code ${file:/path:key}}), resolved only when a client is built.
+ * {@link #KNOWN_MIRROR_KEYS}, with a value of the right type; every other key is a Kafka client config, and never
+ * {@code config.providers*}. Only password configs ({@link #isPassword}) may hold secrets: as references to a
+ * config provider of the destination brokers ({@code ${file:/path:key}}), sealed for the brokers
+ * ({@link SealingKey}), or inline in clear, which only a client that is about to
+ * seal them accepts ({@link #isInlineSecret}). References and sealed values are resolved only when a broker builds a
+ * client ({@link io.clustermirror.common.secrets.BrokerClientConfigs#clientProperties}): every other value is used
+ * as written.
  */
 public final class MirrorConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
@@ -120,15 +127,45 @@ public final class MirrorConfig {
         return MirrorConfigValidator.redact(configs);
     }
 
-    /** Kafka client properties for connections to the source (every key except {@code mirror.*}). */
-    public Properties sourceClientProperties() {
-        Properties p = new Properties();
+    public String bootstrapServers() {
+        return configs.get(BOOTSTRAP_SERVERS);
+    }
+
+    /**
+     * The Kafka client configs for connections to the source (every key except {@code mirror.*}) as stored:
+     * provider references unresolved and secrets sealed. Clients are built from
+     * {@link io.clustermirror.common.secrets.BrokerClientConfigs#clientProperties} instead; a value of a config that
+     * is not a password ({@link #isPassword}) is the same in both.
+     */
+    public Map<String, String> storedClientConfigs() {
+        Map<String, String> client = new HashMap<>();
         configs.forEach((k, v) -> {
             if (!k.startsWith("mirror.")) {
-                p.put(k, v);
+                client.put(k, v);
             }
         });
-        return p;
+        return client;
+    }
+
+    /** True if {@code key} is a client config of type PASSWORD ({@code sasl.jaas.config}, {@code ssl.*.password}, ...). */
+    public static boolean isPassword(String key) {
+        return MirrorConfigValidator.isPassword(key);
+    }
+
+    /**
+     * True if {@code value} of {@code key} is a secret in clear: the value of a password config that is neither sealed
+     * nor refers to a config provider. Clients seal these before sending a config; brokers refuse them.
+     */
+    public static boolean isInlineSecret(String key, String value) {
+        return isPassword(key) && !SealingKey.isSealed(value) && !MirrorConfigValidator.hasProviderReference(value);
+    }
+
+    /**
+     * True if {@code key} names classes that a client loads: a client config of type CLASS, or a list of classes
+     * ({@code interceptor.classes}, {@code metric.reporters}, {@code partition.assignment.strategy}).
+     */
+    public static boolean isClassTyped(String key) {
+        return MirrorConfigValidator.isClassTyped(key);
     }
 
     public String getString(String mirrorKey) {

@@ -1,5 +1,8 @@
 package io.clustermirror.common;
 
+import io.clustermirror.common.secrets.BrokerClientConfigs;
+import io.clustermirror.common.secrets.SealingKey;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -37,6 +40,11 @@ final class MirrorConfigValidator {
 
     /** Key fragments that mark a value as secret even when no client ConfigDef declares it a password. */
     private static final String[] SENSITIVE_FRAGMENTS = {"password", "secret", "sasl.jaas.config", "token"};
+
+    /** Client configs of type LIST whose entries are class names (the other class-typed configs are of type CLASS). */
+    static final Set<String> CLASS_LIST_CONFIGS = Set.of(
+        ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG,
+        ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
 
     /** Every config the source connection may use: the union of the consumer, admin and producer ConfigDefs. */
     private static final Map<String, ConfigDef.ConfigKey> CLIENT_CONFIGS = clientConfigs();
@@ -107,7 +115,11 @@ final class MirrorConfigValidator {
             }
             if (key.startsWith(MIRROR_PREFIX)) {
                 validateMirrorKey(key, value);
-            } else if (!key.startsWith(CONFIG_PROVIDERS_PREFIX)) {
+            } else if (key.startsWith(CONFIG_PROVIDERS_PREFIX)) {
+                throw invalid("config '" + key + "' is not accepted: a mirror config cannot define config providers. The "
+                    + "destination brokers define them (" + BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + " in their server "
+                    + "properties) and password configs refer to them as ${<provider>:<path>:<key>}");
+            } else {
                 validateClientKey(key, value);
             }
         }
@@ -129,6 +141,21 @@ final class MirrorConfigValidator {
         }
         String lower = key.toLowerCase(Locale.ROOT);
         return Stream.of(SENSITIVE_FRAGMENTS).anyMatch(lower::contains);
+    }
+
+    static boolean isPassword(String key) {
+        ConfigDef.ConfigKey def = CLIENT_CONFIGS.get(key);
+        return def != null && def.type == ConfigDef.Type.PASSWORD;
+    }
+
+    static boolean isClassTyped(String key) {
+        ConfigDef.ConfigKey def = CLIENT_CONFIGS.get(key);
+        return def != null && (def.type == ConfigDef.Type.CLASS || CLASS_LIST_CONFIGS.contains(key));
+    }
+
+    /** True if the value holds a ConfigProvider reference anywhere, as in a JAAS line's {@code password="${...}"}. */
+    static boolean hasProviderReference(String value) {
+        return value != null && ConfigTransformer.DEFAULT_PATTERN.matcher(value).find();
     }
 
     /** True if the whole value is a ConfigProvider reference such as {@code ${file:/etc/secrets:password}}. */
@@ -182,12 +209,21 @@ final class MirrorConfigValidator {
         ConfigDef.ConfigKey def = CLIENT_CONFIGS.get(key);
         if (def == null) {
             throw invalid("unknown config '" + key + "': use a Kafka client config for the source connection "
-                + "(consumer, admin or producer), a config.providers setting, or one of the mirror.* configs "
+                + "(consumer, admin or producer) or one of the mirror.* configs "
                 + new TreeSet<>(MirrorConfig.KNOWN_MIRROR_KEYS.keySet()));
         }
-        // ConfigProvider references are resolved only when a client is built; class names are checked
-        // by that client, where the class path is the one that matters.
-        if (ConfigTransformer.DEFAULT_PATTERN.matcher(value).find() || def.type == ConfigDef.Type.CLASS) {
+        boolean password = def.type == ConfigDef.Type.PASSWORD;
+        // Kafka never prints a password's value; a resolved or decrypted value anywhere else could reach errors and logs.
+        if (!password && hasProviderReference(value)) {
+            throw invalid("config '" + key + "' refers to a config provider, which only password configs (such as "
+                + "sasl.jaas.config or ssl.truststore.password) may do: write its value as it is");
+        }
+        if (!password && SealingKey.isSealed(value)) {
+            throw invalid("config '" + key + "' holds an encrypted value, which only password configs may hold");
+        }
+        // References and sealed values are checked by the broker that resolves them; which classes a client may load
+        // is the broker's decision too (BrokerClientConfigs).
+        if (password || def.type == ConfigDef.Type.CLASS) {
             return;
         }
         try {

@@ -1,11 +1,20 @@
 package io.clustermirror.common;
 
+import io.clustermirror.common.secrets.SealingKey;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,7 +46,7 @@ class MirrorConfigValidatorTest {
         assertEquals("dr-1.east_2", config.name());
         assertEquals(500, config.getInt(MirrorConfig.FETCH_MAX_WAIT_MS));
         assertTrue(config.readCommitted());
-        assertEquals(BOOTSTRAP, config.sourceClientProperties().getProperty(MirrorConfig.BOOTSTRAP_SERVERS));
+        assertEquals(BOOTSTRAP, config.storedClientConfigs().get(MirrorConfig.BOOTSTRAP_SERVERS));
     }
 
     @Test
@@ -49,8 +58,6 @@ class MirrorConfigValidatorTest {
             "ssl.truststore.password", "changeit",
             "request.timeout.ms", "30000",
             "max.in.flight.requests.per.connection", "5",
-            "config.providers", "file",
-            "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
             MirrorConfig.FETCH_ISOLATION_LEVEL, "read_uncommitted",
             MirrorConfig.FETCH_MIN_BYTES, "0",
             MirrorConfig.PARTITION_RETRY_BACKOFF_MS, "0",
@@ -59,8 +66,8 @@ class MirrorConfigValidatorTest {
             MirrorConfig.TOPICS_EXCLUDE, ""));
         assertFalse(config.readCommitted());
         assertEquals(1048576, config.getInt(MirrorConfig.FETCH_MAX_BYTES));
-        assertFalse(config.sourceClientProperties().containsKey(MirrorConfig.FETCH_MAX_BYTES));
-        assertEquals("SASL_SSL", config.sourceClientProperties().getProperty("security.protocol"));
+        assertFalse(config.storedClientConfigs().containsKey(MirrorConfig.FETCH_MAX_BYTES));
+        assertEquals("SASL_SSL", config.storedClientConfigs().get("security.protocol"));
     }
 
     @ParameterizedTest
@@ -188,8 +195,68 @@ class MirrorConfigValidatorTest {
         String message = rejected("dr", configs("request.timeout.ms", "soon")).getMessage();
         assertTrue(message.contains("'request.timeout.ms'"), message);
         rejected("dr", configs("security.protocol", "CARRIER_PIGEON"));
-        // A ConfigProvider reference is resolved later, so its type cannot be checked now.
-        MirrorConfig.validate("dr", configs("request.timeout.ms", "${file:/etc/m.properties:timeout}"));
+    }
+
+    @Test
+    void refusesConfigProvidersDefinedInTheMirrorConfig() {
+        for (String key : List.of("config.providers", "config.providers.file.class", "config.providers.file.param.allowed.paths")) {
+            String message = rejected("dr", configs(key, "x")).getMessage();
+            assertTrue(message.contains("'" + key + "'") && message.contains("cluster.mirror.config.providers"), message);
+        }
+    }
+
+    /** A resolved or decrypted value is put only where Kafka never prints it: a PASSWORD config. */
+    @Test
+    void acceptsProviderReferencesAndSealedValuesInPasswordConfigsOnly() {
+        MirrorConfig.validate("dr", configs(
+            "ssl.truststore.password", "${file:/etc/m.properties:truststore}",
+            "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"m\" "
+                + "password=\"${file:/etc/m.properties:password}\";",
+            "ssl.key.password", SealingKey.SEALED_PREFIX + "0011223344556677:AAAA"));
+        String reference = rejected("dr", configs("request.timeout.ms", "${file:/etc/m.properties:timeout}")).getMessage();
+        assertTrue(reference.contains("'request.timeout.ms'") && reference.contains("password configs"), reference);
+        String sealed = rejected("dr", configs("client.id", SealingKey.SEALED_PREFIX + "00:AAAA")).getMessage();
+        assertTrue(sealed.contains("'client.id'"), sealed);
+    }
+
+    @Test
+    void inlineSecretsAreClearValuesOfPasswordConfigs() {
+        assertTrue(MirrorConfig.isInlineSecret("sasl.jaas.config", "x required password=\"p\";"));
+        assertTrue(MirrorConfig.isInlineSecret("ssl.keystore.password", "p"));
+        assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.password", "${file:/etc/m.properties:ks}"));
+        assertFalse(MirrorConfig.isInlineSecret("sasl.jaas.config", "x required password=\"${file:/etc/m.properties:p}\";"));
+        assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.password", SealingKey.SEALED_PREFIX + "00:AAAA"));
+        assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.location", "/etc/ks.p12"));
+    }
+
+    @Test
+    void classTypedConfigsAreTheClassConfigsAndTheClassLists() {
+        assertTrue(MirrorConfig.isClassTyped("sasl.login.callback.handler.class"));
+        assertTrue(MirrorConfig.isClassTyped("sasl.client.callback.handler.class"));
+        assertTrue(MirrorConfig.isClassTyped("ssl.engine.factory.class"));
+        assertTrue(MirrorConfig.isClassTyped("interceptor.classes"));
+        assertTrue(MirrorConfig.isClassTyped("metric.reporters"));
+        assertFalse(MirrorConfig.isClassTyped("ssl.cipher.suites"));
+        assertFalse(MirrorConfig.isClassTyped("bootstrap.servers"));
+    }
+
+    /**
+     * Every LIST config of the client ConfigDefs is classified: a Kafka upgrade that adds a list of classes fails here
+     * instead of letting a mirror config load classes the broker did not allow.
+     */
+    @Test
+    void everyClientListConfigIsKnownToNameClassesOrNot() {
+        Set<String> lists = new TreeSet<>();
+        Stream.of(ConsumerConfig.configDef(), AdminClientConfig.configDef(), ProducerConfig.configDef())
+            .flatMap(def -> def.configKeys().values().stream())
+            .filter(key -> key.type == ConfigDef.Type.LIST)
+            .forEach(key -> lists.add(key.name));
+        Set<String> notClasses = Set.of("bootstrap.servers", "bootstrap.controllers", "config.providers", "ssl.cipher.suites",
+            "ssl.enabled.protocols", "sasl.oauthbearer.expected.audience", "sasl.oauthbearer.scope");
+        Set<String> unclassified = new TreeSet<>(lists);
+        unclassified.removeAll(notClasses);
+        unclassified.removeAll(MirrorConfigValidator.CLASS_LIST_CONFIGS);
+        assertEquals(Set.of(), unclassified);
     }
 
     @Test

@@ -1,9 +1,11 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.common.secrets.PasswordEncoderKeys;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.security.plain.PlainLoginModule;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,7 +25,8 @@ class MirroringSmokeTest {
     @BeforeAll
     static void startClusters() throws Exception {
         source = MirrorTestCluster.builder().name("smoke-source").brokers(1).start();
-        destination = MirrorTestCluster.builder().name("smoke-destination").brokers(1).withExtension(true).start();
+        destination = MirrorTestCluster.builder().name("smoke-destination").brokers(1).withExtension(true)
+            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, "smoke-encoder-secret").start();
     }
 
     @AfterAll
@@ -62,7 +65,8 @@ class MirroringSmokeTest {
         }
         Workloads.writeAllKinds(source.bootstrapServers(), "cli-topic", 1, 3);
         Path config = dir.resolve("mirror.properties");
-        Files.writeString(config, "bootstrap.servers=" + source.bootstrapServers() + "\nsasl.jaas.config=secret-value\n");
+        Files.writeString(config, "bootstrap.servers=" + source.bootstrapServers() + "\nsasl.jaas.config="
+            + PlainLoginModule.class.getName() + " required username=\"cli\" password=\"secret-value\";\n");
         CliRun created = cli("--create", "--mirror", "cli", "--mirror-config", config.toString());
         assertEquals(0, created.exit(), created.err());
         CliRun started = cli("--start", "--mirror", "cli", "--topics", "cli-.*");

@@ -5,6 +5,8 @@ import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImageReader;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
+import io.clustermirror.common.secrets.PasswordEncoderKeys;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -98,7 +100,8 @@ class SecureSourceTest {
         Keystores.Store brokerTruststore = Keystores.truststore(dir, "source-truststore", mirrorKeystore);
         mirrorTruststore = Keystores.truststore(dir, "mirror-truststore", brokerKeystore);
         plainPassword = Keystores.newPassword();
-        SECRETS.addAll(List.of(brokerKeystore.password(), mirrorKeystore.password(), brokerTruststore.password(),
+        String encoderSecret = Keystores.newPassword();
+        SECRETS.addAll(List.of(encoderSecret, brokerKeystore.password(), mirrorKeystore.password(), brokerTruststore.password(),
             mirrorTruststore.password(), plainPassword));
         clusters = ClusterPair.start(MirrorTestCluster.builder().name("secure-source").brokers(1)
                 .listener(TLS, SecurityProtocol.SSL)
@@ -123,7 +126,10 @@ class SecureSourceTest {
                 .brokerConfig("listener.name.plain.sasl.enabled.mechanisms", "PLAIN")
                 .brokerConfig("listener.name.plain.plain.sasl.jaas.config", PlainLoginModule.class.getName()
                     + " required user_" + PLAIN_USER + "=\"" + plainPassword + "\";"),
-            MirrorTestCluster.builder().name("secure-destination").brokers(1));
+            MirrorTestCluster.builder().name("secure-destination").brokers(1)
+                .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret)
+                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "file")
+                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName()));
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
@@ -144,7 +150,7 @@ class SecureSourceTest {
         mirrorAndCheck("tls", tlsConfig(TLS), topic, 2);
     }
 
-    /** Mutual TLS, with the keystore's passwords in a file that the mirror config refers to (a ConfigProvider). */
+    /** Mutual TLS, with the keystore's passwords in a file that the mirror config refers to (the brokers' ConfigProvider). */
     @Test
     void mirrorsOverMutualTls() throws Exception {
         String topic = "secure-mtls";
@@ -153,8 +159,6 @@ class SecureSourceTest {
         Path secretsFile = dir.resolve("mirror-secrets.properties");
         Files.writeString(secretsFile, "keystore.password=" + mirrorKeystore.password() + "\n");
         Map<String, String> config = tlsConfig(MTLS);
-        config.put("config.providers", "file");
-        config.put("config.providers.file.class", FileConfigProvider.class.getName());
         config.put("ssl.keystore.type", "PKCS12");
         config.put("ssl.keystore.location", mirrorKeystore.path().toString());
         config.put("ssl.keystore.password", "${file:" + secretsFile + ":keystore.password}");

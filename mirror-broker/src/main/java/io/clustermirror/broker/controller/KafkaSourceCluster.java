@@ -5,6 +5,7 @@ import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -23,9 +24,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
-/** {@link SourceCluster} through a short-lived Admin client built from the mirror's own client configs. */
+/**
+ * {@link SourceCluster} through a short-lived Admin client built from the mirror's own client configs, as this broker
+ * resolves them: a config it cannot use fails the first question with INVALID_CONFIG, so CREATE refuses it.
+ */
 final class KafkaSourceCluster implements SourceCluster {
     private static final long TIMEOUT_MS = 15_000;
+
+    private final BrokerClientConfigs clientConfigs;
+
+    KafkaSourceCluster(BrokerClientConfigs clientConfigs) {
+        this.clientConfigs = clientConfigs;
+    }
 
     @Override
     public String clusterId(MirrorConfig config) {
@@ -60,7 +70,7 @@ final class KafkaSourceCluster implements SourceCluster {
     @Override
     public MirrorImage mirrorImage(MirrorConfig config) {
         try {
-            return MirrorImageReader.read(config.sourceClientProperties(), java.time.Duration.ofMillis(TIMEOUT_MS));
+            return MirrorImageReader.read(clientConfigs.clientProperties(config), java.time.Duration.ofMillis(TIMEOUT_MS));
         } catch (org.apache.kafka.common.KafkaException e) {
             throw unreachable(config, e);
         }
@@ -70,8 +80,8 @@ final class KafkaSourceCluster implements SourceCluster {
         T apply(Admin admin) throws ExecutionException, InterruptedException, TimeoutException;
     }
 
-    private static <T> T call(MirrorConfig config, AdminCall<T> call) {
-        Properties props = config.sourceClientProperties();
+    private <T> T call(MirrorConfig config, AdminCall<T> call) {
+        Properties props = clientConfigs.clientProperties(config);
         props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "cluster-mirror-controller-" + config.name());
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
@@ -104,7 +114,7 @@ final class KafkaSourceCluster implements SourceCluster {
             return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "the source cluster of mirror '" + config.name()
                 + "': " + cause.getMessage(), cause);
         }
-        String source = "the source cluster of mirror '" + config.name() + "' at " + config.originals().get(MirrorConfig.BOOTSTRAP_SERVERS);
+        String source = "the source cluster of mirror '" + config.name() + "' at " + config.bootstrapServers();
         String why = " (" + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()) + ")";
         if (cause instanceof org.apache.kafka.common.errors.AuthenticationException) {
             return new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication to " + source + " failed" + why

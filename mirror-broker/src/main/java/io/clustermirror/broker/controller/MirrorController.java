@@ -9,6 +9,7 @@ import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -43,6 +44,7 @@ public final class MirrorController implements AutoCloseable {
     private final LocalClients clients;
     private final int nodeId;
     private final Supplier<MirrorImage> brokerImage;
+    private final BrokerClientConfigs clientConfigs;
     private final Thread thread;
     private static final long RESTART_BACKOFF_MS = 5_000;
     private final Object closeSignal = new Object();
@@ -50,11 +52,13 @@ public final class MirrorController implements AutoCloseable {
     private volatile KafkaConsumer<byte[], byte[]> commandConsumer;
 
     /**
-     * @param brokerImage this broker's tailed image: the source of actual partition states; the
-     *                    controller keeps its own copy of the desired state, which it alone writes
+     * @param brokerImage   this broker's tailed image: the source of actual partition states; the
+     *                      controller keeps its own copy of the desired state, which it alone writes
+     * @param clientConfigs how this broker turns mirror configs into source clients, and its sealing key
      */
-    public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage) {
+    public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage, BrokerClientConfigs clientConfigs) {
         this.clients = clients;
+        this.clientConfigs = clientConfigs;
         this.nodeId = nodeId;
         this.brokerImage = brokerImage;
         this.thread = new Thread(this::run, "cluster-mirror-controller-" + nodeId);
@@ -99,9 +103,10 @@ public final class MirrorController implements AutoCloseable {
              KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
             InternalTopicsInitializer.ensureExist(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
             producer.initTransactions();
-            MirrorImage desired = loadMetadata();
+            MirrorImage desired = SealingKeyPublication.publish(producer, clientConfigs, loadMetadata());
             String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
-            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(), new KafkaDestinationCluster(admin, adminClientId), clusterId);
+            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(clientConfigs),
+                new KafkaDestinationCluster(admin, adminClientId), clusterId);
             log.info("Mirror controller active: {} mirrors, {} mirror topics", desired.mirrors().size(), desired.topics().size());
             processCommands(producer, processor, desired);
         }

@@ -54,6 +54,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
     private static final int ONE_OVERSIZED_BATCH_BYTES = 16 * 1024 * 1024;
 
     private final MirrorConfig config;
+    private final Properties sourceClientProperties;
     private final int localNodeId;
     private final PartitionAppender appender;
     private final FetchListener listener;
@@ -76,15 +77,21 @@ public final class MirrorFetcherManager implements AutoCloseable {
     private record Pending(PartitionFetchState state, boolean checkOffsets, long notBeforeMs, int attempt) {
     }
 
-    public MirrorFetcherManager(MirrorConfig config, int localNodeId, PartitionAppender appender,
+    /**
+     * @param sourceClientProperties the mirror's client configs as this broker resolved them
+     *                               ({@link io.clustermirror.common.secrets.BrokerClientConfigs#clientProperties}); they
+     *                               may hold secrets: never logged
+     */
+    public MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, int localNodeId, PartitionAppender appender,
                                 FetchListener listener, Metrics metrics) {
         this.config = config;
+        this.sourceClientProperties = sourceClientProperties;
         this.localNodeId = localNodeId;
         this.appender = appender;
         this.listener = listener;
         this.logContext = new LogContext("[ClusterMirror mirror=" + config.name() + " node=" + localNodeId + "] ");
         this.log = logContext.logger(MirrorFetcherManager.class);
-        String configuredId = config.sourceClientProperties().getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
+        String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
         this.clientId = (configuredId == null || configuredId.isBlank() ? "cluster-mirror-" + config.name() : configuredId)
             + "-" + localNodeId;
         this.metrics = new FetcherMetrics(metrics, config.name(), localNodeId, partitions::values);
@@ -236,12 +243,12 @@ public final class MirrorFetcherManager implements AutoCloseable {
 
     /** Timeout of metadata and list-offsets calls: the source's request.timeout.ms (default 30 s). */
     int adminTimeoutMs() {
-        String v = config.sourceClientProperties().getProperty(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
+        String v = sourceClientProperties.getProperty(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG);
         return v == null ? 30_000 : Integer.parseInt(v.trim());
     }
 
     long connectTimeoutMs() {
-        String v = config.sourceClientProperties().getProperty(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG);
+        String v = sourceClientProperties.getProperty(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG);
         return v == null ? 30_000L : Long.parseLong(v.trim());
     }
 
@@ -662,13 +669,14 @@ public final class MirrorFetcherManager implements AutoCloseable {
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", config.name());
         tags.put("source-broker", String.valueOf(node.id()));
-        return NetworkClients.to(node, config.sourceClientProperties(), clientId, requestTimeoutMs(), maxResponseBytes(),
+        return NetworkClients.to(node, sourceClientProperties, clientId, requestTimeoutMs(), maxResponseBytes(),
             networkMetrics, "cluster-mirror-fetcher", tags, logContext);
     }
 
     private Admin admin() {
         if (admin == null) {
-            Properties props = config.sourceClientProperties();
+            Properties props = new Properties();
+            props.putAll(sourceClientProperties);
             ListenerProbe.check(props);
             props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
             admin = Admin.create(props);

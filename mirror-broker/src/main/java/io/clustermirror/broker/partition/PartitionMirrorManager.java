@@ -17,6 +17,7 @@ import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -54,6 +55,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         java.util.EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING, PartitionState.PAUSED, PartitionState.STOPPING);
 
     private final BrokerHandle broker;
+    private final BrokerClientConfigs clientConfigs;
     private final ScheduledExecutorService executor;
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
@@ -89,13 +91,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /**
-     * @param imageCatchUp a read barrier on the mirror image: completes once the image holds everything committed to
-     *                     the internal topics when it was called
+     * @param imageCatchUp  a read barrier on the mirror image: completes once the image holds everything committed to
+     *                      the internal topics when it was called
+     * @param clientConfigs how this broker builds clients of a mirror's source
      */
     public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
                                   java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp,
-                                  long retryBackoffMs, long retryBackoffMaxMs) {
+                                  long retryBackoffMs, long retryBackoffMaxMs, BrokerClientConfigs clientConfigs) {
         this.broker = broker;
+        this.clientConfigs = clientConfigs;
         this.hygiene = hygiene;
         this.imageCatchUp = imageCatchUp;
         this.procedures = new LeaderLogProcedures(broker);
@@ -360,7 +364,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             LeaderLogProcedures.Aligned aligned = null;
             try {
                 MirrorConfig config = MirrorConfig.validate(mirror.get().name(), mirror.get().configs());
-                MirrorImage sourceImage = MirrorImageReader.read(config.sourceClientProperties(), Duration.ofSeconds(15));
+                MirrorImage sourceImage = MirrorImageReader.read(clientConfigs.clientProperties(config), Duration.ofSeconds(15));
                 Optional<String> loop = sourceImage.mirrorCopyingFrom(broker.clusterId(), tp.topic());
                 if (loop.isPresent()) {
                     event = new PartitionEvent.PrepareFailed(MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
@@ -403,7 +407,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
     private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p, LogAlignment.Plan plan)
             throws Exception {
-        try (ClusterLogReader source = new ClusterLogReader(config.sourceClientProperties(),
+        try (ClusterLogReader source = new ClusterLogReader(clientConfigs.clientProperties(config),
                 "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", Duration.ofSeconds(30))) {
             return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), plan,
                 (from, to) -> source.batches(tp, from, to), truncationRecorder(tp));
@@ -436,8 +440,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         MirrorFetcherManager f;
         try {
-            f = fetchers.computeIfAbsent(p.mirror(), name -> new MirrorFetcherManager(
-                MirrorConfig.validate(name, mirror.get().configs()), broker.nodeId(), new LocalLeaderAppender(broker), new Listener(), broker.metrics()));
+            f = fetchers.computeIfAbsent(p.mirror(), name -> {
+                MirrorConfig config = MirrorConfig.validate(name, mirror.get().configs());
+                return new MirrorFetcherManager(config, clientConfigs.clientProperties(config), broker.nodeId(),
+                    new LocalLeaderAppender(broker), new Listener(),
+                    broker.metrics());
+            });
         } catch (RuntimeException e) {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }

@@ -4,6 +4,7 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
@@ -33,6 +34,7 @@ public final class MetadataSyncManager implements AutoCloseable {
     private static final long SUPERVISE_INTERVAL_MS = 1_000;
 
     private final LocalClients clients;
+    private final BrokerClientConfigs clientConfigs;
     private final Supplier<MirrorImage> image;
     private final String destinationClientId;
     private final Admin destination;
@@ -41,8 +43,9 @@ public final class MetadataSyncManager implements AutoCloseable {
     private final Map<String, MirrorSyncTask> tasks = new HashMap<>(); // supervisor thread only
     private final Map<String, MirrorRecord> unusable = new HashMap<>(); // supervisor thread only
 
-    private MetadataSyncManager(LocalClients clients, int nodeId, Supplier<MirrorImage> image) {
+    private MetadataSyncManager(LocalClients clients, int nodeId, Supplier<MirrorImage> image, BrokerClientConfigs clientConfigs) {
         this.clients = clients;
+        this.clientConfigs = clientConfigs;
         this.image = image;
         this.destinationClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-sync");
         this.destination = clients.admin(destinationClientId);
@@ -55,8 +58,9 @@ public final class MetadataSyncManager implements AutoCloseable {
     }
 
     /** Starts syncing every mirror of the image; returns at once. */
-    public static MetadataSyncManager start(LocalClients clients, int nodeId, Supplier<MirrorImage> image) {
-        MetadataSyncManager manager = new MetadataSyncManager(clients, nodeId, image);
+    public static MetadataSyncManager start(LocalClients clients, int nodeId, Supplier<MirrorImage> image,
+                                            BrokerClientConfigs clientConfigs) {
+        MetadataSyncManager manager = new MetadataSyncManager(clients, nodeId, image, clientConfigs);
         manager.supervisor.scheduleWithFixedDelay(manager::supervise, 0, SUPERVISE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         return manager;
     }
@@ -76,7 +80,8 @@ public final class MetadataSyncManager implements AutoCloseable {
             mirrors.forEach((name, record) -> {
                 if (!tasks.containsKey(name) && !record.equals(unusable.get(name))) {
                     try {
-                        MirrorSyncTask task = new MirrorSyncTask(record, image, clients, destination, destinationClientId, producer);
+                        MirrorSyncTask task = new MirrorSyncTask(record, clientConfigs, image, clients, destination, destinationClientId,
+                            producer);
                         tasks.put(name, task);
                         task.start();
                     } catch (RuntimeException e) {

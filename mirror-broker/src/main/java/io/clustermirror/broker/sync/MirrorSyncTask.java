@@ -4,6 +4,7 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -33,6 +34,7 @@ final class MirrorSyncTask implements AutoCloseable {
 
     private final MirrorRecord record;
     private final MirrorConfig config;
+    private final BrokerClientConfigs clientConfigs;
     private final Supplier<MirrorImage> image;
     private final LocalClients clients;
     private final Admin destination;
@@ -45,10 +47,11 @@ final class MirrorSyncTask implements AutoCloseable {
     private CommandSender commands;
     private volatile boolean closing;
 
-    MirrorSyncTask(MirrorRecord record, Supplier<MirrorImage> image, LocalClients clients, Admin destination,
-                   String destinationClientId, Producer<byte[], byte[]> producer) {
+    MirrorSyncTask(MirrorRecord record, BrokerClientConfigs clientConfigs, Supplier<MirrorImage> image, LocalClients clients,
+                   Admin destination, String destinationClientId, Producer<byte[], byte[]> producer) {
         this.record = record;
         this.config = MirrorConfig.validate(record.name(), record.configs());
+        this.clientConfigs = clientConfigs;
         this.image = image;
         this.clients = clients;
         this.destination = destination;
@@ -124,7 +127,7 @@ final class MirrorSyncTask implements AutoCloseable {
     }
 
     private Properties sourceProperties() {
-        Properties props = config.sourceClientProperties();
+        Properties props = clientConfigs.clientProperties(config);
         String configured = props.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, (configured == null || configured.isBlank()
             ? "cluster-mirror-" + record.name() : configured) + "-sync");

@@ -6,6 +6,7 @@ import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.TestMirrorConfigs;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -128,6 +129,14 @@ class MirrorFetcherManagerTest {
         c.put(MirrorConfig.FETCH_BACKOFF_MS, "50");
         c.put(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, "1000");
         return TestMirrorConfigs.of(name, c);
+    }
+
+    /** A fetcher manager for a mirror config without secrets or provider references, as a broker builds it. */
+    private static MirrorFetcherManager manager(MirrorConfig config, PartitionAppender appender, FetchListener listener,
+                                                Metrics metrics) {
+        try (BrokerClientConfigs brokerRules = BrokerClientConfigs.fromBrokerConfigs(Map.of())) {
+            return new MirrorFetcherManager(config, brokerRules.clientProperties(config), 0, appender, listener, metrics);
+        }
     }
 
     /** Appends on whichever destination broker currently leads the partition. */
@@ -377,7 +386,7 @@ class MirrorFetcherManagerTest {
 
         Recorder rec = new Recorder();
         Metrics metrics = new Metrics();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m1"), 0, DEST_APPENDER, rec, metrics)) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m1"), DEST_APPENDER, rec, metrics)) {
             addAll(m, topic, n);
             // More data while mirroring: transactions (commit + abort, markers), plain gzip, idempotent lz4.
             produceTransactional(topic, n);
@@ -451,7 +460,7 @@ class MirrorFetcherManagerTest {
         c.put(MirrorConfig.FETCH_PARTITION_MAX_BYTES, "1024"); // a few batches per partition and round
         Recorder rec = new Recorder();
         Metrics metrics = new Metrics();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("pipe", c), 0, DEST_APPENDER, rec,
+        try (MirrorFetcherManager m = manager(TestMirrorConfigs.of("pipe", c), DEST_APPENDER, rec,
                 metrics)) {
             addAll(m, topic, n);
             produceIdempotentLz4(topic, n, 300, "during"); // new data while the backlog is copied
@@ -499,7 +508,7 @@ class MirrorFetcherManagerTest {
         assertEquals(25, sourceBroker.leaderLogState(tp).orElseThrow().logStartOffset());
 
         Recorder rec = new Recorder();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m2"), 0, DEST_APPENDER, rec, new Metrics())) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m2"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 1); // from destination offset 0, below the source log start
             waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored + " " + rec.failureMessages);
             produceIdempotentLz4(topic, 1, 10, "later");
@@ -530,7 +539,7 @@ class MirrorFetcherManagerTest {
         List<TopicPartition> doomedTps = IntStream.range(0, 2).mapToObj(i -> new TopicPartition(doomed, i)).toList();
 
         Recorder rec = new Recorder();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m3"), 0, DEST_APPENDER, rec, new Metrics())) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m3"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, doomed, 2);
             addAll(m, survivor, 1);
             for (TopicPartition tp : doomedTps) {
@@ -575,7 +584,7 @@ class MirrorFetcherManagerTest {
         produceIdempotentLz4(topic, 1, 5, "x");
         Recorder rec = new Recorder();
         PartitionAppender stale = withEpochOffset(1);
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m4"), 0, stale, rec, new Metrics())) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m4"), stale, rec, new Metrics())) {
             addAll(m, topic, 1);
             waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "partition dropped");
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
@@ -597,7 +606,7 @@ class MirrorFetcherManagerTest {
         c.put("default.api.timeout.ms", "1000");
         Recorder rec = new Recorder();
         TopicPartition tp = new TopicPartition("nowhere", 0);
-        MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m5", c), 0, DEST_APPENDER, rec,
+        MirrorFetcherManager m = manager(TestMirrorConfigs.of("m5", c), DEST_APPENDER, rec,
             new Metrics());
         try {
             m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1);
@@ -625,7 +634,7 @@ class MirrorFetcherManagerTest {
         createTopic(dest, topic, 1, 3);
         produceIdempotentLz4(topic, 1, 50, "one");
         Recorder rec = new Recorder();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m6"), 0, DEST_APPENDER, rec, new Metrics())) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m6"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 1);
             waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored);
             BrokerHandle oldLeader = leader(destBrokers, tp).orElseThrow();
@@ -693,7 +702,7 @@ class MirrorFetcherManagerTest {
         }
 
         Recorder rec = new Recorder();
-        try (MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m7"), 0, DEST_APPENDER, rec, new Metrics())) {
+        try (MirrorFetcherManager m = manager(mirrorConfig("m7"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 2);
             waitFor(() -> rec.failures.containsKey(bad), 30_000, () -> "failure of " + bad);
             waitFor(() -> caughtUp(good), 30_000, () -> "caught up " + good);
@@ -744,7 +753,7 @@ class MirrorFetcherManagerTest {
         c.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "300");
         Recorder rec = new Recorder();
         PartitionAppender toTarget = new LocalLeaderAppender(target);
-        try (MirrorFetcherManager m = new MirrorFetcherManager(TestMirrorConfigs.of("m8", c), 0, toTarget, rec,
+        try (MirrorFetcherManager m = manager(TestMirrorConfigs.of("m8", c), toTarget, rec,
                 new Metrics())) {
             m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,
                 target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
@@ -790,7 +799,7 @@ class MirrorFetcherManagerTest {
         Recorder rec = new Recorder();
         try (KafkaProducer<String, String> tx = new KafkaProducer<>(producerProps(Map.of(
                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, "mirror-test-open-txn")));
-             MirrorFetcherManager m = new MirrorFetcherManager(mirrorConfig("m9"), 0, DEST_APPENDER, rec, new Metrics())) {
+             MirrorFetcherManager m = manager(mirrorConfig("m9"), DEST_APPENDER, rec, new Metrics())) {
             tx.initTransactions();
             tx.beginTransaction();
             for (int i = 0; i < 5; i++) {

@@ -42,7 +42,7 @@ public final class MirrorDelta {
         } else if (k.startsWith(RecordCodec.TOPIC_KEY_PREFIX)) {
             topicChanges.put(k.substring(RecordCodec.TOPIC_KEY_PREFIX.length()),
                 value == null ? null : RecordCodec.decodeTopic(value));
-        } else {
+        } else if (!k.equals(RecordCodec.SEALING_KEY)) { // read only by clients that seal secrets
             throw new IllegalArgumentException("Unknown __mirror_metadata key '" + k + "'");
         }
     }

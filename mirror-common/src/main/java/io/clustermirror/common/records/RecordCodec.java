@@ -28,6 +28,8 @@ public final class RecordCodec {
     public static final String VERSION_FIELD = "v";
     public static final String MIRROR_KEY_PREFIX = "mirror:";
     public static final String TOPIC_KEY_PREFIX = "topic:";
+    /** The {@code __mirror_metadata} key of the {@link SealingKeyRecord}; not part of the mirror image. */
+    public static final String SEALING_KEY = "sealing-key";
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -92,6 +94,14 @@ public final class RecordCodec {
         }
         throw new IllegalArgumentException("Unknown __mirror_metadata key '" + key + "': expected prefix '"
             + MIRROR_KEY_PREFIX + "' or '" + TOPIC_KEY_PREFIX + "'");
+    }
+
+    public static byte[] encodeSealingKey(SealingKeyRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static SealingKeyRecord decodeSealingKey(byte[] value) {
+        return decode(value, SealingKeyRecord.class);
     }
 
     public static byte[] encodeState(PartitionStateRecord record) {
