@@ -221,6 +221,10 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
                 defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
                 // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
                 defaults.put("allow.everyone.if.no.acl.found", "true");
+                // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
+                // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
+                // the tests' own PLAINTEXT clients) may write the control plane's topics.
+                defaults.put("super.users", "User:ANONYMOUS");
             }
             return defaults;
         }
