@@ -23,6 +23,8 @@ public enum MirrorError {
     SOURCE_TOPIC_CHANGED,
     MIRROR_LOOP,
     MIRROR_CONTROLLER_UNAVAILABLE,
+    /** The client's principal lacks the permission on the CLUSTER resource: ALTER for commands, DESCRIBE for reads. */
+    CLUSTER_AUTHORIZATION_FAILED,
     UNKNOWN_SERVER_ERROR;
 
     /** The one-line form printed by tools: {@code NAME: message}. */
