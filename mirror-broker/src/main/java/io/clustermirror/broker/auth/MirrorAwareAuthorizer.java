@@ -132,7 +132,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
             if (InternalOperations.isInternal(context, action) || !isTopicWrite(action)) {
-                continue; // the extension's own operation is allowed below
+                continue; // no topic write, or the extension's own operation (allowed below)
             }
             String topic = action.resourcePattern().name();
             Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
@@ -274,12 +274,12 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             context.principal(), mirror, mirror, topic));
     }
 
-    /** At most one denial line per topic every {@link #LOG_INTERVAL_MS}: a retrying client must not flood the log. */
-    private void logRateLimited(String topic, Runnable logLine) {
+    /** At most one denial line per resource every {@link #LOG_INTERVAL_MS}: a retrying client must not flood the log. */
+    private void logRateLimited(String resource, Runnable logLine) {
         long now = System.currentTimeMillis();
-        Long last = lastLogged.get(topic);
+        Long last = lastLogged.get(resource);
         if (last == null || now - last >= LOG_INTERVAL_MS) {
-            lastLogged.put(topic, now);
+            lastLogged.put(resource, now);
             logLine.run();
         }
     }
