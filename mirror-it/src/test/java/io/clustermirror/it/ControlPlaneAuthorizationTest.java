@@ -45,7 +45,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -86,6 +90,8 @@ class ControlPlaneAuthorizationTest {
     private static final int PARTITIONS = 2;
     private static final Map<String, String> PASSWORDS = new HashMap<>();
 
+    @TempDir
+    static Path dir;
     private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
@@ -143,7 +149,10 @@ class ControlPlaneAuthorizationTest {
         clusters.close();
     }
 
-    /** Topic ACLs on the control plane grant no command and no read of it: nothing reaches the command log. */
+    /**
+     * Topic ACLs on the control plane grant no command and no read of it: each fails with CLUSTER_AUTHORIZATION_FAILED,
+     * in the API and the tool, and nothing reaches the command log.
+     */
     @Test
     void topicAclsRunNoCommand() throws Exception {
         Map<String, Object> before = observableState();
@@ -156,6 +165,14 @@ class ControlPlaneAuthorizationTest {
             assertClusterAuthorizationFailed(alice.listClusterMirrors().names());
             assertClusterAuthorizationFailed(alice.describeClusterMirrors(List.of(MIRROR)).all());
         }
+        Path aliceConfig = dir.resolve("alice.properties");
+        try (Writer writer = Files.newBufferedWriter(aliceConfig)) {
+            saslClient(TOPIC_USER).store(writer, null);
+        }
+        CliRun stop = CliRun.run(destination.bootstrapServers(SASL), "--command-config", aliceConfig.toString(), "--stop",
+            "--mirror", MIRROR, "--topics", TOPIC);
+        assertTrue(stop.exit() != 0 && stop.err().startsWith("CLUSTER_AUTHORIZATION_FAILED: mirror commands need Alter on the "
+            + "cluster resource"), stop.toString());
         assertEquals(commandLogEnd, endOffset(InternalTopics.COMMANDS), "a refused command is not written");
         assertEquals(before, observableState());
     }

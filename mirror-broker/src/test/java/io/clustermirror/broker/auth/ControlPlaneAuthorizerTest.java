@@ -12,6 +12,7 @@ import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.server.authorizer.Action;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
@@ -112,6 +113,21 @@ class ControlPlaneAuthorizerTest {
             }
             assertEquals(ALLOWED, authorize(authorizer, EXTENSION, action), action.toString());
         }
+    }
+
+    /** In the extension's own JVM, its in-flight internal operations pass without a super user's principal. */
+    @Test
+    void theExtensionsInternalOperationsPassInItsJvm() {
+        MirrorAwareAuthorizer authorizer = authorizer(true);
+        String clientId = InternalOperations.newClientId("cluster-mirror-1-sync");
+        TestRequestContext context = new TestRequestContext(new KafkaPrincipal("User", "alice"), clientId);
+        Action write = action(ResourceType.TOPIC, InternalTopics.STATE, WRITE);
+        assertEquals(DENIED, authorizer.authorize(context, List.of(write)).get(0));
+        try (InternalOperations.Scope scope = InternalOperations.begin(clientId,
+                List.of(InternalOperations.Operation.topic(InternalTopics.STATE, WRITE)))) {
+            assertEquals(ALLOWED, authorizer.authorize(context, List.of(write)).get(0));
+        }
+        assertEquals(DENIED, authorizer.authorize(context, List.of(write)).get(0));
     }
 
     /** CreateTopics and DeleteTopics may not skip the check of each topic, or a cluster permission would reach the control plane. */
