@@ -109,7 +109,11 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
-        /** Destination clusters: the authorizer on every node and the extension on every broker. */
+        /**
+         * Destination clusters: the authorizer on every node and the extension on every broker. ACLs are enforced with
+         * {@code allow.everyone.if.no.acl.found=true} and {@code super.users=User:ANONYMOUS} (the kit's PLAINTEXT
+         * listener); {@link #brokerConfig} overrides both.
+         */
         public Builder withExtension(boolean withExtension) {
             this.withExtension = withExtension;
             return this;
