@@ -27,9 +27,13 @@ import java.util.Set;
 final class ControlPlaneRules {
     /** The permission an action stands for. */
     enum Requirement {
+        /** Not the control plane's: the action itself is authorized. */
         AS_REQUESTED,
+        /** A mirror command: authorized as ALTER on the CLUSTER instead. */
         CLUSTER_ALTER,
+        /** A read of the control plane: authorized as DESCRIBE on the CLUSTER instead. */
         CLUSTER_DESCRIBE,
+        /** One of the controller's outputs or its identity: the extension's own requests only. */
         EXTENSION_ONLY
     }
 
