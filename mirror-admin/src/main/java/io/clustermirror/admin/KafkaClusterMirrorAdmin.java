@@ -38,6 +38,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
@@ -122,7 +124,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
-        return new CreateClusterMirrorResult(submit(options, deadline -> {
+        return new CreateClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
             execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), deadline);
             return null;
         }));
@@ -130,7 +132,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     @Override
     public DeleteClusterMirrorResult deleteClusterMirror(String name, DeleteClusterMirrorOptions options) {
-        return new DeleteClusterMirrorResult(submit(options, deadline -> {
+        return new DeleteClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
             execute(CommandOp.DELETE, name, Map.of(), List.of(), List.of(), deadline);
             return null;
         }));
@@ -138,7 +140,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     @Override
     public ListClusterMirrorsResult listClusterMirrors(ListClusterMirrorsOptions options) {
-        return new ListClusterMirrorsResult(submit(options, deadline -> {
+        return new ListClusterMirrorsResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
             MirrorImage image = readImage(deadline);
             return image.mirrors().values().stream()
                 .map(mirror -> MirrorDescriptions.listing(image, mirror))
@@ -151,7 +153,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     public DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names,
                                                                DescribeClusterMirrorsOptions options) {
         List<String> distinctNames = names.stream().distinct().collect(Collectors.toList());
-        KafkaFuture<Snapshot> snapshot = submit(options, deadline -> {
+        KafkaFuture<Snapshot> snapshot = submit(options, ClusterAccess.DESCRIBE, deadline -> {
             MirrorImage image = readImage(deadline);
             List<TopicPartition> partitions = distinctNames.stream()
                 .filter(name -> image.mirror(name).isPresent())
@@ -199,7 +201,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                             Collection<String> excludes, MirrorTopicsOptions options) {
         List<String> topics = List.copyOf(topicsOrRegexes);
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
-        return new MirrorTopicsResult(submit(options,
+        return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER,
             deadline -> execute(op, mirror, Map.of(), topics, excluded, deadline).topics()));
     }
 
@@ -422,10 +424,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         return props;
     }
 
-    private <T> KafkaFuture<T> submit(AbstractOptions<?> options, Call<T> call) {
+    private <T> KafkaFuture<T> submit(AbstractOptions<?> options, ClusterAccess access, Call<T> call) {
         long timeoutMs = options.timeoutMs() != null ? options.timeoutMs() : defaultTimeoutMs;
         // As with Kafka's Admin, the timeout counts from the call, including time queued behind other operations.
-        Operation<T> operation = new Operation<>(call, new Deadline(timeoutMs, time.milliseconds() + timeoutMs));
+        Operation<T> operation = new Operation<>(call, access, new Deadline(timeoutMs, time.milliseconds() + timeoutMs));
         try {
             executor.execute(operation);
         } catch (RejectedExecutionException e) {
@@ -435,14 +437,24 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         return operation.future;
     }
 
-    /** Maps a failure to the {@link ClusterMirrorException} that futures fail with. */
-    static ClusterMirrorException toMirrorException(Throwable failure, long timeoutMs) {
+    /**
+     * Maps a failure to the {@link ClusterMirrorException} that futures fail with. The brokers refuse a principal without
+     * {@code access} as they refuse any client: on the internal topics (TOPIC_AUTHORIZATION_FAILED) or, for the command
+     * producer's id, on the cluster; both become CLUSTER_AUTHORIZATION_FAILED naming the missing permission.
+     */
+    static ClusterMirrorException toMirrorException(Throwable failure, long timeoutMs, ClusterAccess access) {
         Throwable cause = failure;
         while ((cause instanceof ExecutionException || cause instanceof CompletionException) && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof ClusterMirrorException e) {
             return e;
+        }
+        if (cause instanceof ClusterAuthorizationException
+                || cause instanceof TopicAuthorizationException t && InternalTopics.ALL.containsAll(t.unauthorizedTopics())) {
+            return new ClusterMirrorException(MirrorError.CLUSTER_AUTHORIZATION_FAILED, access.what + " need " + access.operation
+                + " on the cluster resource, which this client's principal lacks (kafka-acls.sh --add --allow-principal "
+                + "<principal> --operation " + access.operation + " --cluster)", cause);
         }
         if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster did "
@@ -456,6 +468,20 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @FunctionalInterface
     private interface Call<T> {
         T run(Deadline deadline) throws Exception;
+    }
+
+    /** The permission on the CLUSTER resource an operation needs, as kafka-acls.sh names it. */
+    enum ClusterAccess {
+        ALTER("Alter", "mirror commands"),
+        DESCRIBE("Describe", "listing and describing mirrors");
+
+        private final String operation;
+        private final String what;
+
+        ClusterAccess(String operation, String what) {
+            this.operation = operation;
+            this.what = what;
+        }
     }
 
     private record Deadline(long timeoutMs, long deadlineMs) {
@@ -474,11 +500,13 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     private static final class Operation<T> implements Runnable {
         private final Call<T> call;
+        private final ClusterAccess access;
         private final Deadline deadline;
         private final KafkaFutureImpl<T> future = new KafkaFutureImpl<>();
 
-        Operation(Call<T> call, Deadline deadline) {
+        Operation(Call<T> call, ClusterAccess access, Deadline deadline) {
             this.call = call;
+            this.access = access;
             this.deadline = deadline;
         }
 
@@ -487,7 +515,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             try {
                 future.complete(call.run(deadline));
             } catch (Throwable t) {
-                future.completeExceptionally(toMirrorException(t, deadline.timeoutMs()));
+                future.completeExceptionally(toMirrorException(t, deadline.timeoutMs(), access));
             }
         }
     }

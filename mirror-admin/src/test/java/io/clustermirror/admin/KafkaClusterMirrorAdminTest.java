@@ -1,9 +1,12 @@
 package io.clustermirror.admin;
 
+import io.clustermirror.admin.KafkaClusterMirrorAdmin.ClusterAccess;
 import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 
@@ -76,13 +79,30 @@ class KafkaClusterMirrorAdminTest {
     @Test
     void failuresBecomeClusterMirrorExceptions() {
         ClusterMirrorException mirror = new ClusterMirrorException(MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "dr has topics");
-        assertSame(mirror, KafkaClusterMirrorAdmin.toMirrorException(new ExecutionException(mirror), 10));
+        assertSame(mirror, KafkaClusterMirrorAdmin.toMirrorException(new ExecutionException(mirror), 10, ClusterAccess.ALTER));
         assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE,
-            KafkaClusterMirrorAdmin.toMirrorException(new TimeoutException("metadata"), 10).error());
+            KafkaClusterMirrorAdmin.toMirrorException(new TimeoutException("metadata"), 10, ClusterAccess.ALTER).error());
         assertEquals(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, KafkaClusterMirrorAdmin.toMirrorException(
-            new java.util.concurrent.TimeoutException(), 10).error());
-        assertEquals("UNKNOWN_SERVER_ERROR: TopicAuthorizationException: not allowed",
+            new java.util.concurrent.TimeoutException(), 10, ClusterAccess.DESCRIBE).error());
+        assertEquals("UNKNOWN_SERVER_ERROR: TopicAuthorizationException: Not authorized to access topics: [orders]",
             KafkaClusterMirrorAdmin.toMirrorException(
-                new ExecutionException(new TopicAuthorizationException("not allowed")), 10).getMessage());
+                new ExecutionException(new TopicAuthorizationException(Set.of("orders"))), 10, ClusterAccess.DESCRIBE).getMessage());
+    }
+
+    /** The brokers refuse the control plane's topics (or the command producer's id): the error names the permission. */
+    @Test
+    void refusalsOnTheControlPlaneNameTheClusterPermission() {
+        ClusterMirrorException command = KafkaClusterMirrorAdmin.toMirrorException(
+            new ExecutionException(new TopicAuthorizationException(Set.of(InternalTopics.COMMANDS))), 10, ClusterAccess.ALTER);
+        assertEquals(MirrorError.CLUSTER_AUTHORIZATION_FAILED, command.error());
+        assertTrue(command.getMessage().contains("--operation Alter --cluster"), command.getMessage());
+        ClusterMirrorException producerId = KafkaClusterMirrorAdmin.toMirrorException(
+            new ClusterAuthorizationException("idempotent write"), 10, ClusterAccess.ALTER);
+        assertEquals(MirrorError.CLUSTER_AUTHORIZATION_FAILED, producerId.error());
+        // Admin's describeTopics names no topic.
+        ClusterMirrorException read = KafkaClusterMirrorAdmin.toMirrorException(
+            new ExecutionException(new TopicAuthorizationException("not allowed")), 10, ClusterAccess.DESCRIBE);
+        assertEquals(MirrorError.CLUSTER_AUTHORIZATION_FAILED, read.error());
+        assertTrue(read.getMessage().contains("--operation Describe --cluster"), read.getMessage());
     }
 }

@@ -30,6 +30,8 @@ public enum MirrorError {
     UNSUPPORTED_MESSAGE_FORMAT,
     MIRROR_LOOP,
     MIRROR_CONTROLLER_UNAVAILABLE,
+    /** The client's principal lacks the permission on the CLUSTER resource: ALTER for commands, DESCRIBE for reads. */
+    CLUSTER_AUTHORIZATION_FAILED,
     UNKNOWN_SERVER_ERROR;
 
     /** The one-line form printed by tools: {@code NAME: message}. */

@@ -108,7 +108,11 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
-        /** Destination clusters: the authorizer on every node and the extension on every broker. */
+        /**
+         * Destination clusters: the authorizer on every node and the extension on every broker. ACLs are enforced with
+         * {@code allow.everyone.if.no.acl.found=true} and {@code super.users=User:ANONYMOUS} (the kit's PLAINTEXT
+         * listener); {@link #brokerConfig} overrides both.
+         */
         public Builder withExtension(boolean withExtension) {
             this.withExtension = withExtension;
             return this;
@@ -220,6 +224,10 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
                 defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
                 // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
                 defaults.put("allow.everyone.if.no.acl.found", "true");
+                // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
+                // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
+                // the tests' own PLAINTEXT clients) may write the control plane's topics.
+                defaults.put("super.users", "User:ANONYMOUS");
             }
             return defaults;
         }

@@ -16,9 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The extension's own requests to its (destination) cluster that bypass ACL checks and the read-only rule of
- * mirror topics (seed 000: "CreatePartitions, OffsetCommit, IncrementalAlterConfigs, CreateAcls, and DeleteAcls
- * are issued internally ... bypassing normal ACL checks"): a registry of operations in flight, consulted by
- * {@link MirrorAwareAuthorizer}.
+ * mirror topics (the metadata sync's CreatePartitions, OffsetCommit, IncrementalAlterConfigs, CreateAcls and
+ * DeleteAcls): a registry of operations in flight, consulted by {@link MirrorAwareAuthorizer}.
  *
  * <p>How: the extension builds the client it uses for such requests with a client id from
  * {@link #newClientId} (a prefix plus 128 random bits, one per client), and wraps each call in

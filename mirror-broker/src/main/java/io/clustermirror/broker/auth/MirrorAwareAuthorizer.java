@@ -2,13 +2,16 @@ package io.clustermirror.broker.auth;
 
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.Resource;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.metadata.authorizer.StandardAuthorizer;
 import org.apache.kafka.server.authorizer.Action;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
@@ -18,25 +21,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
- * Kafka's {@link StandardAuthorizer} (ACLs in the metadata log, unchanged) plus the read-only rule of
- * mirror topics: until a mirror topic is STOPPED on every partition, clients may not write to it
+ * Kafka's {@link StandardAuthorizer} (ACLs in the metadata log, unchanged) plus two rules of Cluster Mirror.
+ *
+ * <p>The control plane ({@link ControlPlaneRules}): a mirror command, which a client writes to {@code __mirror_commands},
+ * needs ALTER on the CLUSTER; reading the control plane's topics (list, describe, a command's result) needs DESCRIBE on
+ * the CLUSTER; only the extension writes {@code __mirror_metadata} and {@code __mirror_state} and uses the controller's
+ * transactional id and group. The extension is recognised by its principal, which must be one of {@code super.users}
+ * (the extension's local clients authenticate with {@code cluster.mirror.local.*}), or, in this JVM, by
+ * {@link InternalOperations}. Kafka's authorizer log ({@code kafka.authorizer.logger}) records each command's
+ * Produce as ALTER on the cluster, with the principal: denied at INFO, allowed at DEBUG.
+ *
+ * <p>The read-only rule of mirror topics: until a mirror topic is STOPPED on every partition, clients may not write to it
  * (Produce, transactional adds), delete its records or the topic, add partitions, or change its configs.
  * Stock clients know no new error codes, so such a request fails with TOPIC_AUTHORIZATION_FAILED and
  * the broker logs a line naming the mirror. The extension's own appends do not pass through here.
  *
  * <p>The launcher installs it on every node of a destination cluster. Configured explicitly
  * ({@code authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer}) it enforces ACLs as the
- * StandardAuthorizer does ({@code super.users}, {@code allow.everyone.if.no.acl.found}); installed by the launcher on a
- * node that configures no authorizer ({@value #ACLS_ENABLED_CONFIG}{@code =false}) it allows whatever a broker without
- * an authorizer allows, and only the read-only rule applies.
+ * StandardAuthorizer does ({@code super.users}, {@code allow.everyone.if.no.acl.found}) and both rules; installed by the
+ * launcher on a node that configures no authorizer ({@value #ACLS_ENABLED_CONFIG}{@code =false}) it allows whatever a
+ * broker without an authorizer allows, and only the read-only rule applies: without authentication no request can be
+ * told to come from another broker's extension, so the control plane is as open as the rest of such a cluster.
+ *
+ * <p>The cluster-wide CREATE and DELETE permissions, which let CreateTopics, DeleteTopics and topic auto-creation skip
+ * the check of each topic, are never granted as such: each topic is checked, and a topic CREATE or DELETE is allowed
+ * to whoever holds the cluster permission, exactly as before, unless one of the rules above keeps the topic.
  */
 public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /**
@@ -48,6 +67,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     private static final Logger log = LoggerFactory.getLogger(MirrorAwareAuthorizer.class);
     private static final Set<AclOperation> WRITE_OPERATIONS =
         Set.of(AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER, AclOperation.ALTER_CONFIGS);
+    /** The cluster permissions that let a request skip the check of each topic. */
+    private static final Set<AclOperation> CLUSTER_SHORTCUTS = Set.of(AclOperation.CREATE, AclOperation.DELETE);
     private static final long LOG_INTERVAL_MS = 10_000;
 
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
@@ -56,6 +77,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /** This node serves clients' produce requests (a broker or combined node), so it must fail closed until ready. */
     private volatile boolean broker;
     private volatile boolean aclsEnabled = true;
+    /** {@code super.users} as {@code type:name}, as StandardAuthorizer compares them. */
+    private volatile Set<String> superUsers = Set.of();
 
     @Override
     public void configure(Map<String, ?> configs) {
@@ -64,6 +87,15 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         broker = roles != null && roles.toString().contains("broker");
         Object acls = configs.get(ACLS_ENABLED_CONFIG);
         aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());
+        Object configuredSuperUsers = configs.get(SUPER_USERS_CONFIG);
+        superUsers = configuredSuperUsers == null ? Set.of() : Arrays.stream(configuredSuperUsers.toString().split(";"))
+            .map(String::trim).filter(user -> !user.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        if (!aclsEnabled) {
+            log.info("ACLs are off ({}=false, set by the launcher because authorizer.class.name is not configured): any "
+                + "client may run mirror commands and write the mirror control plane's topics; only mirror topics are "
+                + "read-only. To restrict them, set authorizer.class.name={} and super.users (including the principal of "
+                + "cluster.mirror.local.*)", ACLS_ENABLED_CONFIG, MirrorAwareAuthorizer.class.getName());
+        }
     }
 
     /** Whether an authorizer class of that name keeps mirror topics read-only: this class or a subclass of it. */
@@ -76,12 +108,6 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         }
     }
 
-    /** What the ACLs (or, without them, a broker without an authorizer) decide, before the read-only rule. */
-    private List<AuthorizationResult> aclResults(AuthorizableRequestContext context, List<Action> actions) {
-        return aclsEnabled ? super.authorize(context, actions)
-            : new ArrayList<>(java.util.Collections.nCopies(actions.size(), AuthorizationResult.ALLOWED));
-    }
-
     @Override
     public Map<org.apache.kafka.common.Endpoint, ? extends CompletionStage<Void>> start(AuthorizerServerInfo serverInfo) {
         clusterId = serverInfo.clusterResource().clusterId();
@@ -89,14 +115,12 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         return super.start(serverInfo);
     }
 
-    /**
-     * DeleteTopics skips the per-topic check when the principal may DELETE the CLUSTER. While read-only mirror
-     * topics exist, that cluster-wide permission is withheld so the per-topic check runs; a topic DELETE is then
-     * allowed to whoever had the cluster permission, exactly as before, unless the topic is a read-only mirror topic.
-     */
     @Override
     public List<AuthorizationResult> authorize(AuthorizableRequestContext context, List<Action> actions) {
-        List<AuthorizationResult> results = new ArrayList<>(aclResults(context, actions));
+        List<AuthorizationResult> results = new ArrayList<>(actions.size());
+        for (Action action : actions) {
+            results.add(aclResult(context, action));
+        }
         if (broker && !ExtensionRegistry.ready(clusterId, nodeId)) {
             return refuseWritesUntilReady(context, actions, results);
         }
@@ -107,36 +131,99 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         }
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
-            if (InternalOperations.isInternal(context, action)) {
-                continue; // the extension's own operation: allowed below
+            if (InternalOperations.isInternal(context, action) || !isTopicWrite(action)) {
+                continue; // no topic write, or the extension's own operation (allowed below)
             }
-            if (isClusterDelete(action)) {
-                if (results.get(i) == AuthorizationResult.ALLOWED && hasReadOnlyTopic(image.get())) {
-                    results.set(i, AuthorizationResult.DENIED);
+            String topic = action.resourcePattern().name();
+            Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
+            if (mirror.isPresent()) {
+                if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                    logDenial(context, action, topic, mirror.get());
                 }
-            } else if (isTopicWrite(action)) {
-                String topic = action.resourcePattern().name();
-                Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
-                if (mirror.isPresent()) {
-                    if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
-                        logDenial(context, action, topic, mirror.get());
-                    }
-                    results.set(i, AuthorizationResult.DENIED);
-                } else if (action.operation() == AclOperation.WRITE && !ExtensionRegistry.producerStateClean(clusterId, nodeId, topic)) {
-                    // A new leader of a stopped mirror topic could not remove the mirrored producers (it tried on this
-                    // request): a local producer reusing one of their ids would be fenced or rejected.
-                    if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
-                        logRateLimited(topic, () -> log.info("Denied WRITE on topic '{}' to {} for now: broker {} could not remove "
-                            + "mirrored producer state after a leader change; see the error above", topic, context.principal(), nodeId));
-                    }
-                    results.set(i, AuthorizationResult.DENIED);
-                } else if (action.operation() == AclOperation.DELETE && results.get(i) == AuthorizationResult.DENIED
-                        && aclResults(context, List.of(clusterAction(action))).get(0) == AuthorizationResult.ALLOWED) {
-                    results.set(i, AuthorizationResult.ALLOWED);
+                results.set(i, AuthorizationResult.DENIED);
+            } else if (action.operation() == AclOperation.WRITE && !ExtensionRegistry.producerStateClean(clusterId, nodeId, topic)) {
+                // A new leader of a stopped mirror topic could not remove the mirrored producers (it tried on this
+                // request): a local producer reusing one of their ids would be fenced or rejected.
+                if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                    logRateLimited(topic, () -> log.info("Denied WRITE on topic '{}' to {} for now: broker {} could not remove "
+                        + "mirrored producer state after a leader change; see the error above", topic, context.principal(), nodeId));
                 }
+                results.set(i, AuthorizationResult.DENIED);
             }
         }
         return InternalOperations.allowInternal(context, actions, results);
+    }
+
+    /**
+     * InitProducerId of an idempotent producer asks whether the principal may WRITE some topic. A principal that may
+     * write mirror commands may write {@code __mirror_commands}, so it may, whatever its topic ACLs.
+     */
+    @Override
+    public AuthorizationResult authorizeByResourceType(AuthorizableRequestContext context, AclOperation op, ResourceType resourceType) {
+        AuthorizationResult result = super.authorizeByResourceType(context, op, resourceType);
+        if (result == AuthorizationResult.DENIED && resourceType == ResourceType.TOPIC && op == AclOperation.WRITE) {
+            Action commandWrite = new Action(AclOperation.WRITE,
+                new ResourcePattern(ResourceType.TOPIC, InternalTopics.COMMANDS, PatternType.LITERAL), 1, false, false);
+            return aclResult(context, commandWrite);
+        }
+        return result;
+    }
+
+    /**
+     * What the ACLs decide for one action under the control plane's rules, before the read-only rule. Without ACLs,
+     * ALLOWED, as on a broker without an authorizer, cluster shortcuts aside.
+     */
+    private AuthorizationResult aclResult(AuthorizableRequestContext context, Action action) {
+        return switch (ControlPlaneRules.requirement(action)) {
+            case AS_REQUESTED -> asRequested(context, action);
+            case CLUSTER_ALTER -> acl(context, onCluster(AclOperation.ALTER, action, action.logIfDenied()));
+            case CLUSTER_DESCRIBE -> acl(context, onCluster(AclOperation.DESCRIBE, action, action.logIfDenied()));
+            case EXTENSION_ONLY -> extensionOnly(context, action);
+        };
+    }
+
+    private AuthorizationResult asRequested(AuthorizableRequestContext context, Action action) {
+        ResourceType type = action.resourcePattern().resourceType();
+        if (type == ResourceType.CLUSTER && CLUSTER_SHORTCUTS.contains(action.operation())) {
+            return AuthorizationResult.DENIED; // withheld: the request then checks each topic (class comment)
+        }
+        if (type == ResourceType.TOPIC && CLUSTER_SHORTCUTS.contains(action.operation())
+                && acl(context, onCluster(action.operation(), action, false)) == AuthorizationResult.ALLOWED) {
+            return AuthorizationResult.ALLOWED;
+        }
+        return acl(context, action);
+    }
+
+    /**
+     * Only the extension: a super user (the principal of its local clients on every broker) or, in this JVM, one of its
+     * in-flight internal operations. Without ACLs nothing authenticates the extension of another broker, so it is
+     * ALLOWED like everything else.
+     */
+    private AuthorizationResult extensionOnly(AuthorizableRequestContext context, Action action) {
+        if (!aclsEnabled || InternalOperations.isInternal(context, action)) {
+            return AuthorizationResult.ALLOWED;
+        }
+        KafkaPrincipal principal = context.principal();
+        if (superUsers.contains(new KafkaPrincipal(principal.getPrincipalType(), principal.getName()).toString())) {
+            return acl(context, action); // StandardAuthorizer logs it as a super user's
+        }
+        if (action.logIfDenied()) {
+            String resource = action.resourcePattern().resourceType() + " '" + action.resourcePattern().name() + "'";
+            logRateLimited(resource, () -> log.info("Denied {} on {} to {}: only the Cluster Mirror extension may do that. If "
+                + "this is the extension (the principal of cluster.mirror.local.*), add it to super.users on every node",
+                action.operation(), resource, principal));
+        }
+        return AuthorizationResult.DENIED;
+    }
+
+    private AuthorizationResult acl(AuthorizableRequestContext context, Action action) {
+        return aclsEnabled ? super.authorize(context, List.of(action)).get(0) : AuthorizationResult.ALLOWED;
+    }
+
+    /** The action on the CLUSTER that stands for {@code action}, logged as Kafka logs {@code action} (when asked to). */
+    private static Action onCluster(AclOperation operation, Action action, boolean logIfDenied) {
+        return new Action(operation, new ResourcePattern(ResourceType.CLUSTER, Resource.CLUSTER_NAME, PatternType.LITERAL),
+            action.resourceReferenceCount(), action.logIfAllowed(), logIfDenied);
     }
 
     /**
@@ -160,19 +247,6 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             }
         }
         return results;
-    }
-
-    private static boolean isClusterDelete(Action action) {
-        return action.resourcePattern().resourceType() == ResourceType.CLUSTER && action.operation() == AclOperation.DELETE;
-    }
-
-    private static Action clusterAction(Action topicAction) {
-        return new Action(AclOperation.DELETE, new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
-            topicAction.resourceReferenceCount(), false, false);
-    }
-
-    private static boolean hasReadOnlyTopic(MirrorImage image) {
-        return image.topics().keySet().stream().anyMatch(t -> readOnlyMirrorOf(image, t).isPresent());
     }
 
     private static boolean isTopicWrite(Action action) {
@@ -200,12 +274,12 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             context.principal(), mirror, mirror, topic));
     }
 
-    /** At most one denial line per topic every {@link #LOG_INTERVAL_MS}: a retrying client must not flood the log. */
-    private void logRateLimited(String topic, Runnable logLine) {
+    /** At most one denial line per resource every {@link #LOG_INTERVAL_MS}: a retrying client must not flood the log. */
+    private void logRateLimited(String resource, Runnable logLine) {
         long now = System.currentTimeMillis();
-        Long last = lastLogged.get(topic);
+        Long last = lastLogged.get(resource);
         if (last == null || now - last >= LOG_INTERVAL_MS) {
-            lastLogged.put(topic, now);
+            lastLogged.put(resource, now);
             logLine.run();
         }
     }

@@ -6,13 +6,11 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.server.authorizer.Action;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.authorizer.AuthorizationResult;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,47 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class InternalOperationsTest {
     private static AuthorizableRequestContext client(String clientId) {
-        return new AuthorizableRequestContext() {
-            @Override
-            public String listenerName() {
-                return "PLAINTEXT";
-            }
-
-            @Override
-            public SecurityProtocol securityProtocol() {
-                return SecurityProtocol.PLAINTEXT;
-            }
-
-            @Override
-            public KafkaPrincipal principal() {
-                return KafkaPrincipal.ANONYMOUS;
-            }
-
-            @Override
-            public InetAddress clientAddress() {
-                return InetAddress.getLoopbackAddress();
-            }
-
-            @Override
-            public int requestType() {
-                return 0;
-            }
-
-            @Override
-            public int requestVersion() {
-                return 0;
-            }
-
-            @Override
-            public String clientId() {
-                return clientId;
-            }
-
-            @Override
-            public int correlationId() {
-                return 0;
-            }
-        };
+        return new TestRequestContext(KafkaPrincipal.ANONYMOUS, clientId);
     }
 
     private static Action alter(String topic, PatternType patternType) {

@@ -71,8 +71,9 @@ public final class MirrorImageReader {
             return delta.apply();
         } catch (TopicAuthorizationException e) {
             log.warn("Cannot read the mirror state of the cluster at {} ({}): grant this mirror's principal READ on {} and {} "
-                + "there; until then that cluster counts as having no mirror state (no mirror loop through it is detected, "
-                + "no failback from it is recognised)", props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG), e.getMessage(),
+                + "there (DESCRIBE on the cluster if it runs Cluster Mirror with ACLs); until then that cluster counts as having no "
+                + "mirror state (no mirror loop through it is detected, no failback from it is recognised)",
+                props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG), e.getMessage(),
                 InternalTopics.METADATA, InternalTopics.STATE);
             return MirrorImage.EMPTY;
         }
