@@ -15,8 +15,10 @@ import java.util.Map;
 /**
  * The work on a destination leader's log that takes more than one step and waits for its followers: the
  * alignment with the source before mirroring into a log that holds data ({@link #alignWithSource}) and the stop.
+ * Each runs under a {@link LogFence.Permit}: every change of the log goes through it, and every wait checks it, so a
+ * superseded procedure stops before its next step with {@link LogFence.SupersededException}.
  *
- * <p>The STOPPING work (seed 001, DESIGN.md §3), after the fetcher was removed ({@link #stop}):
+ * <p>The STOPPING work, after the fetcher was removed ({@link #stop}):
  * <ol>
  *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
  *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
@@ -51,16 +53,18 @@ final class LeaderLogProcedures {
     /**
      * @throws NotLeaderException   if leadership moved (the new leader runs the stop)
      * @throws StepTimeoutException  if a wait timed out; retrying is safe
+     * @throws LogFence.SupersededException if a later procedure superseded this stop
      */
-    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, String sourceClusterId, TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
-        await(tp, leaderEpoch, s -> s.highWatermark() == s.logEndOffset(),
+    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, String sourceClusterId,
+                 TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
         LeaderLogState state = leaderState(tp, leaderEpoch);
         RecordBatch last = lastBatch(tp, state);
         if (last != null && BarrierBatch.isBarrier(last)) {
             log.info("Mirror '{}' partition {}: the barrier is already at offset {}", mirror, tp, last.baseOffset());
-            return finish(mirror, tp, leaderEpoch, last.baseOffset(), -1L, -1L);
+            return finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), -1L, -1L);
         }
         long truncatedFrom = -1L;
         long truncatedTo = -1L;
@@ -70,13 +74,13 @@ final class LeaderLogProcedures {
             log.info("Mirror '{}' partition {}: truncating to the last stable offset {}, removing the open transactions' "
                 + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
         }
-        truncate(tp, leaderEpoch, state.lastStableOffset(), listener);
+        truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
-        broker.appendAsLeader(tp, leaderEpoch, barrier);
+        permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
             mirror, tp, end, sourceClusterId);
-        return finish(mirror, tp, leaderEpoch, end, truncatedFrom, truncatedTo);
+        return finish(mirror, tp, leaderEpoch, permit, end, truncatedFrom, truncatedTo);
     }
 
     /**
@@ -93,8 +97,9 @@ final class LeaderLogProcedures {
      *
      * @param source the source's log of the partition
      */
-    Aligned alignWithSource(String mirror, TopicPartition tp, int leaderEpoch, LogAlignment.Plan plan,
+    Aligned alignWithSource(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, LogAlignment.Plan plan,
                             LogComparison.BatchReader source, TruncationListener listener) throws Exception {
+        permit.check();
         LeaderLogState state = leaderState(tp, leaderEpoch);
         long start = state.logStartOffset();
         long end = state.logEndOffset();
@@ -123,7 +128,7 @@ final class LeaderLogProcedures {
         if (cut != null && cut.offset() < end) {
             log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {}); "
                 + "evidence: {} ({})", mirror, tp, cut.offset(), cut.offset(), end, cut.evidence(), cut.proof());
-            truncate(tp, leaderEpoch, cut.offset(), listener);
+            truncate(tp, leaderEpoch, permit, cut.offset(), listener);
         }
         long newEnd = leaderState(tp, leaderEpoch).logEndOffset();
         return compared == null ? new Aligned(newEnd, -1, -1) : new Aligned(newEnd, compared.lastIdenticalEnd(), compared.sourceEpoch());
@@ -150,25 +155,29 @@ final class LeaderLogProcedures {
     }
 
     /** Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either. */
-    private void truncate(TopicPartition tp, int leaderEpoch, long offset, TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
+    private void truncate(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long offset, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         if (offset < end) {
-            broker.truncateLeaderTo(tp, leaderEpoch, offset);
+            permit.change(() -> {
+                broker.truncateLeaderTo(tp, leaderEpoch, offset);
+                return null;
+            });
             listener.truncated(offset, end);
         }
         long target = Math.min(offset, end);
-        await(tp, leaderEpoch, s -> followersAtOrBelow(tp, leaderEpoch, target),
+        await(tp, leaderEpoch, permit, s -> followersAtOrBelow(tp, leaderEpoch, target),
             "the in-sync followers did not truncate to " + target);
     }
 
-    private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, long barrierOffset, long truncatedFrom, long truncatedTo)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
-        int removed = broker.removeProducersBefore(tp, barrierOffset);
+    private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long barrierOffset,
+                           long truncatedFrom, long truncatedTo)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        int removed = permit.change(() -> broker.removeProducersBefore(tp, barrierOffset));
         if (removed > 0) {
             log.info("Mirror '{}' partition {}: removed {} mirrored producer(s) from the leader's producer state", mirror, tp, removed);
         }
-        await(tp, leaderEpoch, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
+        await(tp, leaderEpoch, permit, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
         return new Outcome(barrierOffset, truncatedFrom, truncatedTo);
     }
 
@@ -206,10 +215,11 @@ final class LeaderLogProcedures {
         boolean test(LeaderLogState state);
     }
 
-    private void await(TopicPartition tp, int leaderEpoch, StateCondition condition, String what)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
+    private void await(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, StateCondition condition, String what)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long deadline = System.currentTimeMillis() + WAIT_MS;
         while (!condition.test(leaderState(tp, leaderEpoch))) {
+            permit.check(); // a superseded procedure frees its thread at once
             if (System.currentTimeMillis() > deadline) {
                 throw new StepTimeoutException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
             }
