@@ -417,6 +417,16 @@ public final class BrokerHandle {
     }
 
     /**
+     * The replicas assigned to the partition in assignment order (the first is the preferred leader), as its leader at
+     * {@code leaderEpoch} knows them; during a reassignment, the adding and removing replicas too.
+     *
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public java.util.List<Integer> assignedReplicas(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        return java.util.List.copyOf(leaderAt(partition, leaderEpoch).assignmentState().replicas());
+    }
+
+    /**
      * Removes from the local replica's producer state (leader or follower) every producer whose last write
      * precedes {@code barrierOffset}: after a MIRROR_PID_RESET barrier those entries are mirrored state that
      * must not fence or reorder local producers. Producers that wrote after the barrier are kept, with their

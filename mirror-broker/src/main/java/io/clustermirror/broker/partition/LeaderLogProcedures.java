@@ -23,12 +23,21 @@ import java.util.Map;
  *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
  *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
  *   <li>wait until every in-sync follower has truncated too (their log ends at or below the leader's);</li>
+ *   <li>if a replica out of the ISR may hold records of the current leader epoch past the cut, hand the leadership to
+ *       an in-sync replica ({@link LeadershipHandover}), which runs the stop again in a new epoch;</li>
  *   <li>append the MIRROR_PID_RESET barrier right after the last mirrored record;</li>
  *   <li>remove the mirrored producers (last write before the barrier) from the leader's producer state;</li>
  *   <li>wait until the in-sync followers hold the barrier (they clean their own producer state).</li>
  * </ol>
  * Idempotent: a barrier already at the log end (a stop interrupted by a leader change) is not written again,
  * and nothing is truncated then. Runs on its own thread: the waits take up to {@link #WAIT_MS} each.
+ *
+ * <p>Invariant: whenever a replica outside the ISR may hold mirrored records of the current leader epoch, the barrier is
+ * the first batch of a newer epoch than theirs. Kafka's follower divergence check (the fetch's last fetched epoch against
+ * the leader's epoch history) then truncates such a replica to the barrier's offset when it returns, before it can join
+ * the ISR: no restart, race with the extension or lost local write can bring the truncated records back. Only when no
+ * other in-sync replica can take the leadership does the barrier go at the current epoch, and the returning replica is
+ * left to {@link ProducerStateHygiene}'s repair.
  */
 final class LeaderLogProcedures {
     private static final Logger log = LoggerFactory.getLogger(LeaderLogProcedures.class);
@@ -45,19 +54,22 @@ final class LeaderLogProcedures {
     }
 
     private final BrokerHandle broker;
+    private final LeadershipHandover handover;
 
-    LeaderLogProcedures(BrokerHandle broker) {
+    LeaderLogProcedures(BrokerHandle broker, LeadershipHandover handover) {
         this.broker = broker;
+        this.handover = handover;
     }
 
     /**
-     * @throws NotLeaderException   if leadership moved (the new leader runs the stop)
+     * @throws NotLeaderException   if leadership moved, or this stop handed it over (the new leader runs the stop)
      * @throws StepTimeoutException  if a wait timed out; retrying is safe
      * @throws LogFence.SupersededException if a later procedure superseded this stop
      */
     Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, String sourceClusterId,
                  TruncationListener listener)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        permit.check(); // a stop superseded while queued does nothing
         await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
         LeaderLogState state = leaderState(tp, leaderEpoch);
@@ -75,6 +87,7 @@ final class LeaderLogProcedures {
                 + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
         }
         truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
+        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
         permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
@@ -132,6 +145,43 @@ final class LeaderLogProcedures {
         }
         long newEnd = leaderState(tp, leaderEpoch).logEndOffset();
         return compared == null ? new Aligned(newEnd, -1, -1) : new Aligned(newEnd, compared.lastIdenticalEnd(), compared.sourceEpoch());
+    }
+
+    /**
+     * Hands the leadership to an in-sync replica when the log ends with a batch of the current leader epoch and a replica
+     * outside the ISR may hold more of that epoch (it missed this truncation, or an earlier attempt's): the barrier must
+     * then start a new epoch (see the class invariant).
+     *
+     * @throws NotLeaderException once the leadership was handed over
+     */
+    private void handOverIfAReplicaMissedTheCut(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        LeaderLogState state = leaderState(tp, leaderEpoch);
+        RecordBatch last = lastBatch(tp, state);
+        if (last == null || last.partitionLeaderEpoch() != leaderEpoch) {
+            return; // the barrier starts a new epoch anyway
+        }
+        java.util.List<Integer> replicas = broker.assignedReplicas(tp, leaderEpoch);
+        java.util.Set<Integer> inSync = broker.inSyncFollowerLogEndOffsets(tp, leaderEpoch).keySet();
+        java.util.List<Integer> outOfSync = replicas.stream().filter(r -> r != broker.nodeId() && !inSync.contains(r)).toList();
+        if (outOfSync.isEmpty()) {
+            return;
+        }
+        java.util.Optional<Integer> target = replicas.stream().filter(inSync::contains).findFirst();
+        if (target.isEmpty()) {
+            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records past offset {}, but no "
+                + "other replica is in sync to take the leadership and start a new leader epoch; writing the barrier at epoch {}. "
+                + "Such a replica is truncated to the barrier offset when it returns, by this extension on its broker", mirror, tp,
+                outOfSync, state.logEndOffset(), leaderEpoch);
+            return;
+        }
+        permit.check();
+        log.info("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records of leader epoch {} past "
+            + "offset {}; handing the leadership to in-sync replica {} so that the barrier starts a new leader epoch and Kafka "
+            + "truncates those replicas to it when they return", mirror, tp, outOfSync, leaderEpoch, state.logEndOffset(), target.get());
+        handover.moveTo(tp, replicas, target.get());
+        throw new NotLeaderException("broker " + broker.nodeId() + " handed the leadership of " + tp + " to broker " + target.get()
+            + " for the barrier");
     }
 
     /** The local leader's batches that hold offsets in {@code [from, to)}. */

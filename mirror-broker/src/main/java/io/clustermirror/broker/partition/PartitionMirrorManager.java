@@ -58,6 +58,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
     private final LeaderLogProcedures procedures;
+    private final LeadershipHandover handover;
     private final ProducerStateHygiene hygiene;
     private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
     /** Runs alignments and divergence repairs, which read the source and may take tens of seconds. */
@@ -103,7 +104,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.broker = broker;
         this.hygiene = hygiene;
         this.imageCatchUp = imageCatchUp;
-        this.procedures = new LeaderLogProcedures(broker);
+        this.handover = new LeadershipHandover(clients, broker.nodeId());
+        this.procedures = new LeaderLogProcedures(broker, handover);
         this.alignmentExecutor = procedureThread("cluster-mirror-alignments-" + broker.nodeId());
         this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
@@ -663,5 +665,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         stateWriter.close();
+        handover.close();
     }
 }
