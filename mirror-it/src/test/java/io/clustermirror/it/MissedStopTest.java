@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A replica that missed a stop never brings its stale records back, on launched processes: a follower is killed
  * (SIGKILL) while it holds a mirrored open transaction, the topic is stopped (the stop truncates that transaction and
- * writes the barrier), local producers write, and the follower restarts on its old log. Every replica then holds the
- * same batches with the same leader epochs, the barrier and nothing of the truncated range, also after the restarted
- * replica leads and the replica that wrote the barrier is killed.
+ * writes the barrier), local producers write, and the follower restarts on its old log. As soon as it is in the ISR the
+ * two other replicas are killed: it leads with the barrier, every local write and nothing of the truncated range, and a
+ * consumer reads exactly that; the other replicas, back, hold the same batches with the same leader epochs.
  */
 class MissedStopTest {
     private static final Logger log = LoggerFactory.getLogger(MissedStopTest.class);
@@ -41,7 +41,8 @@ class MissedStopTest {
     @Test
     void aReplicaThatMissedTheStopIsTruncatedByKafkaWhenItReturns() throws Exception {
         try (MirrorTestCluster source = MirrorTestCluster.builder().name("missed-stop-source").brokers(1).start();
-             ProcessCluster destination = ProcessCluster.start("missed-stop-destination", 3);
+             // Five voters: the quorum survives the death of two of the partition's three replicas.
+             ProcessCluster destination = ProcessCluster.start("missed-stop-destination", 5);
              ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
             try (Admin admin = source.admin()) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
@@ -89,28 +90,34 @@ class MissedStopTest {
             assertEquals(3, barrier, "the barrier follows the last record kept: " + stopped);
             List<String> local = writeLocally(destination, 5);
 
-            destination.start(stale);
+            // As soon as the returning replica is in the ISR, the other two replicas die: it leads, and nothing is lost.
+            List<Integer> others = MirrorAssertions.replicasOf(destination, TP).stream().filter(id -> id != stale).toList();
+            destination.launch(stale);
             Leadership.awaitInSync(destination, TP, stale);
+            for (int node : others) {
+                destination.kill(node);
+            }
+            destination.awaitReady(stale);
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> ProcessCluster.leader(admin, TP).orElse(-1) == stale, MirrorAssertions.TIMEOUT,
+                    "node " + stale + ", the last replica alive, to lead " + TP);
+            }
             long end = barrier + 1 + local.size();
-            List<LogBatches.Stored> expected = awaitIdenticalReplicas(destination, end);
-            assertTrue(expected.stream().filter(s -> s.batch().baseOffset() == barrier).allMatch(s -> s.batch().isBarrier()),
-                "the barrier is at offset " + barrier + " on every replica: " + expected);
-            int barrierIndex = expected.stream().map(s -> s.batch().baseOffset()).toList().indexOf(barrier);
-            assertTrue(expected.get(barrierIndex).partitionLeaderEpoch() > expected.get(barrierIndex - 1).partitionLeaderEpoch(),
-                "the barrier starts a new leader epoch, so Kafka's divergence check truncates a replica that missed the stop: "
-                + expected);
-            assertTrue(expected.stream().noneMatch(s -> s.batch().lastOffset() >= stopped.truncatedFromOffset() && s.batch().baseOffset() < barrier),
-                "nothing of the truncated range is left: " + expected);
+            List<LogBatches.Stored> survivor = LogBatches.readStored(destination.partitionDir(stale, TP), 0, Long.MAX_VALUE);
+            assertEquals(end - 1, survivor.get(survivor.size() - 1).batch().lastOffset(), "every local write is on node " + stale);
+            int barrierIndex = survivor.stream().map(s -> s.batch().baseOffset()).toList().indexOf(barrier);
+            assertTrue(barrierIndex > 0 && survivor.get(barrierIndex).batch().isBarrier(), "the barrier is at offset " + barrier
+                + " on node " + stale + ": " + survivor);
+            assertTrue(survivor.get(barrierIndex).partitionLeaderEpoch() > survivor.get(barrierIndex - 1).partitionLeaderEpoch(),
+                "the barrier starts a new leader epoch, so Kafka's divergence check truncated the replica that missed the stop: "
+                + survivor);
+            assertTrue(survivor.stream().noneMatch(s -> s.batch().lastOffset() >= stopped.truncatedFromOffset() && s.batch().baseOffset() < barrier),
+                "nothing of the truncated range is left on node " + stale + ": " + survivor);
+            // Kafka's fetcher truncated the returning replica before the extension on its node had read the mirror state:
+            // the extension's own repair found nothing to do.
+            assertFalse(destination.outputSinceLastStart(stale).contains("Truncating it to offset"),
+                "node " + stale + " was repaired by the extension, not by Kafka");
 
-            // Kafka's fetcher truncated the returning replica (the barrier's new epoch), before the extension on its node
-            // could read the mirror state: the extension's own repair had nothing left to do.
-            String repair = "Truncating it to offset";
-            assertFalse(destination.outputSinceLastStart(stale).contains(repair), "node " + stale + " was repaired by the extension");
-
-            // The restarted replica leads, and the replica that wrote the barrier dies: nothing is lost.
-            int writer = destination.leaderOf(TP);
-            Leadership.moveTo(destination, TP, stale);
-            destination.kill(writer);
             List<String> expectedRecords = new ArrayList<>(MirrorAssertions.readAll(source, TP).stream()
                 .filter(r -> Long.parseLong(r.substring(0, r.indexOf(' '))) < barrier).toList());
             assertEquals(3, expectedRecords.size(), "the source's committed records below the barrier");
@@ -118,8 +125,11 @@ class MissedStopTest {
             assertEquals(expectedRecords, read.subList(0, Math.min(read.size(), expectedRecords.size())), "mirrored records");
             assertEquals(local, read.subList(expectedRecords.size(), read.size()).stream().map(MissedStopTest::value).toList(),
                 "local writes after the stop");
-            destination.start(writer);
-            awaitIdenticalReplicas(destination, end);
+
+            for (int node : others) {
+                destination.start(node);
+            }
+            assertEquals(survivor, awaitIdenticalReplicas(destination, end), "the replicas follow the survivor's log");
         }
     }
 
@@ -147,15 +157,16 @@ class MissedStopTest {
         return record.split(" ")[2];
     }
 
-    /** Waits until every running replica holds the same batches, with the same leader epochs, up to {@code end}. */
+    /** Waits until every replica holds the same batches, with the same leader epochs, up to {@code end}. */
     private static List<LogBatches.Stored> awaitIdenticalReplicas(ProcessCluster destination, long end) throws Exception {
         int leader = destination.leaderOf(TP);
+        List<Integer> replicas = MirrorAssertions.replicasOf(destination, TP);
         TestUtils.waitFor(() -> {
             List<LogBatches.Stored> leaderLog = LogBatches.readStored(destination.partitionDir(leader, TP), 0, Long.MAX_VALUE);
             if (leaderLog.isEmpty() || leaderLog.get(leaderLog.size() - 1).batch().lastOffset() != end - 1) {
                 return false;
             }
-            for (int node : destination.runningNodes()) {
+            for (int node : replicas) {
                 if (!LogBatches.readStored(destination.partitionDir(node, TP), 0, Long.MAX_VALUE).equals(leaderLog)) {
                     return false;
                 }

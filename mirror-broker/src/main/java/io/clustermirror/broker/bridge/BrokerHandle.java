@@ -417,13 +417,14 @@ public final class BrokerHandle {
     }
 
     /**
-     * The replicas assigned to the partition in assignment order (the first is the preferred leader), as its leader at
-     * {@code leaderEpoch} knows them; during a reassignment, the adding and removing replicas too.
+     * The partition's replica assignment as its leader at {@code leaderEpoch} knows it.
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
-    public java.util.List<Integer> assignedReplicas(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
-        return java.util.List.copyOf(leaderAt(partition, leaderEpoch).assignmentState().replicas());
+    public ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        org.apache.kafka.server.partition.AssignmentState assignment = leaderAt(partition, leaderEpoch).assignmentState();
+        return new ReplicaAssignment(java.util.List.copyOf(assignment.replicas()),
+            !(assignment instanceof org.apache.kafka.server.partition.SimpleAssignmentState));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -161,18 +162,23 @@ final class LeaderLogProcedures {
         if (last == null || last.partitionLeaderEpoch() != leaderEpoch) {
             return; // the barrier starts a new epoch anyway
         }
-        java.util.List<Integer> replicas = broker.assignedReplicas(tp, leaderEpoch);
+        ReplicaAssignment assignment = broker.replicaAssignment(tp, leaderEpoch);
+        java.util.List<Integer> replicas = assignment.replicas();
         java.util.Set<Integer> inSync = broker.inSyncFollowerLogEndOffsets(tp, leaderEpoch).keySet();
         java.util.List<Integer> outOfSync = replicas.stream().filter(r -> r != broker.nodeId() && !inSync.contains(r)).toList();
         if (outOfSync.isEmpty()) {
             return;
         }
+        // The preferred replica if it is in sync (a plain preferred election), else the first in-sync one.
         java.util.Optional<Integer> target = replicas.stream().filter(inSync::contains).findFirst();
-        if (target.isEmpty()) {
-            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records past offset {}, but no "
-                + "other replica is in sync to take the leadership and start a new leader epoch; writing the barrier at epoch {}. "
-                + "Such a replica is truncated to the barrier offset when it returns, by this extension on its broker", mirror, tp,
-                outOfSync, state.logEndOffset(), leaderEpoch);
+        String cannot = target.isEmpty() ? "no other replica is in sync"
+            : assignment.reassigning() && !replicas.get(0).equals(target.get())
+                ? "a reassignment is under way, which reordering the replicas would change" : null;
+        if (cannot != null) {
+            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records past offset {}, but {} to "
+                + "take the leadership and start a new leader epoch; writing the barrier at epoch {}. Such a replica is truncated to "
+                + "the barrier offset when it returns, by this extension on its broker", mirror, tp, outOfSync, state.logEndOffset(),
+                cannot, leaderEpoch);
             return;
         }
         permit.check();
