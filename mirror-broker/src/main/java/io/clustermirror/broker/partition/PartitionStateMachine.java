@@ -63,10 +63,10 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
  *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
  *       A failure of one partition touches no other.</li>
- *   <li>A desire to stop always completes, whatever the partition is doing: from every leader state but STOPPED
- *       it leads to {@link RunStop} at once, or on {@link FetcherStopped} from MIRRORING and PAUSING. Nothing but
- *       a new leadership, a change of the desired state, or the stop's own outcome moves a partition out of
- *       STOPPING.</li>
+ *   <li>A desire to stop always completes, whatever the partition is doing: in every leader state but STOPPING
+ *       (whose stop is under way) and STOPPED it issues {@link RunStop} at once, or on {@link FetcherStopped} from
+ *       MIRRORING and PAUSING. Only the stop's own outcome, a new leadership or leaving the mirror moves a
+ *       partition out of STOPPING: a desire to mirror again takes effect once the stop has completed.</li>
  *   <li>Every transition that issues a procedure on the log ({@link Prepare}, {@link RepairDivergence},
  *       {@link RunStop}), or that changes the state, the leadership or the leader epoch, starts a new
  *       {@link MirrorPartition#generation() generation}. A procedure belongs to the generation of the transition
