@@ -50,6 +50,15 @@ final class LogFence {
         }
     }
 
+    /**
+     * Returns once no admitted change is running: called after {@link #advanceTo}, no change of an earlier generation
+     * runs after it returns. For a procedure that completes without changing the log itself.
+     */
+    void awaitChangesInProgress() {
+        lock.lock();
+        lock.unlock();
+    }
+
     /** The right of a procedure issued in {@code generation} to change the log while that generation is current. */
     Permit permit(long procedureGeneration) {
         return new Permit(this, procedureGeneration);

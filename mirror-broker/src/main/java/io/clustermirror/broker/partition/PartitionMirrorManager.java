@@ -300,11 +300,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /**
      * Starts the stop on the stop thread; its outcome comes back as an event. A partition this mirror never fetched into
      * (e.g. refused as a loop while preparing) holds only its own data: it stops at once, with no truncation and no
-     * barrier, so stopping it loses nothing.
+     * barrier, so stopping it loses nothing; only a truncation of a preparation it superseded may still be finishing, and
+     * the topic turns writable after it.
      */
     private Optional<PartitionEvent> startStop(TopicPartition tp, MirrorPartition p) {
         if (!progress.computeIfAbsent(tp, k -> new Progress()).everMirrored) {
             log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
+            fence(tp).awaitChangesInProgress();
             return Optional.of(new PartitionEvent.StopSucceeded(p.generation()));
         }
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");

@@ -31,8 +31,8 @@ class LogFenceTest {
     }
 
     /**
-     * A change admitted before the fence advanced completes before any change of the newer generation starts: the
-     * newer procedure's first change waits for the older one's lock.
+     * A change admitted before the fence advanced completes before any change of the newer generation starts, and before
+     * a wait for the changes in progress returns.
      */
     @Test
     void aChangeInProgressFinishesBeforeTheNextGenerationChanges() throws Exception {
@@ -61,10 +61,16 @@ class LogFenceTest {
                 throw new IllegalStateException(e);
             }
         });
+        CompletableFuture<Void> drained = CompletableFuture.runAsync(() -> {
+            fence.awaitChangesInProgress();
+            log.add("drained");
+        });
         release.countDown();
         old.get(10, TimeUnit.SECONDS);
         next.get(10, TimeUnit.SECONDS);
-        assertEquals(List.of("old", "new"), log);
+        drained.get(10, TimeUnit.SECONDS);
+        assertEquals("old", log.get(0), "nothing passes a change in progress: " + log);
+        assertEquals(java.util.Set.of("old", "new", "drained"), java.util.Set.copyOf(log));
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {
