@@ -156,8 +156,8 @@ class FailoverTest {
         try (Admin admin = source.admin()) {
             sourceClusterId = admin.describeCluster().clusterId().get();
         }
-        // The replica that missed the stop's truncation is repaired when it returns: it truncates to the barrier offset
-        // and fetches the leader's log again (Kafka alone would keep the truncated records there).
+        // The replica that missed the stop's truncation is truncated to the barrier offset when it returns: the stop handed
+        // the leadership to an in-sync replica, so the barrier starts a new leader epoch that Kafka's divergence check sees.
         destination.startBroker(staleReplica);
         for (int broker : MirrorAssertions.replicasOf(destination, tp)) {
             TestUtils.waitFor(() -> {

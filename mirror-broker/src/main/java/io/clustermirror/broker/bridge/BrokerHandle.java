@@ -417,6 +417,17 @@ public final class BrokerHandle {
     }
 
     /**
+     * The partition's replica assignment as its leader at {@code leaderEpoch} knows it.
+     *
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        org.apache.kafka.server.partition.AssignmentState assignment = leaderAt(partition, leaderEpoch).assignmentState();
+        return new ReplicaAssignment(java.util.List.copyOf(assignment.replicas()),
+            !(assignment instanceof org.apache.kafka.server.partition.SimpleAssignmentState));
+    }
+
+    /**
      * Removes from the local replica's producer state (leader or follower) every producer whose last write
      * precedes {@code barrierOffset}: after a MIRROR_PID_RESET barrier those entries are mirrored state that
      * must not fence or reorder local producers. Producers that wrote after the barrier are kept, with their

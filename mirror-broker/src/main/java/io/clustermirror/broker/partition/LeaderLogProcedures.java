@@ -3,6 +3,7 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -15,18 +16,29 @@ import java.util.Map;
 /**
  * The work on a destination leader's log that takes more than one step and waits for its followers: the
  * alignment with the source before mirroring into a log that holds data ({@link #alignWithSource}) and the stop.
+ * Each runs under a {@link LogFence.Permit}: every change of the log goes through it, and every wait checks it, so a
+ * superseded procedure stops before its next step with {@link LogFence.SupersededException}.
  *
- * <p>The STOPPING work (seed 001, DESIGN.md §3), after the fetcher was removed ({@link #stop}):
+ * <p>The STOPPING work, after the fetcher was removed ({@link #stop}):
  * <ol>
  *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
  *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
  *   <li>wait until every in-sync follower has truncated too (their log ends at or below the leader's);</li>
+ *   <li>if a replica out of the ISR may hold records of the current leader epoch past the cut, hand the leadership to
+ *       an in-sync replica ({@link LeadershipHandover}), which runs the stop again in a new epoch;</li>
  *   <li>append the MIRROR_PID_RESET barrier right after the last mirrored record;</li>
  *   <li>remove the mirrored producers (last write before the barrier) from the leader's producer state;</li>
  *   <li>wait until the in-sync followers hold the barrier (they clean their own producer state).</li>
  * </ol>
  * Idempotent: a barrier already at the log end (a stop interrupted by a leader change) is not written again,
  * and nothing is truncated then. Runs on its own thread: the waits take up to {@link #WAIT_MS} each.
+ *
+ * <p>Invariant: whenever a replica outside the ISR may hold mirrored records of the current leader epoch, the barrier is
+ * the first batch of a newer epoch than theirs. Kafka's follower divergence check (the fetch's last fetched epoch against
+ * the leader's epoch history) then truncates such a replica to the barrier's offset when it returns, before it can join
+ * the ISR: no restart, race with the extension or lost local write can bring the truncated records back. Only when no
+ * other in-sync replica can take the leadership does the barrier go at the current epoch, and the returning replica is
+ * left to {@link ProducerStateHygiene}'s repair.
  */
 final class LeaderLogProcedures {
     private static final Logger log = LoggerFactory.getLogger(LeaderLogProcedures.class);
@@ -43,24 +55,29 @@ final class LeaderLogProcedures {
     }
 
     private final BrokerHandle broker;
+    private final LeadershipHandover handover;
 
-    LeaderLogProcedures(BrokerHandle broker) {
+    LeaderLogProcedures(BrokerHandle broker, LeadershipHandover handover) {
         this.broker = broker;
+        this.handover = handover;
     }
 
     /**
-     * @throws NotLeaderException   if leadership moved (the new leader runs the stop)
+     * @throws NotLeaderException   if leadership moved, or this stop handed it over (the new leader runs the stop)
      * @throws StepTimeoutException  if a wait timed out; retrying is safe
+     * @throws LogFence.SupersededException if a later procedure superseded this stop
      */
-    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, String sourceClusterId, TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
-        await(tp, leaderEpoch, s -> s.highWatermark() == s.logEndOffset(),
+    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, String sourceClusterId,
+                 TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        permit.check(); // a stop superseded while queued does nothing
+        await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
         LeaderLogState state = leaderState(tp, leaderEpoch);
         RecordBatch last = lastBatch(tp, state);
         if (last != null && BarrierBatch.isBarrier(last)) {
             log.info("Mirror '{}' partition {}: the barrier is already at offset {}", mirror, tp, last.baseOffset());
-            return finish(mirror, tp, leaderEpoch, last.baseOffset(), -1L, -1L);
+            return finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), -1L, -1L);
         }
         long truncatedFrom = -1L;
         long truncatedTo = -1L;
@@ -70,13 +87,14 @@ final class LeaderLogProcedures {
             log.info("Mirror '{}' partition {}: truncating to the last stable offset {}, removing the open transactions' "
                 + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
         }
-        truncate(tp, leaderEpoch, state.lastStableOffset(), listener);
+        truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
+        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
-        broker.appendAsLeader(tp, leaderEpoch, barrier);
+        permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
             mirror, tp, end, sourceClusterId);
-        return finish(mirror, tp, leaderEpoch, end, truncatedFrom, truncatedTo);
+        return finish(mirror, tp, leaderEpoch, permit, end, truncatedFrom, truncatedTo);
     }
 
     /**
@@ -93,8 +111,9 @@ final class LeaderLogProcedures {
      *
      * @param source the source's log of the partition
      */
-    Aligned alignWithSource(String mirror, TopicPartition tp, int leaderEpoch, LogAlignment.Plan plan,
+    Aligned alignWithSource(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, LogAlignment.Plan plan,
                             LogComparison.BatchReader source, TruncationListener listener) throws Exception {
+        permit.check();
         LeaderLogState state = leaderState(tp, leaderEpoch);
         long start = state.logStartOffset();
         long end = state.logEndOffset();
@@ -123,10 +142,52 @@ final class LeaderLogProcedures {
         if (cut != null && cut.offset() < end) {
             log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {}); "
                 + "evidence: {} ({})", mirror, tp, cut.offset(), cut.offset(), end, cut.evidence(), cut.proof());
-            truncate(tp, leaderEpoch, cut.offset(), listener);
+            truncate(tp, leaderEpoch, permit, cut.offset(), listener);
         }
         long newEnd = leaderState(tp, leaderEpoch).logEndOffset();
         return compared == null ? new Aligned(newEnd, -1, -1) : new Aligned(newEnd, compared.lastIdenticalEnd(), compared.sourceEpoch());
+    }
+
+    /**
+     * Hands the leadership to an in-sync replica when the log ends with a batch of the current leader epoch and a replica
+     * outside the ISR may hold more of that epoch (it missed this truncation, or an earlier attempt's): the barrier must
+     * then start a new epoch (see the class invariant).
+     *
+     * @throws NotLeaderException once the leadership was handed over
+     */
+    private void handOverIfAReplicaMissedTheCut(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        LeaderLogState state = leaderState(tp, leaderEpoch);
+        RecordBatch last = lastBatch(tp, state);
+        if (last == null || last.partitionLeaderEpoch() != leaderEpoch) {
+            return; // the barrier starts a new epoch anyway
+        }
+        ReplicaAssignment assignment = broker.replicaAssignment(tp, leaderEpoch);
+        java.util.List<Integer> replicas = assignment.replicas();
+        java.util.Set<Integer> inSync = broker.inSyncFollowerLogEndOffsets(tp, leaderEpoch).keySet();
+        java.util.List<Integer> outOfSync = replicas.stream().filter(r -> r != broker.nodeId() && !inSync.contains(r)).toList();
+        if (outOfSync.isEmpty()) {
+            return;
+        }
+        // The preferred replica if it is in sync (a plain preferred election), else the first in-sync one.
+        java.util.Optional<Integer> target = replicas.stream().filter(inSync::contains).findFirst();
+        String cannot = target.isEmpty() ? "no other replica is in sync"
+            : assignment.reassigning() && !replicas.get(0).equals(target.get())
+                ? "a reassignment is under way, which reordering the replicas would change" : null;
+        if (cannot != null) {
+            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records past offset {}, but {} to "
+                + "take the leadership and start a new leader epoch; writing the barrier at epoch {}. Such a replica is truncated to "
+                + "the barrier offset when it returns, by this extension on its broker", mirror, tp, outOfSync, state.logEndOffset(),
+                cannot, leaderEpoch);
+            return;
+        }
+        permit.check();
+        log.info("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records of leader epoch {} past "
+            + "offset {}; handing the leadership to in-sync replica {} so that the barrier starts a new leader epoch and Kafka "
+            + "truncates those replicas to it when they return", mirror, tp, outOfSync, leaderEpoch, state.logEndOffset(), target.get());
+        handover.moveTo(tp, replicas, target.get());
+        throw new NotLeaderException("broker " + broker.nodeId() + " handed the leadership of " + tp + " to broker " + target.get()
+            + " for the barrier");
     }
 
     /** The local leader's batches that hold offsets in {@code [from, to)}. */
@@ -150,25 +211,29 @@ final class LeaderLogProcedures {
     }
 
     /** Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either. */
-    private void truncate(TopicPartition tp, int leaderEpoch, long offset, TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
+    private void truncate(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long offset, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         if (offset < end) {
-            broker.truncateLeaderTo(tp, leaderEpoch, offset);
+            permit.change(() -> {
+                broker.truncateLeaderTo(tp, leaderEpoch, offset);
+                return null;
+            });
             listener.truncated(offset, end);
         }
         long target = Math.min(offset, end);
-        await(tp, leaderEpoch, s -> followersAtOrBelow(tp, leaderEpoch, target),
+        await(tp, leaderEpoch, permit, s -> followersAtOrBelow(tp, leaderEpoch, target),
             "the in-sync followers did not truncate to " + target);
     }
 
-    private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, long barrierOffset, long truncatedFrom, long truncatedTo)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
-        int removed = broker.removeProducersBefore(tp, barrierOffset);
+    private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long barrierOffset,
+                           long truncatedFrom, long truncatedTo)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+        int removed = permit.change(() -> broker.removeProducersBefore(tp, barrierOffset));
         if (removed > 0) {
             log.info("Mirror '{}' partition {}: removed {} mirrored producer(s) from the leader's producer state", mirror, tp, removed);
         }
-        await(tp, leaderEpoch, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
+        await(tp, leaderEpoch, permit, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
         return new Outcome(barrierOffset, truncatedFrom, truncatedTo);
     }
 
@@ -206,10 +271,11 @@ final class LeaderLogProcedures {
         boolean test(LeaderLogState state);
     }
 
-    private void await(TopicPartition tp, int leaderEpoch, StateCondition condition, String what)
-            throws NotLeaderException, StepTimeoutException, InterruptedException {
+    private void await(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, StateCondition condition, String what)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long deadline = System.currentTimeMillis() + WAIT_MS;
         while (!condition.test(leaderState(tp, leaderEpoch))) {
+            permit.check(); // a superseded procedure frees its thread at once
             if (System.currentTimeMillis() > deadline) {
                 throw new StepTimeoutException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
             }

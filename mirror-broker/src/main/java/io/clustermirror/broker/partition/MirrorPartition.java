@@ -14,6 +14,9 @@ import java.util.Objects;
  * <p>Invariants kept by the state machine: {@code retryAtMs} is {@link #NO_RETRY} unless {@code state} is
  * {@link PartitionState#FAILED}; a FAILED partition has {@code failures >= 1} and a {@code lastError}.
  * On a follower, {@code state} is the last state this broker saw as leader (kept for display only).
+ * {@code generation} never decreases; a procedure on the log (alignment, divergence repair, stop) belongs to the
+ * generation it was issued in and may change the log only while that generation is current (see
+ * {@link PartitionStateMachine}).
  *
  * @param mirror      the mirror the partition belongs to (or belonged to, while {@code desired} is null)
  * @param partition   the destination (and source) topic partition
@@ -24,9 +27,11 @@ import java.util.Objects;
  * @param failures    consecutive failures since the last progress (drives the retry backoff)
  * @param retryAtMs   when a FAILED partition retries, or {@link #NO_RETRY}
  * @param lastError   the last failure's message, or null
+ * @param generation  the generation of the work on the partition's log
  */
 public record MirrorPartition(String mirror, TopicPartition partition, PartitionState state, boolean leader,
-                              int leaderEpoch, DesiredState desired, int failures, long retryAtMs, String lastError) {
+                              int leaderEpoch, DesiredState desired, int failures, long retryAtMs, String lastError,
+                              long generation) {
     public static final long NO_RETRY = -1L;
 
     public MirrorPartition {
@@ -38,9 +43,15 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
         }
     }
 
-    /** A partition this broker has just learned about: UNKNOWN, not leader, no failures. */
-    public static MirrorPartition unknown(String mirror, TopicPartition partition, DesiredState desired) {
-        return new MirrorPartition(mirror, partition, PartitionState.UNKNOWN, false, -1, desired, 0, NO_RETRY, null);
+    /**
+     * A partition this broker has just learned about: UNKNOWN, not leader, no failures.
+     *
+     * @param generation the generation to continue from: at least that of any earlier procedure on the partition's log,
+     *                   so that none of them is mistaken for a current one
+     */
+    public static MirrorPartition unknown(String mirror, TopicPartition partition, DesiredState desired, long generation) {
+        return new MirrorPartition(mirror, partition, PartitionState.UNKNOWN, false, -1, desired, 0, NO_RETRY, null,
+            generation);
     }
 
     /** True while this broker fetches for the partition: only a leader in MIRRORING does. */
@@ -50,32 +61,38 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
 
     MirrorPartition withDesired(DesiredState newDesired) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs,
-            lastError);
+            lastError, generation);
     }
 
     /** Leader at {@code epoch}; a new leadership starts with a clean failure record. */
     MirrorPartition asLeader(int epoch) {
-        return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null);
+        return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null, generation);
     }
 
     MirrorPartition asFollower() {
         return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs,
-            lastError);
+            lastError, generation);
     }
 
     /** In {@code next}, a state other than FAILED, so no retry is pending. */
     MirrorPartition to(PartitionState next) {
         return new MirrorPartition(mirror, partition, next, leader, leaderEpoch, desired, failures, NO_RETRY,
-            lastError);
+            lastError, generation);
     }
 
     MirrorPartition failed(String error, long retryAt) {
         return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired,
-            failures + 1, retryAt, error);
+            failures + 1, retryAt, error, generation);
+    }
+
+    /** The next generation: a procedure issued now, or none in flight any more. */
+    MirrorPartition nextGeneration() {
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
+            generation + 1);
     }
 
     /** Past failures forgotten: the partition made progress or completed its stop. */
     MirrorPartition healthy() {
-        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null);
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null, generation);
     }
 }

@@ -3,7 +3,10 @@ package io.clustermirror.broker.partition;
 /**
  * Side effects requested by {@link PartitionStateMachine}, run in order by the single executor that owns all
  * I/O for mirror partitions. Each runs with the partition's leader epoch of the {@link Transition} that
- * issued it, so that an action of an old leadership is fenced by Kafka itself.
+ * issued it, so that an action of an old leadership is fenced by Kafka itself. The procedures on the log
+ * ({@link Prepare}, {@link RepairDivergence}, {@link RunStop}) also run with the transition's
+ * {@link MirrorPartition#generation()}: they change the log only while it is current, and report their outcome
+ * with it ({@link PartitionEvent.ProcedureOutcome}).
  *
  * <p>Actions may be issued again for the same partition (a retry, a new leader epoch, a broker restart
  * half-way through), so each must be idempotent.
@@ -15,6 +18,14 @@ public sealed interface PartitionAction {
      * or {@link PartitionEvent.PrepareFailed}.
      */
     record Prepare() implements PartitionAction {
+    }
+
+    /**
+     * Cut the log where the source's epoch {@code sourceEpoch} ends at {@code sourceEpochEndOffset}, once the batches
+     * confirm it, on the leader and every in-sync follower; the executor then posts
+     * {@link PartitionEvent.RepairSucceeded} (mirroring goes on from the new log end) or {@link PartitionEvent.RepairFailed}.
+     */
+    record RepairDivergence(int sourceEpoch, long sourceEpochEndOffset) implements PartitionAction {
     }
 
     /** Add the partition to the mirror's fetchers, fetching from the destination log end. */

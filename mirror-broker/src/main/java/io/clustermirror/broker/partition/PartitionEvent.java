@@ -9,6 +9,15 @@ import io.clustermirror.common.PartitionState;
  */
 public sealed interface PartitionEvent {
     /**
+     * The outcome of a procedure on the log ({@link PartitionAction.Prepare}, {@link PartitionAction.RepairDivergence},
+     * {@link PartitionAction.RunStop}), tagged with the {@link MirrorPartition#generation()} it was issued in. An
+     * outcome of an earlier generation arrives late: the machine ignores it.
+     */
+    sealed interface ProcedureOutcome extends PartitionEvent {
+        long generation();
+    }
+
+    /**
      * This broker leads the destination partition at {@code leaderEpoch}.
      *
      * @param persisted the state last recorded in {@code __mirror_state} for the partition; UNKNOWN if none
@@ -29,10 +38,25 @@ public sealed interface PartitionEvent {
     }
 
     /** {@link PartitionAction.Prepare} aligned the log: mirroring may start. */
-    record PrepareSucceeded() implements PartitionEvent {
+    record PrepareSucceeded(long generation) implements ProcedureOutcome {
     }
 
-    record PrepareFailed(String error) implements PartitionEvent {
+    record PrepareFailed(long generation, String error) implements ProcedureOutcome {
+    }
+
+    /**
+     * The source's log no longer matches what was mirrored (an unclean leader election on the source): its leader
+     * epoch {@code sourceEpoch}, the last one mirrored, ends at {@code sourceEpochEndOffset}. The fetcher has already
+     * dropped the partition.
+     */
+    record SourceDiverged(int sourceEpoch, long sourceEpochEndOffset) implements PartitionEvent {
+    }
+
+    /** {@link PartitionAction.RepairDivergence} cut the log where it stops matching the source: mirroring goes on. */
+    record RepairSucceeded(long generation) implements ProcedureOutcome {
+    }
+
+    record RepairFailed(long generation, String error) implements ProcedureOutcome {
     }
 
     /** The fetcher could not go on (source unreachable for long, source topic recreated, bad batch, ...). */
@@ -52,9 +76,9 @@ public sealed interface PartitionEvent {
     }
 
     /** {@link PartitionAction.RunStop} finished: truncated to the LSO, barrier written, producer state reset. */
-    record StopSucceeded() implements PartitionEvent {
+    record StopSucceeded(long generation) implements ProcedureOutcome {
     }
 
-    record StopFailed(String error) implements PartitionEvent {
+    record StopFailed(long generation, String error) implements ProcedureOutcome {
     }
 }

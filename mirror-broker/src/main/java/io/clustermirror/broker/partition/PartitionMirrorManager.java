@@ -60,10 +60,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
     private final LeaderLogProcedures procedures;
+    private final LeadershipHandover handover;
     private final ProducerStateHygiene hygiene;
     private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
-    /** Runs alignments and stops, whose waits must not hold up the event thread. */
-    private final java.util.concurrent.ExecutorService procedureExecutor;
+    /** Runs alignments and divergence repairs, which read the source and may take tens of seconds. */
+    private final java.util.concurrent.ExecutorService alignmentExecutor;
+    /** Runs stops, on a thread of their own so that a stop never waits behind an alignment. */
+    private final java.util.concurrent.ExecutorService stopExecutor;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -73,8 +76,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
     private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
-    /** Partitions with an alignment or a stop running, and the leader epoch it runs at. */
-    private final Map<TopicPartition, Integer> running = new HashMap<>();
+    /**
+     * The log fence of every partition this broker has had a machine for. Never removed: a partition that leaves its
+     * mirror and comes back continues from its fence's generation, so that no earlier procedure passes for a current one.
+     */
+    private final Map<TopicPartition, LogFence> fences = new HashMap<>();
     private MirrorImage image = MirrorImage.EMPTY;
 
     /** What the data plane reported for one partition since this broker became its leader. */
@@ -102,12 +108,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.clientConfigs = clientConfigs;
         this.hygiene = hygiene;
         this.imageCatchUp = imageCatchUp;
-        this.procedures = new LeaderLogProcedures(broker);
-        this.procedureExecutor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "cluster-mirror-procedures-" + broker.nodeId());
-            t.setDaemon(true);
-            return t;
-        });
+        this.handover = new LeadershipHandover(clients, broker.nodeId());
+        this.procedures = new LeaderLogProcedures(broker, handover);
+        this.alignmentExecutor = procedureThread("cluster-mirror-alignments-" + broker.nodeId());
+        this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
         this.stateWriter = new StateWriter(clients, broker.nodeId());
         java.util.concurrent.ScheduledThreadPoolExecutor events = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
@@ -119,6 +123,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
         events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.executor = events;
         executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private static java.util.concurrent.ExecutorService procedureThread(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
@@ -191,7 +203,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             if (topic.isEmpty() || leadership == null) {
                 return;
             }
-            current = MirrorPartition.unknown(topic.get().mirror(), tp, topic.get().desired());
+            current = MirrorPartition.unknown(topic.get().mirror(), tp, topic.get().desired(), fence(tp).generation());
             partitions.put(tp, current);
         }
         if (topic.isEmpty() || !topic.get().mirror().equals(current.mirror())) {
@@ -239,6 +251,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
             Transition t = machine.handle(before, event, System.currentTimeMillis());
             partitions.put(tp, t.next());
+            fence(tp).advanceTo(t.next().generation());
             if (before.state() != t.next().state()) {
                 log.info("Mirror '{}' partition {}: {} -> {} on {}{}", before.mirror(), tp, before.state(), t.next().state(),
                     event.getClass().getSimpleName(), t.next().lastError() == null ? "" : " (last error: " + t.next().lastError() + ")");
@@ -265,6 +278,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
             return startStop(tp, p);
+        } else if (action instanceof PartitionAction.RepairDivergence repair) {
+            startRepair(tp, p, repair);
         } else if (action instanceof PartitionAction.ScheduleRetry retry) {
             long delay = Math.max(0, retry.atMs() - System.currentTimeMillis());
             executor.schedule(() -> guarded(() -> {
@@ -276,31 +291,40 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.empty();
     }
 
+    private LogFence fence(TopicPartition tp) {
+        return fences.computeIfAbsent(tp, k -> new LogFence(0));
+    }
+
+    /** True while {@code generation} is the partition's current one: a procedure's outcome is still wanted. */
+    private boolean current(TopicPartition tp, long generation) {
+        MirrorPartition p = partitions.get(tp);
+        return p != null && p.generation() == generation;
+    }
+
     /**
-     * Starts the stop on the procedure thread (once per leader epoch); its outcome comes back as an event. A partition
-     * this mirror never fetched into (e.g. refused as a loop while preparing) holds only its own data: it stops at once,
-     * with no truncation and no barrier, so stopping it loses nothing.
+     * Starts the stop on the stop thread; its outcome comes back as an event. A partition this mirror never fetched into
+     * (e.g. refused as a loop while preparing) holds only its own data: it stops at once, with no truncation and no
+     * barrier, so stopping it loses nothing; only a truncation of a preparation it superseded may still be finishing, and
+     * the topic turns writable after it.
      */
     private Optional<PartitionEvent> startStop(TopicPartition tp, MirrorPartition p) {
         if (!progress.computeIfAbsent(tp, k -> new Progress()).everMirrored) {
             log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
-            return Optional.of(new PartitionEvent.StopSucceeded());
-        }
-        if (Integer.valueOf(p.leaderEpoch()).equals(running.get(tp))) {
-            return Optional.empty();
+            fence(tp).awaitChangesInProgress();
+            return Optional.of(new PartitionEvent.StopSucceeded(p.generation()));
         }
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
-        running.put(tp, p.leaderEpoch());
-        procedureExecutor.execute(() -> {
+        LogFence.Permit permit = fence(tp).permit(p.generation());
+        stopExecutor.execute(() -> {
             PartitionEvent result;
             LeaderLogProcedures.Outcome outcome = null;
             try {
-                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), sourceClusterId, truncationRecorder(tp));
-                result = new PartitionEvent.StopSucceeded();
-            } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
-                result = null; // the new leader stops it
+                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, truncationRecorder(tp));
+                result = new PartitionEvent.StopSucceeded(p.generation());
+            } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
+                result = null; // the new leader, or whatever superseded this stop, goes on from the log as it is
             } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
-                result = new PartitionEvent.StopFailed("stop failed: " + e.getMessage());
+                result = new PartitionEvent.StopFailed(p.generation(), "stop failed: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -308,8 +332,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             LeaderLogProcedures.Outcome done = outcome;
             PartitionEvent event = result;
             executor.execute(() -> guarded(() -> {
-                running.remove(tp, p.leaderEpoch());
-                if (event == null || !partitions.containsKey(tp)) {
+                if (event == null || !current(tp, p.generation())) {
                     return;
                 }
                 if (done != null) {
@@ -352,22 +375,23 @@ public final class PartitionMirrorManager implements AutoCloseable {
         // Only a partition that got past PREPARING continues at once (a leader change). FAILED and PREPARING do not
         // prove it: a preparation refused as a loop must be refused again on every retry.
         if (own.map(o -> PAST_PREPARING.contains(o.state())).orElse(false)) {
-            return Optional.of(new PartitionEvent.PrepareSucceeded());
+            return Optional.of(new PartitionEvent.PrepareSucceeded(p.generation()));
         }
         Optional<MirrorRecord> mirror = image.mirror(p.mirror());
-        if (mirror.isEmpty() || Integer.valueOf(p.leaderEpoch()).equals(running.get(tp))) {
-            return Optional.empty();
+        if (mirror.isEmpty()) {
+            return Optional.empty(); // the mirror is going: the image that removes it takes the partition out
         }
-        running.put(tp, p.leaderEpoch());
-        procedureExecutor.execute(() -> {
+        LogFence.Permit permit = fence(tp).permit(p.generation());
+        alignmentExecutor.execute(() -> {
             PartitionEvent event;
             LeaderLogProcedures.Aligned aligned = null;
             try {
+                permit.check(); // a preparation a stop superseded while queued does not even read the source
                 MirrorConfig config = MirrorConfig.validate(mirror.get().name(), mirror.get().configs());
                 MirrorImage sourceImage = MirrorImageReader.read(clientConfigs.clientProperties(config), Duration.ofSeconds(15));
                 Optional<String> loop = sourceImage.mirrorCopyingFrom(broker.clusterId(), tp.topic());
                 if (loop.isPresent()) {
-                    event = new PartitionEvent.PrepareFailed(MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
+                    event = new PartitionEvent.PrepareFailed(p.generation(), MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
                         + " from this cluster (its mirror '" + loop.get() + "'); stop one direction"));
                 } else {
                     Optional<PartitionStateRecord> fromUs = sourceImage.partitionStateMirroredFrom(broker.clusterId(), tp.topic(), tp.partition());
@@ -377,26 +401,28 @@ public final class PartitionMirrorManager implements AutoCloseable {
                         .map(r -> broker.endOffsetForEpoch(tp, r.lastMirroredEpoch())).orElse(java.util.OptionalLong.empty());
                     LogAlignment.Plan plan = LogAlignment.plan(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
                     if (!(plan instanceof LogAlignment.Keep)) {
-                        aligned = alignWithSource(config, tp, p, plan);
+                        aligned = alignWithSource(config, tp, p, permit, plan);
                     }
-                    event = new PartitionEvent.PrepareSucceeded();
+                    event = new PartitionEvent.PrepareSucceeded(p.generation());
                 }
-            } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
-                event = null; // the new leader prepares it
+            } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
+                event = null; // the new leader, or whatever superseded this preparation, goes on from the log as it is
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.PrepareFailed("preparing failed: " + e.getMessage());
+                event = new PartitionEvent.PrepareFailed(p.generation(), "preparing failed: " + e.getMessage());
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;
             executor.execute(() -> guarded(() -> {
-                running.remove(tp, p.leaderEpoch());
+                if (!current(tp, p.generation())) {
+                    return;
+                }
                 if (done != null) {
                     restoreLineage(tp, done);
                 }
-                if (result != null && partitions.containsKey(tp)) {
+                if (result != null) {
                     handle(tp, result);
                 }
             }));
@@ -405,11 +431,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
-    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p, LogAlignment.Plan plan)
-            throws Exception {
+    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p,
+                                                        LogFence.Permit permit, LogAlignment.Plan plan) throws Exception {
         try (ClusterLogReader source = new ClusterLogReader(clientConfigs.clientProperties(config),
                 "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", Duration.ofSeconds(30))) {
-            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), plan,
+            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan,
                 (from, to) -> source.batches(tp, from, to), truncationRecorder(tp));
         }
     }
@@ -493,32 +519,61 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /**
-     * Mirroring goes on after a divergence of the source. The fetcher's last fetched epoch is the source's diverging epoch
-     * when the cut was confirmed there, the source's epoch of the last identical batch when the batch comparison decided,
-     * and unknown when unproven batches remain at the log end.
+     * The source's log no longer matches what was mirrored (an unclean leader election on the source): cuts the destination
+     * where the source says the last mirrored epoch ends, once the batches confirm it, on every in-sync replica; the
+     * outcome comes back as an event (mirroring goes on from the new log end, or the partition fails and is retried).
      */
-    private void resumeAfterDivergence(TopicPartition tp, int leaderEpoch, int sourceEpoch, LeaderLogProcedures.Aligned aligned,
-                                       String failure) {
-        running.remove(tp, leaderEpoch);
-        MirrorPartition p = partitions.get(tp);
-        if (p == null || !p.leader() || p.leaderEpoch() != leaderEpoch || p.state() != PartitionState.MIRRORING) {
-            return;
+    private void startRepair(TopicPartition tp, MirrorPartition p, PartitionAction.RepairDivergence repair) {
+        Optional<MirrorConfig> config = image.mirror(p.mirror()).map(m -> MirrorConfig.validate(m.name(), m.configs()));
+        if (config.isEmpty()) {
+            return; // the mirror is going: the image that removes it takes the partition out
         }
-        if (failure != null) {
-            handle(tp, new PartitionEvent.FetchFailed("cannot align with the diverged source: " + failure));
-            return;
-        }
-        if (aligned == null) {
-            return; // leadership moved: the new leader fetches, and the source reports the divergence to it
-        }
+        log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
+            + "truncating the destination there once the batches confirm it", p.mirror(), tp, repair.sourceEpoch(),
+            repair.sourceEpochEndOffset());
+        LogAlignment.Plan plan = new LogAlignment.Propose(new Cut(repair.sourceEpochEndOffset(), Cut.Evidence.SOURCE_EPOCH_LINEAGE,
+            "the source's leader epoch " + repair.sourceEpoch() + " ends at offset " + repair.sourceEpochEndOffset()));
+        LogFence.Permit permit = fence(tp).permit(p.generation());
+        alignmentExecutor.execute(() -> {
+            PartitionEvent event;
+            LeaderLogProcedures.Aligned aligned = null;
+            try {
+                aligned = alignWithSource(config.get(), tp, p, permit, plan);
+                event = new PartitionEvent.RepairSucceeded(p.generation());
+            } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
+                event = null; // a new leader fetches (the source reports the divergence to it), or a stop took over
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                event = new PartitionEvent.RepairFailed(p.generation(), "cannot align with the diverged source: " + e.getMessage());
+            }
+            PartitionEvent result = event;
+            LeaderLogProcedures.Aligned done = aligned;
+            executor.execute(() -> guarded(() -> {
+                if (result == null || !current(tp, p.generation())) {
+                    return;
+                }
+                if (done != null) {
+                    restoreLineageAfterDivergence(tp, repair.sourceEpoch(), done);
+                }
+                handle(tp, result);
+            }));
+        });
+    }
+
+    /**
+     * The fetcher's last fetched epoch after a repair: the source's diverging epoch when the cut was confirmed there, the
+     * source's epoch of the last identical batch when the batch comparison decided, and unknown when unproven batches
+     * remain at the log end.
+     */
+    private void restoreLineageAfterDivergence(TopicPartition tp, int sourceEpoch, LeaderLogProcedures.Aligned aligned) {
         long end = aligned.logEnd();
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         pr.sourceEpochs.removeIf(e -> e.startOffset() >= end);
         pr.lastMirroredEpoch = aligned.lastIdenticalEnd() < 0 ? sourceEpoch
             : aligned.lastIdenticalEnd() == end ? aligned.sourceEpoch() : -1;
         pr.lastMirroredOffset = Math.min(pr.lastMirroredOffset, end - 1);
-        persist(tp, p);
-        startFetching(tp, p).ifPresent(event -> handle(tp, event));
     }
 
     /** Fetcher callbacks arrive on fetcher threads and are handed to the executor. */
@@ -556,44 +611,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }));
         }
 
-        /**
-         * The source's log no longer matches what was mirrored (an unclean leader election on the source): cut
-         * the destination where the source says the last mirrored epoch ends, on every in-sync replica, then go on
-         * fetching from there. The machine stays MIRRORING; a failure of the cut fails the partition (retried).
-         */
+        /** The fetcher dropped the partition: the machine has the log repaired ({@link #startRepair}). */
         @Override
         public void onDivergence(TopicPartition tp, int sourceEpoch, long sourceEpochEndOffset) {
             executor.execute(() -> guarded(() -> {
-                MirrorPartition p = partitions.get(tp);
-                if (p == null || p.state() != PartitionState.MIRRORING || running.containsKey(tp)) {
-                    return;
+                if (partitions.containsKey(tp)) {
+                    handle(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
                 }
-                log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
-                    + "truncating the destination there once the batches confirm it", p.mirror(), tp, sourceEpoch, sourceEpochEndOffset);
-                Optional<MirrorConfig> config = image.mirror(p.mirror()).map(m -> MirrorConfig.validate(m.name(), m.configs()));
-                if (config.isEmpty()) {
-                    return;
-                }
-                running.put(tp, p.leaderEpoch());
-                LogAlignment.Plan plan = new LogAlignment.Propose(new Cut(sourceEpochEndOffset, Cut.Evidence.SOURCE_EPOCH_LINEAGE,
-                    "the source's leader epoch " + sourceEpoch + " ends at offset " + sourceEpochEndOffset));
-                procedureExecutor.execute(() -> {
-                    String error = null;
-                    LeaderLogProcedures.Aligned aligned = null;
-                    try {
-                        aligned = alignWithSource(config.get(), tp, p, plan);
-                    } catch (io.clustermirror.broker.bridge.NotLeaderException e) {
-                        // No failure: the new leader fetches, and the source reports the divergence to it.
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    } catch (Exception e) {
-                        error = e.getMessage();
-                    }
-                    String failure = error;
-                    LeaderLogProcedures.Aligned done = aligned;
-                    executor.execute(() -> guarded(() -> resumeAfterDivergence(tp, p.leaderEpoch(), sourceEpoch, done, failure)));
-                });
             }));
         }
 
@@ -630,9 +654,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
     @Override
     public void close() {
-        procedureExecutor.shutdown(); // never interrupt: a procedure may be appending to or truncating a log
+        // Never interrupt: a procedure may be appending to or truncating a log.
+        alignmentExecutor.shutdown();
+        stopExecutor.shutdown();
         try {
-            procedureExecutor.awaitTermination(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS);
+            long deadline = System.currentTimeMillis() + LeaderLogProcedures.WAIT_MS;
+            alignmentExecutor.awaitTermination(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS);
+            stopExecutor.awaitTermination(Math.max(0, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -647,5 +675,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         stateWriter.close();
+        handover.close();
     }
 }

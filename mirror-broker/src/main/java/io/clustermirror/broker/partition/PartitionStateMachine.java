@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.partition.PartitionAction.PersistState;
 import io.clustermirror.broker.partition.PartitionAction.Prepare;
+import io.clustermirror.broker.partition.PartitionAction.RepairDivergence;
 import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
@@ -14,7 +15,11 @@ import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
 import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
+import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
+import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
+import io.clustermirror.broker.partition.PartitionEvent.SourceDiverged;
 import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
 import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
 import io.clustermirror.common.DesiredState;
@@ -33,7 +38,7 @@ import static io.clustermirror.common.PartitionState.STOPPING;
 import static io.clustermirror.common.PartitionState.UNKNOWN;
 
 /**
- * The per-partition mirror state machine (seed 001, DESIGN.md §2): given a {@link MirrorPartition} and a
+ * The per-partition mirror state machine: given a {@link MirrorPartition} and a
  * {@link PartitionEvent}, returns the next value and the {@link PartitionAction}s to run. Pure: no I/O, no
  * clock, no threads; the caller serialises events per partition and runs the actions in order.
  *
@@ -58,6 +63,16 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
  *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
  *       A failure of one partition touches no other.</li>
+ *   <li>A desire to stop always completes, whatever the partition is doing: in every leader state but STOPPING
+ *       (whose stop is under way) and STOPPED it issues {@link RunStop} at once, or on {@link FetcherStopped} from
+ *       MIRRORING and PAUSING. Only the stop's own outcome, a new leadership or leaving the mirror moves a
+ *       partition out of STOPPING: a desire to mirror again takes effect once the stop has completed.</li>
+ *   <li>Every transition that issues a procedure on the log ({@link Prepare}, {@link RepairDivergence},
+ *       {@link RunStop}), or that changes the state, the leadership or the leader epoch, starts a new
+ *       {@link MirrorPartition#generation() generation}. A procedure belongs to the generation of the transition
+ *       that issued it: the executor lets it change the log only while that generation is current, so nothing
+ *       a superseded procedure does can follow the work of a newer one (a stop's truncation and barrier in
+ *       particular), and the machine ignores any {@link ProcedureOutcome} of another generation.</li>
  * </ul>
  */
 public final class PartitionStateMachine {
@@ -85,6 +100,22 @@ public final class PartitionStateMachine {
     }
 
     public Transition handle(MirrorPartition current, PartitionEvent event, long nowMs) {
+        if (event instanceof ProcedureOutcome outcome && outcome.generation() != current.generation()) {
+            return stay(current); // its procedure was superseded: whatever it reports is stale
+        }
+        Transition t = decide(current, event, nowMs);
+        return startsGeneration(current, t) ? new Transition(t.next().nextGeneration(), t.actions()) : t;
+    }
+
+    /** A procedure is issued, or the one that may be in flight no longer belongs to where the partition is. */
+    private static boolean startsGeneration(MirrorPartition current, Transition t) {
+        MirrorPartition next = t.next();
+        return next.state() != current.state() || next.leader() != current.leader()
+            || next.leaderEpoch() != current.leaderEpoch()
+            || t.actions().stream().anyMatch(a -> a instanceof Prepare || a instanceof RepairDivergence || a instanceof RunStop);
+    }
+
+    private Transition decide(MirrorPartition current, PartitionEvent event, long nowMs) {
         if (event instanceof BecameLeader e) {
             return becameLeader(current, e);
         }
@@ -106,6 +137,15 @@ public final class PartitionStateMachine {
             return fail(current, e.error(), nowMs);
         }
         if (event instanceof FetchFailed e && state == MIRRORING) {
+            return fail(current, e.error(), nowMs, STOP_FETCHING);
+        }
+        if (event instanceof SourceDiverged e && state == MIRRORING) {
+            return go(current, new RepairDivergence(e.sourceEpoch(), e.sourceEpochEndOffset()));
+        }
+        if (event instanceof RepairSucceeded && state == MIRRORING) {
+            return startFetching(current);
+        }
+        if (event instanceof RepairFailed e && state == MIRRORING) {
             return fail(current, e.error(), nowMs, STOP_FETCHING);
         }
         if (event instanceof MadeProgress && state == MIRRORING) {

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps mirrored producer state out of every local replica of a partition whose log holds a MIRROR_PID_RESET
- * barrier (DESIGN.md §3): Kafka does not know the barrier, so its producer state can bring mirrored producers
+ * barrier: Kafka does not know the barrier, so its producer state can bring mirrored producers
  * back whenever it is rebuilt (a restart, in particular an unclean one; a truncation) and a follower never saw
  * the leader's reset. A pass removes, on each such replica whose log reaches past the barrier, the producers
  * whose last write precedes it; it runs when leadership or the image changes and every second.

@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.partition.PartitionAction.PersistState;
 import io.clustermirror.broker.partition.PartitionAction.Prepare;
+import io.clustermirror.broker.partition.PartitionAction.RepairDivergence;
 import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
@@ -14,6 +15,10 @@ import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
 import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
+import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
+import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.SourceDiverged;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
 import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
 import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
@@ -23,6 +28,7 @@ import io.clustermirror.common.PartitionState;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -73,7 +79,7 @@ class PartitionStateMachineTest {
     private static MirrorPartition leaderIn(PartitionState state) {
         boolean failed = state == FAILED;
         return new MirrorPartition("dr", TP, state, true, EPOCH, typicalDesired(state), failed ? 1 : 0,
-            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null);
+            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 0);
     }
 
     private record Expected(PartitionState state, List<PartitionAction> actions) {
@@ -151,7 +157,7 @@ class PartitionStateMachineTest {
             for (PartitionState persisted : PartitionState.values()) {
                 for (DesiredState desired : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED,
                         DesiredState.STOPPED)) {
-                    MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old");
+                    MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old", 0);
                     Transition t = machine.handle(follower, new BecameLeader(9, persisted), NOW);
                     Expected expected;
                     if (desired == null) {
@@ -167,7 +173,7 @@ class PartitionStateMachineTest {
                     }
                     String pair = "(" + state + ", " + desired + ", persisted " + persisted + ")";
                     assertEquals(new MirrorPartition("dr", TP, expected.state(), true, 9, desired, 0,
-                        MirrorPartition.NO_RETRY, null), t.next(), pair);
+                        MirrorPartition.NO_RETRY, null, 1), t.next(), pair);
                     assertEquals(expected.actions(), t.actions(), pair);
                 }
             }
@@ -180,7 +186,7 @@ class PartitionStateMachineTest {
             MirrorPartition p = leaderIn(state).withDesired(DesiredState.STOPPED);
             p = step(p, new BecameLeader(EPOCH + 1, state), STOPPING, STOP_FETCHING, PERSIST);
             p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
-            step(p, new StopSucceeded(), STOPPED, PERSIST);
+            step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         }
     }
 
@@ -265,13 +271,23 @@ class PartitionStateMachineTest {
 
     @Test
     void prepareOutcomes() {
-        expect(new PrepareSucceeded(), Map.of(PREPARING, to(MIRRORING, START, PERSIST)));
-        List<Transition> failed = expect(new PrepareFailed("source topic gone"),
+        expect(new PrepareSucceeded(0), Map.of(PREPARING, to(MIRRORING, START, PERSIST)));
+        List<Transition> failed = expect(new PrepareFailed(0, "source topic gone"),
             Map.of(PREPARING, to(FAILED, PERSIST, retryAt(NOW + BASE))));
         MirrorPartition next = failed.get(PREPARING.ordinal()).next();
         assertEquals(1, next.failures());
         assertEquals("source topic gone", next.lastError());
         assertEquals(NOW + BASE, next.retryAtMs());
+    }
+
+    @Test
+    void sourceDivergedRepairsTheLogThenFetchesAgain() {
+        List<Transition> repairing = expect(new SourceDiverged(3, 40), Map.of(MIRRORING, to(MIRRORING, new RepairDivergence(3, 40))));
+        assertEquals(1, repairing.get(MIRRORING.ordinal()).next().generation(), "the repair is a procedure of its own");
+        expect(new RepairSucceeded(0), Map.of(MIRRORING, to(MIRRORING, START, PERSIST)));
+        List<Transition> failed = expect(new RepairFailed(0, "source unreachable"),
+            Map.of(MIRRORING, to(FAILED, STOP_FETCHING, PERSIST, retryAt(NOW + BASE))));
+        assertEquals("source unreachable", failed.get(MIRRORING.ordinal()).next().lastError());
     }
 
     @Test
@@ -294,14 +310,14 @@ class PartitionStateMachineTest {
     void madeProgress() {
         expect(new MadeProgress(), Map.of());
         MirrorPartition recovered = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            4, MirrorPartition.NO_RETRY, "timeout");
+            4, MirrorPartition.NO_RETRY, "timeout", 0);
         Transition t = machine.handle(recovered, new MadeProgress(), NOW);
         assertEquals(List.of(PERSIST), t.actions());
         assertEquals(0, t.next().failures());
         assertNull(t.next().lastError());
         // Failures without an error message: reset, but nothing to persist.
         MirrorPartition quiet = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, null);
+            2, MirrorPartition.NO_RETRY, null, 0);
         Transition q = machine.handle(quiet, new MadeProgress(), NOW);
         assertEquals(List.of(), q.actions());
         assertEquals(0, q.next().failures());
@@ -352,9 +368,9 @@ class PartitionStateMachineTest {
 
     @Test
     void stopOutcomes() {
-        List<Transition> stopped = expect(new StopSucceeded(), Map.of(STOPPING, to(STOPPED, PERSIST)));
+        List<Transition> stopped = expect(new StopSucceeded(0), Map.of(STOPPING, to(STOPPED, PERSIST)));
         assertFalse(stopped.get(STOPPING.ordinal()).next().state().isReadOnly());
-        List<Transition> failed = expect(new StopFailed("not leader"),
+        List<Transition> failed = expect(new StopFailed(0, "not leader"),
             Map.of(STOPPING, to(FAILED, PERSIST, retryAt(NOW + BASE))));
         assertEquals("not leader", failed.get(STOPPING.ordinal()).next().lastError());
     }
@@ -362,23 +378,26 @@ class PartitionStateMachineTest {
     @Test
     void stopSucceededPicksUpADesiredStateThatChangedDuringTheStop() {
         MirrorPartition stopping = leaderIn(STOPPING);
-        Transition restarted = machine.handle(stopping.withDesired(DesiredState.MIRRORING), new StopSucceeded(), NOW);
+        Transition restarted = machine.handle(stopping.withDesired(DesiredState.MIRRORING), new StopSucceeded(0), NOW);
         assertEquals(PREPARING, restarted.next().state());
         assertEquals(List.of(PERSIST, PREPARE), restarted.actions());
-        Transition removed = machine.handle(stopping.withDesired(null), new StopSucceeded(), NOW);
+        Transition removed = machine.handle(stopping.withDesired(null), new StopSucceeded(0), NOW);
         assertEquals(UNKNOWN, removed.next().state());
         assertEquals(List.of(), removed.actions());
         // The stop is done: a pause cannot make the topic read-only again, nor resume skip PREPARING.
         MirrorPartition p = step(stopping, new DesiredChanged(DesiredState.PAUSED), STOPPING);
-        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        p = step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
     }
 
     @Test
     void followerIgnoresEverythingButLeadershipAndTracksTheDesiredState() {
-        List<PartitionEvent> events = List.of(new BecameFollower(), new PrepareSucceeded(), new PrepareFailed("x"),
-            new FetchFailed("x"), new MadeProgress(), new RetryDue(), new FetcherStopped(), new StopSucceeded(),
-            new StopFailed("x"), new DesiredChanged(DesiredState.STOPPED), new DesiredChanged(null));
+        List<PartitionEvent> events = new ArrayList<>(List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(),
+            new RetryDue(), new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(DesiredState.STOPPED),
+            new DesiredChanged(null)));
+        for (int kind = 0; kind < OUTCOMES; kind++) {
+            events.add(outcome(kind, 0));
+        }
         for (PartitionState state : PartitionState.values()) {
             MirrorPartition follower = leaderIn(state).asFollower();
             for (PartitionEvent event : events) {
@@ -392,10 +411,10 @@ class PartitionStateMachineTest {
 
     @Test
     void startMirrorPauseResumeStop() {
-        MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING);
+        MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
         assertFalse(p.leader());
         p = step(p, new BecameLeader(0, UNKNOWN), PREPARING, PERSIST, PREPARE);
-        p = step(p, new PrepareSucceeded(), MIRRORING, START, PERSIST);
+        p = step(p, new PrepareSucceeded(p.generation()), MIRRORING, START, PERSIST);
         assertTrue(p.fetching());
         p = step(p, new MadeProgress(), MIRRORING);
         p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
@@ -404,7 +423,7 @@ class PartitionStateMachineTest {
         p = step(p, new DesiredChanged(DesiredState.MIRRORING), MIRRORING, START, PERSIST);
         p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, STOP_FETCHING, PERSIST);
         p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
-        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        p = step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         // Terminal until the operator starts mirroring again, across leader changes.
         p = step(p, new BecameFollower(), STOPPED);
         p = step(p, new BecameLeader(1, STOPPED), STOPPED);
@@ -426,7 +445,7 @@ class PartitionStateMachineTest {
         p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
         p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST);
         p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
-        step(p, new StopSucceeded(), STOPPED, PERSIST);
+        step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
     }
 
     @Test
@@ -453,10 +472,10 @@ class PartitionStateMachineTest {
             p = step(p, new RetryDue(), now, PREPARING, PERSIST, PREPARE);
             assertEquals(i + 1, p.failures(), "a retry is not progress");
             if (i + 1 < delays.length) {
-                p = step(p, new PrepareFailed("e" + (i + 2)), now, FAILED, PERSIST, retryAt(now + delays[i + 1]));
+                p = step(p, new PrepareFailed(p.generation(), "e" + (i + 2)), now, FAILED, PERSIST, retryAt(now + delays[i + 1]));
             }
         }
-        p = step(p, new PrepareSucceeded(), now, MIRRORING, START, PERSIST);
+        p = step(p, new PrepareSucceeded(p.generation()), now, MIRRORING, START, PERSIST);
         assertEquals(7, p.failures());
         p = step(p, new MadeProgress(), now, MIRRORING, PERSIST);
         assertEquals(0, p.failures());
@@ -467,12 +486,12 @@ class PartitionStateMachineTest {
     @Test
     void backoffNeverOverflows() {
         MirrorPartition many = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e");
+            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW + MAX)),
             machine.handle(many, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine huge = new PartitionStateMachine(Long.MAX_VALUE / 3, Long.MAX_VALUE);
         MirrorPartition third = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, "e");
+            2, MirrorPartition.NO_RETRY, "e", 0);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(Long.MAX_VALUE)),
             huge.handle(third, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine noWait = new PartitionStateMachine(0, 0);
@@ -482,9 +501,9 @@ class PartitionStateMachineTest {
     @Test
     void stopFailureRetriesTheStop() {
         MirrorPartition p = leaderIn(STOPPING);
-        p = step(p, new StopFailed("append failed"), FAILED, PERSIST, retryAt(NOW + BASE));
+        p = step(p, new StopFailed(p.generation(), "append failed"), FAILED, PERSIST, retryAt(NOW + BASE));
         p = step(p, new RetryDue(), NOW + BASE, STOPPING, PERSIST, RUN_STOP);
-        p = step(p, new StopSucceeded(), STOPPED, PERSIST);
+        p = step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         assertEquals(0, p.failures());
         assertNull(p.lastError());
     }
@@ -504,18 +523,18 @@ class PartitionStateMachineTest {
     @Test
     void invariantsHoldOnRandomWalks() {
         Random random = new Random(42);
-        List<PartitionEvent> events = List.of(new BecameFollower(), new PrepareSucceeded(), new PrepareFailed("x"),
-            new FetchFailed("x"), new MadeProgress(), new RetryDue(), new FetcherStopped(), new StopSucceeded(),
-            new StopFailed("x"), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
+        List<PartitionEvent> events = List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(), new RetryDue(),
+            new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
             new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED));
         Map<PartitionState, Integer> seen = new HashMap<>();
         for (int walk = 0; walk < 200; walk++) {
-            MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING);
+            MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
             int epoch = 0;
             long now = 0;
             for (int i = 0; i < 200; i++) {
-                PartitionEvent event = random.nextInt(10) == 0
-                    ? new BecameLeader(random.nextBoolean() ? ++epoch : epoch, p.state())
+                int pick = random.nextInt(10);
+                PartitionEvent event = pick == 0 ? new BecameLeader(random.nextBoolean() ? ++epoch : epoch, p.state())
+                    : pick < 4 ? outcome(random.nextInt(OUTCOMES), p.generation() - random.nextInt(2))
                     : events.get(random.nextInt(events.size()));
                 now += random.nextInt(500);
                 Transition t = machine.handle(p, event, now);
@@ -544,6 +563,15 @@ class PartitionStateMachineTest {
                 if (p.state() == STOPPED && next.state() != STOPPED) {
                     assertTrue(next.desired() != DesiredState.STOPPED && next.desired() != DesiredState.PAUSED, where);
                 }
+                assertTrue(next.generation() >= p.generation(), where);
+                if (t.actions().stream().anyMatch(PartitionStateMachineTest::isProcedure) || next.state() != p.state()
+                        || next.leader() != p.leader() || next.leaderEpoch() != p.leaderEpoch()) {
+                    assertEquals(p.generation() + 1, next.generation(), "a new generation: " + where);
+                }
+                if (event instanceof ProcedureOutcome o && o.generation() != p.generation()) {
+                    assertEquals(p, next, "a late outcome changes nothing: " + where);
+                    assertEquals(List.of(), t.actions(), where);
+                }
                 seen.merge(next.state(), 1, Integer::sum);
                 p = next;
             }
@@ -551,7 +579,209 @@ class PartitionStateMachineTest {
         assertEquals(PartitionState.values().length, seen.size(), "every state is reached: " + seen);
     }
 
-    private MirrorPartition step(MirrorPartition p, PartitionEvent event, PartitionState state, PartitionAction... actions) {
+    // ---- A STOP always completes, and no procedure issued before it acts afterwards.
+
+    private static final int OUTCOMES = 6;
+
+    /** Outcome {@code kind} (success and failure of Prepare, RepairDivergence, RunStop) of a procedure of {@code generation}. */
+    private static PartitionEvent outcome(int kind, long generation) {
+        return switch (kind) {
+            case 0 -> new PrepareSucceeded(generation);
+            case 1 -> new PrepareFailed(generation, "late");
+            case 2 -> new RepairSucceeded(generation);
+            case 3 -> new RepairFailed(generation, "late");
+            case 4 -> new StopSucceeded(generation);
+            case 5 -> new StopFailed(generation, "late");
+            default -> throw new IllegalArgumentException("no outcome " + kind);
+        };
+    }
+
+    private static boolean isProcedure(PartitionAction action) {
+        return action instanceof Prepare || action instanceof RepairDivergence || action instanceof RunStop;
+    }
+
+    /**
+     * Plays a well-behaved executor after a STOP reaches {@code start}: FetcherStopped right after each StopFetching, and
+     * each stop succeeding once the events before it were handled. {@code late} (if any) is the outcome of a procedure
+     * that was in flight when the STOP came; it arrives before the stop's own. Returns every transition, in order.
+     */
+    private List<Transition> runStop(MirrorPartition start, PartitionEvent late) {
+        List<Transition> transitions = new ArrayList<>();
+        ArrayDeque<PartitionEvent> events = new ArrayDeque<>();
+        events.add(new DesiredChanged(DesiredState.STOPPED));
+        if (start.state() == PAUSING) {
+            events.add(new FetcherStopped()); // the fetcher the pause stopped
+        }
+        List<PartitionEvent> outcomes = new ArrayList<>();
+        if (late != null) {
+            outcomes.add(late);
+        }
+        if (start.state() == STOPPING) {
+            outcomes.add(new StopSucceeded(start.generation())); // the stop already in flight
+        }
+        MirrorPartition p = start;
+        while (!events.isEmpty() || !outcomes.isEmpty()) {
+            assertTrue(transitions.size() < 10, "the stop settles: " + transitions);
+            PartitionEvent event = events.isEmpty() ? outcomes.remove(0) : events.poll();
+            Transition t = machine.handle(p, event, NOW);
+            transitions.add(t);
+            for (PartitionAction action : t.actions()) {
+                if (action.equals(STOP_FETCHING)) {
+                    events.add(new FetcherStopped());
+                } else if (action.equals(RUN_STOP)) {
+                    outcomes.add(new StopSucceeded(t.next().generation()));
+                }
+            }
+            p = t.next();
+        }
+        return transitions;
+    }
+
+    /** What a STOP can find: a leader in every state, with each desired state from before the STOP, at generation 7. */
+    private static List<MirrorPartition> everyPartitionAStopCanFind() {
+        List<MirrorPartition> out = new ArrayList<>();
+        for (PartitionState state : PartitionState.values()) {
+            for (DesiredState before : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED, DesiredState.STOPPED)) {
+                boolean failed = state == FAILED;
+                out.add(new MirrorPartition("dr", TP, state, true, EPOCH, before, failed ? 1 : 0,
+                    failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 7));
+            }
+        }
+        return out;
+    }
+
+    /** No procedure in flight (null), or the outcomes the procedure in flight in {@code state} (generation 7) can report. */
+    private static List<PartitionEvent> inFlightOutcomes(PartitionState state) {
+        List<PartitionEvent> out = new ArrayList<>();
+        out.add(null);
+        switch (state) {
+            case PREPARING -> out.addAll(List.of(new PrepareSucceeded(7), new PrepareFailed(7, "late")));
+            case MIRRORING -> out.addAll(List.of(new RepairSucceeded(7), new RepairFailed(7, "late")));
+            default -> {
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void stopCompletesFromEveryStateAndNothingInFlightBeforeItActsAfterIt() {
+        for (MirrorPartition start : everyPartitionAStopCanFind()) {
+            for (PartitionEvent late : inFlightOutcomes(start.state())) {
+                String where = start + " + STOP, then late " + late;
+                List<Transition> transitions = runStop(start, late);
+                MirrorPartition end = transitions.get(transitions.size() - 1).next();
+                assertEquals(STOPPED, end.state(), where + ": " + transitions);
+                long stops = transitions.stream().flatMap(t -> t.actions().stream()).filter(RUN_STOP::equals).count();
+                assertEquals(start.state() == STOPPING || start.state() == STOPPED ? 0 : 1, stops, "one stop: " + where);
+                for (Transition t : transitions) {
+                    assertTrue(t.next().state() == STOPPING || t.next().state() == STOPPED, "straight to STOPPING: " + where);
+                    assertFalse(t.actions().stream().anyMatch(a -> a.equals(START) || a.equals(PREPARE) || a instanceof RepairDivergence
+                        || a instanceof ScheduleRetry), "nothing mirrors, aligns or retries once stopping: " + where);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aStopInFlightCompletesWhateverTheDesiredStateDoesMeanwhile() {
+        for (DesiredState meanwhile : Arrays.asList(DesiredState.MIRRORING, DesiredState.PAUSED, DesiredState.STOPPED)) {
+            MirrorPartition p = step(leaderIn(STOPPING), new DesiredChanged(meanwhile), STOPPING);
+            p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING);
+            step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+        }
+    }
+
+    @Test
+    void lateOutcomesOfEveryProcedureAreIgnoredInEveryState() {
+        for (MirrorPartition start : everyPartitionAStopCanFind()) {
+            for (MirrorPartition p : List.of(start, start.asFollower())) {
+                MirrorPartition next = p.nextGeneration();
+                for (int kind = 0; kind < OUTCOMES; kind++) {
+                    PartitionEvent late = outcome(kind, p.generation());
+                    Transition t = machine.handle(next, late, NOW + MAX);
+                    assertEquals(next, t.next(), next + " + " + late);
+                    assertEquals(List.of(), t.actions(), next + " + " + late);
+                }
+            }
+        }
+    }
+
+    @Test
+    void stopWhilePreparingSupersedesThePreparation() {
+        MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
+        p = step(p, new BecameLeader(EPOCH, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        long preparation = p.generation();
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        long stop = p.generation();
+        assertTrue(stop > preparation);
+        p = step(p, new PrepareSucceeded(preparation), STOPPING); // not MIRRORING: nothing fetches after the stop
+        p = step(p, new PrepareFailed(preparation, "late"), STOPPING); // not FAILED: no retry prepares again
+        p = step(p, new StopSucceeded(stop), STOPPED, PERSIST);
+        assertEquals(stop + 1, p.generation());
+    }
+
+    @Test
+    void stopWhileRepairingADivergenceSupersedesTheRepair() {
+        MirrorPartition p = leaderIn(MIRRORING);
+        p = step(p, new SourceDiverged(3, 40), MIRRORING, new RepairDivergence(3, 40));
+        long repair = p.generation();
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, STOP_FETCHING, PERSIST);
+        p = step(p, new RepairSucceeded(repair), STOPPING); // would start fetching
+        p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
+        p = step(p, new RepairFailed(repair, "late"), STOPPING);
+        step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+    }
+
+    @Test
+    void stopDuringTheRetryBackoffCancelsTheRetry() {
+        MirrorPartition p = step(leaderIn(MIRRORING), new FetchFailed("source down"), FAILED, STOP_FETCHING, PERSIST,
+            retryAt(NOW + BASE));
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        p = step(p, new RetryDue(), NOW + BASE, STOPPING);
+        step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+    }
+
+    @Test
+    void startAndStopInQuickSuccession() {
+        MirrorPartition p = leaderIn(STOPPED);
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+        long firstPreparation = p.generation();
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        long firstStop = p.generation();
+        // Started again while the stop runs: the stop finishes first, then the partition prepares.
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), STOPPING);
+        p = step(p, new PrepareSucceeded(firstPreparation), STOPPING);
+        p = step(p, new StopSucceeded(firstStop), PREPARING, PERSIST, PREPARE);
+        long secondPreparation = p.generation();
+        // Stopped again before that preparation reports: superseded too.
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        p = step(p, new StopSucceeded(firstStop), STOPPING);
+        p = step(p, new PrepareSucceeded(secondPreparation), STOPPING);
+        step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+    }
+
+    @Test
+    void aStopOfADeposedLeadershipIsRunAgainByTheNextOne() {
+        MirrorPartition p = leaderIn(PAUSED);
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        long first = p.generation();
+        p = step(p, new BecameFollower(), STOPPING);
+        p = step(p, new StopSucceeded(first), STOPPING);
+        p = step(p, new BecameLeader(EPOCH + 1, STOPPING), STOPPING, PERSIST, RUN_STOP);
+        step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+    }
+
+    @Test
+    void leavingTheMirrorOrTheLeadershipSupersedesAnyProcedure() {
+        for (PartitionState state : List.of(PREPARING, MIRRORING, STOPPING)) {
+            MirrorPartition p = leaderIn(state);
+            assertTrue(machine.handle(p, new DesiredChanged(null), NOW).next().generation() > p.generation(), state.toString());
+            assertTrue(machine.handle(p, new BecameFollower(), NOW).next().generation() > p.generation(), state.toString());
+        }
+    }
+
+    private MirrorPartition step(
+MirrorPartition p, PartitionEvent event, PartitionState state, PartitionAction... actions) {
         return step(p, event, NOW, state, actions);
     }
 
