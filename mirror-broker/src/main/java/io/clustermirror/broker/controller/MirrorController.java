@@ -173,8 +173,7 @@ public final class MirrorController implements AutoCloseable {
 
     /** The controller's desired state combined with the broker's latest actual partition states (and mirror ACLs). */
     private MirrorImage mergeActualState(MirrorImage desired) {
-        MirrorImage actual = brokerImage.get();
-        return new MirrorImage(desired.mirrors(), desired.topics(), actual.partitionStates(), actual.mirrorAcls());
+        return brokerImage.get().withDesiredStateOf(desired);
     }
 
     /** Reads {@code __mirror_metadata} to its end: the desired state all previous controllers committed. */
