@@ -10,7 +10,9 @@ import io.clustermirror.broker.partition.ProducerStateHygiene;
 import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Gauge;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +59,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
             RETRY_BACKOFF_MAX_MS);
-        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()
             }
@@ -94,9 +96,16 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void start() {
         ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::cleanForWrites);
+        broker.metrics().addMetric(fencedTopicsMetric(), (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
+    }
+
+    /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
+    private MetricName fencedTopicsMetric() {
+        return broker.metrics().metricName("fenced-topics", "cluster-mirror",
+            "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
     }
 
     private java.util.concurrent.CompletableFuture<Void> imageCatchUp() {
@@ -163,6 +172,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** After the broker has shut down (and after {@link #close()}): stops the image and leaves the registry. */
     public void detach() {
         tailer.close();
+        broker.metrics().removeMetric(fencedTopicsMetric());
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

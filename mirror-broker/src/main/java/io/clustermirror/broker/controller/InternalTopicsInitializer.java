@@ -2,18 +2,31 @@ package io.clustermirror.broker.controller;
 
 import io.clustermirror.common.InternalTopics;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
-/** Creates missing internal topics (see {@link InternalTopics#newTopic}); concurrent creations are harmless. */
+/**
+ * Creates missing internal topics (see {@link InternalTopics#newTopic}; concurrent creations are harmless) and checks the
+ * configs of existing ones ({@link InternalTopics#misconfigurations}).
+ */
 final class InternalTopicsInitializer {
+    private static final Logger log = LoggerFactory.getLogger(InternalTopicsInitializer.class);
+
     private InternalTopicsInitializer() {
     }
 
@@ -33,5 +46,37 @@ final class InternalTopicsInitializer {
                 }
             }
         }
+    }
+
+    /**
+     * Fails if an internal topic has a config that can lose the mirror state, after logging each one at ERROR with its
+     * fix: whoever calls this must not act on state that may be incomplete.
+     *
+     * @throws IllegalStateException naming the topics and configs to fix
+     */
+    static void requireSafeConfigs(Admin admin, Collection<String> topics)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        List<InternalTopics.Misconfiguration> problems = misconfigurations(admin, topics);
+        problems.forEach(InternalTopicsInitializer::logMisconfiguration);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("the configs of the mirror's internal topics can lose mirror state: " + problems.stream()
+                .map(p -> p.topic() + " " + p.config() + "=" + p.actual() + " (needs " + p.expected() + ")").collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** The configs of the given (existing) internal topics that can lose mirror state. */
+    static List<InternalTopics.Misconfiguration> misconfigurations(Admin admin, Collection<String> topics)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        List<ConfigResource> resources = topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+        List<InternalTopics.Misconfiguration> problems = new ArrayList<>();
+        configs.forEach((resource, config) -> problems.addAll(InternalTopics.misconfigurations(resource.name(),
+            config.entries().stream().filter(e -> e.value() != null).collect(Collectors.toMap(ConfigEntry::name, ConfigEntry::value)))));
+        return problems;
+    }
+
+    static void logMisconfiguration(InternalTopics.Misconfiguration problem) {
+        log.error("Cluster Mirror cannot trust its state: {}. Until then the mirror controller does not run (no command is "
+            + "processed) and mirror topics stay read-only", problem.message());
     }
 }

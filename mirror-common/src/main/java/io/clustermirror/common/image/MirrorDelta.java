@@ -70,7 +70,7 @@ public final class MirrorDelta {
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
         return MirrorImage.fromStateLog(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges));
+            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics());
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

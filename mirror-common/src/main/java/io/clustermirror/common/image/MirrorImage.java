@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -36,6 +37,7 @@ public final class MirrorImage {
     private final Map<String, PartitionStateRecord> stateLog;
     private final Map<String, PartitionStateRecord> partitionStates;
     private final Map<String, MirrorAclRecord> mirrorAcls;
+    private final Set<String> fencedTopics;
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
@@ -46,17 +48,18 @@ public final class MirrorImage {
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls) {
         this(mirrors, topics, partitionStates.values().stream()
-            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls);
+            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of());
     }
 
     private MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                         Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
-                        Map<String, MirrorAclRecord> mirrorAcls) {
+                        Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
         this.stateLog = Map.copyOf(stateLog);
         this.partitionStates = Map.copyOf(partitionStates);
         this.mirrorAcls = Map.copyOf(mirrorAcls);
+        this.fencedTopics = Set.copyOf(fencedTopics);
     }
 
     /** Each partition's record with the highest precedence among the last records of the log keys. */
@@ -67,13 +70,28 @@ public final class MirrorImage {
 
     /** An image from the last record of each {@code __mirror_state} log key of partition states. */
     static MirrorImage fromStateLog(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
-                                    Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls) {
-        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls);
+                                    Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls,
+                                    Set<String> fencedTopics) {
+        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics);
     }
 
     /** This image's actual state (partition states, mirror ACLs) with the desired state (mirrors, topics) of another. */
     public MirrorImage withDesiredStateOf(MirrorImage desired) {
-        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls);
+        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics);
+    }
+
+    /** This image with other {@link #fencedTopics()}. */
+    public MirrorImage withFencedTopics(Set<String> fenced) {
+        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced);
+    }
+
+    /**
+     * Topics that were read-only mirror topics when this broker lost the mirror state that named them (an internal topic
+     * deleted or re-created, records deleted): they stay read-only, whatever this image holds otherwise, until the image
+     * knows them again. Never from the internal topics themselves: a broker's own record of what it knew.
+     */
+    public Set<String> fencedTopics() {
+        return fencedTopics;
     }
 
     /** The last record of each {@code __mirror_state} log key of partition states, by log key. */
