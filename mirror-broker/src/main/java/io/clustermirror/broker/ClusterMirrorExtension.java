@@ -13,6 +13,7 @@ import io.clustermirror.common.image.MirrorImage;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** Starts and stops the controller off the loader thread; owns {@link #controller}. */
     private final ExecutorService controllerLifecycle;
     private final String listenerName;
+    /** The broker's registry, kept: the broker lets go of it when it shuts down, before {@link #detach()}. */
+    private final Metrics metrics;
+    /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
+    private final MetricName fencedTopicsMetric;
     private MirrorController controller;
     /** False once {@link #close()} stopped the parts that write and fetch. */
     private volatile boolean working = true;
@@ -68,6 +73,9 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         });
         this.imageSupplier = tailer::image;
         this.listenerName = "cluster-mirror-" + broker.nodeId();
+        this.metrics = broker.metrics();
+        this.fencedTopicsMetric = metrics.metricName("fenced-topics", "cluster-mirror",
+            "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
         this.controllerLifecycle = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-controller-lifecycle-" + broker.nodeId());
             t.setDaemon(true);
@@ -96,16 +104,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void start() {
         ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::cleanForWrites);
-        broker.metrics().addMetric(fencedTopicsMetric(), (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
+        metrics.addMetric(fencedTopicsMetric, (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
-    }
-
-    /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
-    private MetricName fencedTopicsMetric() {
-        return broker.metrics().metricName("fenced-topics", "cluster-mirror",
-            "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
     }
 
     private java.util.concurrent.CompletableFuture<Void> imageCatchUp() {
@@ -172,7 +174,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** After the broker has shut down (and after {@link #close()}): stops the image and leaves the registry. */
     public void detach() {
         tailer.close();
-        broker.metrics().removeMetric(fencedTopicsMetric());
+        metrics.removeMetric(fencedTopicsMetric);
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

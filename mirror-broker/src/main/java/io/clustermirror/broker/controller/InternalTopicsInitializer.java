@@ -30,14 +30,32 @@ final class InternalTopicsInitializer {
     private InternalTopicsInitializer() {
     }
 
-    static void ensureExist(Admin admin, Collection<String> topics)
+    /**
+     * Creates the missing topics and fails if an existing one has a config that can lose the mirror state, after logging
+     * each such config at ERROR with its fix: whoever calls this must not act on state that may be incomplete.
+     *
+     * @throws IllegalStateException naming the topics and configs to fix
+     */
+    static void ensureExistWithSafeConfigs(Admin admin, Collection<String> topics)
             throws ExecutionException, InterruptedException, TimeoutException {
         Set<String> existing = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
+        List<String> found = topics.stream().filter(existing::contains).toList();
+        create(admin, topics.stream().filter(t -> !existing.contains(t)).toList());
+        List<InternalTopics.Misconfiguration> problems = found.isEmpty() ? List.of() : misconfigurations(admin, found);
+        problems.forEach(InternalTopicsInitializer::logMisconfiguration);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("the configs of the mirror's internal topics can lose mirror state: " + problems.stream()
+                .map(p -> p.topic() + " " + p.config() + "=" + p.actual() + " (needs " + p.expected() + ")").collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** Creates the topics as {@link InternalTopics#newTopic} says; one created concurrently by another node is fine. */
+    private static void create(Admin admin, Collection<String> topics) throws ExecutionException, InterruptedException, TimeoutException {
+        if (topics.isEmpty()) {
+            return;
+        }
         int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
         for (String topic : topics) {
-            if (existing.contains(topic)) {
-                continue;
-            }
             try {
                 admin.createTopics(List.of(InternalTopics.newTopic(topic, brokers))).all().get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
@@ -45,22 +63,6 @@ final class InternalTopicsInitializer {
                     throw e;
                 }
             }
-        }
-    }
-
-    /**
-     * Fails if an internal topic has a config that can lose the mirror state, after logging each one at ERROR with its
-     * fix: whoever calls this must not act on state that may be incomplete.
-     *
-     * @throws IllegalStateException naming the topics and configs to fix
-     */
-    static void requireSafeConfigs(Admin admin, Collection<String> topics)
-            throws ExecutionException, InterruptedException, TimeoutException {
-        List<InternalTopics.Misconfiguration> problems = misconfigurations(admin, topics);
-        problems.forEach(InternalTopicsInitializer::logMisconfiguration);
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException("the configs of the mirror's internal topics can lose mirror state: " + problems.stream()
-                .map(p -> p.topic() + " " + p.config() + "=" + p.actual() + " (needs " + p.expected() + ")").collect(Collectors.joining(", ")));
         }
     }
 

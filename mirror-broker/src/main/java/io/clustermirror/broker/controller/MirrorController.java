@@ -97,8 +97,7 @@ public final class MirrorController implements AutoCloseable {
         String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-controller");
         try (Admin admin = clients.admin(adminClientId);
              KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
-            InternalTopicsInitializer.ensureExist(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
-            InternalTopicsInitializer.requireSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
+            InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
             producer.initTransactions();
             MirrorImage desired = loadMetadata();
             String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
