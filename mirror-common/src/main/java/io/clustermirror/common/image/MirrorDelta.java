@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <p>Every record is kept by its log key exactly as compaction keeps it: the last record of a key wins, and a null
  * value removes the key. So replaying a log before or after compaction, or again after a restart, gives the same
- * image. {@code __mirror_metadata} keys are {@code mirror:<name>} and {@code topic:<name>}. {@code __mirror_state} keys
+ * image. Readers replay committed records only (read_committed): the records of aborted transactions, which the log
+ * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>} and {@code topic:<name>}. {@code __mirror_state} keys
  * with the {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}); the others hold partition
  * states under {@link PartitionStateRecord#logKey()}, which carries the writer's leader epoch.
  *
