@@ -39,6 +39,7 @@ import java.util.stream.Collectors;
 final class InternalStateFence {
     private static final Logger log = LoggerFactory.getLogger(InternalStateFence.class);
     static final String FILE_NAME = "cluster-mirror-known-state.properties";
+    static final long READ_ONLY_REFRESH_MS = 5_000;
 
     private final Path file;
     /** Topic ids of the internal topics whose records this broker loaded, by topic name; empty if it never loaded any. */
@@ -46,6 +47,10 @@ final class InternalStateFence {
     /** Read-only mirror topics of the latest complete image. */
     private Set<String> readOnly;
     private Set<String> fenced;
+    /** The topics (by identity: images share the map while no topic changes) last evaluated, and the read-only ones. */
+    private Map<String, ?> evaluatedTopics;
+    private Set<String> evaluatedReadOnly = Set.of();
+    private long reevaluateMs;
 
     /** @param file where this broker keeps its record, or null to keep it in memory only (tests) */
     InternalStateFence(Path file) {
@@ -98,8 +103,7 @@ final class InternalStateFence {
         if (!complete) {
             return next.withFencedTopics(fenced);
         }
-        Set<String> nowReadOnly = next.topics().keySet().stream()
-            .filter(t -> MirrorAwareAuthorizer.readOnlyMirrorOf(next, t).isPresent()).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> nowReadOnly = readOnlyTopics(next);
         Set<String> known = fenced.stream().filter(t -> next.topic(t).isPresent()).collect(Collectors.toCollection(TreeSet::new));
         Set<String> nextFenced = new TreeSet<>(fenced);
         nextFenced.removeAll(known);
@@ -117,6 +121,22 @@ final class InternalStateFence {
 
     Set<String> fenced() {
         return fenced;
+    }
+
+    /**
+     * The read-only mirror topics of a complete image. The rule looks at every partition state, so it is evaluated again
+     * only when the topics changed or {@value #READ_ONLY_REFRESH_MS} ms passed: in between, a topic that was just stopped
+     * still counts as read-only, which can only fence it after a loss (fails closed).
+     */
+    private Set<String> readOnlyTopics(MirrorImage image) {
+        long now = System.currentTimeMillis();
+        if (image.topics() != evaluatedTopics || now >= reevaluateMs) {
+            evaluatedReadOnly = image.topics().keySet().stream()
+                .filter(t -> MirrorAwareAuthorizer.readOnlyMirrorOf(image, t).isPresent()).collect(Collectors.toCollection(TreeSet::new));
+            evaluatedTopics = image.topics();
+            reevaluateMs = now + READ_ONLY_REFRESH_MS;
+        }
+        return evaluatedReadOnly;
     }
 
     private static final String RECOVERY = "To mirror them again, re-create their mirror (--create) and, for each topic, "
