@@ -11,7 +11,10 @@ import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,10 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** Starts and stops the controller off the loader thread; owns {@link #controller}. */
     private final ExecutorService controllerLifecycle;
     private final String listenerName;
+    /** The broker's registry, kept: the broker lets go of it when it shuts down, before {@link #detach()}. */
+    private final Metrics metrics;
+    /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
+    private final MetricName fencedTopicsMetric;
     private MirrorController controller;
     /** False once {@link #close()} stopped the parts that write and fetch. */
     private volatile boolean working = true;
@@ -60,7 +67,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
             RETRY_BACKOFF_MAX_MS, clientConfigs);
-        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()
             }
@@ -69,6 +76,9 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         });
         this.imageSupplier = tailer::image;
         this.listenerName = "cluster-mirror-" + broker.nodeId();
+        this.metrics = broker.metrics();
+        this.fencedTopicsMetric = metrics.metricName("fenced-topics", "cluster-mirror",
+            "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
         this.controllerLifecycle = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-controller-lifecycle-" + broker.nodeId());
             t.setDaemon(true);
@@ -97,6 +107,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void start() {
         ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::cleanForWrites);
+        metrics.addMetric(fencedTopicsMetric, (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
@@ -167,6 +178,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     public void detach() {
         tailer.close();
         clientConfigs.close();
+        metrics.removeMetric(fencedTopicsMetric);
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

@@ -3,6 +3,7 @@ package io.clustermirror.common;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -60,5 +61,37 @@ public final class InternalTopics {
                 TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             default -> throw new IllegalArgumentException("not an internal mirror topic: " + name);
         };
+    }
+
+    /**
+     * A config of {@link #METADATA} or {@link #STATE} that can lose the mirror state: records deleted by retention
+     * ({@code cleanup.policy} other than {@code compact}) or by an unclean leader election.
+     */
+    public record Misconfiguration(String topic, String config, String actual, String expected) {
+        /** What is wrong and the command that fixes it. */
+        public String message() {
+            return "internal topic " + topic + " has " + config + "=" + actual + ", but the mirror state it holds needs " + config
+                + "=" + expected + " (otherwise records are deleted and mirror topics may turn writable); fix it with: "
+                + "kafka-configs.sh --bootstrap-server <broker> --alter --entity-type topics --entity-name " + topic
+                + " --add-config " + config + "=" + expected;
+        }
+    }
+
+    /**
+     * The configs of an internal topic (as the broker describes them, defaults included) that put the mirror state at risk.
+     * Only {@link #METADATA} and {@link #STATE} have such configs: {@link #COMMANDS}' retention bounds its audit trail only.
+     */
+    public static List<Misconfiguration> misconfigurations(String topic, Map<String, String> configs) {
+        if (!topic.equals(METADATA) && !topic.equals(STATE)) {
+            return List.of();
+        }
+        Map<String, String> required = Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false");
+        return required.entrySet().stream()
+            .filter(e -> !e.getValue().equalsIgnoreCase(String.valueOf(configs.get(e.getKey())).trim()))
+            .map(e -> new Misconfiguration(topic, e.getKey(), configs.get(e.getKey()), e.getValue()))
+            .sorted(java.util.Comparator.comparing(Misconfiguration::config))
+            .toList();
     }
 }

@@ -201,8 +201,9 @@ class CrashTest {
      * it learns {@code tp}'s record, while it already knows the mirror topic from {@code __mirror_metadata}.
      */
     private static void writeStateHistory(String mirror, TopicPartition tp, int records) throws Exception {
+        // The record of the partition's first leader epoch (0, a new topic's), where the first leader records its progress.
         int partition = BuiltInPartitioner.partitionForKey(
-            RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror, tp.topic(), tp.partition())), InternalTopics.STATE_PARTITIONS);
+            RecordCodec.encodeKey(PartitionStateRecord.stateLogKey(mirror, tp.topic(), tp.partition(), 0)), InternalTopics.STATE_PARTITIONS);
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(), Map.of(
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024, ProducerConfig.LINGER_MS_CONFIG, 20))) {
             Future<RecordMetadata> last = null;

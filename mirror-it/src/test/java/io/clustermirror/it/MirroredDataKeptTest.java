@@ -132,7 +132,10 @@ class MirroredDataKeptTest {
 
     /** Deletes the partition's record (a tombstone), as if the new leader's image had not loaded it yet. */
     private static void deleteStateRecord(String mirror, TopicPartition tp) throws Exception {
-        writeStateRecord(mirror, tp, null);
+        String partitionKey = PartitionStateRecord.stateKey(mirror, tp.topic(), tp.partition());
+        for (String logKey : clusters.destination.mirrorImage(clusters.destination.leaderOf(tp)).stateLogKeysOf(partitionKey)) {
+            writeStateRecord(logKey, null);
+        }
         awaitEveryImage(mirror, tp, Optional.empty());
     }
 
@@ -148,13 +151,13 @@ class MirroredDataKeptTest {
         PartitionStateRecord degraded = new PartitionStateRecord(mirror, tp.topic(), tp.partition(), PartitionState.PREPARING,
             leaderEpoch, leader, current.sourceTopicId(), -1, -1, List.of(), -1, current.destLogEndOffset(), null, -1, -1, -1,
             System.currentTimeMillis());
-        writeStateRecord(mirror, tp, RecordCodec.encodeState(degraded));
+        writeStateRecord(degraded.logKey(), RecordCodec.encodeState(degraded));
         awaitEveryImage(mirror, tp, Optional.of(degraded));
     }
 
-    /** Writes the partition's {@code __mirror_state} record (null: a tombstone) as its leaders do, acknowledged by all replicas. */
-    private static void writeStateRecord(String mirror, TopicPartition tp, byte[] value) throws Exception {
-        byte[] key = RecordCodec.encodeKey(PartitionStateRecord.stateKey(mirror, tp.topic(), tp.partition()));
+    /** Writes a {@code __mirror_state} record of a partition (null: a tombstone) as its leaders do, acknowledged by all replicas. */
+    private static void writeStateRecord(String logKey, byte[] value) throws Exception {
+        byte[] key = RecordCodec.encodeKey(logKey);
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(clusters.destination.bootstrapServers(),
                 Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {
             producer.send(new ProducerRecord<>(InternalTopics.STATE, key, value)).get();

@@ -125,7 +125,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             return refuseWritesUntilReady(context, actions, results);
         }
         Optional<MirrorImage> image = ExtensionRegistry.image(clusterId, nodeId);
-        if (image.isEmpty() || image.get().topics().isEmpty()) {
+        if (image.isEmpty() || (image.get().topics().isEmpty() && image.get().fencedTopics().isEmpty())) {
             // no extension in this process, or no mirror topic: nothing to restrict
             return InternalOperations.allowInternal(context, actions, results);
         }
@@ -136,7 +136,14 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             }
             String topic = action.resourcePattern().name();
             Optional<String> mirror = readOnlyMirrorOf(image.get(), topic);
-            if (mirror.isPresent()) {
+            if (isFenced(image.get(), topic) && action.operation() != AclOperation.DELETE) {
+                if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                    logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {}: it was a read-only mirror topic when this "
+                        + "broker lost the mirror state (see the ERROR logged then); it stays read-only until it is mirrored again "
+                        + "(README: 'Losing an internal topic')", action.operation(), topic, context.principal()));
+                }
+                results.set(i, AuthorizationResult.DENIED);
+            } else if (mirror.isPresent()) {
                 if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
                     logDenial(context, action, topic, mirror.get());
                 }
@@ -255,8 +262,16 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             && WRITE_OPERATIONS.contains(action.operation());
     }
 
+    /**
+     * A topic fenced after a loss of the mirror state ({@link MirrorImage#fencedTopics()}): writes are refused, deleting it
+     * is not (it is how an operator mirrors it again from scratch).
+     */
+    private static boolean isFenced(MirrorImage image, String topic) {
+        return image.topic(topic).isEmpty() && image.fencedTopics().contains(topic);
+    }
+
     /** The mirror that keeps the topic read-only: the topic is in it and not STOPPED on every known partition. */
-    static Optional<String> readOnlyMirrorOf(MirrorImage image, String topic) {
+    public static Optional<String> readOnlyMirrorOf(MirrorImage image, String topic) {
         Optional<MirrorTopicRecord> record = image.topic(topic);
         if (record.isEmpty()) {
             return Optional.empty();

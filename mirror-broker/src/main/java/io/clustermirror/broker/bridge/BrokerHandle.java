@@ -126,6 +126,11 @@ public final class BrokerHandle {
         return broker.config().originals();
     }
 
+    /** The directory of this node's metadata log (with its identity, {@code meta.properties}): it lives as long as the node. */
+    public java.nio.file.Path metadataLogDir() {
+        return java.nio.file.Path.of(broker.config().metadataLogDir());
+    }
+
     /** Kafka's metrics registry of this broker (reported through JMX). */
     public Metrics metrics() {
         return broker.metrics();

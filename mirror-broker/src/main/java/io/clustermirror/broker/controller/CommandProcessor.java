@@ -100,7 +100,7 @@ final class CommandProcessor {
         List<String> stateKeys = new ArrayList<>();
         for (MirrorTopicRecord t : topics) {
             for (PartitionStateRecord p : image.partitionStatesOf(command.mirror(), t.topic())) {
-                stateKeys.add(p.key());
+                stateKeys.addAll(image.stateLogKeysOf(p.key()));
                 if (p.state() != PartitionState.STOPPED) {
                     stopping.add(t.topic() + "-" + p.partition());
                 }

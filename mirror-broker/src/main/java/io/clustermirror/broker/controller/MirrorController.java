@@ -101,7 +101,7 @@ public final class MirrorController implements AutoCloseable {
         String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-controller");
         try (Admin admin = clients.admin(adminClientId);
              KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
-            InternalTopicsInitializer.ensureExist(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
+            InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
             producer.initTransactions();
             MirrorImage desired = SealingKeyPublication.publish(producer, clientConfigs, loadMetadata());
             String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -178,8 +178,7 @@ public final class MirrorController implements AutoCloseable {
 
     /** The controller's desired state combined with the broker's latest actual partition states (and mirror ACLs). */
     private MirrorImage mergeActualState(MirrorImage desired) {
-        MirrorImage actual = brokerImage.get();
-        return new MirrorImage(desired.mirrors(), desired.topics(), actual.partitionStates(), actual.mirrorAcls());
+        return brokerImage.get().withDesiredStateOf(desired);
     }
 
     /** Reads {@code __mirror_metadata} to its end: the desired state all previous controllers committed. */

@@ -1,6 +1,7 @@
 package io.clustermirror.broker.controller;
 
 import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
@@ -9,7 +10,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +21,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -26,12 +32,29 @@ import java.util.function.Consumer;
  * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
  * order, on the tailer thread, and must not block. A future from {@link #catchUp()} completes only after the listener
  * was handed an image that holds everything committed to both topics when it was asked for (a read barrier).
+ *
+ * <p>The two topics are watched for a loss of state ({@link InternalStateFence}): every
+ * {@value #INCARNATION_CHECK_MS} ms their topic ids are compared with those being read. When they are deleted, or
+ * re-created (new ids, which a consumer would otherwise follow silently by resetting its positions), the image starts
+ * again from the new topics with every read-only mirror topic fenced. Configs that can lose state are logged at ERROR.
  */
 public final class MirrorImageTailer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
     private static final Duration POLL = Duration.ofMillis(200);
+    static final long INCARNATION_CHECK_MS = 5_000;
+    private static final List<String> TOPICS = List.of(InternalTopics.METADATA, InternalTopics.STATE);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Describes the internal topics (ids, configs) as an internal operation of the extension. */
+    private final String adminClientId;
+    private final Admin admin;
+    private final InternalStateFence fence;
+    /** Topic ids of the internal topics being read, by name (tailer thread only). */
+    private Map<String, String> incarnation = Map.of();
+    private long nextIncarnationCheckMs;
+    /** Whether the image holds everything committed to {@link #incarnation} when the tailer started reading it. */
+    private boolean incarnationLoaded;
+    private List<InternalTopics.Misconfiguration> misconfigurations = List.of();
     private final Consumer<MirrorImage> listener;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
@@ -49,8 +72,15 @@ public final class MirrorImageTailer implements AutoCloseable {
     private record ReadBarrier(java.util.concurrent.CompletableFuture<Void> done, Map<TopicPartition, Long> ends) {
     }
 
-    public MirrorImageTailer(LocalClients clients, int nodeId, Consumer<MirrorImage> listener) {
+    /**
+     * @param nodeDir a directory that lives as long as the node (its metadata log directory), where it keeps its record of
+     *                the mirror state it loaded ({@link InternalStateFence}); null to keep it in memory only
+     */
+    public MirrorImageTailer(LocalClients clients, int nodeId, java.nio.file.Path nodeDir, Consumer<MirrorImage> listener) {
         this.consumer = clients.consumer("image-tailer", true);
+        this.adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-image-tailer");
+        this.admin = clients.admin(adminClientId);
+        this.fence = new InternalStateFence(nodeDir == null ? null : nodeDir.resolve(InternalStateFence.FILE_NAME));
         this.listener = listener;
         this.thread = new Thread(this::run, "cluster-mirror-image-tailer-" + nodeId);
         this.thread.setDaemon(true);
@@ -62,6 +92,11 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     public MirrorImage image() {
         return image;
+    }
+
+    /** How many topics are fenced because the mirror state that named them was lost. */
+    public int fencedTopicCount() {
+        return image.fencedTopics().size();
     }
 
     /**
@@ -115,8 +150,15 @@ public final class MirrorImageTailer implements AutoCloseable {
         try {
             assignWhenTopicsExist();
             while (running) {
+                if (System.currentTimeMillis() >= nextIncarnationCheckMs && !sameIncarnation()) {
+                    assignWhenTopicsExist();
+                    continue;
+                }
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
                 if (records.isEmpty()) {
+                    if (!incarnationLoaded && caughtUpTo(initialEnds)) {
+                        publishLoaded(image); // the last records before the ends were transaction markers
+                    }
                     markReadyIfCaughtUp();
                     serveReadBarriers();
                     continue;
@@ -134,8 +176,11 @@ public final class MirrorImageTailer implements AutoCloseable {
                         log.error("Skipping unreadable record at {}-{} offset {}: {}", r.topic(), r.partition(), r.offset(), e.toString());
                     }
                 }
-                image = delta.apply();
-                listener.accept(image);
+                if (caughtUpTo(initialEnds)) {
+                    publishLoaded(delta.apply());
+                } else {
+                    publish(fence.publish(delta.apply(), false));
+                }
                 markReadyIfCaughtUp();
                 serveReadBarriers();
             }
@@ -157,16 +202,28 @@ public final class MirrorImageTailer implements AutoCloseable {
         return ready;
     }
 
+    private void publish(MirrorImage next) {
+        image = next;
+        listener.accept(next);
+    }
+
+    /** Publishes an image that holds everything committed when the internal topics started being read. */
+    private void publishLoaded(MirrorImage next) {
+        incarnationLoaded = true;
+        publish(fence.publish(next, true));
+    }
+
     private void markReadyIfCaughtUp() {
-        if (!ready && initialEnds.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
+        if (!ready && caughtUpTo(initialEnds)) {
             ready = true;
             log.info("Mirror image loaded: {} mirrors, {} mirror topics", image.mirrors().size(), image.topics().size());
         }
     }
 
     /**
-     * Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions.
-     * When they do not exist at the first look, no mirror topic exists either: the (empty) image is ready at once.
+     * Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions and
+     * starts the image again from their beginning (with the fenced topics). When they do not exist at the first look, no
+     * mirror topic exists either (or this broker fences those it knew): the image is ready at once.
      */
     private void assignWhenTopicsExist() {
         boolean firstLook = true;
@@ -182,28 +239,114 @@ public final class MirrorImageTailer implements AutoCloseable {
                 }
                 infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
             }
-            if (!partitions.isEmpty()) {
+            Map<String, String> ids;
+            try {
+                ids = partitions.isEmpty() ? Map.of() : topicIds();
+            } catch (org.apache.kafka.common.KafkaException e) {
+                log.warn("Cannot describe the mirror's internal topics yet ({}); retrying", e.toString());
+                barrierRequests.addAll(askedBefore);
+                backOff();
+                continue;
+            }
+            if (!ids.isEmpty()) {
                 barrierRequests.addAll(askedBefore); // served once assigned
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
                 initialEnds = consumer.endOffsets(partitions);
+                boolean recordsDeleted = consumer.beginningOffsets(partitions).values().stream().anyMatch(o -> o > 0);
+                incarnation = ids;
+                incarnationLoaded = false;
+                publish(fence.startIncarnation(ids, recordsDeleted));
+                checkConfigs();
+                nextIncarnationCheckMs = System.currentTimeMillis() + INCARNATION_CHECK_MS;
                 return;
+            }
+            fence.topicsDeleted();
+            incarnation = Map.of();
+            MirrorImage empty = MirrorImage.EMPTY.withFencedTopics(fence.fenced());
+            if (!image.topics().isEmpty() || !image.fencedTopics().equals(empty.fencedTopics())) {
+                publish(empty); // what the lost topics said no longer holds; the fence keeps their mirror topics read-only
             }
             if (firstLook) {
                 ready = true;
                 firstLook = false;
             }
             askedBefore.forEach(f -> f.complete(null));
-            synchronized (closeSignal) {
-                if (running) {
-                    try {
-                        closeSignal.wait(1_000); // retry backoff until the topics are created; close() ends it
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
+            backOff();
+        }
+    }
+
+    /** Waits a second before looking at the internal topics again; close() ends it. */
+    private void backOff() {
+        synchronized (closeSignal) {
+            if (running) {
+                try {
+                    closeSignal.wait(1_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    running = false;
                 }
             }
+        }
+    }
+
+    /**
+     * True while the topics being read are still those of {@link #incarnation} (or cannot be described now: checked again
+     * later). Logs configs that can lose state when they change.
+     */
+    private boolean sameIncarnation() {
+        nextIncarnationCheckMs = System.currentTimeMillis() + INCARNATION_CHECK_MS;
+        Map<String, String> ids;
+        try {
+            ids = topicIds();
+        } catch (org.apache.kafka.common.KafkaException e) {
+            log.debug("Cannot describe the mirror's internal topics now ({}); checked again in {} ms", e.toString(), INCARNATION_CHECK_MS);
+            return true;
+        }
+        if (!ids.equals(incarnation)) {
+            log.warn("The mirror's internal topics changed under this broker's image (topic ids {} being read, {} now)", incarnation, ids);
+            return false;
+        }
+        checkConfigs();
+        return true;
+    }
+
+    /** Topic ids of the internal topics by name; empty unless both exist. */
+    private Map<String, String> topicIds() {
+        try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
+                TOPICS.stream().map(t -> InternalOperations.Operation.topic(t, AclOperation.DESCRIBE)).toList())) {
+            Map<String, String> ids = new java.util.TreeMap<>();
+            admin.describeTopics(TOPICS).topicNameValues().forEach((name, f) -> {
+                try {
+                    ids.put(name, f.get(10, TimeUnit.SECONDS).topicId().toString());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw new org.apache.kafka.common.KafkaException("cannot describe " + name, e.getCause());
+                    }
+                } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+                    throw new org.apache.kafka.common.KafkaException("cannot describe " + name, e);
+                }
+            });
+            return ids.size() == TOPICS.size() ? Map.copyOf(ids) : Map.of();
+        }
+    }
+
+    /** Logs, when they change, the configs of the internal topics that can lose mirror state. */
+    private void checkConfigs() {
+        try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
+                TOPICS.stream().map(t -> InternalOperations.Operation.topic(t, AclOperation.DESCRIBE_CONFIGS)).toList())) {
+            List<InternalTopics.Misconfiguration> found = InternalTopicsInitializer.misconfigurations(admin, TOPICS);
+            if (!found.equals(misconfigurations)) {
+                found.forEach(InternalTopicsInitializer::logMisconfiguration);
+                if (found.isEmpty()) {
+                    log.info("The configs of the mirror's internal topics are safe again");
+                }
+            }
+            misconfigurations = found;
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
+            log.debug("Cannot check the configs of the mirror's internal topics now: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -219,5 +362,6 @@ public final class MirrorImageTailer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        admin.close(Duration.ZERO);
     }
 }

@@ -491,9 +491,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
-        stateWriter.write(new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(), broker.nodeId(),
-            topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset, destEnd,
-            p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, System.currentTimeMillis()));
+        PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
+            broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
+            destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, System.currentTimeMillis());
+        stateWriter.write(record, image.stateLogKeysSupersededBy(record));
         dirty.remove(tp);
     }
 

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -17,15 +18,22 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes partition states to {@code __mirror_state} with an idempotent producer. Records carry the writer's
- * destination leader epoch, so readers ignore a stale leader's late writes.
+ * Writes partition states to {@code __mirror_state} with an idempotent producer, each under its log key
+ * ({@link PartitionStateRecord#logKey()}: the partition and the writer's destination leader epoch), so that neither
+ * readers nor compaction let a stale leader's late write replace a newer leader's state (see
+ * {@link io.clustermirror.common.image.MirrorDelta}).
  *
- * <p>Invariant: the latest record written for a key eventually lands, unless the writer closes first. A write can fail
- * while {@code __mirror_state} is unavailable: when its batch expires ({@code delivery.timeout.ms}) the idempotent
- * producer bumps its epoch and fails the batches of that partition still in flight with
- * {@code OutOfOrderSequenceException}. A failed record is sent again, after a backoff, as long as no newer record of
- * its key was written since (a lost state record would lose the partition's lineage); an older record is never sent
- * after a newer one of its key.
+ * <p>Invariant: the latest record written for a partition eventually lands, unless the writer closes first, and the
+ * records of one partition land in the order they were written. A write can fail while {@code __mirror_state} is
+ * unavailable: when its batch expires ({@code delivery.timeout.ms}) the idempotent producer bumps its epoch and fails
+ * the batches of that partition still in flight with {@code OutOfOrderSequenceException}. A failed record is sent
+ * again, after a backoff, as long as no newer record of its partition was written since (a lost state record would
+ * lose the partition's lineage); an older record is never sent after a newer one of its partition. Together with one
+ * leader per leader epoch, this makes the last record of a log key its leader's latest state.
+ *
+ * <p>Once a record landed, the log keys it supersedes (the partition's records of lower epochs, as the caller's image
+ * shows them) are tombstoned, best effort: a key left behind still loses to the newer epoch, and the next write
+ * tombstones it again.
  */
 final class StateWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StateWriter.class);
@@ -35,7 +43,7 @@ final class StateWriter implements AutoCloseable {
     private final long retryBackoffMs;
     private final ScheduledExecutorService retries;
     /**
-     * The latest record per key, until it landed. Writes and re-sends check and send under the writer's lock (so the
+     * The latest record per partition ({@link PartitionStateRecord#key()}), until it landed. Writes and re-sends check and send under the writer's lock (so the
      * sends of one key keep their order); the producer's callbacks never take it.
      */
     private final Map<String, PartitionStateRecord> unconfirmed = new ConcurrentHashMap<>();
@@ -55,43 +63,73 @@ final class StateWriter implements AutoCloseable {
         });
     }
 
-    synchronized void write(PartitionStateRecord record) {
+    /**
+     * Writes the record of a partition this broker leads at {@code record.leaderEpoch()}.
+     *
+     * @param superseded log keys of the partition's older records ({@code MirrorImage.stateLogKeysSupersededBy}), tombstoned
+     *                   once the record landed
+     */
+    synchronized void write(PartitionStateRecord record, List<String> superseded) {
         if (closed) {
             return;
         }
         unconfirmed.put(record.key(), record);
-        send(record, 1);
+        send(record, superseded, 1);
     }
 
-    /** Sends the record if it is still the latest of its key; must hold the lock (orders the sends of one key). */
-    private void send(PartitionStateRecord record, int attempt) {
+    /** Sends the record if it is still the latest of its partition; must hold the lock (orders the sends of one partition). */
+    private void send(PartitionStateRecord record, List<String> superseded, int attempt) {
         try {
-            producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(record.key()), RecordCodec.encodeState(record)),
+            producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(record.logKey()), RecordCodec.encodeState(record)),
                 (metadata, error) -> {
                     if (error == null) {
                         unconfirmed.remove(record.key(), record);
+                        if (!superseded.isEmpty()) {
+                            runLater(() -> tombstone(superseded), 0); // not on the producer's I/O thread
+                        }
                     } else {
-                        retryLater(record, attempt, error);
+                        retryLater(record, superseded, attempt, error);
                     }
                 });
         } catch (RuntimeException e) {
-            retryLater(record, attempt, e);
+            retryLater(record, superseded, attempt, e);
         }
     }
 
-    private void retryLater(PartitionStateRecord record, int attempt, Exception error) {
+    private synchronized void tombstone(List<String> logKeys) {
+        if (closed) {
+            return;
+        }
+        for (String logKey : logKeys) {
+            try {
+                producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(logKey), null), (metadata, error) -> {
+                    if (error != null) {
+                        log.debug("Could not tombstone the superseded state record {}; the next write retries: {}", logKey, error.toString());
+                    }
+                });
+            } catch (RuntimeException e) {
+                log.debug("Could not tombstone the superseded state record {}; the next write retries: {}", logKey, e.toString());
+            }
+        }
+    }
+
+    private void retryLater(PartitionStateRecord record, List<String> superseded, int attempt, Exception error) {
         log.warn("Could not record state {} of mirror partition {} (attempt {}): {}; retrying in {} ms unless a newer state is "
             + "recorded first", record.state(), record.key(), attempt, error.toString(), retryBackoffMs);
+        runLater(() -> resend(record, superseded, attempt + 1), retryBackoffMs);
+    }
+
+    private void runLater(Runnable task, long delayMs) {
         try {
-            retries.schedule(() -> resend(record, attempt + 1), retryBackoffMs, TimeUnit.MILLISECONDS);
+            retries.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // closed: nothing is re-sent any more
+            // closed: nothing is sent any more
         }
     }
 
-    private synchronized void resend(PartitionStateRecord record, int attempt) {
+    private synchronized void resend(PartitionStateRecord record, List<String> superseded, int attempt) {
         if (!closed && unconfirmed.get(record.key()) == record) {
-            send(record, attempt);
+            send(record, superseded, attempt);
         }
     }
 

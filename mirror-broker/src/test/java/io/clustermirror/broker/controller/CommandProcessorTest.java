@@ -241,19 +241,21 @@ class CommandProcessorTest {
         delta.replayState(RecordCodec.encodeKey(acl.key()), RecordCodec.encodeAcl(acl));
         PartitionStateRecord stopping = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPING, 0, 1, "id-a",
             5, 0, List.of(), 6, 6, null, -1, -1, -1, 1L);
-        delta.replayState(RecordCodec.encodeKey(stopping.key()), RecordCodec.encodeState(stopping));
+        delta.replayState(RecordCodec.encodeKey(stopping.logKey()), RecordCodec.encodeState(stopping));
         image = delta.apply();
         assertFailed(run(CommandOp.DELETE, "dr"), MirrorError.CLUSTER_MIRROR_NOT_EMPTY, "a-0");
         delta = new MirrorDelta(image);
-        PartitionStateRecord stopped = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPED, 0, 1, "id-a",
+        // A new leader (epoch 1) finished the stop; the record of the old leader's epoch is still there.
+        PartitionStateRecord stopped = new PartitionStateRecord("dr", "a", 0, PartitionState.STOPPED, 1, 2, "id-a",
             5, 0, List.of(), 6, 6, null, 6, -1, -1, 2L);
-        delta.replayState(RecordCodec.encodeKey(stopped.key()), RecordCodec.encodeState(stopped));
+        delta.replayState(RecordCodec.encodeKey(stopped.logKey()), RecordCodec.encodeState(stopped));
         image = delta.apply();
         CommandOutcome deleted = run(CommandOp.DELETE, "dr");
         assertEquals(MirrorError.NONE, deleted.result().error(), deleted.result().message());
         assertTrue(image.mirror("dr").isEmpty());
         assertTrue(image.topic("a").isEmpty());
         assertTrue(image.partitionStates().isEmpty(), "state records of the mirror are tombstoned");
+        assertEquals(List.of(), image.stateLogKeysOf(stopped.key()), "under every leader epoch's log key");
         assertTrue(image.mirrorAcls().isEmpty(), "the mirror's record of the ACLs it created is tombstoned");
         createMirror(); // the name can be reused
     }

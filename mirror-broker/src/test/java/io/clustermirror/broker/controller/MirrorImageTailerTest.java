@@ -53,7 +53,7 @@ class MirrorImageTailerTest {
     @Test
     void aReadBarrierCompletesOnlyOnceTheImageHoldsWhatWasCommittedBeforeIt() throws Exception {
         List<MirrorImage> seen = new CopyOnWriteArrayList<>();
-        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, seen::add)) {
+        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, seen::add)) {
             tailer.start();
             tailer.catchUp().get(30, TimeUnit.SECONDS); // no internal topic yet: nothing is committed
             try (Admin admin = clients.admin()) {
@@ -82,7 +82,7 @@ class MirrorImageTailerTest {
 
     @Test
     void aReadBarrierFailsWhenTheTailerCloses() throws Exception {
-        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, image -> { });
+        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, image -> { });
         tailer.close();
         assertTrue(tailer.catchUp().isCompletedExceptionally());
     }

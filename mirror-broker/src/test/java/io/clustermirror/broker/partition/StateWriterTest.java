@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The state writer's promise: the latest record of a key eventually lands, and an older one never lands after a newer
- * one. The producer here is Kafka's {@link MockProducer}, which fails sends the way an idempotent producer does when a
- * {@code __mirror_state} partition is unavailable long enough for its batches to expire.
+ * The state writer's promise: the latest record of a partition eventually lands under its epoch's log key, an older one
+ * never lands after a newer one, and the keys it supersedes are tombstoned only after it landed. The producer here is
+ * Kafka's {@link MockProducer}, which fails sends the way an idempotent producer does when a {@code __mirror_state}
+ * partition is unavailable long enough for its batches to expire.
  */
 class StateWriterTest {
     private static final long BACKOFF_MS = 20;
@@ -48,7 +49,7 @@ class StateWriterTest {
     @Test
     void aFailedRecordIsSentAgainUntilItLands() throws Exception {
         PartitionStateRecord mirroring = record(0, PartitionState.MIRRORING, 99);
-        writer.write(mirroring);
+        writer.write(mirroring, List.of());
         assertTrue(producer.errorNext(new OutOfOrderSequenceException("the batch ahead of it expired")));
         await(() -> producer.history().size() == 2, "the record to be sent again");
         assertTrue(producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired")));
@@ -62,14 +63,34 @@ class StateWriterTest {
         PartitionStateRecord older = record(0, PartitionState.MIRRORING, 99);
         PartitionStateRecord newer = record(0, PartitionState.MIRRORING, 150);
         PartitionStateRecord otherKey = record(1, PartitionState.PAUSED, 7);
-        writer.write(older);
-        writer.write(otherKey);
-        writer.write(newer);
+        writer.write(older, List.of());
+        writer.write(otherKey, List.of());
+        writer.write(newer, List.of());
         assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed")));  // older
         assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed")));  // otherKey
         await(() -> producer.history().size() == 4, "the other key's record to be sent again");
         assertTrue(producer.completeNext()); // newer
         assertTrue(producer.completeNext()); // otherKey, again
         assertEquals(List.of(older, otherKey, newer, otherKey), sent(), "the older record of key 0 is never sent after the newer");
+    }
+
+    @Test
+    void recordsLandUnderTheirEpochsLogKeyAndSupersededKeysAreTombstonedOnlyAfterward() throws Exception {
+        PartitionStateRecord record = record(0, PartitionState.MIRRORING, 99);
+        writer.write(record, List.of("m/t/0@2", "m/t/0@3"));
+        assertEquals(List.of("m/t/0@4"), producer.history().stream().map(r -> RecordCodec.decodeKey(r.key())).toList());
+        assertTrue(producer.completeNext());
+        await(() -> producer.history().size() == 3, "the superseded keys to be tombstoned");
+        assertEquals(List.of("m/t/0@2", "m/t/0@3"), producer.history().subList(1, 3).stream()
+            .map(r -> RecordCodec.decodeKey(r.key())).toList());
+        assertTrue(producer.history().subList(1, 3).stream().allMatch(r -> r.value() == null));
+    }
+
+    @Test
+    void nothingIsTombstonedWhileTheSupersedingRecordHasNotLanded() throws Exception {
+        writer.write(record(0, PartitionState.MIRRORING, 99), List.of("m/t/0@2"));
+        assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed")));
+        await(() -> producer.history().size() == 2, "the record to be sent again");
+        assertTrue(producer.history().stream().allMatch(r -> r.value() != null), "no tombstone before the record landed");
     }
 }

@@ -12,20 +12,31 @@ import java.util.Map;
 /**
  * Changes to a {@link MirrorImage}: replay records of the internal topics, then {@link #apply()}.
  *
- * <p>{@code __mirror_metadata}: a null value removes the key. {@code __mirror_state}: a record replaces
- * the current one for its key only when its {@code leaderEpoch} is at least the current one's (a stale
- * destination leader cannot overwrite a newer leader's state); a null value removes the key. Keys with the
- * {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}): the last record wins.
+ * <p>Every record is kept by its log key exactly as compaction keeps it: the last record of a key wins, and a null
+ * value removes the key. So replaying a log before or after compaction, or again after a restart, gives the same
+ * image. Readers replay committed records only (read_committed): the records of aborted transactions, which the log
+ * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>} and {@code topic:<name>}. {@code __mirror_state} keys
+ * with the {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}); the others hold partition
+ * states under {@link PartitionStateRecord#logKey()}, which carries the writer's leader epoch.
  *
- * <p>Records are keyed by their log key, as compaction keys them. A delta is not thread-safe; the base
- * image is never modified. A key or value that cannot be decoded throws {@link IllegalArgumentException}
- * and leaves the delta as it was.
+ * <p>The state of a partition is its record with the highest leader epoch among the live log keys
+ * ({@link MirrorImage#partitionStates()}). Why this cannot be corrupted by compaction: two destination brokers may both
+ * believe for a moment that they lead a partition, but at different leader epochs, so they write under different log
+ * keys and compaction never drops one for the other. Each leader epoch has one leader, which sends its records in order
+ * ({@code partition.StateWriter}), so the last record of a log key is that leader's latest. A deposed leader's late
+ * record only refreshes its own, lower, epoch's key and never wins over a newer leader's record, before or after
+ * compaction. A newer leader may tombstone the lower epochs' keys once its own record landed; a deposed leader's record
+ * that lands after such a tombstone brings back only a key that still loses.
+ *
+ * <p>A delta is not thread-safe; the base image is never modified. A key or value that cannot be decoded throws
+ * {@link IllegalArgumentException} and leaves the delta as it was.
  */
 public final class MirrorDelta {
     private final MirrorImage base;
     // A null value marks a removal; a missing key means "as in the base image".
     private final Map<String, MirrorRecord> mirrorChanges = new HashMap<>();
     private final Map<String, MirrorTopicRecord> topicChanges = new HashMap<>();
+    /** Partition state records by log key. */
     private final Map<String, PartitionStateRecord> stateChanges = new HashMap<>();
     private final Map<String, MirrorAclRecord> aclChanges = new HashMap<>();
 
@@ -47,30 +58,20 @@ public final class MirrorDelta {
         }
     }
 
-    /** Replays one {@code __mirror_state} record, ignoring it if it comes from a stale leader. */
+    /** Replays one {@code __mirror_state} record: it replaces (or, if null, removes) the record of its log key. */
     public void replayState(byte[] key, byte[] value) {
         String k = RecordCodec.decodeKey(key);
         if (RecordCodec.isAclKey(k)) {
             aclChanges.put(k, value == null ? null : RecordCodec.decodeAcl(value));
-            return;
-        }
-        if (value == null) {
-            stateChanges.put(k, null);
-            return;
-        }
-        PartitionStateRecord record = RecordCodec.decodeState(value);
-        PartitionStateRecord current = stateChanges.containsKey(k)
-            ? stateChanges.get(k)
-            : base.partitionStates().get(k);
-        if (current == null || record.leaderEpoch() >= current.leaderEpoch()) {
-            stateChanges.put(k, record);
+        } else {
+            stateChanges.put(k, value == null ? null : RecordCodec.decodeState(value));
         }
     }
 
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
-        return new MirrorImage(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.partitionStates(), stateChanges), merge(base.mirrorAcls(), aclChanges));
+        return MirrorImage.fromStateLog(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
+            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics());
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

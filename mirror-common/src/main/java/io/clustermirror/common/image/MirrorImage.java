@@ -9,32 +9,114 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * An immutable view of the mirror control plane, built by replaying {@code __mirror_metadata} (desired
  * state) and {@code __mirror_state} (actual per-partition state) through a {@link MirrorDelta}, in the
  * style of Kafka's {@code MetadataImage}. Every broker keeps one; the admin client builds one to list
  * and describe.
+ *
+ * <p>Partition states are held as {@code __mirror_state} holds them after compaction: the last record of each log
+ * key ({@link PartitionStateRecord#logKey()}, one per writer's leader epoch). {@link #partitionStates()} derives from
+ * them the state of each partition, the record with the highest leader epoch. Invariant: the derived state is a function
+ * of the last record per log key only, so it is the same before and after compaction and on every replay.
  */
 public final class MirrorImage {
     public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of());
 
+    /** Orders the records of one partition: the highest leader epoch wins (ties, only with foreign log keys: latest write). */
+    private static final Comparator<PartitionStateRecord> PRECEDENCE =
+        Comparator.comparingInt(PartitionStateRecord::leaderEpoch).thenComparingLong(PartitionStateRecord::updatedMs);
+
     private final Map<String, MirrorRecord> mirrors;
     private final Map<String, MirrorTopicRecord> topics;
+    private final Map<String, PartitionStateRecord> stateLog;
     private final Map<String, PartitionStateRecord> partitionStates;
     private final Map<String, MirrorAclRecord> mirrorAcls;
+    private final Set<String> fencedTopics;
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
         this(mirrors, topics, partitionStates, Map.of());
     }
 
+    /** An image whose partition states are the given records (by partition key), each as if written under its log key. */
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls) {
+        this(mirrors, topics, partitionStates.values().stream()
+            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of());
+    }
+
+    private MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                        Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
+                        Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
+        this.stateLog = Map.copyOf(stateLog);
         this.partitionStates = Map.copyOf(partitionStates);
         this.mirrorAcls = Map.copyOf(mirrorAcls);
+        this.fencedTopics = Set.copyOf(fencedTopics);
+    }
+
+    /** Each partition's record with the highest precedence among the last records of the log keys. */
+    private static Map<String, PartitionStateRecord> statesOf(Map<String, PartitionStateRecord> stateLog) {
+        return stateLog.values().stream()
+            .collect(Collectors.toMap(PartitionStateRecord::key, Function.identity(), BinaryOperator.maxBy(PRECEDENCE)));
+    }
+
+    /** An image from the last record of each {@code __mirror_state} log key of partition states. */
+    static MirrorImage fromStateLog(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                                    Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls,
+                                    Set<String> fencedTopics) {
+        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics);
+    }
+
+    /** This image's actual state (partition states, mirror ACLs) with the desired state (mirrors, topics) of another. */
+    public MirrorImage withDesiredStateOf(MirrorImage desired) {
+        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics);
+    }
+
+    /** This image with other {@link #fencedTopics()}. */
+    public MirrorImage withFencedTopics(Set<String> fenced) {
+        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced);
+    }
+
+    /**
+     * Topics that were read-only mirror topics when this broker lost the mirror state that named them (an internal topic
+     * deleted or re-created, records deleted): they stay read-only, whatever this image holds otherwise, until the image
+     * knows them again. Never from the internal topics themselves: a broker's own record of what it knew.
+     */
+    public Set<String> fencedTopics() {
+        return fencedTopics;
+    }
+
+    /** The last record of each {@code __mirror_state} log key of partition states, by log key. */
+    Map<String, PartitionStateRecord> stateLog() {
+        return stateLog;
+    }
+
+    /**
+     * The {@code __mirror_state} log keys that hold records of a partition ({@link PartitionStateRecord#key()}), sorted:
+     * what must be tombstoned to forget the partition.
+     */
+    public List<String> stateLogKeysOf(String partitionKey) {
+        return stateLog.entrySet().stream().filter(e -> e.getValue().key().equals(partitionKey))
+            .map(Map.Entry::getKey).sorted().toList();
+    }
+
+    /**
+     * The log keys of the record's partition that a landed {@code record} makes obsolete: the other keys whose records have
+     * a leader epoch no higher than its own. The record's writer may tombstone them to keep the topic small.
+     */
+    public List<String> stateLogKeysSupersededBy(PartitionStateRecord record) {
+        return stateLog.entrySet().stream()
+            .filter(e -> e.getValue().key().equals(record.key()) && !e.getKey().equals(record.logKey())
+                && e.getValue().leaderEpoch() <= record.leaderEpoch())
+            .map(Map.Entry::getKey).sorted().toList();
     }
 
     /** Mirrors by name. */
@@ -47,7 +129,7 @@ public final class MirrorImage {
         return topics;
     }
 
-    /** Partition states by {@link PartitionStateRecord#key()}. */
+    /** The state of each partition by {@link PartitionStateRecord#key()}: its record with the highest leader epoch. */
     public Map<String, PartitionStateRecord> partitionStates() {
         return partitionStates;
     }

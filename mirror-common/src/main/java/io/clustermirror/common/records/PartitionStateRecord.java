@@ -5,9 +5,11 @@ import io.clustermirror.common.PartitionState;
 import java.util.List;
 
 /**
- * The actual state of one mirror partition in {@code __mirror_state} (key {@code <mirror>/<topic>/<partition>}),
- * written by the partition's destination leader. Readers keep, per key, the record with the highest
- * {@code leaderEpoch}: a record from a stale leader (lower epoch) is ignored, which fences it.
+ * The actual state of one mirror partition in {@code __mirror_state}, written by the partition's destination leader
+ * under the log key {@link #logKey()} ({@code <mirror>/<topic>/<partition>@<leaderEpoch>}): one compaction key per
+ * leader epoch, so compaction never lets a stale leader's late record replace a newer leader's. Readers keep the last
+ * record of each log key and, per partition ({@link #key()}), the one with the highest {@code leaderEpoch} (see
+ * {@link io.clustermirror.common.image.MirrorDelta}).
  *
  * @param mirror              mirror name
  * @param topic               topic name
@@ -42,11 +44,24 @@ public record PartitionStateRecord(String mirror, String topic, int partition, P
         return Math.max(0, sourceLogEndOffset - destLogEndOffset);
     }
 
+    /** The partition this record is about: {@code <mirror>/<topic>/<partition>}, the key of the image's partition states. */
     public String key() {
         return stateKey(mirror, topic, partition);
     }
 
+    /**
+     * The record's key in {@code __mirror_state}: the partition and the writer's leader epoch. A leader epoch belongs to
+     * one leader, which writes its records in order, so the last record of a log key is that leader's latest.
+     */
+    public String logKey() {
+        return stateLogKey(mirror, topic, partition, leaderEpoch);
+    }
+
     public static String stateKey(String mirror, String topic, int partition) {
         return mirror + "/" + topic + "/" + partition;
+    }
+
+    public static String stateLogKey(String mirror, String topic, int partition, int leaderEpoch) {
+        return stateKey(mirror, topic, partition) + "@" + leaderEpoch;
     }
 }

@@ -32,7 +32,7 @@ class MirrorImageTest {
     }
 
     private static void replay(MirrorDelta delta, PartitionStateRecord s) {
-        delta.replayState(RecordCodec.encodeKey(s.key()), RecordCodec.encodeState(s));
+        delta.replayState(RecordCodec.encodeKey(s.logKey()), RecordCodec.encodeState(s));
     }
 
     @Test
@@ -104,7 +104,7 @@ class MirrorImageTest {
     void stateTombstoneRemovesAndThenAnyEpochIsAccepted() {
         PartitionStateRecord epoch5 = state("t", 0, PartitionState.MIRRORING, 5);
         MirrorDelta delta = new MirrorDelta(new MirrorImage(Map.of(), Map.of(), Map.of(epoch5.key(), epoch5)));
-        delta.replayState(RecordCodec.encodeKey(epoch5.key()), null);
+        delta.replayState(RecordCodec.encodeKey(epoch5.logKey()), null);
         assertTrue(delta.apply().partitionStates().isEmpty());
         PartitionStateRecord epoch1 = state("t", 0, PartitionState.PREPARING, 1);
         replay(delta, epoch1);

@@ -1,0 +1,84 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Mirror topics stay read-only after a loss of the mirror state, across restarts, until the new state knows them. */
+class InternalStateFenceTest {
+    private static final Map<String, String> IDS = Map.of("__mirror_metadata", "m1", "__mirror_state", "s1");
+    private static final Map<String, String> NEW_IDS = Map.of("__mirror_metadata", "m2", "__mirror_state", "s2");
+
+    @TempDir
+    Path dir;
+
+    private Path file() {
+        return dir.resolve(InternalStateFence.FILE_NAME);
+    }
+
+    /** An image with mirror topics "mirroring" (read-only) and "stopped" (stopped on its one partition: writable). */
+    private static MirrorImage mirroringAndStopped() {
+        PartitionStateRecord stopped = new PartitionStateRecord("dr", "stopped", 0, PartitionState.STOPPED, 1, 1, "id", -1, -1,
+            List.of(), 0, 0, null, 5, -1, -1, 1L);
+        return new MirrorImage(Map.of(), Map.of(
+            "mirroring", new MirrorTopicRecord("mirroring", "dr", DesiredState.MIRRORING, "id", 1, 1L),
+            "stopped", new MirrorTopicRecord("stopped", "dr", DesiredState.STOPPED, "id", 1, 1L)), Map.of(stopped.key(), stopped));
+    }
+
+    private static MirrorImage loadedOnce(InternalStateFence fence, Map<String, String> ids, MirrorImage image) {
+        fence.startIncarnation(ids, false);
+        return fence.publish(image, true);
+    }
+
+    @Test
+    void readOnlyTopicsStayFencedAcrossRestartsWhenTheInternalTopicsAreRecreated() {
+        assertEquals(Set.of(), loadedOnce(new InternalStateFence(file()), IDS, mirroringAndStopped()).fencedTopics());
+
+        InternalStateFence restarted = new InternalStateFence(file());
+        assertEquals(Set.of("mirroring"), restarted.startIncarnation(NEW_IDS, false).fencedTopics(), "only the read-only one");
+        assertEquals(Set.of("mirroring"), restarted.publish(MirrorImage.EMPTY, true).fencedTopics());
+
+        InternalStateFence restartedAgain = new InternalStateFence(file());
+        assertEquals(Set.of("mirroring"), restartedAgain.startIncarnation(NEW_IDS, false).fencedTopics(), "the fence is remembered");
+        assertEquals(Set.of(), restartedAgain.publish(mirroringAndStopped(), true).fencedTopics(),
+            "the new state knows the topic again: its rules apply");
+        assertEquals(Set.of(), new InternalStateFence(file()).startIncarnation(NEW_IDS, false).fencedTopics());
+    }
+
+    @Test
+    void aFenceIsLiftedOnlyByACompleteImage() {
+        InternalStateFence fence = new InternalStateFence(null);
+        loadedOnce(fence, IDS, mirroringAndStopped());
+        fence.topicsDeleted();
+        assertEquals(Set.of("mirroring"), fence.startIncarnation(NEW_IDS, false).fencedTopics());
+        assertEquals(Set.of("mirroring"), fence.publish(mirroringAndStopped(), false).fencedTopics(), "still loading");
+        assertEquals(Set.of(), fence.publish(mirroringAndStopped(), true).fencedTopics());
+    }
+
+    @Test
+    void deletedRecordsAreALossEvenWithTheSameTopicIds() {
+        InternalStateFence fence = new InternalStateFence(file());
+        loadedOnce(fence, IDS, mirroringAndStopped());
+        assertEquals(Set.of("mirroring"), new InternalStateFence(file()).startIncarnation(IDS, true).fencedTopics());
+    }
+
+    @Test
+    void theSameTopicsAtStartAreNoLoss() {
+        loadedOnce(new InternalStateFence(file()), IDS, mirroringAndStopped());
+        InternalStateFence restarted = new InternalStateFence(file());
+        assertEquals(Set.of(), restarted.startIncarnation(IDS, false).fencedTopics());
+        assertEquals(Set.of(), restarted.publish(MirrorImage.EMPTY, true).fencedTopics(),
+            "the topics' own records say what is a mirror topic (e.g. a mirror deleted while this broker was down)");
+    }
+}
