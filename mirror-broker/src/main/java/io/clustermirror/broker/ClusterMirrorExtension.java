@@ -57,7 +57,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
             RETRY_BACKOFF_MAX_MS);
-        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), image -> {
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metrics(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()
             }
@@ -121,7 +121,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void setControllerActive(boolean active) {
         if (active && controller == null) {
-            controller = new MirrorController(clients, broker.nodeId(), imageSupplier);
+            controller = new MirrorController(clients, broker.nodeId(), imageSupplier, broker.metrics());
             controller.start();
             metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier);
         } else if (!active && controller != null) {

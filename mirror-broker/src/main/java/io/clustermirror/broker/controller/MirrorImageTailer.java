@@ -10,6 +10,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,8 @@ import java.util.function.Consumer;
  * immutable {@link MirrorImage}, and hands each new image to a listener. One per broker, on its own thread.
  *
  * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
- * order, on the tailer thread, and must not block. A future from {@link #catchUp()} completes only after the listener
+ * order, on the tailer thread, and must not block. The thread survives failures: it retries from where it stopped
+ * with backoff, reporting them in the log and the {@code thread-healthy} metric ({@link ThreadHealth}). A future from {@link #catchUp()} completes only after the listener
  * was handed an image that holds everything committed to both topics when it was asked for (a read barrier).
  */
 public final class MirrorImageTailer implements AutoCloseable {
@@ -33,6 +35,7 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Consumer<MirrorImage> listener;
+    private final ThreadHealth health;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
@@ -49,9 +52,11 @@ public final class MirrorImageTailer implements AutoCloseable {
     private record ReadBarrier(java.util.concurrent.CompletableFuture<Void> done, Map<TopicPartition, Long> ends) {
     }
 
-    public MirrorImageTailer(LocalClients clients, int nodeId, Consumer<MirrorImage> listener) {
+    /** @param metrics the broker's metrics registry, for the thread's health ({@link ThreadHealth}) */
+    public MirrorImageTailer(LocalClients clients, int nodeId, Metrics metrics, Consumer<MirrorImage> listener) {
         this.consumer = clients.consumer("image-tailer", true);
         this.listener = listener;
+        this.health = new ThreadHealth(metrics, log, "image-tailer-" + nodeId);
         this.thread = new Thread(this::run, "cluster-mirror-image-tailer-" + nodeId);
         this.thread.setDaemon(true);
     }
@@ -113,14 +118,36 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     private void run() {
         try {
-            assignWhenTopicsExist();
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-                if (records.isEmpty()) {
-                    markReadyIfCaughtUp();
-                    serveReadBarriers();
-                    continue;
+                try {
+                    if (consumer.assignment().isEmpty()) {
+                        assignWhenTopicsExist();
+                    }
+                    tail();
+                } catch (WakeupException e) {
+                    // closing
+                } catch (RuntimeException e) {
+                    if (running) {
+                        // The image stays as it was (it never moves backwards) and read barriers wait: nothing decides on
+                        // a stale image meanwhile.
+                        waitForRetry(health.failed("tailing " + InternalTopics.METADATA + " and " + InternalTopics.STATE
+                            + " from where it stopped (until then this broker's mirror state is not updated)", e));
+                    }
                 }
+            }
+        } finally {
+            consumer.close(Duration.ZERO);
+            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
+            barrierRequests.forEach(f -> f.completeExceptionally(closed));
+            barriers.forEach(b -> b.done().completeExceptionally(closed));
+        }
+    }
+
+    /** Polls and replays until closed; throws what it cannot handle (the caller retries with backoff). */
+    private void tail() {
+        while (running) {
+            ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+            if (!records.isEmpty()) {
                 MirrorDelta delta = new MirrorDelta(image);
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     try {
@@ -136,20 +163,23 @@ public final class MirrorImageTailer implements AutoCloseable {
                 }
                 image = delta.apply();
                 listener.accept(image);
-                markReadyIfCaughtUp();
-                serveReadBarriers();
             }
-        } catch (WakeupException e) {
-            // closing
-        } catch (RuntimeException e) {
+            markReadyIfCaughtUp();
+            serveReadBarriers();
+            health.working();
+        }
+    }
+
+    private void waitForRetry(long backoffMs) {
+        synchronized (closeSignal) {
             if (running) {
-                log.error("Mirror image tailer stopped unexpectedly; mirror state on this broker is no longer updated", e);
+                try {
+                    closeSignal.wait(backoffMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    running = false;
+                }
             }
-        } finally {
-            consumer.close(Duration.ZERO);
-            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
-            barrierRequests.forEach(f -> f.completeExceptionally(closed));
-            barriers.forEach(b -> b.done().completeExceptionally(closed));
         }
     }
 
@@ -184,9 +214,10 @@ public final class MirrorImageTailer implements AutoCloseable {
             }
             if (!partitions.isEmpty()) {
                 barrierRequests.addAll(askedBefore); // served once assigned
+                // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
+                initialEnds = consumer.endOffsets(partitions);
                 consumer.assign(partitions);
                 consumer.seekToBeginning(partitions);
-                initialEnds = consumer.endOffsets(partitions);
                 return;
             }
             if (firstLook) {
@@ -200,6 +231,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                         closeSignal.wait(1_000); // retry backoff until the topics are created; close() ends it
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
+                        running = false;
                         return;
                     }
                 }
@@ -219,5 +251,6 @@ public final class MirrorImageTailer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        health.close();
     }
 }

@@ -10,6 +10,7 @@ import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,7 +54,7 @@ class MirrorImageTailerTest {
     @Test
     void aReadBarrierCompletesOnlyOnceTheImageHoldsWhatWasCommittedBeforeIt() throws Exception {
         List<MirrorImage> seen = new CopyOnWriteArrayList<>();
-        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, seen::add)) {
+        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, new Metrics(), seen::add)) {
             tailer.start();
             tailer.catchUp().get(30, TimeUnit.SECONDS); // no internal topic yet: nothing is committed
             try (Admin admin = clients.admin()) {
@@ -82,7 +83,7 @@ class MirrorImageTailerTest {
 
     @Test
     void aReadBarrierFailsWhenTheTailerCloses() throws Exception {
-        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, image -> { });
+        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, new Metrics(), image -> { });
         tailer.close();
         assertTrue(tailer.catchUp().isCompletedExceptionally());
     }

@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -12,7 +13,8 @@ import java.util.Map;
 /**
  * Changes to a {@link MirrorImage}: replay records of the internal topics, then {@link #apply()}.
  *
- * <p>{@code __mirror_metadata}: a null value removes the key. {@code __mirror_state}: a record replaces
+ * <p>{@code __mirror_metadata}: a null value removes the key; {@code controller:position} is the controller's place in
+ * the command log ({@link ControllerPositionRecord}), the last record wins. {@code __mirror_state}: a record replaces
  * the current one for its key only when its {@code leaderEpoch} is at least the current one's (a stale
  * destination leader cannot overwrite a newer leader's state); a null value removes the key. Keys with the
  * {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}): the last record wins.
@@ -28,15 +30,20 @@ public final class MirrorDelta {
     private final Map<String, MirrorTopicRecord> topicChanges = new HashMap<>();
     private final Map<String, PartitionStateRecord> stateChanges = new HashMap<>();
     private final Map<String, MirrorAclRecord> aclChanges = new HashMap<>();
+    private boolean positionChanged;
+    private ControllerPositionRecord position;
 
     public MirrorDelta(MirrorImage base) {
         this.base = base;
     }
 
-    /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>} or {@code topic:<name>}). */
+    /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>}, {@code topic:<name>} or {@code controller:position}). */
     public void replayMetadata(byte[] key, byte[] value) {
         String k = RecordCodec.decodeKey(key);
-        if (k.startsWith(RecordCodec.MIRROR_KEY_PREFIX)) {
+        if (k.equals(RecordCodec.CONTROLLER_POSITION_KEY)) {
+            position = value == null ? null : RecordCodec.decodeControllerPosition(value);
+            positionChanged = true;
+        } else if (k.startsWith(RecordCodec.MIRROR_KEY_PREFIX)) {
             mirrorChanges.put(k.substring(RecordCodec.MIRROR_KEY_PREFIX.length()),
                 value == null ? null : RecordCodec.decodeMirror(value));
         } else if (k.startsWith(RecordCodec.TOPIC_KEY_PREFIX)) {
@@ -70,7 +77,8 @@ public final class MirrorDelta {
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
         return new MirrorImage(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.partitionStates(), stateChanges), merge(base.mirrorAcls(), aclChanges));
+            merge(base.partitionStates(), stateChanges), merge(base.mirrorAcls(), aclChanges),
+            positionChanged ? position : base.controllerPosition().orElse(null));
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

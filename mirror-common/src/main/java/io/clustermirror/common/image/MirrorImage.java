@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -17,12 +18,13 @@ import java.util.Optional;
  * and describe.
  */
 public final class MirrorImage {
-    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of());
+    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of(), null);
 
     private final Map<String, MirrorRecord> mirrors;
     private final Map<String, MirrorTopicRecord> topics;
     private final Map<String, PartitionStateRecord> partitionStates;
     private final Map<String, MirrorAclRecord> mirrorAcls;
+    private final ControllerPositionRecord controllerPosition;
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
@@ -31,10 +33,18 @@ public final class MirrorImage {
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls) {
+        this(mirrors, topics, partitionStates, mirrorAcls, null);
+    }
+
+    /** @param controllerPosition the controller's place in the command log, null if it never recorded one */
+    public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                       Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls,
+                       ControllerPositionRecord controllerPosition) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
         this.partitionStates = Map.copyOf(partitionStates);
         this.mirrorAcls = Map.copyOf(mirrorAcls);
+        this.controllerPosition = controllerPosition;
     }
 
     /** Mirrors by name. */
@@ -55,6 +65,11 @@ public final class MirrorImage {
     /** The ACLs mirrors created on the destination, by {@link MirrorAclRecord#key()}. */
     public Map<String, MirrorAclRecord> mirrorAcls() {
         return mirrorAcls;
+    }
+
+    /** The controller's place in {@code __mirror_commands}: empty until a controller recorded one. */
+    public Optional<ControllerPositionRecord> controllerPosition() {
+        return Optional.ofNullable(controllerPosition);
     }
 
     /** The ACLs one mirror created on the destination (the only ones it may remove). */
