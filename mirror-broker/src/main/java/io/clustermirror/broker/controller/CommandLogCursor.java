@@ -90,7 +90,7 @@ final class CommandLogCursor {
     private static Step refuse(long offset, byte[] key, String reason) {
         String id = key == null ? "" : RecordCodec.decodeKey(key);
         if (id.isBlank()) {
-            return new Unusable(reason + ", and no key to answer it under");
+            return new Unusable(reason + ", and it has no key that a result could answer it under");
         }
         return new Answer(CommandResult.failed(id, MirrorError.INVALID_REQUEST, "the command record at offset " + offset + " is "
             + "not a usable command: " + reason + "; use kafka-cluster-mirrors.sh or ClusterMirrorAdmin, which write complete commands"));

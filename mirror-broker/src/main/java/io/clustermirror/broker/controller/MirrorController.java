@@ -139,8 +139,7 @@ public final class MirrorController implements AutoCloseable {
         CommandLogCursor.Step step = cursor.next(record.offset(), record.key(), record.value());
         CommandOutcome outcome = null;
         if (step instanceof CommandLogCursor.Unusable unusable) {
-            log.error("Skipping the record at offset {} of {}: {}; no result can answer it", record.offset(), COMMANDS_PARTITION,
-                unusable.reason());
+            log.error("Skipping the record at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, unusable.reason());
         } else if (step instanceof CommandLogCursor.Answer answer) {
             log.warn("Not applying the record at offset {} of {} (id {}): {}", record.offset(), COMMANDS_PARTITION,
                 answer.result().commandId(), answer.result().message());

@@ -38,6 +38,8 @@ public final class MirrorImageTailer implements AutoCloseable {
     private final ThreadHealth health;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
+    /** The last image the listener took without failing (tailer thread only). */
+    private MirrorImage handedOut = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
     private volatile boolean ready;
     private Map<TopicPartition, Long> initialEnds = Map.of();
@@ -162,7 +164,11 @@ public final class MirrorImageTailer implements AutoCloseable {
                     }
                 }
                 image = delta.apply();
+            }
+            if (image != handedOut) {
+                // Also after a failure: the listener gets the image it may have missed before the read barriers complete.
                 listener.accept(image);
+                handedOut = image;
             }
             markReadyIfCaughtUp();
             serveReadBarriers();
