@@ -2,7 +2,6 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
-import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
@@ -164,10 +163,15 @@ class CommandLogTest {
         assertEquals(MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, error.error());
         assertTrue(error.getMessage().contains("holds 7 record(s) written since it was stopped (partition 0: [" + (barrier + 1) + ", "
             + end + "))"), error.getMessage());
+        CliRun cli = CliRun.run(clusters.destination.bootstrapServers(), "--start", "--mirror", "discard", "--topics", topic);
+        assertEquals(1, cli.exit());
+        assertTrue(cli.err().startsWith("MIRROR_TOPIC_HAS_LOCAL_WRITES: topic '" + topic + "' holds 7 record(s)"), cli.err());
+        assertTrue(cli.err().contains("--discard-local-writes"), cli.err());
         assertEquals(DesiredState.STOPPED, topicOf("discard", topic).desiredState(), "refused: nothing changed");
 
-        clusters.mirrors.startMirrorTopics("discard", List.of(topic), List.of(), new MirrorTopicsOptions().discardLocalWrites(true))
-            .all().get();
+        cli = CliRun.run(clusters.destination.bootstrapServers(), "--start", "--mirror", "discard", "--topics", topic,
+            "--discard-local-writes");
+        assertEquals(0, cli.exit(), cli.err());
         MirrorAssertions.awaitCaughtUp(clusters.source, clusters.destination, topic, 1);
         MirrorPartitionDescription restarted = MirrorAssertions.describe(clusters.mirrors, "discard", topic, 0);
         assertEquals(barrier, restarted.truncatedFromOffset(), "cut back to the barrier: " + restarted);
