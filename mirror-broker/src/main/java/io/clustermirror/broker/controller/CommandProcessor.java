@@ -170,31 +170,9 @@ final class CommandProcessor {
                 toCreate.add(topic);
                 continue;
             }
-            DestinationCluster.Topic dest = existing.get();
-            if (dest.partitions() != st.partitions()) {
-                throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
-                    + " partitions but the source has " + st.partitions() + "; delete it (start creates it) or give it the same count");
-            }
-            // A log with data is aligned with the source's before mirroring (PREPARING) when its history is known:
-            // it was stopped in one of our mirrors, or the source mirrored it from us (failback).
-            Optional<MirrorTopicRecord> stopped = image.topic(topic);
-            boolean known = stopped.isPresent() || sourceImage.partitionStateMirroredFrom(localClusterId, topic, 0).isPresent();
-            if (dest.holdsData() && !known) {
-                throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
-                    + "' already holds data that did not come from this source; mirroring keeps the source's offsets and "
-                    + "needs an empty topic: delete it (start creates it)");
-            }
-            if (stopped.isPresent()) {
-                LocalWrites writes = LocalWrites.of(image, stopped.get(), dest);
-                if (writes.records() > 0 && !command.discardLocalWrites()) {
-                    throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "topic '" + topic + "' holds "
-                        + writes.records() + " record(s) written since it was stopped (" + writes.ranges() + "); starting it "
-                        + "again would remove them: copy what you need first, then start it with --discard-local-writes "
-                        + "(MirrorTopicsOptions.discardLocalWrites in the Java API)");
-                }
-                if (writes.records() > 0) {
-                    discarded.add(topic + " " + writes.records() + " (" + writes.ranges() + ")");
-                }
+            LocalWrites discarding = checkExistingTopic(image, sourceImage, command, topic, st.partitions(), existing.get());
+            if (discarding.records() > 0) {
+                discarded.add(topic + " " + discarding.records() + " (" + discarding.ranges() + ")");
             }
         }
         List<String> created = new ArrayList<>();
@@ -220,6 +198,39 @@ final class CommandProcessor {
                     sourceTopics.get(t).partitions(), nowMs, applied))))
             .toList();
         return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(topics)), writes, List.of());
+    }
+
+    /**
+     * Checks a destination topic that already exists before START mirrors into it.
+     *
+     * @return the records written since its stop that starting it discards (none unless it is a stopped topic whose
+     *         writes the command discards)
+     * @throws ClusterMirrorException if the topic cannot take the source's data, or holds writes the command keeps
+     */
+    private LocalWrites checkExistingTopic(MirrorImage image, MirrorImage sourceImage, MirrorCommand command, String topic,
+                                           int sourcePartitions, DestinationCluster.Topic dest) {
+        if (dest.partitions() != sourcePartitions) {
+            throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
+                + " partitions but the source has " + sourcePartitions + "; delete it (start creates it) or give it the same count");
+        }
+        // A log with data is aligned with the source's before mirroring (PREPARING) when its history is known:
+        // it was stopped in one of our mirrors, or the source mirrored it from us (failback).
+        Optional<MirrorTopicRecord> stopped = image.topic(topic);
+        boolean known = stopped.isPresent() || sourceImage.partitionStateMirroredFrom(localClusterId, topic, 0).isPresent();
+        if (dest.holdsData() && !known) {
+            throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
+                + "' already holds data that did not come from this source; mirroring keeps the source's offsets and "
+                + "needs an empty topic: delete it (start creates it)");
+        }
+        LocalWrites writes = stopped.map(record -> LocalWrites.of(image, sourceImage, localClusterId, record, dest))
+            .orElse(LocalWrites.NONE);
+        if (writes.records() > 0 && !command.discardLocalWrites()) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "topic '" + topic + "' holds "
+                + writes.records() + " record(s) written since it was stopped (" + writes.ranges() + "); starting it "
+                + "again would remove them: copy what you need first, then start it with --discard-local-writes "
+                + "(MirrorTopicsOptions.discardLocalWrites in the Java API)");
+        }
+        return writes;
     }
 
     /** "a (mirror 'dr', STOPPED), b (...)" for topics that are in a mirror. */

@@ -155,13 +155,14 @@ public final class MirrorController implements AutoCloseable {
         }
         MirrorImage next = commit(producer, image, outcome, record.offset());
         if (next == null) {
-            CommandResult failed = CommandResult.failed(outcome.result().commandId(), MirrorError.UNKNOWN_SERVER_ERROR, "the "
-                + "controller could not write the command's outcome, so nothing was changed (its log has the details); retry it");
-            next = commit(producer, image, CommandOutcome.failed(failed), record.offset());
+            // Answered all the same, so that one command whose outcome cannot be written cannot hold up the others.
+            outcome = CommandOutcome.failed(CommandResult.failed(outcome.result().commandId(), MirrorError.UNKNOWN_SERVER_ERROR,
+                "the controller could not write the command's outcome, so nothing was changed (its log has the details); retry it"));
+            next = commit(producer, image, outcome, record.offset());
             if (next == null) {
-                throw new KafkaException("cannot write to the internal topics");
+                throw new KafkaException("cannot write to " + InternalTopics.COMMANDS + " and " + InternalTopics.METADATA
+                    + "; the controller starts again from its recorded position");
             }
-            outcome = CommandOutcome.failed(failed);
         }
         cursor.committed(outcome.result());
         return next;

@@ -54,8 +54,8 @@ final class ThreadHealth implements AutoCloseable {
         failures.incrementAndGet();
         long wait = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
-        log.error("Cluster Mirror thread {} failed; retrying {} in {} ms (metric cluster-mirror:thread-healthy{{thread={}}} is 0 "
-            + "until it works)", thread, retrying, wait, thread, cause);
+        log.error("Cluster Mirror thread {} failed; retrying {} in {} ms (its metric thread-healthy, group cluster-mirror, tag "
+            + "thread={}, is 0 until it works)", thread, retrying, wait, thread, cause);
         return wait;
     }
 
@@ -66,10 +66,6 @@ final class ThreadHealth implements AutoCloseable {
             healthy = true;
             log.info("Cluster Mirror thread {} works again after {} failure(s)", thread, failures.get());
         }
-    }
-
-    boolean healthy() {
-        return healthy;
     }
 
     @Override

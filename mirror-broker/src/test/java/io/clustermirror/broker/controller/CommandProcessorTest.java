@@ -327,13 +327,17 @@ class CommandProcessorTest {
 
     /** The source's image with a mirror whose source is this (the destination) cluster, copying {@code topic}. */
     private static MirrorImage sourceMirroringFromUs(String topic, io.clustermirror.common.DesiredState desired, PartitionState state) {
+        return sourceMirroringFromUs(topic, desired, state, state == PartitionState.STOPPED ? 10 : -1);
+    }
+
+    private static MirrorImage sourceMirroringFromUs(String topic, DesiredState desired, PartitionState state, long barrierOffset) {
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("back")), RecordCodec.encodeMirror(
             new io.clustermirror.common.records.MirrorRecord("back", CONFIGS, "destination-cluster-id", 1L)));
         delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey(topic)), RecordCodec.encodeTopic(
             new MirrorTopicRecord(topic, "back", desired, "id", 1, 1L)));
         PartitionStateRecord p = new PartitionStateRecord("back", topic, 0, state, 0, 1, "id", 9, 0, List.of(), 10, 11, null,
-            state == PartitionState.STOPPED ? 10 : -1, -1, -1, 1L);
+            barrierOffset, -1, -1, 1L);
         delta.replayState(RecordCodec.encodeKey(p.key()), RecordCodec.encodeState(p));
         return delta.apply();
     }
@@ -417,6 +421,18 @@ class CommandProcessorTest {
         assertTrue(discarded.result().message().contains("discarding the records written since the stop: a 4 (partition 0: [11, 15))"),
             discarded.result().message());
         assertEquals(DesiredState.MIRRORING, image.topic("a").orElseThrow().desired());
+    }
+
+    @Test
+    void afterAFailbackOnlyWhatTheSourceDidNotCopyFromUsCounts() {
+        stoppedTopicWithLogEnd(15); // our barrier at 10, then writes at [11, 15)
+        // The source mirrored 'a' from us up to 13 and stopped there: PREPARING cuts at its barrier, keeping what it copied.
+        source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED, 13);
+        assertFailed(start(false, "a"), MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "holds 2 record(s) written since it was stopped "
+            + "(partition 0: [13, 15))");
+        source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED, 15);
+        CommandOutcome copiedAll = start(false, "a");
+        assertEquals(MirrorError.NONE, copiedAll.result().error(), copiedAll.result().message());
     }
 
     @Test
