@@ -25,9 +25,10 @@ import java.util.function.Consumer;
  * immutable {@link MirrorImage}, and hands each new image to a listener. One per broker, on its own thread.
  *
  * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
- * order, on the tailer thread, and must not block. The thread survives failures: it retries from where it stopped
- * with backoff, reporting them in the log and the {@code thread-healthy} metric ({@link ThreadHealth}). A future from {@link #catchUp()} completes only after the listener
- * was handed an image that holds everything committed to both topics when it was asked for (a read barrier).
+ * order, on the tailer thread, and must not block. A future from {@link #catchUp()} completes only after the listener
+ * was handed an image that holds everything committed to both topics when it was asked for (a read barrier). The
+ * thread survives failures: it retries from where it stopped with backoff, reporting them in the log and the
+ * {@code thread-healthy} metric ({@link ThreadHealth}).
  */
 public final class MirrorImageTailer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
