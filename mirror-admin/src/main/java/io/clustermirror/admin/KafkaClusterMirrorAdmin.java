@@ -6,6 +6,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.NamePatterns;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
@@ -125,7 +126,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), deadline);
+            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), false, deadline);
             return null;
         }));
     }
@@ -133,7 +134,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public DeleteClusterMirrorResult deleteClusterMirror(String name, DeleteClusterMirrorOptions options) {
         return new DeleteClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            execute(CommandOp.DELETE, name, Map.of(), List.of(), List.of(), deadline);
+            execute(CommandOp.DELETE, name, Map.of(), List.of(), List.of(), false, deadline);
             return null;
         }));
     }
@@ -201,8 +202,24 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                             Collection<String> excludes, MirrorTopicsOptions options) {
         List<String> topics = List.copyOf(topicsOrRegexes);
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
-        return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER,
-            deadline -> execute(op, mirror, Map.of(), topics, excluded, deadline).topics()));
+        boolean discardLocalWrites = op == CommandOp.START && options.discardLocalWrites();
+        return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER, deadline -> {
+            // Refused here rather than by the controller: an invalid pattern never reaches the command log.
+            for (String expression : concat(topics, excluded)) {
+                try {
+                    NamePatterns.compile(expression.trim());
+                } catch (IllegalArgumentException e) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, e.getMessage());
+                }
+            }
+            return execute(op, mirror, Map.of(), topics, excluded, discardLocalWrites, deadline).topics();
+        }));
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     @Override
@@ -279,10 +296,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
     private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
-                                  List<String> excludes, Deadline deadline) throws Exception {
+                                  List<String> excludes, boolean discardLocalWrites, Deadline deadline) throws Exception {
         ensureCommandsTopic(deadline);
         MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
-            excludes, time.milliseconds());
+            excludes, time.milliseconds(), discardLocalWrites);
         byte[] key = RecordCodec.encodeKey(command.commandId());
         TopicPartition commands = new TopicPartition(InternalTopics.COMMANDS, 0);
         long offset = producer()

@@ -57,6 +57,19 @@ class KafkaClusterMirrorAdminTest {
     }
 
     @Test
+    void anInvalidPatternIsRefusedBeforeTheClusterIsAsked() {
+        try (ClusterMirrorAdmin admin = ClusterMirrorAdmin.create(NO_BROKER)) {
+            // With no broker to ask, only the client's own check can answer INVALID_REQUEST (anything else times out).
+            ClusterMirrorException lookaround = failure(admin.startMirrorTopics("dr", List.of("(?=orders).*"), List.of(),
+                new MirrorTopicsOptions().timeoutMs(30_000)).topics());
+            assertEquals(MirrorError.INVALID_REQUEST, lookaround.error());
+            assertTrue(lookaround.getMessage().contains("'(?=orders).*' is not a valid regular expression"), lookaround.getMessage());
+            assertEquals(MirrorError.INVALID_REQUEST, failure(admin.pauseMirrorTopics("dr", List.of("orders"), List.of("b["),
+                new MirrorTopicsOptions().timeoutMs(30_000)).topics()).error(), "excludes are checked too");
+        }
+    }
+
+    @Test
     void operationsAfterCloseFail() {
         ClusterMirrorAdmin admin = ClusterMirrorAdmin.create(NO_BROKER);
         admin.close(Duration.ofSeconds(5));

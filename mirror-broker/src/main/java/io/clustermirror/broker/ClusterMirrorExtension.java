@@ -67,7 +67,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
         this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
             RETRY_BACKOFF_MAX_MS, clientConfigs);
-        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), image -> {
+        this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), broker.metrics(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()
             }
@@ -135,7 +135,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
 
     private void setControllerActive(boolean active) {
         if (active && controller == null) {
-            controller = new MirrorController(clients, broker.nodeId(), imageSupplier, clientConfigs);
+            controller = new MirrorController(clients, broker.nodeId(), imageSupplier, clientConfigs, broker.metrics());
             controller.start();
             metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier, clientConfigs);
         } else if (!active && controller != null) {

@@ -19,7 +19,11 @@ public final class InternalTopics {
     public static final int STATE_PARTITIONS = 10;
     /** Transactional id of the single, fenced MirrorController. */
     public static final String CONTROLLER_TRANSACTIONAL_ID = "__cluster_mirror_controller";
-    /** Consumer group that holds the controller's position in {@link #COMMANDS}. */
+    /**
+     * The consumer group in which earlier versions kept the controller's position in {@link #COMMANDS}. The controller
+     * no longer uses it (its position is a record of {@link #METADATA}, which neither expires nor can be reset); it is
+     * named so that a leftover group can be recognised and deleted.
+     */
     public static final String CONTROLLER_GROUP = "__cluster_mirror_controller";
 
     public static final Set<String> ALL = Set.of(COMMANDS, METADATA, STATE);

@@ -1,5 +1,6 @@
 package io.clustermirror.common;
 
+import com.google.re2j.Pattern;
 import io.clustermirror.common.secrets.SealingKey;
 
 import java.util.Arrays;
@@ -7,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A mirror's validated configuration: the source connection (any Kafka client config: bootstrap.servers,
@@ -184,12 +184,12 @@ public final class MirrorConfig {
     /**
      * The comma-separated regular expressions of a pattern-list key ({@link #TOPICS_INCLUDE},
      * {@link #GROUPS_EXCLUDE}, {@link #ACL_INCLUDE}, ...), blanks dropped; empty when unset. Each pattern must
-     * match a whole name (a plain name matches itself).
+     * match a whole name (a plain name matches itself); matching takes linear time ({@link NamePatterns}).
      */
     public List<Pattern> patterns(String mirrorKey) {
         String value = getString(mirrorKey);
         return value == null || value.isBlank() ? List.of()
-            : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Pattern::compile).toList();
+            : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(NamePatterns::compile).toList();
     }
 
     /** True if {@code name} fully matches one of the patterns of {@code mirrorKey}. */

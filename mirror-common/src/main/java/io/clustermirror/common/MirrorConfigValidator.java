@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
 
 /**
@@ -197,10 +196,10 @@ final class MirrorConfigValidator {
     private static void validatePatterns(String key, String value) {
         for (String pattern : value.split(",")) {
             try {
-                Pattern.compile(pattern.trim());
-            } catch (PatternSyntaxException e) {
-                throw invalid("invalid regular expression '" + pattern.trim() + "' in '" + key + "': "
-                    + e.getDescription() + "; give a comma-separated list of Java regular expressions");
+                NamePatterns.compile(pattern.trim());
+            } catch (IllegalArgumentException e) {
+                throw invalid("invalid value for '" + key + "': " + e.getMessage()
+                    + "; give a comma-separated list of regular expressions");
             }
         }
     }

@@ -14,6 +14,8 @@ public enum MirrorError {
     MIRROR_TOPIC_NOT_STOPPED,
     MIRROR_TOPIC_NOT_PAUSED,
     MIRROR_TOPIC_NOT_MIRRORING,
+    /** START of a stopped topic that holds records written after its stop, which starting it again would remove. */
+    MIRROR_TOPIC_HAS_LOCAL_WRITES,
     INVALID_CONFIG,
     INVALID_REQUEST,
     UNKNOWN_TOPIC_OR_PARTITION,

@@ -2,6 +2,7 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -318,8 +319,16 @@ class TopologiesTest {
             // (Re)start the mirror on the read-only side: a failback onto a log that holds data.
             if (created.add(readOnly)) {
                 admin.createClusterMirror(mirror, MirrorAssertions.mirrorConfig(writable)).all().get();
+                admin.startMirrorTopics(mirror, List.of(topic), List.of()).all().get();
+            } else {
+                // The topic is stopped in this side's mirror and holds the split-brain writes made after the other side
+                // took over: starting it again removes them only when the operator says so.
+                ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> admin.startMirrorTopics(mirror, List.of(topic), List.of()).all().get());
+                assertEquals(MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES,
+                    assertInstanceOf(ClusterMirrorException.class, refused.getCause()).error());
+                admin.startMirrorTopics(mirror, List.of(topic), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)).all().get();
             }
-            admin.startMirrorTopics(mirror, List.of(topic), List.of()).all().get();
             MirrorAssertions.awaitCaughtUp(writable, readOnly, topic, 1);
             recordTruncation(truncations, readOnly, MirrorAssertions.describe(admin, mirror, topic, 0), ++step);
             MirrorAssertions.assertIdenticalLogs(writable, readOnly, topic, 1);

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static io.clustermirror.admin.cli.CommandOptions.DISCARD_LOCAL_WRITES;
 import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
 import static io.clustermirror.admin.cli.CommandOptions.JSON;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
@@ -20,7 +21,7 @@ public enum Action {
     DESCRIBE("--describe", "Show a mirror's configs (secrets hidden) and the state of each partition of its "
         + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON)),
     START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
-        "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+        "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE, DISCARD_LOCAL_WRITES)),
     STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
         "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",

@@ -120,7 +120,7 @@ public final class ClusterMirrorsCommand {
     }
 
     private static MirrorTopicsOptions topicsOptions(CommandOptions options) {
-        return new MirrorTopicsOptions().timeoutMs(options.timeoutMs());
+        return new MirrorTopicsOptions().timeoutMs(options.timeoutMs()).discardLocalWrites(options.discardLocalWrites());
     }
 
     private static void printTopics(PrintStream out, String verb, String mirror, MirrorTopicsResult result)

@@ -1,5 +1,7 @@
 package io.clustermirror.admin.cli;
 
+import io.clustermirror.common.NamePatterns;
+
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.utils.Utils;
 
@@ -17,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /** The parsed and validated command line of {@link ClusterMirrorsCommand}. */
@@ -32,6 +32,7 @@ public final class CommandOptions {
     static final String TOPICS = "--topics";
     static final String EXCLUDE = "--exclude";
     static final String JSON = "--json";
+    static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
     static final String HELP_FLAG = "--help";
     private static final int HELP_WIDTH = 100;
     private static final List<OptionSpec> OPTIONS = List.of(
@@ -47,11 +48,17 @@ public final class CommandOptions {
             + "ConfigProvider references such as ${file:/etc/mirror/secrets.properties:password}; they are never "
             + "printed.", "--mirror-config dr.properties"),
         new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause and --resume: comma-separated topic names or "
-            + "Java regular expressions matching whole names.", "--topics 'orders,payments-.*'"),
+            + "regular expressions matching whole names (Java syntax without backreferences and lookaround, matched "
+            + "in linear time). A pattern given to --start leaves out topics that are already in a mirror; name a "
+            + "stopped topic to start it again.", "--topics 'orders,payments-.*'"),
         new OptionSpec(EXCLUDE, "CSV", "With --topics: comma-separated names or regular expressions to leave out "
             + "of what --topics matched.", "--exclude 'payments-test,.*-tmp'"),
         new OptionSpec(JSON, "", "For --list and --describe: print a JSON document instead of text.",
             "--describe --json"),
+        new OptionSpec(DISCARD_LOCAL_WRITES, "", "For --start: start named stopped topics again even though records "
+            + "were written to them since their stop; mirroring resumes where it stopped, so those records are removed "
+            + "(--describe shows the truncated range). Without it such a start fails with MIRROR_TOPIC_HAS_LOCAL_WRITES, "
+            + "naming how many records it would remove.", "--start --mirror dr --topics orders --discard-local-writes"),
         new OptionSpec(HELP_FLAG, "", "Print this help and exit.", HELP_FLAG));
     private static final String GENERAL_USAGE = "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER
         + " HOST:PORT ACTION [options]; see --help";
@@ -66,10 +73,11 @@ public final class CommandOptions {
     private final List<String> topics;
     private final List<String> excludes;
     private final boolean json;
+    private final boolean discardLocalWrites;
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
-                           boolean json) {
+                           boolean json, boolean discardLocalWrites) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -78,6 +86,7 @@ public final class CommandOptions {
         this.topics = topics;
         this.excludes = excludes;
         this.json = json;
+        this.discardLocalWrites = discardLocalWrites;
     }
 
     /** True if the command line asks for help, which wins over everything else on it. */
@@ -109,8 +118,9 @@ public final class CommandOptions {
             MIRROR_CONFIG, ns.get("mirror_config") != null,
             TOPICS, ns.get("topics") != null,
             EXCLUDE, ns.get("exclude") != null,
-            JSON, ns.getBoolean("json"));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON)) {
+            JSON, ns.getBoolean("json"),
+            DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"));
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
             }
@@ -135,7 +145,7 @@ public final class CommandOptions {
             : toMap(loadProperties(MIRROR_CONFIG, ns.getString("mirror_config"), usage));
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
-            ns.getBoolean("json"));
+            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"));
     }
 
     public Action action() {
@@ -176,6 +186,11 @@ public final class CommandOptions {
         return json;
     }
 
+    /** True if --start may remove records written to stopped topics since their stop. */
+    public boolean discardLocalWrites() {
+        return discardLocalWrites;
+    }
+
     /** One line: the given action synopsis with the options every action takes. */
     static String usage(String actionSynopsis) {
         return "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER + " HOST:PORT " + actionSynopsis + " ["
@@ -199,10 +214,9 @@ public final class CommandOptions {
         }
         for (String pattern : patterns) {
             try {
-                Pattern.compile(pattern);
-            } catch (PatternSyntaxException e) {
-                throw new UsageException(option + ": '" + pattern + "' is not a valid regular expression ("
-                    + e.getDescription() + ")", usage);
+                NamePatterns.compile(pattern);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(option + ": " + e.getMessage(), usage);
             }
         }
         return List.copyOf(patterns);

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -62,7 +63,7 @@ public final class OutputFormatter {
      * Per mirror: a header (name, source, source cluster id, topic count), the configs other than
      * {@code bootstrap.servers} if any, and a table with a row per partition. TRUNCATED and BARRIER columns appear when
      * some partition of the mirror has one, i.e. once topics were stopped. LAST-ERROR comes last because it is
-     * free text.
+     * free text. Under the table, the command that last changed each topic.
      */
     public static String describeTable(Collection<ClusterMirrorDescription> descriptions) {
         List<String> blocks = new ArrayList<>();
@@ -79,6 +80,7 @@ public final class OutputFormatter {
                     .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))).append('\n');
             }
             out.append(partitionTable(d.topics()));
+            out.append(lastCommands(d.topics()));
             blocks.add(out.toString());
         }
         return String.join("\n", blocks);
@@ -99,6 +101,15 @@ public final class OutputFormatter {
                 ObjectNode topic = topics.addObject()
                     .put("topic", t.topic())
                     .put("desiredState", t.desiredState().name());
+                if (t.lastCommand() == null) {
+                    topic.putNull("lastCommand");
+                } else {
+                    topic.putObject("lastCommand")
+                        .put("commandId", t.lastCommand().commandId())
+                        .put("operation", t.lastCommand().operation())
+                        .put("appliedMs", t.lastCommand().appliedMs())
+                        .put("result", t.lastCommand().result());
+                }
                 ArrayNode partitions = topic.putArray("partitions");
                 for (MirrorPartitionDescription p : t.partitions()) {
                     ObjectNode partition = partitions.addObject()
@@ -168,6 +179,25 @@ public final class OutputFormatter {
                 out.append(last ? line.get(i) : String.format("%-" + widths[i] + "s  ", line.get(i)));
             }
             out.append('\n');
+        }
+        return out.toString();
+    }
+
+    /**
+     * One line per topic with the command that last changed it, under the table; nothing if no topic has one. The
+     * full record of each command, with its result, is in {@code __mirror_commands} under its id.
+     */
+    private static String lastCommands(List<MirrorTopicDescription> topics) {
+        List<MirrorTopicDescription> changed = topics.stream().filter(t -> t.lastCommand() != null).collect(Collectors.toList());
+        if (changed.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("Last command per topic:\n");
+        for (MirrorTopicDescription t : changed) {
+            MirrorTopicDescription.Command c = t.lastCommand();
+            out.append("  ").append(t.topic()).append(": ").append(c.operation()).append(" at ")
+                .append(Instant.ofEpochMilli(c.appliedMs())).append(" (id ").append(c.commandId()).append("): ")
+                .append(c.result().replaceAll("\\s+", " ")).append('\n');
         }
         return out.toString();
     }

@@ -51,7 +51,10 @@ public final class MirrorDescriptions {
                 .mapToObj(p -> partition(image, topic, p,
                     destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN)))
                 .collect(Collectors.toList());
-            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions));
+            MirrorTopicDescription.Command lastCommand = topic.lastCommand() == null ? null
+                : new MirrorTopicDescription.Command(topic.lastCommand().commandId(), String.valueOf(topic.lastCommand().op()),
+                    topic.lastCommand().appliedMs(), topic.lastCommand().result());
+            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions, lastCommand));
         }
         return new ClusterMirrorDescription(mirror.name(),
             MirrorConfig.validate(mirror.name(), mirror.configs()).redacted(), mirror.sourceClusterId(), topics);

@@ -101,6 +101,8 @@ class ClusterMirrorsCommandTest {
             + "Resumed mirroring 2 topics of mirror 'dr': orders, payments-eu\n", out());
         assertEquals(List.of("start dr [orders, payments-.*] - [payments-us]", "stop dr [orders] - []",
             "pause dr [orders] - []", "resume dr [orders] - []"), admin.calls);
+        assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders", "--discard-local-writes"));
+        assertEquals("start discarding local writes dr [orders] - []", admin.calls.get(admin.calls.size() - 1));
     }
 
     @Test
@@ -144,7 +146,7 @@ class ClusterMirrorsCommandTest {
         assertEquals(2, run("--start", "--mirror", "dr"));
         assertEquals("Error: --start needs --topics CSV\n"
             + "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT --start --mirror NAME --topics CSV "
-            + "[--exclude CSV] [--command-config FILE] [--timeout-ms MS]; see --help\n", err());
+            + "[--exclude CSV] [--discard-local-writes] [--command-config FILE] [--timeout-ms MS]; see --help\n", err());
         assertEquals(List.of(), admin.calls);
     }
 
@@ -212,7 +214,7 @@ class ClusterMirrorsCommandTest {
         @Override
         public MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                     Collection<String> excludes, MirrorTopicsOptions options) {
-            return topicOp("start", mirror, topicsOrRegexes, excludes);
+            return topicOp("start" + (options.discardLocalWrites() ? " discarding local writes" : ""), mirror, topicsOrRegexes, excludes);
         }
 
         @Override

@@ -22,7 +22,7 @@ class CommandOptionsTest {
     private static final String GENERAL_USAGE =
         "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT ACTION [options]; see --help";
     private static final String START_USAGE = "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT "
-        + "--start --mirror NAME --topics CSV [--exclude CSV] [--command-config FILE] [--timeout-ms MS]; see --help";
+        + "--start --mirror NAME --topics CSV [--exclude CSV] [--discard-local-writes] [--command-config FILE] [--timeout-ms MS]; see --help";
 
     @TempDir
     Path dir;
@@ -112,6 +112,8 @@ class CommandOptionsTest {
     @Test
     void optionsOfOtherActionsAreRejected() {
         assertEquals("--mirror cannot be used with --list", usageError("--list", "--mirror", "dr").getMessage());
+        assertEquals("--discard-local-writes cannot be used with --stop",
+            usageError("--stop", "--mirror", "dr", "--topics", "a", "--discard-local-writes").getMessage());
         assertEquals("--json cannot be used with --start",
             usageError("--start", "--mirror", "dr", "--topics", "a", "--json").getMessage());
         assertEquals("--topics cannot be used with --create",
@@ -146,10 +148,13 @@ class CommandOptionsTest {
     void badValues() {
         assertEquals("--topics needs at least one topic name or regular expression",
             usageError("--start", "--mirror", "dr", "--topics", " , ").getMessage());
-        assertEquals("--topics: 'b[' is not a valid regular expression (Unclosed character class)",
-            usageError("--start", "--mirror", "dr", "--topics", "a,b[").getMessage());
-        assertEquals("--exclude: '*' is not a valid regular expression (Dangling meta character '*')",
+        assertEquals("--topics: 'b[' is not a valid regular expression (missing closing ]; backreferences and lookaround "
+            + "are not supported)", usageError("--start", "--mirror", "dr", "--topics", "a,b[").getMessage());
+        assertEquals("--exclude: '*' is not a valid regular expression (missing argument to repetition operator; "
+            + "backreferences and lookaround are not supported)",
             usageError("--pause", "--mirror", "dr", "--topics", "a", "--exclude", "*").getMessage());
+        assertTrue(usageError("--start", "--mirror", "dr", "--topics", "(?=orders).*").getMessage()
+            .startsWith("--topics: '(?=orders).*' is not a valid regular expression (invalid or unsupported Perl syntax"));
         assertEquals("--mirror needs a non-empty name", usageError("--delete", "--mirror", " ").getMessage());
         assertEquals("--timeout-ms must be a positive number of milliseconds, not 0",
             usageError("--list", "--timeout-ms", "0").getMessage());

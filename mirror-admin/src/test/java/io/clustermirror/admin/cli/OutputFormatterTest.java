@@ -35,7 +35,7 @@ class OutputFormatterTest {
             new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
                 new MirrorPartitionDescription(0, PartitionState.STOPPED, 40, 41, 0, 39, 5, null, 40, 38, 40, 1),
                 new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1,
-                    -1)))));
+                    -1)), new MirrorTopicDescription.Command("c-7", "STOP", 0L, "stopping 1 topic(s) of mirror 'dr'"))));
 
     static final ClusterMirrorDescription EMPTY_DESCRIPTION = new ClusterMirrorDescription("empty",
         Map.of("bootstrap.servers", "other:9092"), "OtherId", List.of());
@@ -73,6 +73,8 @@ class OutputFormatterTest {
             + "SOURCE_TOPIC_CHANGED: source topic id changed (recreated?)\n"
             + "payments  0          STOPPED    40          41        0    [38,40)    40       -\n"
             + "payments  1          UNKNOWN    -           -         -    -          -        -\n"
+            + "Last command per topic:\n"
+            + "  payments: STOP at 1970-01-01T00:00:00Z (id c-7): stopping 1 topic(s) of mirror 'dr'\n"
             + "\n"
             + "Mirror: empty\tSource: other:9092\tSource cluster id: OtherId\tTopics: 0\n"
             + "(no topics)\n",
@@ -95,7 +97,8 @@ class OutputFormatterTest {
             Map.of("bootstrap.servers", "s:9092", "ssl.key.password", "[hidden]"), "Id",
             List.of(new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
                 DR_DESCRIPTION.topics().get(1).partitions().get(0),
-                DR_DESCRIPTION.topics().get(1).partitions().get(1)))));
+                DR_DESCRIPTION.topics().get(1).partitions().get(1)), DR_DESCRIPTION.topics().get(1).lastCommand()),
+                new MirrorTopicDescription("new", DesiredState.MIRRORING, List.of())));
         assertEquals("{\n"
             + "  \"version\" : 1,\n"
             + "  \"mirrors\" : [ {\n"
@@ -109,6 +112,12 @@ class OutputFormatterTest {
             + "    \"topics\" : [ {\n"
             + "      \"topic\" : \"payments\",\n"
             + "      \"desiredState\" : \"STOPPED\",\n"
+            + "      \"lastCommand\" : {\n"
+            + "        \"commandId\" : \"c-7\",\n"
+            + "        \"operation\" : \"STOP\",\n"
+            + "        \"appliedMs\" : 0,\n"
+            + "        \"result\" : \"stopping 1 topic(s) of mirror 'dr'\"\n"
+            + "      },\n"
             + "      \"partitions\" : [ {\n"
             + "        \"partition\" : 0,\n"
             + "        \"state\" : \"STOPPED\",\n"
@@ -136,6 +145,11 @@ class OutputFormatterTest {
             + "        \"truncatedToOffset\" : null,\n"
             + "        \"leaderId\" : null\n"
             + "      } ]\n"
+            + "    }, {\n"
+            + "      \"topic\" : \"new\",\n"
+            + "      \"desiredState\" : \"MIRRORING\",\n"
+            + "      \"lastCommand\" : null,\n"
+            + "      \"partitions\" : [ ]\n"
             + "    } ]\n"
             + "  } ]\n"
             + "}\n", OutputFormatter.describeJson(List.of(d)));

@@ -7,6 +7,7 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.LastCommand;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -18,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -27,8 +29,11 @@ import java.util.stream.Collectors;
  * for START, creating missing destination topics, which are undone if the command fails after them.
  *
  * <p>Invariants kept: a topic belongs to at most one mirror (a stopped topic may be started again, in the same
- * or another mirror); a mirror is deleted only when none of its topics mirrors or pauses; no topic is mirrored
- * back to a cluster that copies it from us; a command that fails changes nothing.
+ * or another mirror, but only when the command names it: a pattern never selects a topic that is in a mirror); a
+ * START never removes records written to a stopped topic since its stop unless the command says to discard them
+ * ({@link LocalWrites}); a mirror is deleted only when none of its topics mirrors or pauses; no topic is mirrored
+ * back to a cluster that copies it from us; a command that fails changes nothing. Every topic record a command writes
+ * names that command ({@link LastCommand}).
  */
 final class CommandProcessor {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CommandProcessor.class);
@@ -124,9 +129,19 @@ final class CommandProcessor {
         MirrorConfig config = MirrorConfig.validate(mirror.name(), mirror.configs());
         TopicPatterns patterns = requirePatterns(command);
         TopicPatterns excludes = TopicPatterns.of(concat(command.excludes(), csv(config.getString(MirrorConfig.TOPICS_EXCLUDE))));
-        TreeSet<String> topics = patterns.select(source.topicNames(config), excludes, MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
+        TreeSet<String> matched = patterns.select(source.topicNames(config), excludes, MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
             "on the source cluster of mirror '" + mirror.name() + "'");
+        // A topic already in a mirror (a stopped one too: it stays in its mirror until that is deleted) starts again only
+        // when named: a pattern must not restart a failed-over topic that an operator may be writing to.
+        List<String> leftOut = matched.stream().filter(t -> image.topic(t).isPresent() && !patterns.names(t)).toList();
+        TreeSet<String> topics = new TreeSet<>(matched);
+        leftOut.forEach(topics::remove);
         if (topics.isEmpty()) {
+            if (!leftOut.isEmpty()) {
+                throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "every topic matched is already in a "
+                    + "mirror: " + describeMembership(image, leftOut) + "; a pattern starts only topics in no mirror: name a stopped "
+                    + "topic to start it again");
+            }
             throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "every source topic matched was excluded ("
                 + String.join(", ", command.excludes()) + "); nothing to start");
         }
@@ -143,26 +158,21 @@ final class CommandProcessor {
         }
         Map<String, SourceTopic> sourceTopics = source.describe(config, topics);
         List<String> toCreate = new ArrayList<>();
+        List<String> discarded = new ArrayList<>();
         for (String topic : topics) {
             SourceTopic st = sourceTopics.get(topic);
             if (st == null) {
                 throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "source topic '" + topic + "' disappeared while starting");
             }
-            destination.describe(topic).ifPresentOrElse(dest -> {
-                if (dest.partitions() != st.partitions()) {
-                    throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
-                        + " partitions but the source has " + st.partitions() + "; delete it (start creates it) or give it the same count");
-                }
-                // A log with data is aligned with the source's before mirroring (PREPARING) when its history is known:
-                // it was stopped in one of our mirrors, or the source mirrored it from us (failback).
-                boolean known = image.topic(topic).isPresent()
-                    || sourceImage.partitionStateMirroredFrom(localClusterId, topic, 0).isPresent();
-                if (dest.holdsData() && !known) {
-                    throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
-                        + "' already holds data that did not come from this source; mirroring keeps the source's offsets and "
-                        + "needs an empty topic: delete it (start creates it)");
-                }
-            }, () -> toCreate.add(topic));
+            Optional<DestinationCluster.Topic> existing = destination.describe(topic);
+            if (existing.isEmpty()) {
+                toCreate.add(topic);
+                continue;
+            }
+            LocalWrites discarding = checkExistingTopic(image, sourceImage, command, topic, st.partitions(), existing.get());
+            if (discarding.records() > 0) {
+                discarded.add(topic + " " + discarding.records() + " (" + discarding.ranges() + ")");
+            }
         }
         List<String> created = new ArrayList<>();
         try {
@@ -177,12 +187,55 @@ final class CommandProcessor {
             created.forEach(destination::delete);
             throw e;
         }
+        String message = "started mirroring " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'"
+            + (created.isEmpty() ? "" : "; created " + String.join(", ", created))
+            + (discarded.isEmpty() ? "" : "; discarding the records written since the stop: " + String.join(", ", discarded))
+            + (leftOut.isEmpty() ? "" : "; left out, already in a mirror: " + describeMembership(image, leftOut));
+        LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
         List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
                 RecordCodec.encodeTopic(new MirrorTopicRecord(t, mirror.name(), DesiredState.MIRRORING, sourceTopics.get(t).topicId(),
-                    sourceTopics.get(t).partitions(), nowMs))))
+                    sourceTopics.get(t).partitions(), nowMs, applied))))
             .toList();
-        return new CommandOutcome(CommandResult.ok(command.commandId(), "started mirroring " + topics.size() + " topic(s) of mirror '"
-            + mirror.name() + "'" + (created.isEmpty() ? "" : "; created " + String.join(", ", created)), List.copyOf(topics)), writes, List.of());
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(topics)), writes, List.of());
+    }
+
+    /**
+     * Checks a destination topic that already exists before START mirrors into it.
+     *
+     * @return the records written since its stop that starting it discards (none unless it is a stopped topic whose
+     *         writes the command discards)
+     * @throws ClusterMirrorException if the topic cannot take the source's data, or holds writes the command keeps
+     */
+    private LocalWrites checkExistingTopic(MirrorImage image, MirrorImage sourceImage, MirrorCommand command, String topic,
+                                           int sourcePartitions, DestinationCluster.Topic dest) {
+        if (dest.partitions() != sourcePartitions) {
+            throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "destination topic '" + topic + "' has " + dest.partitions()
+                + " partitions but the source has " + sourcePartitions + "; delete it (start creates it) or give it the same count");
+        }
+        // A log with data is aligned with the source's before mirroring (PREPARING) when its history is known:
+        // it was stopped in one of our mirrors, or the source mirrored it from us (failback).
+        Optional<MirrorTopicRecord> stopped = image.topic(topic);
+        boolean known = stopped.isPresent() || sourceImage.partitionStateMirroredFrom(localClusterId, topic, 0).isPresent();
+        if (dest.holdsData() && !known) {
+            throw new ClusterMirrorException(MirrorError.TOPIC_ALREADY_EXISTS, "destination topic '" + topic
+                + "' already holds data that did not come from this source; mirroring keeps the source's offsets and "
+                + "needs an empty topic: delete it (start creates it)");
+        }
+        LocalWrites writes = stopped.map(record -> LocalWrites.of(image, sourceImage, localClusterId, record, dest))
+            .orElse(LocalWrites.NONE);
+        if (writes.records() > 0 && !command.discardLocalWrites()) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "topic '" + topic + "' holds "
+                + writes.records() + " record(s) written since it was stopped (" + writes.ranges() + "); starting it "
+                + "again would remove them: copy what you need first, then start it with --discard-local-writes "
+                + "(MirrorTopicsOptions.discardLocalWrites in the Java API)");
+        }
+        return writes;
+    }
+
+    /** "a (mirror 'dr', STOPPED), b (...)" for topics that are in a mirror. */
+    private static String describeMembership(MirrorImage image, List<String> topics) {
+        return topics.stream().map(t -> image.topic(t).map(r -> t + " (mirror '" + r.mirror() + "', " + r.desired() + ")").orElse(t))
+            .collect(Collectors.joining(", "));
     }
 
     /** STOP, PAUSE and RESUME: the same selection over the mirror's topics, with the allowed current states per target. */
@@ -203,15 +256,16 @@ final class CommandProcessor {
                 throw notAllowed(topic, current, target);
             }
         }
-        List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
-            RecordCodec.encodeTopic(own.get(t).withDesired(target, nowMs)))).toList();
         String verb = switch (target) {
             case STOPPED -> "stopping";
             case PAUSED -> "paused";
             case MIRRORING -> "resumed";
         };
-        return new CommandOutcome(CommandResult.ok(command.commandId(), verb + " " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'",
-            List.copyOf(topics)), writes, List.of());
+        String message = verb + " " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'";
+        LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
+        List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
+            RecordCodec.encodeTopic(own.get(t).withDesired(target, applied)))).toList();
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(topics)), writes, List.of());
     }
 
     /**
@@ -258,9 +312,12 @@ final class CommandProcessor {
                 destination.createPartitions(t.topic(), st.partitions());
             }
             if (destPartitions < st.partitions() || t.partitions() != st.partitions()) {
-                changes.add(t.topic() + " " + Math.min(destPartitions, t.partitions()) + " -> " + st.partitions());
+                String change = Math.min(destPartitions, t.partitions()) + " -> " + st.partitions();
+                changes.add(t.topic() + " " + change);
+                LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, "grew to the source's partition "
+                    + "count: " + change);
                 writes.add(new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t.topic()),
-                    RecordCodec.encodeTopic(t.withPartitions(st.partitions(), nowMs))));
+                    RecordCodec.encodeTopic(t.withPartitions(st.partitions(), applied))));
             }
         }
         String message = changes.isEmpty() ? "partition counts of mirror '" + mirror.name() + "' already match the source"

@@ -1,15 +1,29 @@
 package io.clustermirror.broker.controller;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /** The controller's view of, and changes to, its own (destination) cluster's topics. */
 interface DestinationCluster {
-    /**
-     * @param partitions partition count
-     * @param holdsData  true if any partition has a log end offset above its log start offset
-     */
-    record Topic(int partitions, boolean holdsData) {
+    /** A partition's log start offset and end offset (its high watermark: what consumers can read). */
+    record Log(long startOffset, long endOffset) {
+    }
+
+    /** @param logs each partition's offsets, by partition index */
+    record Topic(List<Log> logs) {
+        public Topic {
+            logs = List.copyOf(logs);
+        }
+
+        int partitions() {
+            return logs.size();
+        }
+
+        /** True if any partition holds a record. */
+        boolean holdsData() {
+            return logs.stream().anyMatch(l -> l.endOffset() > l.startOffset());
+        }
     }
 
     Optional<Topic> describe(String topic);

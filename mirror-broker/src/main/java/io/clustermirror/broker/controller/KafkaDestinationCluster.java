@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /**
  * {@link DestinationCluster} through the extension's Admin client to its own cluster. Growing a mirror topic is
@@ -48,8 +49,9 @@ final class KafkaDestinationCluster implements DestinationCluster {
             });
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            boolean holdsData = ends.entrySet().stream().anyMatch(e -> e.getValue().offset() > starts.get(e.getKey()).offset());
-            return Optional.of(new Topic(d.partitions().size(), holdsData));
+            List<Log> logs = IntStream.range(0, d.partitions().size()).mapToObj(p -> new TopicPartition(topic, p))
+                .map(tp -> new Log(starts.get(tp).offset(), ends.get(tp).offset())).toList();
+            return Optional.of(new Topic(logs));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return Optional.empty();

@@ -3,39 +3,44 @@ package io.clustermirror.broker.controller;
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
-import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandResult;
-import io.clustermirror.common.records.MirrorCommand;
+import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * The single writer of {@code __mirror_metadata}: runs on the broker that leads {@code __mirror_commands-0}.
- * It reads each request, asks the {@link CommandProcessor} what it means, and writes the result, the
- * metadata records and its own position in the command log in one transaction, so every command is
- * processed exactly once even across controller changes. A controller that lost its place is fenced by
- * the fixed transactional id: the new one's {@code initTransactions()} aborts and fences the old.
+ * It reads each request, asks the {@link CommandProcessor} what it means, and writes the result, the metadata records
+ * and its own position in the command log ({@link ControllerPositionRecord}, in {@code __mirror_metadata}) in one
+ * transaction. On activation it reads that position back and reads the command log from its start, applying only the
+ * commands at or after the position whose ids have no result yet ({@link CommandLogCursor}): every command is applied
+ * exactly once, across controller changes, restarts of every broker, and whatever happens to consumer groups. A
+ * controller that lost its place is fenced by the fixed transactional id: the new one's {@code initTransactions()}
+ * aborts and fences the old.
+ *
+ * <p>Never wedged: a record it cannot use is answered with an error (or logged when it has no id) and the next one is
+ * read; a command whose outcome cannot be committed is answered with an error in a transaction of its own; an
+ * activation that fails is retried with backoff, reported by the {@code thread-healthy} metric ({@link ThreadHealth}).
  */
 public final class MirrorController implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorController.class);
@@ -45,8 +50,8 @@ public final class MirrorController implements AutoCloseable {
     private final int nodeId;
     private final Supplier<MirrorImage> brokerImage;
     private final BrokerClientConfigs clientConfigs;
+    private final ThreadHealth health;
     private final Thread thread;
-    private static final long RESTART_BACKOFF_MS = 5_000;
     private final Object closeSignal = new Object();
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> commandConsumer;
@@ -55,12 +60,15 @@ public final class MirrorController implements AutoCloseable {
      * @param brokerImage   this broker's tailed image: the source of actual partition states; the
      *                      controller keeps its own copy of the desired state, which it alone writes
      * @param clientConfigs how this broker turns mirror configs into source clients, and its sealing key
+     * @param metrics       the broker's metrics registry, for the thread's health
      */
-    public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage, BrokerClientConfigs clientConfigs) {
+    public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage, BrokerClientConfigs clientConfigs,
+                            Metrics metrics) {
         this.clients = clients;
-        this.clientConfigs = clientConfigs;
         this.nodeId = nodeId;
         this.brokerImage = brokerImage;
+        this.clientConfigs = clientConfigs;
+        this.health = new ThreadHealth(metrics, log, "controller-" + nodeId);
         this.thread = new Thread(this::run, "cluster-mirror-controller-" + nodeId);
         this.thread.setDaemon(true);
     }
@@ -75,7 +83,7 @@ public final class MirrorController implements AutoCloseable {
                 runActive();
                 return;
             } catch (ProducerFencedException e) {
-                log.info("Mirror controller fenced by a newer controller; stepping down");
+                log.info("Mirror controller on broker {} fenced by a newer controller; stepping down", nodeId);
                 return;
             } catch (WakeupException e) {
                 return; // closing
@@ -83,10 +91,10 @@ public final class MirrorController implements AutoCloseable {
                 if (!running) {
                     return;
                 }
-                log.error("Mirror controller failed; it restarts in {} ms", RESTART_BACKOFF_MS, e);
+                long backoffMs = health.failed("its activation (the command log is read again from the recorded position)", e);
                 synchronized (closeSignal) {
                     try {
-                        closeSignal.wait(RESTART_BACKOFF_MS);
+                        closeSignal.wait(backoffMs);
                     } catch (InterruptedException ie) {
                         Thread.currentThread().interrupt();
                         return;
@@ -102,78 +110,105 @@ public final class MirrorController implements AutoCloseable {
         try (Admin admin = clients.admin(adminClientId);
              KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
             InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
-            producer.initTransactions();
+            producer.initTransactions(); // before loading: the previous controller's open transaction is aborted or committed
             MirrorImage desired = SealingKeyPublication.publish(producer, clientConfigs, loadMetadata());
-            String clusterId = admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            String clusterId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
             CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(clientConfigs),
                 new KafkaDestinationCluster(admin, adminClientId), clusterId);
-            log.info("Mirror controller active: {} mirrors, {} mirror topics", desired.mirrors().size(), desired.topics().size());
-            processCommands(producer, processor, desired);
+            long position = desired.controllerPosition().map(ControllerPositionRecord::nextOffset).orElse(0L);
+            log.info("Mirror controller active on broker {}: {} mirrors, {} mirror topics; applying commands from offset {} of {}",
+                nodeId, desired.mirrors().size(), desired.topics().size(), position, COMMANDS_PARTITION);
+            processCommands(producer, processor, desired, new CommandLogCursor(position));
         }
     }
 
-    private void processCommands(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage desired) {
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-commands", true,
-                Map.of(ConsumerConfig.GROUP_ID_CONFIG, InternalTopics.CONTROLLER_GROUP))) {
+    private void processCommands(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage desired,
+                                 CommandLogCursor cursor) {
+        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-commands", true)) {
             commandConsumer = consumer;
             consumer.assign(List.of(COMMANDS_PARTITION));
-            OffsetAndMetadata committed = consumer.committed(java.util.Set.of(COMMANDS_PARTITION)).get(COMMANDS_PARTITION);
-            consumer.seek(COMMANDS_PARTITION, committed == null ? 0L : committed.offset());
-            ConsumerGroupMetadata group = consumer.groupMetadata();
+            // From the start: the results before the position are what tells a re-sent command from a new one.
+            consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
             MirrorImage image = desired;
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    image = processOne(producer, processor, image, record, group);
+                    image = processOne(producer, processor, image, cursor, record);
                 }
+                health.working();
             }
         }
     }
 
-    /** Processes one record of the command log in its own transaction; returns the controller's new image. */
+    /** Acts on one record of the command log; returns the controller's new image. */
     private MirrorImage processOne(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage image,
-                                   ConsumerRecord<byte[], byte[]> record, ConsumerGroupMetadata group) {
+                                   CommandLogCursor cursor, ConsumerRecord<byte[], byte[]> record) {
+        CommandLogCursor.Step step = cursor.next(record.offset(), record.key(), record.value());
         CommandOutcome outcome = null;
-        CommandLogEntry entry;
-        try {
-            entry = RecordCodec.decodeCommand(record.value());
-        } catch (RuntimeException e) {
-            log.error("Skipping unreadable command at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, e.toString());
-            entry = null;
+        if (step instanceof CommandLogCursor.Unusable unusable) {
+            log.error("Skipping the record at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, unusable.reason());
+        } else if (step instanceof CommandLogCursor.Answer answer) {
+            log.warn("Not applying the record at offset {} of {} (id {}): {}", record.offset(), COMMANDS_PARTITION,
+                answer.result().commandId(), answer.result().message());
+            outcome = new CommandOutcome(answer.result(), List.of(), List.of());
+        } else if (step instanceof CommandLogCursor.Apply apply) {
+            outcome = processor.process(mergeActualState(image), apply.command(), System.currentTimeMillis());
+            log.info("Mirror command {} {} '{}' (id {}, offset {}): {} {}", apply.command().op(), apply.command().topics(),
+                apply.command().mirror(), apply.command().commandId(), record.offset(), outcome.result().error(),
+                outcome.result().message());
         }
-        if (entry instanceof MirrorCommand command && (command.commandId() == null || command.commandId().isBlank())) {
-            log.error("Skipping the command at offset {} of {}: it has no command id, so no result can answer it", record.offset(),
-                COMMANDS_PARTITION);
-        } else if (entry instanceof MirrorCommand command) {
-            outcome = processor.process(mergeActualState(image), command, System.currentTimeMillis());
-            log.info("Mirror command {} {} '{}' (id {}): {} {}", command.op(), command.topics(), command.mirror(), command.commandId(),
-                outcome.result().error(), outcome.result().message());
+        if (outcome == null) {
+            return image; // the position moves with the next command's transaction
         }
-        producer.beginTransaction();
+        MirrorImage next = commit(producer, image, outcome, record.offset());
+        if (next == null) {
+            // Answered all the same, so that one command whose outcome cannot be written cannot hold up the others.
+            outcome = CommandOutcome.failed(CommandResult.failed(outcome.result().commandId(), MirrorError.UNKNOWN_SERVER_ERROR,
+                "the controller could not write the command's outcome, so nothing was changed (its log has the details); retry it"));
+            next = commit(producer, image, outcome, record.offset());
+            if (next == null) {
+                throw new KafkaException("cannot write to " + InternalTopics.COMMANDS + " and " + InternalTopics.METADATA
+                    + "; the controller starts again from its recorded position");
+            }
+        }
+        cursor.committed(outcome.result());
+        return next;
+    }
+
+    /**
+     * Writes a command's result, metadata records and state tombstones with the controller's position after
+     * {@code offset}, in one transaction.
+     *
+     * @return the controller's image with the writes, or null if the transaction was aborted
+     */
+    private MirrorImage commit(KafkaProducer<byte[], byte[]> producer, MirrorImage image, CommandOutcome outcome, long offset) {
+        CommandResult result = outcome.result();
+        ControllerPositionRecord position = new ControllerPositionRecord(offset + 1, result.commandId(), System.currentTimeMillis());
         MirrorDelta delta = new MirrorDelta(image);
-        if (outcome != null) {
-            CommandResult result = outcome.result();
-            producer.send(new ProducerRecord<>(InternalTopics.COMMANDS, 0, RecordCodec.encodeKey(result.commandId()), RecordCodec.encodeCommand(result)));
-            for (CommandOutcome.MetadataWrite w : outcome.metadataWrites()) {
-                byte[] key = RecordCodec.encodeKey(w.key());
-                producer.send(new ProducerRecord<>(InternalTopics.METADATA, 0, key, w.value()));
-                delta.replayMetadata(key, w.value());
-            }
-            for (String stateKey : outcome.stateTombstones()) {
-                producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(stateKey), null));
-            }
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(InternalTopics.COMMANDS, 0, RecordCodec.encodeKey(result.commandId()), RecordCodec.encodeCommand(result)));
+        for (CommandOutcome.MetadataWrite w : outcome.metadataWrites()) {
+            send(producer, delta, RecordCodec.encodeKey(w.key()), w.value());
         }
-        producer.sendOffsetsToTransaction(Map.of(COMMANDS_PARTITION, new OffsetAndMetadata(record.offset() + 1)), group);
+        send(producer, delta, RecordCodec.encodeKey(RecordCodec.CONTROLLER_POSITION_KEY), RecordCodec.encodeControllerPosition(position));
+        for (String stateKey : outcome.stateTombstones()) {
+            producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(stateKey), null));
+        }
         try {
             producer.commitTransaction();
+            return delta.apply();
         } catch (ProducerFencedException e) {
             throw e;
         } catch (KafkaException e) {
-            // The command's effects were not written; its result will not be either. The client times out and may retry.
-            log.error("Could not commit the outcome of the command at offset {}; it is not applied", record.offset(), e);
+            log.error("Could not commit the outcome of the command at offset {} of {} (id {}); it is not applied", offset,
+                COMMANDS_PARTITION, result.commandId(), e);
             producer.abortTransaction();
-            return image;
+            return null;
         }
-        return delta.apply();
+    }
+
+    private static void send(KafkaProducer<byte[], byte[]> producer, MirrorDelta delta, byte[] key, byte[] value) {
+        producer.send(new ProducerRecord<>(InternalTopics.METADATA, 0, key, value));
+        delta.replayMetadata(key, value);
     }
 
     /** The controller's desired state combined with the broker's latest actual partition states (and mirror ACLs). */
@@ -181,7 +216,7 @@ public final class MirrorController implements AutoCloseable {
         return brokerImage.get().withDesiredStateOf(desired);
     }
 
-    /** Reads {@code __mirror_metadata} to its end: the desired state all previous controllers committed. */
+    /** Reads {@code __mirror_metadata} to its end: the desired state and position all previous controllers committed. */
     private MirrorImage loadMetadata() {
         TopicPartition tp = new TopicPartition(InternalTopics.METADATA, 0);
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-load", true)) {
@@ -191,7 +226,12 @@ public final class MirrorController implements AutoCloseable {
             MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
             while (consumer.position(tp) < end && running) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    delta.replayMetadata(r.key(), r.value());
+                    try {
+                        delta.replayMetadata(r.key(), r.value());
+                    } catch (RuntimeException e) {
+                        // Only the controller writes this topic; a record it cannot read is from a newer version or damage.
+                        log.error("Skipping unreadable record at offset {} of {}: {}", r.offset(), tp, e.toString());
+                    }
                 }
             }
             return delta.apply();
@@ -213,5 +253,6 @@ public final class MirrorController implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        health.close();
     }
 }

@@ -13,6 +13,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,9 @@ import java.util.function.Consumer;
  *
  * <p>Invariant: {@link #image()} only moves forward through the two logs; a listener sees every image in
  * order, on the tailer thread, and must not block. A future from {@link #catchUp()} completes only after the listener
- * was handed an image that holds everything committed to both topics when it was asked for (a read barrier).
+ * was handed an image that holds everything committed to both topics when it was asked for (a read barrier). The
+ * thread survives failures: it retries from where it stopped with backoff, reporting them in the log and the
+ * {@code thread-healthy} metric ({@link ThreadHealth}).
  *
  * <p>The two topics are watched for a loss of state ({@link InternalStateFence}): every
  * {@value #INCARNATION_CHECK_MS} ms their topic ids are compared with those being read. When they are deleted, or
@@ -56,8 +59,11 @@ public final class MirrorImageTailer implements AutoCloseable {
     private boolean incarnationLoaded;
     private List<InternalTopics.Misconfiguration> misconfigurations = List.of();
     private final Consumer<MirrorImage> listener;
+    private final ThreadHealth health;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
+    /** The last image the listener took without failing (tailer thread only). */
+    private MirrorImage handedOut = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
     private volatile boolean ready;
     private Map<TopicPartition, Long> initialEnds = Map.of();
@@ -75,13 +81,16 @@ public final class MirrorImageTailer implements AutoCloseable {
     /**
      * @param nodeDir a directory that lives as long as the node (its metadata log directory), where it keeps its record of
      *                the mirror state it loaded ({@link InternalStateFence}); null to keep it in memory only
+     * @param metrics the broker's metrics registry, for the thread's health ({@link ThreadHealth})
      */
-    public MirrorImageTailer(LocalClients clients, int nodeId, java.nio.file.Path nodeDir, Consumer<MirrorImage> listener) {
+    public MirrorImageTailer(LocalClients clients, int nodeId, java.nio.file.Path nodeDir, Metrics metrics,
+                             Consumer<MirrorImage> listener) {
         this.consumer = clients.consumer("image-tailer", true);
         this.adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-image-tailer");
         this.admin = clients.admin(adminClientId);
         this.fence = new InternalStateFence(nodeDir == null ? null : nodeDir.resolve(InternalStateFence.FILE_NAME));
         this.listener = listener;
+        this.health = new ThreadHealth(metrics, log, "image-tailer-" + nodeId);
         this.thread = new Thread(this::run, "cluster-mirror-image-tailer-" + nodeId);
         this.thread.setDaemon(true);
     }
@@ -148,21 +157,44 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     private void run() {
         try {
-            assignWhenTopicsExist();
             while (running) {
-                if (System.currentTimeMillis() >= nextIncarnationCheckMs && !sameIncarnation()) {
-                    assignWhenTopicsExist();
-                    continue;
-                }
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-                if (records.isEmpty()) {
-                    if (!incarnationLoaded && caughtUpTo(initialEnds)) {
-                        publishLoaded(image); // the last records before the ends were transaction markers
+                try {
+                    if (consumer.assignment().isEmpty()) {
+                        assignWhenTopicsExist();
                     }
-                    markReadyIfCaughtUp();
-                    serveReadBarriers();
-                    continue;
+                    tail();
+                } catch (WakeupException e) {
+                    // closing
+                } catch (RuntimeException e) {
+                    if (running) {
+                        // The image stays as it was (it never moves backwards) and read barriers wait: nothing decides on
+                        // a stale image meanwhile.
+                        waitForRetry(health.failed("tailing " + InternalTopics.METADATA + " and " + InternalTopics.STATE
+                            + " from where it stopped (until then this broker's mirror state is not updated)", e));
+                    }
                 }
+            }
+        } finally {
+            consumer.close(Duration.ZERO);
+            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
+            barrierRequests.forEach(f -> f.completeExceptionally(closed));
+            barriers.forEach(b -> b.done().completeExceptionally(closed));
+        }
+    }
+
+    /** Polls and replays until closed; throws what it cannot handle (the caller retries with backoff). */
+    private void tail() {
+        while (running) {
+            if (System.currentTimeMillis() >= nextIncarnationCheckMs && !sameIncarnation()) {
+                assignWhenTopicsExist();
+                continue;
+            }
+            ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+            if (records.isEmpty()) {
+                if (!incarnationLoaded && caughtUpTo(initialEnds)) {
+                    publishLoaded(image); // the last records before the ends were transaction markers
+                }
+            } else {
                 MirrorDelta delta = new MirrorDelta(image);
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     try {
@@ -181,20 +213,11 @@ public final class MirrorImageTailer implements AutoCloseable {
                 } else {
                     publish(fence.publish(delta.apply(), false));
                 }
-                markReadyIfCaughtUp();
-                serveReadBarriers();
             }
-        } catch (WakeupException e) {
-            // closing
-        } catch (RuntimeException e) {
-            if (running) {
-                log.error("Mirror image tailer stopped unexpectedly; mirror state on this broker is no longer updated", e);
-            }
-        } finally {
-            consumer.close(Duration.ZERO);
-            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
-            barrierRequests.forEach(f -> f.completeExceptionally(closed));
-            barriers.forEach(b -> b.done().completeExceptionally(closed));
+            handOut();
+            markReadyIfCaughtUp();
+            serveReadBarriers();
+            health.working();
         }
     }
 
@@ -204,7 +227,15 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     private void publish(MirrorImage next) {
         image = next;
-        listener.accept(next);
+        handOut();
+    }
+
+    /** Hands the listener the current image unless it took it already; also after a failure, before the read barriers. */
+    private void handOut() {
+        if (image != handedOut) {
+            listener.accept(image);
+            handedOut = image;
+        }
     }
 
     /** Publishes an image that holds everything committed when the internal topics started being read. */
@@ -250,10 +281,11 @@ public final class MirrorImageTailer implements AutoCloseable {
             }
             if (!ids.isEmpty()) {
                 barrierRequests.addAll(askedBefore); // served once assigned
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
+                // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
                 initialEnds = consumer.endOffsets(partitions);
                 boolean recordsDeleted = consumer.beginningOffsets(partitions).values().stream().anyMatch(o -> o > 0);
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
                 incarnation = ids;
                 incarnationLoaded = false;
                 publish(fence.startIncarnation(ids, recordsDeleted));
@@ -278,10 +310,14 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     /** Waits a second before looking at the internal topics again; close() ends it. */
     private void backOff() {
+        waitForRetry(1_000);
+    }
+
+    private void waitForRetry(long backoffMs) {
         synchronized (closeSignal) {
             if (running) {
                 try {
-                    closeSignal.wait(1_000);
+                    closeSignal.wait(backoffMs);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     running = false;
@@ -363,5 +399,6 @@ public final class MirrorImageTailer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         admin.close(Duration.ZERO);
+        health.close();
     }
 }

@@ -1,18 +1,19 @@
 package io.clustermirror.broker.controller;
 
+import com.google.re2j.Pattern;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.NamePatterns;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Topic names or regular expressions as given to start/stop/pause/resume. A plain name is a regex that
- * matches itself; each pattern must match a whole topic name.
+ * matches itself; each pattern must match a whole topic name. Matching takes linear time ({@link NamePatterns}), so
+ * no expression a client sends can hold the controller's thread.
  */
 final class TopicPatterns {
     private final List<Pattern> patterns;
@@ -29,10 +30,9 @@ final class TopicPatterns {
                 continue;
             }
             try {
-                compiled.add(Pattern.compile(trimmed));
-            } catch (PatternSyntaxException ex) {
-                throw new ClusterMirrorException(MirrorError.INVALID_REQUEST,
-                    "'" + trimmed + "' is neither a topic name nor a valid regular expression: " + ex.getDescription());
+                compiled.add(NamePatterns.compile(trimmed));
+            } catch (IllegalArgumentException ex) {
+                throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, ex.getMessage() + " and not a topic name");
             }
         }
         return new TopicPatterns(compiled);
@@ -44,6 +44,11 @@ final class TopicPatterns {
 
     boolean matches(String topic) {
         return patterns.stream().anyMatch(p -> p.matcher(topic).matches());
+    }
+
+    /** True if one expression is exactly {@code topic}: the operator named the topic, not merely matched it. */
+    boolean names(String topic) {
+        return patterns.stream().anyMatch(p -> p.pattern().equals(topic));
     }
 
     /**

@@ -8,6 +8,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.LastCommand;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -22,6 +23,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -31,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CommandProcessorTest {
@@ -93,7 +96,7 @@ class CommandProcessorTest {
             }
             created.add(topic);
             createdConfigs.put(topic, configs);
-            topics.put(topic, new Topic(partitions, false));
+            topics.put(topic, emptyTopic(partitions));
         }
 
         @Override
@@ -105,8 +108,19 @@ class CommandProcessorTest {
         @Override
         public void createPartitions(String topic, int totalPartitions) {
             grown.add(topic + "=" + totalPartitions);
-            topics.put(topic, new Topic(totalPartitions, topics.get(topic).holdsData()));
+            List<Log> logs = new ArrayList<>(topics.get(topic).logs());
+            logs.addAll(emptyTopic(totalPartitions - logs.size()).logs());
+            topics.put(topic, new Topic(logs));
         }
+    }
+
+    private static DestinationCluster.Topic emptyTopic(int partitions) {
+        return new DestinationCluster.Topic(java.util.Collections.nCopies(partitions, new DestinationCluster.Log(0, 0)));
+    }
+
+    /** A destination topic whose partitions hold records from offset 0 to the given end offsets. */
+    private static DestinationCluster.Topic topicWithEnds(long... endOffsets) {
+        return new DestinationCluster.Topic(java.util.Arrays.stream(endOffsets).mapToObj(end -> new DestinationCluster.Log(0, end)).toList());
     }
 
     private final FakeSource source = new FakeSource();
@@ -115,7 +129,12 @@ class CommandProcessorTest {
     private MirrorImage image = MirrorImage.EMPTY;
 
     private CommandOutcome run(CommandOp op, String mirror, Map<String, String> configs, List<String> topics, List<String> excludes) {
-        CommandOutcome outcome = processor.process(image, new MirrorCommand("id-" + op, op, mirror, configs, topics, excludes, 1L), 1L);
+        return apply(new MirrorCommand("id-" + op, op, mirror, configs, topics, excludes, 1L));
+    }
+
+    /** Processes a command and applies its outcome to {@link #image}, as the controller does once it is committed. */
+    private CommandOutcome apply(MirrorCommand command) {
+        CommandOutcome outcome = processor.process(image, command, 1L);
         MirrorDelta delta = new MirrorDelta(image);
         outcome.metadataWrites().forEach(w -> delta.replayMetadata(RecordCodec.encodeKey(w.key()), w.value()));
         outcome.stateTombstones().forEach(k -> delta.replayState(RecordCodec.encodeKey(k), null));
@@ -192,9 +211,9 @@ class CommandProcessorTest {
         assertFailed(run(CommandOp.START, "dr", "missing.*"), MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "missing.*");
         source.topics.put("a", new SourceTopic("a", "id-a", 2, Map.of()));
         source.topics.put("b", new SourceTopic("b", "id-b", 2, Map.of()));
-        destination.topics.put("a", new DestinationCluster.Topic(3, false));
+        destination.topics.put("a", emptyTopic(3));
         assertFailed(run(CommandOp.START, "dr", "a"), MirrorError.INVALID_PARTITIONS, "3 partitions");
-        destination.topics.put("a", new DestinationCluster.Topic(2, true));
+        destination.topics.put("a", topicWithEnds(5, 5));
         assertFailed(run(CommandOp.START, "dr", "a", "b"), MirrorError.TOPIC_ALREADY_EXISTS, "holds data");
         assertTrue(destination.created.isEmpty(), "no topic created when validation fails");
         destination.topics.remove("a");
@@ -310,13 +329,17 @@ class CommandProcessorTest {
 
     /** The source's image with a mirror whose source is this (the destination) cluster, copying {@code topic}. */
     private static MirrorImage sourceMirroringFromUs(String topic, io.clustermirror.common.DesiredState desired, PartitionState state) {
+        return sourceMirroringFromUs(topic, desired, state, state == PartitionState.STOPPED ? 10 : -1);
+    }
+
+    private static MirrorImage sourceMirroringFromUs(String topic, DesiredState desired, PartitionState state, long barrierOffset) {
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("back")), RecordCodec.encodeMirror(
             new io.clustermirror.common.records.MirrorRecord("back", CONFIGS, "destination-cluster-id", 1L)));
         delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey(topic)), RecordCodec.encodeTopic(
             new MirrorTopicRecord(topic, "back", desired, "id", 1, 1L)));
         PartitionStateRecord p = new PartitionStateRecord("back", topic, 0, state, 0, 1, "id", 9, 0, List.of(), 10, 11, null,
-            state == PartitionState.STOPPED ? 10 : -1, -1, -1, 1L);
+            barrierOffset, -1, -1, 1L);
         delta.replayState(RecordCodec.encodeKey(p.key()), RecordCodec.encodeState(p));
         return delta.apply();
     }
@@ -333,14 +356,123 @@ class CommandProcessorTest {
     void aTopicWithDataStartsOnlyWhenItsHistoryIsKnown() {
         createMirror();
         source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
-        destination.topics.put("a", new DestinationCluster.Topic(1, true));
+        destination.topics.put("a", topicWithEnds(11));
         assertFailed(run(CommandOp.START, "dr", "a"), MirrorError.TOPIC_ALREADY_EXISTS, "did not come from this source");
         // Failback: the source mirrored 'a' from us and stopped; PREPARING aligns the log.
         source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED);
         assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
-        // A stopped topic can be started again.
+        // A stopped topic can be started again: nothing was written after its barrier at offset 10.
         run(CommandOp.STOP, "dr", "a");
+        recordStopped("dr", "a", 0, 10);
         source.image = MirrorImage.EMPTY;
         assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
+    }
+
+    /** Records that a partition finished stopping with its barrier at {@code barrierOffset} (-1: none). */
+    private void recordStopped(String mirror, String topic, int partition, long barrierOffset) {
+        recordState(mirror, topic, partition, PartitionState.STOPPED, barrierOffset);
+    }
+
+    private void recordState(String mirror, String topic, int partition, PartitionState state, long barrierOffset) {
+        MirrorDelta delta = new MirrorDelta(image);
+        PartitionStateRecord record = new PartitionStateRecord(mirror, topic, partition, state, 0, 1, "id-" + topic, 9, 0,
+            List.of(), 10, 10, null, barrierOffset, -1, -1, 1L);
+        delta.replayState(RecordCodec.encodeKey(record.key()), RecordCodec.encodeState(record));
+        image = delta.apply();
+    }
+
+    private CommandOutcome start(boolean discardLocalWrites, String... topics) {
+        return apply(new MirrorCommand("id-start", CommandOp.START, "dr", Map.of(), List.of(topics), List.of(), 1L, discardLocalWrites));
+    }
+
+    /** Mirror 'dr' with topic 'a' (one partition) stopped: its barrier at offset 10, and {@code end} its log end now. */
+    private void stoppedTopicWithLogEnd(long end) {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "a").result().error());
+        assertEquals(MirrorError.NONE, run(CommandOp.STOP, "dr", "a").result().error());
+        recordStopped("dr", "a", 0, 10);
+        destination.topics.put("a", topicWithEnds(end));
+    }
+
+    @Test
+    void aPatternNeverSelectsATopicThatIsInAMirrorButANameDoes() {
+        stoppedTopicWithLogEnd(11);
+        source.topics.put("b", new SourceTopic("b", "id-b", 1, Map.of()));
+        CommandOutcome byPattern = run(CommandOp.START, "dr", ".*");
+        assertEquals(MirrorError.NONE, byPattern.result().error(), byPattern.result().message());
+        assertEquals(List.of("b"), byPattern.result().topics(), "the stopped topic is left out");
+        assertTrue(byPattern.result().message().contains("left out, already in a mirror: a (mirror 'dr', STOPPED)"),
+            byPattern.result().message());
+        assertEquals(DesiredState.STOPPED, image.topic("a").orElseThrow().desired());
+        assertFailed(run(CommandOp.START, "dr", "a|b"), MirrorError.TOPIC_ALREADY_IN_CLUSTER_MIRROR, "every topic matched is already in a mirror");
+        CommandOutcome byName = run(CommandOp.START, "dr", "a");
+        assertEquals(MirrorError.NONE, byName.result().error(), byName.result().message());
+        assertEquals(DesiredState.MIRRORING, image.topic("a").orElseThrow().desired());
+    }
+
+    @Test
+    void startingAStoppedTopicThatWasWrittenToIsRefusedUnlessTheCommandDiscardsTheWrites() {
+        stoppedTopicWithLogEnd(15);
+        assertFailed(start(false, "a"), MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "holds 4 record(s) written since it was stopped "
+            + "(partition 0: [11, 15)); starting it again would remove them");
+        assertFailed(start(false, "a"), MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "--discard-local-writes");
+        assertEquals(DesiredState.STOPPED, image.topic("a").orElseThrow().desired(), "refused: nothing changed");
+        CommandOutcome discarded = start(true, "a");
+        assertEquals(MirrorError.NONE, discarded.result().error(), discarded.result().message());
+        assertTrue(discarded.result().message().contains("discarding the records written since the stop: a 4 (partition 0: [11, 15))"),
+            discarded.result().message());
+        assertEquals(DesiredState.MIRRORING, image.topic("a").orElseThrow().desired());
+    }
+
+    @Test
+    void afterAFailbackOnlyWhatTheSourceDidNotCopyFromUsCounts() {
+        stoppedTopicWithLogEnd(15); // our barrier at 10, then writes at [11, 15)
+        // The source mirrored 'a' from us up to 13 and stopped there: PREPARING cuts at its barrier, keeping what it copied.
+        source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED, 13);
+        assertFailed(start(false, "a"), MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "holds 2 record(s) written since it was stopped "
+            + "(partition 0: [13, 15))");
+        source.image = sourceMirroringFromUs("a", DesiredState.STOPPED, PartitionState.STOPPED, 15);
+        CommandOutcome copiedAll = start(false, "a");
+        assertEquals(MirrorError.NONE, copiedAll.result().error(), copiedAll.result().message());
+    }
+
+    @Test
+    void aStoppedPartitionWithoutABarrierCountsEveryRecordAndOneStillStoppingIsWaitedFor() {
+        stoppedTopicWithLogEnd(15);
+        recordStopped("dr", "a", 0, -1);
+        assertFailed(start(false, "a"), MirrorError.MIRROR_TOPIC_HAS_LOCAL_WRITES, "holds 15 record(s)");
+        recordState("dr", "a", 0, PartitionState.STOPPING, -1);
+        assertFailed(start(true, "a"), MirrorError.MIRROR_TOPIC_NOT_STOPPED, "not finished stopping: [0]");
+    }
+
+    @Test
+    void everyTopicRecordNamesTheCommandThatLastChangedIt() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 1, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        assertEquals(new LastCommand("id-START", CommandOp.START, 1L, "started mirroring 1 topic(s) of mirror 'dr'; created a"),
+            image.topic("a").orElseThrow().lastCommand());
+        run(CommandOp.PAUSE, "dr", "a");
+        assertEquals(new LastCommand("id-PAUSE", CommandOp.PAUSE, 1L, "paused 1 topic(s) of mirror 'dr'"),
+            image.topic("a").orElseThrow().lastCommand());
+    }
+
+    @Test
+    void aCatastrophicPatternIsMatchedInLinearTime() {
+        createMirror();
+        String name = "a".repeat(240) + "b";
+        source.topics.put(name, new SourceTopic(name, "id", 1, Map.of()));
+        // java.util.regex backtracks through 2^240 ways to split the a's before failing on the b.
+        CommandOutcome outcome = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> run(CommandOp.START, "dr", "(a+)+$"));
+        assertFailed(outcome, MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "'(a+)+$' matches no topic");
+        assertEquals(MirrorError.NONE, run(CommandOp.START, "dr", "(a+)+b").result().error(), "and the next command is applied");
+    }
+
+    @Test
+    void anInvalidPatternIsAnInvalidRequest() {
+        createMirror();
+        assertFailed(run(CommandOp.START, "dr", "(a"), MirrorError.INVALID_REQUEST, "'(a' is not a valid regular expression");
+        assertFailed(run(CommandOp.START, "dr", "(a)\\1"), MirrorError.INVALID_REQUEST, "backreferences");
     }
 }

@@ -10,6 +10,8 @@ import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,13 +57,10 @@ class MirrorImageTailerTest {
     @Test
     void aReadBarrierCompletesOnlyOnceTheImageHoldsWhatWasCommittedBeforeIt() throws Exception {
         List<MirrorImage> seen = new CopyOnWriteArrayList<>();
-        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, seen::add)) {
+        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, new Metrics(), seen::add)) {
             tailer.start();
             tailer.catchUp().get(30, TimeUnit.SECONDS); // no internal topic yet: nothing is committed
-            try (Admin admin = clients.admin()) {
-                admin.createTopics(List.of(InternalTopics.newTopic(InternalTopics.METADATA, 1),
-                    InternalTopics.newTopic(InternalTopics.STATE, 1))).all().get();
-            }
+            createInternalTopicsIfAbsent();
             try (KafkaProducer<byte[], byte[]> producer = clients.producer("test", null)) {
                 for (int round = 0; round < 5; round++) {
                     PartitionStateRecord last = null;
@@ -80,9 +81,56 @@ class MirrorImageTailerTest {
         }
     }
 
+    /** A failure on the tailer's thread (here: its listener) costs a retry after a backoff, and shows in the metrics. */
+    @Test
+    void theTailerSurvivesAFailureAndReportsItInTheMetrics() throws Exception {
+        Metrics metrics = new Metrics();
+        AtomicBoolean failNext = new AtomicBoolean(true);
+        List<MirrorImage> seen = new CopyOnWriteArrayList<>();
+        try (MirrorImageTailer tailer = new MirrorImageTailer(clients, 7, null, metrics, image -> {
+                if (failNext.getAndSet(false)) {
+                    throw new IllegalStateException("a bug in a listener");
+                }
+                seen.add(image);
+            })) {
+            tailer.start();
+            createInternalTopicsIfAbsent();
+            try (KafkaProducer<byte[], byte[]> producer = clients.producer("test", null)) {
+                PartitionStateRecord first = record(30, 1);
+                producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(first.key()), RecordCodec.encodeState(first))).get();
+                TestClusters.waitFor(() -> metric(metrics, "thread-failures-total") == 1.0, 30_000, () -> "the failure is counted");
+                PartitionStateRecord second = record(31, 2);
+                producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(second.key()), RecordCodec.encodeState(second))).get();
+                tailer.catchUp().get(30, TimeUnit.SECONDS);
+                assertEquals(Optional.of(second), tailer.image().partitionState("m", "t", 31), "the tailer went on after the failure");
+                assertEquals(Optional.of(first), tailer.image().partitionState("m", "t", 30), "and lost nothing");
+                TestClusters.waitFor(() -> metric(metrics, "thread-healthy") == 1.0, 30_000, () -> "healthy again");
+                assertTrue(!seen.isEmpty(), "the listener is handed images again");
+            }
+        }
+        assertTrue(metrics.metrics().keySet().stream().noneMatch(n -> n.group().equals("cluster-mirror")), "close removes the metrics");
+    }
+
+    private static double metric(Metrics metrics, String name) {
+        return ((Number) metrics.metrics().get(metrics.metricName(name, "cluster-mirror", Map.of("thread", "image-tailer-7")))
+            .metricValue()).doubleValue();
+    }
+
+    private static void createInternalTopicsIfAbsent() throws Exception {
+        try (Admin admin = clients.admin()) {
+            for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
+                try {
+                    admin.createTopics(List.of(InternalTopics.newTopic(topic, 1))).all().get();
+                } catch (ExecutionException e) {
+                    assertTrue(e.getCause() instanceof TopicExistsException, e.toString());
+                }
+            }
+        }
+    }
+
     @Test
     void aReadBarrierFailsWhenTheTailerCloses() throws Exception {
-        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, image -> { });
+        MirrorImageTailer tailer = new MirrorImageTailer(clients, 0, null, new Metrics(), image -> { });
         tailer.close();
         assertTrue(tailer.catchUp().isCompletedExceptionally());
     }

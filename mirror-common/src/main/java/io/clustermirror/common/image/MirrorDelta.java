@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -15,9 +16,10 @@ import java.util.Map;
  * <p>Every record is kept by its log key exactly as compaction keeps it: the last record of a key wins, and a null
  * value removes the key. So replaying a log before or after compaction, or again after a restart, gives the same
  * image. Readers replay committed records only (read_committed): the records of aborted transactions, which the log
- * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>} and {@code topic:<name>}. {@code __mirror_state} keys
- * with the {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}); the others hold partition
- * states under {@link PartitionStateRecord#logKey()}, which carries the writer's leader epoch.
+ * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>}, {@code topic:<name>} and
+ * {@code controller:position}, the controller's place in the command log ({@link ControllerPositionRecord}).
+ * {@code __mirror_state} keys with the {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}); the
+ * others hold partition states under {@link PartitionStateRecord#logKey()}, which carries the writer's leader epoch.
  *
  * <p>The state of a partition is its record with the highest leader epoch among the live log keys
  * ({@link MirrorImage#partitionStates()}). Why this cannot be corrupted by compaction: two destination brokers may both
@@ -39,15 +41,20 @@ public final class MirrorDelta {
     /** Partition state records by log key. */
     private final Map<String, PartitionStateRecord> stateChanges = new HashMap<>();
     private final Map<String, MirrorAclRecord> aclChanges = new HashMap<>();
+    private boolean positionChanged;
+    private ControllerPositionRecord position;
 
     public MirrorDelta(MirrorImage base) {
         this.base = base;
     }
 
-    /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>} or {@code topic:<name>}). */
+    /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>}, {@code topic:<name>} or {@code controller:position}). */
     public void replayMetadata(byte[] key, byte[] value) {
         String k = RecordCodec.decodeKey(key);
-        if (k.startsWith(RecordCodec.MIRROR_KEY_PREFIX)) {
+        if (k.equals(RecordCodec.CONTROLLER_POSITION_KEY)) {
+            position = value == null ? null : RecordCodec.decodeControllerPosition(value);
+            positionChanged = true;
+        } else if (k.startsWith(RecordCodec.MIRROR_KEY_PREFIX)) {
             mirrorChanges.put(k.substring(RecordCodec.MIRROR_KEY_PREFIX.length()),
                 value == null ? null : RecordCodec.decodeMirror(value));
         } else if (k.startsWith(RecordCodec.TOPIC_KEY_PREFIX)) {
@@ -71,7 +78,8 @@ public final class MirrorDelta {
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
         return MirrorImage.fromStateLog(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics());
+            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics(),
+            positionChanged ? position : base.controllerPosition().orElse(null));
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -26,7 +27,7 @@ import java.util.stream.Collectors;
  * of the last record per log key only, so it is the same before and after compaction and on every replay.
  */
 public final class MirrorImage {
-    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of());
+    public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of(), null);
 
     /** Orders the records of one partition: the highest leader epoch wins (ties, only with foreign log keys: latest write). */
     private static final Comparator<PartitionStateRecord> PRECEDENCE =
@@ -38,6 +39,7 @@ public final class MirrorImage {
     private final Map<String, PartitionStateRecord> partitionStates;
     private final Map<String, MirrorAclRecord> mirrorAcls;
     private final Set<String> fencedTopics;
+    private final ControllerPositionRecord controllerPosition;
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
@@ -47,19 +49,33 @@ public final class MirrorImage {
     /** An image whose partition states are the given records (by partition key), each as if written under its log key. */
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls) {
+        this(mirrors, topics, partitionStates, mirrorAcls, null);
+    }
+
+    /**
+     * An image whose partition states are the given records (by partition key), each as if written under its log key.
+     *
+     * @param controllerPosition the controller's place in the command log, null if it never recorded one
+     */
+    public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
+                       Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls,
+                       ControllerPositionRecord controllerPosition) {
         this(mirrors, topics, partitionStates.values().stream()
-            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of());
+            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of(),
+            controllerPosition);
     }
 
     private MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                         Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
-                        Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics) {
+                        Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics,
+                        ControllerPositionRecord controllerPosition) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
         this.stateLog = Map.copyOf(stateLog);
         this.partitionStates = Map.copyOf(partitionStates);
         this.mirrorAcls = Map.copyOf(mirrorAcls);
         this.fencedTopics = Set.copyOf(fencedTopics);
+        this.controllerPosition = controllerPosition;
     }
 
     /** Each partition's record with the highest precedence among the last records of the log keys. */
@@ -71,18 +87,22 @@ public final class MirrorImage {
     /** An image from the last record of each {@code __mirror_state} log key of partition states. */
     static MirrorImage fromStateLog(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                                     Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls,
-                                    Set<String> fencedTopics) {
-        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics);
+                                    Set<String> fencedTopics, ControllerPositionRecord controllerPosition) {
+        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics, controllerPosition);
     }
 
-    /** This image's actual state (partition states, mirror ACLs) with the desired state (mirrors, topics) of another. */
+    /**
+     * This image's actual state (partition states, mirror ACLs) with the desired state (mirrors, topics, the controller's
+     * position) of another.
+     */
     public MirrorImage withDesiredStateOf(MirrorImage desired) {
-        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics);
+        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics,
+            desired.controllerPosition);
     }
 
     /** This image with other {@link #fencedTopics()}. */
     public MirrorImage withFencedTopics(Set<String> fenced) {
-        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced);
+        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced, controllerPosition);
     }
 
     /**
@@ -137,6 +157,11 @@ public final class MirrorImage {
     /** The ACLs mirrors created on the destination, by {@link MirrorAclRecord#key()}. */
     public Map<String, MirrorAclRecord> mirrorAcls() {
         return mirrorAcls;
+    }
+
+    /** The controller's place in {@code __mirror_commands}: empty until a controller recorded one. */
+    public Optional<ControllerPositionRecord> controllerPosition() {
+        return Optional.ofNullable(controllerPosition);
     }
 
     /** The ACLs one mirror created on the destination (the only ones it may remove). */

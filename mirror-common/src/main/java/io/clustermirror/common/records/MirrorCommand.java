@@ -13,13 +13,21 @@ import java.util.Map;
  * @param topics    topic names or regular expressions (START, STOP, PAUSE, RESUME)
  * @param excludes  names or regular expressions removed from what {@code topics} matched
  * @param timestampMs when the client wrote it
+ * @param discardLocalWrites START only: the operator accepts that starting a stopped topic again removes the records
+ *                           written to it since its stop; without it such a START is refused
  */
 public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs,
-                            List<String> topics, List<String> excludes, long timestampMs)
+                            List<String> topics, List<String> excludes, long timestampMs, boolean discardLocalWrites)
         implements CommandLogEntry {
     public MirrorCommand {
         configs = configs == null ? Map.of() : Map.copyOf(configs);
         topics = topics == null ? List.of() : List.copyOf(topics);
         excludes = excludes == null ? List.of() : List.copyOf(excludes);
+    }
+
+    /** A command that discards no local writes. */
+    public MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
+                         List<String> excludes, long timestampMs) {
+        this(commandId, op, mirror, configs, topics, excludes, timestampMs, false);
     }
 }

@@ -13,14 +13,22 @@ import io.clustermirror.common.DesiredState;
  *                      means the source topic was recreated, and the partition must fail
  * @param partitions    partition count (source and destination are kept equal)
  * @param updatedMs     time of the last change
+ * @param lastCommand   the command that made the last change; null in records written before it was kept
  */
 public record MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId,
-                                int partitions, long updatedMs) {
-    public MirrorTopicRecord withDesired(DesiredState newDesired, long nowMs) {
-        return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, nowMs);
+                                int partitions, long updatedMs, LastCommand lastCommand) {
+    /** A record no command has changed yet (tests, and records written before commands were kept). */
+    public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
+                             long updatedMs) {
+        this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, null);
     }
 
-    public MirrorTopicRecord withPartitions(int newPartitions, long nowMs) {
-        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, nowMs);
+    /** The record as changed by {@code command}, which also gives the time of the change. */
+    public MirrorTopicRecord withDesired(DesiredState newDesired, LastCommand command) {
+        return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command);
+    }
+
+    public MirrorTopicRecord withPartitions(int newPartitions, LastCommand command) {
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command);
     }
 }

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Keys and values of the internal topics. Values are versioned JSON (field {@code "v"}), keys are UTF-8
  * strings: {@code __mirror_commands} is keyed by command id, {@code __mirror_metadata} by
- * {@link #mirrorKey}/{@link #topicKey}, {@code __mirror_state} by {@link PartitionStateRecord#key()}
+ * {@link #mirrorKey}/{@link #topicKey} and {@link #CONTROLLER_POSITION_KEY}, {@code __mirror_state} by {@link PartitionStateRecord#key()}
  * ({@code <mirror>/<topic>/<partition>}) and, for the ACLs a mirror created, {@link MirrorAclRecord#key()}
  * ({@code acl:<mirror>:<binding>}).
  * A null value is a tombstone; the decoders do not accept one (the caller knows what a tombstone means).
@@ -30,6 +30,8 @@ public final class RecordCodec {
     public static final String TOPIC_KEY_PREFIX = "topic:";
     /** The {@code __mirror_metadata} key of the {@link SealingKeyRecord}; not part of the mirror image. */
     public static final String SEALING_KEY = "sealing-key";
+    /** The key of the {@link ControllerPositionRecord} in {@code __mirror_metadata}. */
+    public static final String CONTROLLER_POSITION_KEY = "controller:position";
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -80,8 +82,17 @@ public final class RecordCodec {
         return decode(value, MirrorTopicRecord.class);
     }
 
+    public static byte[] encodeControllerPosition(ControllerPositionRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static ControllerPositionRecord decodeControllerPosition(byte[] value) {
+        return decode(value, ControllerPositionRecord.class);
+    }
+
     /**
-     * Decodes a {@code __mirror_metadata} value by its key: a {@link MirrorRecord} or a {@link MirrorTopicRecord}.
+     * Decodes a {@code __mirror_metadata} value by its key: a {@link MirrorRecord}, a {@link MirrorTopicRecord} or the
+     * {@link ControllerPositionRecord}.
      *
      * @throws IllegalArgumentException if the key has neither prefix, or the value is not a valid record
      */
@@ -92,8 +103,11 @@ public final class RecordCodec {
         if (key.startsWith(TOPIC_KEY_PREFIX)) {
             return decodeTopic(value);
         }
+        if (key.equals(CONTROLLER_POSITION_KEY)) {
+            return decodeControllerPosition(value);
+        }
         throw new IllegalArgumentException("Unknown __mirror_metadata key '" + key + "': expected prefix '"
-            + MIRROR_KEY_PREFIX + "' or '" + TOPIC_KEY_PREFIX + "'");
+            + MIRROR_KEY_PREFIX + "' or '" + TOPIC_KEY_PREFIX + "', or '" + CONTROLLER_POSITION_KEY + "'");
     }
 
     public static byte[] encodeSealingKey(SealingKeyRecord record) {

@@ -2,6 +2,9 @@ package io.clustermirror.common.image;
 
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.ControllerPositionRecord;
+import io.clustermirror.common.records.LastCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -66,7 +69,7 @@ class MirrorImageTest {
         assertEquals(2, first.topics().size());
 
         MirrorDelta next = new MirrorDelta(first);
-        MirrorTopicRecord paused = topic("a", "dr").withDesired(DesiredState.PAUSED, 2L);
+        MirrorTopicRecord paused = topic("a", "dr").withDesired(DesiredState.PAUSED, new LastCommand("c-1", CommandOp.PAUSE, 2L, "paused"));
         replay(next, paused);
         next.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey("b")), null);
         next.replayMetadata(RecordCodec.encodeKey(RecordCodec.mirrorKey("dr")), null);
@@ -117,5 +120,19 @@ class MirrorImageTest {
         MirrorImage applied = new MirrorDelta(image).apply();
         assertEquals(image.topics(), applied.topics());
         assertSame(image.topics(), applied.topics());
+    }
+
+    @Test
+    void theControllerPositionIsTheLastOneReplayedAndSurvivesOtherChanges() {
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        assertTrue(delta.apply().controllerPosition().isEmpty(), "no position until a controller recorded one");
+        byte[] key = RecordCodec.encodeKey(RecordCodec.CONTROLLER_POSITION_KEY);
+        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(5, "c-4", 1L)));
+        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(9, "c-8", 2L)));
+        MirrorImage image = delta.apply();
+        assertEquals(new ControllerPositionRecord(9, "c-8", 2L), image.controllerPosition().orElseThrow());
+        MirrorDelta next = new MirrorDelta(image);
+        replay(next, topic("a", "dr"));
+        assertEquals(image.controllerPosition(), next.apply().controllerPosition(), "other records keep the position");
     }
 }

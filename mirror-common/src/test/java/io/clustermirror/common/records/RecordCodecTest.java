@@ -66,6 +66,29 @@ class RecordCodecTest {
     }
 
     @Test
+    void theControllerPositionAndTheLastCommandOfATopicRoundTrip() {
+        ControllerPositionRecord position = new ControllerPositionRecord(42L, "c-41", 7L);
+        assertEquals(position, RecordCodec.decodeMetadata(RecordCodec.CONTROLLER_POSITION_KEY,
+            RecordCodec.encodeControllerPosition(position)));
+        MirrorTopicRecord topic = new MirrorTopicRecord("orders", "dr", DesiredState.STOPPED, "tid", 3, 9L,
+            new LastCommand("c-41", CommandOp.STOP, 9L, "stopping 1 topic(s) of mirror 'dr'"));
+        assertEquals(topic, RecordCodec.decodeTopic(RecordCodec.encodeTopic(topic)));
+        MirrorCommand discarding = new MirrorCommand("c-42", CommandOp.START, "dr", Map.of(), List.of("orders"), List.of(), 1L, true);
+        assertEquals(discarding, RecordCodec.decodeCommand(RecordCodec.encodeCommand(discarding)));
+    }
+
+    @Test
+    void valuesWrittenBeforeTheNewFieldsReadWithTheirDefaults() {
+        String topic = "{\"v\":1,\"topic\":\"orders\",\"mirror\":\"dr\",\"desired\":\"STOPPED\",\"sourceTopicId\":\"t\","
+            + "\"partitions\":4,\"updatedMs\":8}";
+        assertEquals(null, RecordCodec.decodeTopic(utf8(topic)).lastCommand());
+        String start = "{\"v\":1,\"type\":\"request\",\"commandId\":\"c\",\"op\":\"START\",\"mirror\":\"dr\","
+            + "\"topics\":[\"orders\"],\"timestampMs\":1}";
+        assertEquals(new MirrorCommand("c", CommandOp.START, "dr", Map.of(), List.of("orders"), List.of(), 1L),
+            RecordCodec.decodeCommand(utf8(start)), "a START written without the option discards nothing");
+    }
+
+    @Test
     void stateRoundTripsIncludingNullsAndLineage() {
         assertEquals(STATE, RecordCodec.decodeState(RecordCodec.encodeState(STATE)));
         PartitionStateRecord failed = new PartitionStateRecord("dr", "orders", 0, PartitionState.FAILED, 1, 1, null,

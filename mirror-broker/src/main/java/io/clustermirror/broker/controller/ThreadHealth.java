@@ -1,0 +1,75 @@
+package io.clustermirror.broker.controller;
+
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Metrics;
+import org.slf4j.Logger;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The health of one long-lived control-plane thread, in the broker's metrics registry (so it shows in JMX), group
+ * {@code cluster-mirror}, tag {@code thread}: {@code thread-healthy} (1, or 0 from a failure until the thread works
+ * again) and {@code thread-failures-total}. Each failure is logged with what the thread retries and when; the recovery
+ * once. It also keeps the thread's retry backoff: doubled by each failure up to a maximum, reset by the recovery.
+ * Used by one thread; the gauges are read by others.
+ */
+final class ThreadHealth implements AutoCloseable {
+    private static final String GROUP = "cluster-mirror";
+    static final long MIN_BACKOFF_MS = 1_000;
+    static final long MAX_BACKOFF_MS = 30_000;
+
+    private final Metrics metrics;
+    private final Logger log;
+    private final String thread;
+    private final List<MetricName> names;
+    private volatile boolean healthy = true;
+    private final AtomicLong failures = new AtomicLong();
+    private long backoffMs = MIN_BACKOFF_MS;
+
+    /** @param thread the thread's role and node, e.g. {@code image-tailer-1}: the metrics' tag */
+    ThreadHealth(Metrics metrics, Logger log, String thread) {
+        this.metrics = metrics;
+        this.log = log;
+        this.thread = thread;
+        Map<String, String> tags = Map.of("thread", thread);
+        this.names = List.of(
+            metrics.metricName("thread-healthy", GROUP, "1 while this Cluster Mirror thread works, 0 from a failure until it "
+                + "works again (it retries with backoff; the broker log says why)", tags),
+            metrics.metricName("thread-failures-total", GROUP, "failures this Cluster Mirror thread retried", tags));
+        names.forEach(metrics::removeMetric);
+        metrics.addMetric(names.get(0), (Gauge<Integer>) (config, now) -> healthy ? 1 : 0);
+        metrics.addMetric(names.get(1), (Gauge<Long>) (config, now) -> failures.get());
+    }
+
+    /**
+     * Records a failure, logs it, and returns how long to wait before retrying.
+     *
+     * @param retrying what the thread does again after the backoff, for the log ("tailing the internal topics")
+     */
+    long failed(String retrying, Throwable cause) {
+        healthy = false;
+        failures.incrementAndGet();
+        long wait = backoffMs;
+        backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+        log.error("Cluster Mirror thread {} failed; retrying {} in {} ms (its metric thread-healthy, group cluster-mirror, tag "
+            + "thread={}, is 0 until it works)", thread, retrying, wait, thread, cause);
+        return wait;
+    }
+
+    /** The thread works (again): logs the recovery after a failure. */
+    void working() {
+        backoffMs = MIN_BACKOFF_MS;
+        if (!healthy) {
+            healthy = true;
+            log.info("Cluster Mirror thread {} works again after {} failure(s)", thread, failures.get());
+        }
+    }
+
+    @Override
+    public void close() {
+        names.forEach(metrics::removeMetric);
+    }
+}
