@@ -706,7 +706,7 @@ class MirrorFetcherManagerTest {
             addAll(m, topic, 2);
             waitFor(() -> rec.failures.containsKey(bad), 30_000, () -> "failure of " + bad);
             waitFor(() -> caughtUp(good), 30_000, () -> "caught up " + good);
-            assertEquals(MirrorError.UNKNOWN_SERVER_ERROR, rec.failures.get(bad));
+            assertEquals(MirrorError.CORRUPT_MESSAGE, rec.failures.get(bad));
             String msg = rec.failureMessages.get(bad);
             assertTrue(msg.contains("corrupt batch at offsets 2..2"), msg);
             assertFalse(rec.failures.containsKey(good));
