@@ -55,8 +55,10 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *   <li>STOPPED is left only when the desired state changes to MIRRORING (to PREPARING, which re-aligns the
  *       log) or the topic leaves its mirror (to UNKNOWN). A new leader finding STOPPED persisted (or a new
  *       epoch of a STOPPED leader) stays STOPPED unless the desired state is MIRRORING or null.</li>
- *   <li>Mirroring starts (or restarts after a failure or a new leadership) only through PREPARING; resuming
- *       from PAUSED/PAUSING goes straight to MIRRORING without truncation.</li>
+ *   <li>Mirroring starts (or restarts after a failure, a new leadership or a pause) only through PREPARING:
+ *       a partition can reach PAUSED without ever being aligned (paused while PREPARING, UNKNOWN or FAILED),
+ *       so resuming from PAUSED aligns again (a log this mirror was copying into is kept as it is). Only a
+ *       resume that arrives while the fetcher is still stopping (PAUSING) continues without it.</li>
  *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
  *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted.</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
@@ -207,8 +209,7 @@ public final class PartitionStateMachine {
         }
         return switch (p.desired()) {
             case MIRRORING -> switch (state) {
-                case UNKNOWN, STOPPED -> go(p.to(PREPARING), PERSIST, PREPARE);
-                case PAUSED -> startFetching(p);
+                case UNKNOWN, STOPPED, PAUSED -> go(p.to(PREPARING), PERSIST, PREPARE);
                 // PAUSING, FAILED and STOPPING pick the desired state up at their next step.
                 default -> stay(p);
             };

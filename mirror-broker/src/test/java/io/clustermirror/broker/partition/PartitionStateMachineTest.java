@@ -226,7 +226,7 @@ class PartitionStateMachineTest {
         expect(new DesiredChanged(DesiredState.MIRRORING), Map.of(
             UNKNOWN, to(PREPARING, PERSIST, PREPARE),
             STOPPED, to(PREPARING, PERSIST, PREPARE),
-            PAUSED, to(MIRRORING, START, PERSIST)));
+            PAUSED, to(PREPARING, PERSIST, PREPARE)));
     }
 
     @Test
@@ -420,7 +420,8 @@ class PartitionStateMachineTest {
         p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
         assertFalse(p.fetching());
         p = step(p, new FetcherStopped(), PAUSED, PERSIST);
-        p = step(p, new DesiredChanged(DesiredState.MIRRORING), MIRRORING, START, PERSIST);
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+        p = step(p, new PrepareSucceeded(p.generation()), MIRRORING, START, PERSIST);
         p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, STOP_FETCHING, PERSIST);
         p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
         p = step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
@@ -429,6 +430,19 @@ class PartitionStateMachineTest {
         p = step(p, new BecameLeader(1, STOPPED), STOPPED);
         p = step(p, new RetryDue(), STOPPED);
         step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+    }
+
+    /** A partition paused before it was ever aligned (here: while PREPARING) is aligned when it resumes. */
+    @Test
+    void aPauseDuringPreparationDoesNotSkipTheAlignment() {
+        MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
+        p = step(p, new BecameLeader(0, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        long preparation = p.generation();
+        p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSED, PERSIST);
+        p = step(p, new PrepareSucceeded(preparation), PAUSED);
+        p = step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+        assertFalse(p.fetching());
+        step(p, new PrepareSucceeded(p.generation()), MIRRORING, START, PERSIST);
     }
 
     @Test
