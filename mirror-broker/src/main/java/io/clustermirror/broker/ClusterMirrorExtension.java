@@ -137,7 +137,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         if (active && controller == null) {
             controller = new MirrorController(clients, broker.nodeId(), imageSupplier, clientConfigs, broker.metrics());
             controller.start();
-            metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier, clientConfigs);
+            metadataSync = MetadataSyncManager.start(clients, broker.nodeId(), imageSupplier, clientConfigs, broker.metrics());
         } else if (!active && controller != null) {
             metadataSync.close();
             metadataSync = null;

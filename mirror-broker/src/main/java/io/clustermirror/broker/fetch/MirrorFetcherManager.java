@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
@@ -63,6 +64,11 @@ public final class MirrorFetcherManager implements AutoCloseable {
     private final Time time = Time.SYSTEM;
     private final FetcherMetrics metrics;
     private final Metrics networkMetrics = new Metrics();
+    /** The broker's metrics registry, where each thread's {@link ThreadHealth} shows. */
+    private final Metrics registry;
+    private final ThreadHealth coordinatorHealth;
+    /** The health of the link to each source broker, kept across fetcher replacements (coordinator creates, close closes). */
+    private final Map<Integer, ThreadHealth> fetcherHealth = new ConcurrentHashMap<>();
     private final String clientId;
 
     private final Map<TopicPartition, PartitionFetchState> partitions = new ConcurrentHashMap<>();
@@ -95,6 +101,8 @@ public final class MirrorFetcherManager implements AutoCloseable {
         this.clientId = (configuredId == null || configuredId.isBlank() ? "cluster-mirror-" + config.name() : configuredId)
             + "-" + localNodeId;
         this.metrics = new FetcherMetrics(metrics, config.name(), localNodeId, partitions::values);
+        this.registry = metrics;
+        this.coordinatorHealth = new ThreadHealth(metrics, log, "fetch-coordinator-" + config.name());
         this.coordinator = new Thread(this::coordinatorLoop, "cluster-mirror-coordinator-" + config.name());
         this.coordinator.setDaemon(true);
         this.coordinator.start();
@@ -179,10 +187,18 @@ public final class MirrorFetcherManager implements AutoCloseable {
         }
         Utils.closeQuietly(metrics, "cluster mirror metrics");
         Utils.closeQuietly(networkMetrics, "cluster mirror network metrics");
+        coordinatorHealth.close();
+        fetcherHealth.values().forEach(ThreadHealth::close);
         log.info("Closed");
     }
 
     // ------------------------------------------------------------------ called by fetchers
+
+    /** The health of the fetching from one source broker ({@code thread=fetcher-<mirror>-<source broker id>}). */
+    ThreadHealth fetcherHealth(int sourceBrokerId) {
+        return fetcherHealth.computeIfAbsent(sourceBrokerId,
+            id -> new ThreadHealth(registry, log, "fetcher-" + config.name() + "-" + id));
+    }
 
     String mirrorName() {
         return config.name();
@@ -371,14 +387,14 @@ public final class MirrorFetcherManager implements AutoCloseable {
                     refreshLeaders();
                     nextRefresh = time.milliseconds() + refreshInterval;
                 }
+                coordinatorHealth.working();
             } catch (InterruptedException e) {
                 break;
             } catch (Throwable t) {
                 if (!running) {
                     break;
                 }
-                log.error("Unexpected error in the mirror coordinator; retrying", t);
-                sleepQuietly(fetchBackoffMs());
+                sleepQuietly(coordinatorHealth.failed("finding the source leaders of the mirror's partitions", t));
             }
         }
     }

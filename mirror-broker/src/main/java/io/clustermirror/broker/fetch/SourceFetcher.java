@@ -109,13 +109,13 @@ final class SourceFetcher extends Thread {
             while (running) {
                 try {
                     runOnce();
+                    manager.fetcherHealth(node.id()).working();
                 } catch (Throwable t) {
                     if (!running) {
                         break;
                     }
-                    log.error("Unexpected error in the fetcher for source broker {}; retrying after backoff", node.id(), t);
                     session.handleError(t);
-                    pause(manager.fetchBackoffMs());
+                    pause(manager.fetcherHealth(node.id()).failed("fetching from source broker " + node.id(), t));
                 }
             }
         } finally {

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.sync;
 
+import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.image.MirrorImage;
@@ -7,6 +8,7 @@ import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +42,16 @@ public final class MetadataSyncManager implements AutoCloseable {
     private final Admin destination;
     private final KafkaProducer<byte[], byte[]> producer;
     private final ScheduledExecutorService supervisor;
+    private final Metrics metrics;
+    private final ThreadHealth health;
     private final Map<String, MirrorSyncTask> tasks = new HashMap<>(); // supervisor thread only
     private final Map<String, MirrorRecord> unusable = new HashMap<>(); // supervisor thread only
 
-    private MetadataSyncManager(LocalClients clients, int nodeId, Supplier<MirrorImage> image, BrokerClientConfigs clientConfigs) {
+    private MetadataSyncManager(LocalClients clients, int nodeId, Supplier<MirrorImage> image, BrokerClientConfigs clientConfigs,
+                                Metrics metrics) {
         this.clients = clients;
+        this.metrics = metrics;
+        this.health = new ThreadHealth(metrics, log, "sync-supervisor-" + nodeId);
         this.clientConfigs = clientConfigs;
         this.image = image;
         this.destinationClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-sync");
@@ -57,10 +64,14 @@ public final class MetadataSyncManager implements AutoCloseable {
         });
     }
 
-    /** Starts syncing every mirror of the image; returns at once. */
+    /**
+     * Starts syncing every mirror of the image; returns at once.
+     *
+     * @param metrics the broker's metrics registry, for the health of the sync threads ({@link ThreadHealth})
+     */
     public static MetadataSyncManager start(LocalClients clients, int nodeId, Supplier<MirrorImage> image,
-                                            BrokerClientConfigs clientConfigs) {
-        MetadataSyncManager manager = new MetadataSyncManager(clients, nodeId, image, clientConfigs);
+                                            BrokerClientConfigs clientConfigs, Metrics metrics) {
+        MetadataSyncManager manager = new MetadataSyncManager(clients, nodeId, image, clientConfigs, metrics);
         manager.supervisor.scheduleWithFixedDelay(manager::supervise, 0, SUPERVISE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         return manager;
     }
@@ -81,7 +92,7 @@ public final class MetadataSyncManager implements AutoCloseable {
                 if (!tasks.containsKey(name) && !record.equals(unusable.get(name))) {
                     try {
                         MirrorSyncTask task = new MirrorSyncTask(record, clientConfigs, image, clients, destination, destinationClientId,
-                            producer);
+                            producer, metrics);
                         tasks.put(name, task);
                         task.start();
                     } catch (RuntimeException e) {
@@ -90,8 +101,9 @@ public final class MetadataSyncManager implements AutoCloseable {
                     }
                 }
             });
+            health.working();
         } catch (RuntimeException e) {
-            log.error("Metadata sync supervisor failed; it retries in {} ms", SUPERVISE_INTERVAL_MS, e);
+            health.failed("supervising the mirrors' metadata syncs in " + SUPERVISE_INTERVAL_MS + " ms", e);
         }
     }
 
@@ -107,5 +119,6 @@ public final class MetadataSyncManager implements AutoCloseable {
         tasks.clear();
         producer.close(Duration.ofSeconds(5));
         destination.close(Duration.ofSeconds(5));
+        health.close();
     }
 }

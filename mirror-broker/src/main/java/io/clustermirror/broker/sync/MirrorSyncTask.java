@@ -1,5 +1,6 @@
 package io.clustermirror.broker.sync;
 
+import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.image.MirrorImage;
@@ -11,6 +12,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,13 +44,14 @@ final class MirrorSyncTask implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final ProblemLog problems;
     private final ScheduledExecutorService thread;
+    private final ThreadHealth health;
     // Owned by the task thread.
     private Admin source;
     private CommandSender commands;
     private volatile boolean closing;
 
     MirrorSyncTask(MirrorRecord record, BrokerClientConfigs clientConfigs, Supplier<MirrorImage> image, LocalClients clients,
-                   Admin destination, String destinationClientId, Producer<byte[], byte[]> producer) {
+                   Admin destination, String destinationClientId, Producer<byte[], byte[]> producer, Metrics metrics) {
         this.record = record;
         this.config = MirrorConfig.validate(record.name(), record.configs());
         this.clientConfigs = clientConfigs;
@@ -58,6 +61,7 @@ final class MirrorSyncTask implements AutoCloseable {
         this.destinationClientId = destinationClientId;
         this.producer = producer;
         this.problems = new ProblemLog(record.name());
+        this.health = new ThreadHealth(metrics, log, "sync-" + record.name());
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-sync-" + record.name());
             t.setDaemon(true);
@@ -81,11 +85,13 @@ final class MirrorSyncTask implements AutoCloseable {
     private void runRound() {
         try {
             round();
+            health.working();
         } catch (RuntimeException e) {
             if (closing) {
                 log.debug("Mirror '{}': sync round ended by close", record.name(), e);
             } else {
-                problems.report("complete a sync round", e);
+                // The next round comes at the sync interval, whatever the health's own backoff says.
+                health.failed("the metadata sync of mirror '" + record.name() + "' at its next round", e);
             }
         }
     }
@@ -162,5 +168,6 @@ final class MirrorSyncTask implements AutoCloseable {
                 log.debug("Closing the command consumer of mirror '{}'", record.name(), e);
             }
         }
+        health.close();
     }
 }

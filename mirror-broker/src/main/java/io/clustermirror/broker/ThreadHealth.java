@@ -1,4 +1,4 @@
-package io.clustermirror.broker.controller;
+package io.clustermirror.broker;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
@@ -10,13 +10,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The health of one long-lived control-plane thread, in the broker's metrics registry (so it shows in JMX), group
+ * The health of one long-lived thread of the extension (control plane, metadata sync, fetchers), in the broker's metrics registry (so it shows in JMX), group
  * {@code cluster-mirror}, tag {@code thread}: {@code thread-healthy} (1, or 0 from a failure until the thread works
  * again) and {@code thread-failures-total}. Each failure is logged with what the thread retries and when; the recovery
  * once. It also keeps the thread's retry backoff: doubled by each failure up to a maximum, reset by the recovery.
- * Used by one thread; the gauges are read by others.
+ * Used by the thread it tracks (a replaced fetcher and its successor may overlap for a moment, which at worst skews
+ * one backoff); the gauges are read by others.
  */
-final class ThreadHealth implements AutoCloseable {
+public final class ThreadHealth implements AutoCloseable {
     private static final String GROUP = "cluster-mirror";
     static final long MIN_BACKOFF_MS = 1_000;
     static final long MAX_BACKOFF_MS = 30_000;
@@ -27,10 +28,10 @@ final class ThreadHealth implements AutoCloseable {
     private final List<MetricName> names;
     private volatile boolean healthy = true;
     private final AtomicLong failures = new AtomicLong();
-    private long backoffMs = MIN_BACKOFF_MS;
+    private volatile long backoffMs = MIN_BACKOFF_MS;
 
     /** @param thread the thread's role and node, e.g. {@code image-tailer-1}: the metrics' tag */
-    ThreadHealth(Metrics metrics, Logger log, String thread) {
+    public ThreadHealth(Metrics metrics, Logger log, String thread) {
         this.metrics = metrics;
         this.log = log;
         this.thread = thread;
@@ -49,7 +50,7 @@ final class ThreadHealth implements AutoCloseable {
      *
      * @param retrying what the thread does again after the backoff, for the log ("tailing the internal topics")
      */
-    long failed(String retrying, Throwable cause) {
+    public long failed(String retrying, Throwable cause) {
         healthy = false;
         failures.incrementAndGet();
         long wait = backoffMs;
@@ -60,7 +61,7 @@ final class ThreadHealth implements AutoCloseable {
     }
 
     /** The thread works (again): logs the recovery after a failure. */
-    void working() {
+    public void working() {
         backoffMs = MIN_BACKOFF_MS;
         if (!healthy) {
             healthy = true;
