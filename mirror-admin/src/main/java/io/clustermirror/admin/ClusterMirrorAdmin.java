@@ -106,6 +106,20 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
         return stopMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
     }
 
+    /**
+     * A failover dry-run: what {@link #stopMirrorTopics} would do to each partition of the same selection if it ran now
+     * (the range it would truncate, the records in it, the open transactions that cause it), without changing
+     * anything.
+     */
+    default PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                      Collection<String> excludes) {
+        return previewStopMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** A failover dry-run; see {@link #previewStopMirrorTopics(String, Collection, Collection)}. */
+    PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                              MirrorTopicsOptions options);
+
     /** Stops mirroring topics; see {@link #stopMirrorTopics(String, Collection, Collection)}. */
     MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                         Collection<String> excludes, MirrorTopicsOptions options);

@@ -2,6 +2,7 @@ package io.clustermirror.admin;
 
 import io.clustermirror.admin.internals.ControlPlaneReader;
 import io.clustermirror.admin.internals.MirrorDescriptions;
+import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
@@ -23,10 +24,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeProducersOptions;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -160,7 +164,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 .filter(name -> image.mirror(name).isPresent())
                 .flatMap(name -> MirrorDescriptions.partitionsOf(image, name).stream())
                 .collect(Collectors.toList());
-            return new Snapshot(image, destinationEndOffsets(partitions, deadline));
+            return new Snapshot(image, destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline));
         });
         // One read serves every name; a missing name fails only its own future.
         Map<String, KafkaFuture<ClusterMirrorDescription>> futures = new LinkedHashMap<>();
@@ -196,6 +200,74 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     public MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                  Collection<String> excludes, MirrorTopicsOptions options) {
         return mirrorTopics(CommandOp.RESUME, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
+    public PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                     MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        return new PreviewStopResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
+            MirrorImage image = readImage(deadline);
+            List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
+            Map<TopicPartition, Long> ends = destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline);
+            Map<TopicPartition, Long> stable = destinationEndOffsets(partitions, IsolationLevel.READ_COMMITTED, deadline);
+            Map<TopicPartition, List<Long>> open = openTransactions(partitions, deadline);
+            List<StopPreview> previews = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                long end = ends.getOrDefault(tp, (long) MirrorPartitionDescription.UNKNOWN);
+                long lso = stable.getOrDefault(tp, end);
+                long records = lso >= 0 && lso < end ? countRecords(tp, lso, end, deadline) : 0;
+                previews.add(StopPreviews.preview(image, mirror, tp, end, lso, records, open.getOrDefault(tp, List.of())));
+            }
+            return previews;
+        }));
+    }
+
+    /** The producer ids with a transaction open on each partition (describeProducers of its leader). */
+    private Map<TopicPartition, List<Long>> openTransactions(List<TopicPartition> partitions, Deadline deadline)
+            throws InterruptedException {
+        Map<TopicPartition, List<Long>> open = new HashMap<>();
+        if (partitions.isEmpty()) {
+            return open;
+        }
+        DescribeProducersResult result = admin.describeProducers(partitions,
+            new DescribeProducersOptions().timeoutMs(deadline.remainingTimeoutMs(time)));
+        for (TopicPartition tp : partitions) {
+            try {
+                open.put(tp, result.partitionResult(tp).get().activeProducers().stream()
+                    .filter(p -> p.currentTransactionStartOffset().isPresent())
+                    .map(ProducerState::producerId).sorted().toList());
+            } catch (ExecutionException e) {
+                // Left out: no open transaction is known.
+            }
+        }
+        return open;
+    }
+
+    /** The data records in [from, to) of a destination partition, read as they are (aborted and open ones included). */
+    private long countRecords(TopicPartition tp, long from, long to, Deadline deadline) {
+        Properties props = clientConfigs(clientId + "-preview-" + (++consumerSequence));
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_UNCOMMITTED.toString());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        long count = 0;
+        try (Consumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, from);
+            while (consumer.position(tp, Duration.ofMillis(deadline.remainingMs(time))) < to) {
+                if (deadline.remainingMs(time) == 0) {
+                    throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "timed out counting the records of " + tp
+                        + " in [" + from + ", " + to + ")");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time))))) {
+                    if (r.offset() < to) {
+                        count++;
+                    }
+                }
+            }
+        }
+        return count;
     }
 
     private MirrorTopicsResult mirrorTopics(CommandOp op, String mirror, Collection<String> topicsOrRegexes,
@@ -394,14 +466,19 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
      * Live end offsets of destination partitions. A partition that cannot be read (e.g. its topic is still being
      * created) is left out rather than failing the whole description.
      */
-    private Map<TopicPartition, Long> destinationEndOffsets(List<TopicPartition> partitions, Deadline deadline)
-            throws InterruptedException {
+    /**
+     * The destination partitions' ends as consumers of that isolation level see them: the high watermark, or the last
+     * stable offset for read_committed. A partition whose offsets cannot be read now (no leader, topic not created yet)
+     * is left out.
+     */
+    private Map<TopicPartition, Long> destinationEndOffsets(List<TopicPartition> partitions, IsolationLevel isolation,
+                                                           Deadline deadline) throws InterruptedException {
         if (partitions.isEmpty()) {
             return Map.of();
         }
         ListOffsetsResult result = admin.listOffsets(
             partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())),
-            new ListOffsetsOptions().timeoutMs(deadline.remainingTimeoutMs(time)));
+            new ListOffsetsOptions(isolation).timeoutMs(deadline.remainingTimeoutMs(time)));
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             try {

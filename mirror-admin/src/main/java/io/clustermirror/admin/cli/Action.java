@@ -5,6 +5,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static io.clustermirror.admin.cli.CommandOptions.DISCARD_LOCAL_WRITES;
+import static io.clustermirror.admin.cli.CommandOptions.DRY_RUN;
 import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
 import static io.clustermirror.admin.cli.CommandOptions.JSON;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
@@ -23,7 +24,7 @@ public enum Action {
     START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
         "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE, DISCARD_LOCAL_WRITES)),
     STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
-        "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+        "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE, DRY_RUN, JSON)),
     PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",

@@ -8,6 +8,7 @@ import io.clustermirror.admin.DescribeClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 
@@ -110,8 +111,16 @@ public final class ClusterMirrorsCommand {
             }
             case START -> printTopics(out, "Started", mirror,
                 admin.startMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
-            case STOP -> printTopics(out, "Stopped", mirror,
-                admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case STOP -> {
+                if (options.dryRun()) {
+                    List<StopPreview> previews = admin.previewStopMirrorTopics(mirror, options.topics(), options.excludes(),
+                        topicsOptions(options)).partitions().get();
+                    out.print(options.json() ? OutputFormatter.stopPreviewJson(previews) : OutputFormatter.stopPreviewTable(previews));
+                } else {
+                    printTopics(out, "Stopped", mirror,
+                        admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+                }
+            }
             case PAUSE -> printTopics(out, "Paused", mirror,
                 admin.pauseMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
             case RESUME -> printTopics(out, "Resumed", mirror,

@@ -33,6 +33,7 @@ public final class CommandOptions {
     static final String EXCLUDE = "--exclude";
     static final String JSON = "--json";
     static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
+    static final String DRY_RUN = "--dry-run";
     static final String HELP_FLAG = "--help";
     private static final int HELP_WIDTH = 100;
     private static final List<OptionSpec> OPTIONS = List.of(
@@ -53,8 +54,11 @@ public final class CommandOptions {
             + "stopped topic to start it again.", "--topics 'orders,payments-.*'"),
         new OptionSpec(EXCLUDE, "CSV", "With --topics: comma-separated names or regular expressions to leave out "
             + "of what --topics matched.", "--exclude 'payments-test,.*-tmp'"),
-        new OptionSpec(JSON, "", "For --list and --describe: print a JSON document instead of text.",
+        new OptionSpec(JSON, "", "For --list, --describe and --stop --dry-run: print a JSON document instead of text.",
             "--describe --json"),
+        new OptionSpec(DRY_RUN, "", "For --stop: change nothing and print, per partition, what the stop would do now: the "
+            + "range it would truncate (the open transactions of the source, from the last stable offset to the end), the "
+            + "records in it and the producer ids of those transactions.", "--stop --mirror dr --topics orders --dry-run"),
         new OptionSpec(DISCARD_LOCAL_WRITES, "", "For --start: start named stopped topics again even though records "
             + "were written to them since their stop; mirroring resumes where it stopped, so those records are removed "
             + "(--describe shows the truncated range). Without it such a start fails with MIRROR_TOPIC_HAS_LOCAL_WRITES, "
@@ -74,10 +78,11 @@ public final class CommandOptions {
     private final List<String> excludes;
     private final boolean json;
     private final boolean discardLocalWrites;
+    private final boolean dryRun;
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
-                           boolean json, boolean discardLocalWrites) {
+                           boolean json, boolean discardLocalWrites, boolean dryRun) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -87,6 +92,7 @@ public final class CommandOptions {
         this.excludes = excludes;
         this.json = json;
         this.discardLocalWrites = discardLocalWrites;
+        this.dryRun = dryRun;
     }
 
     /** True if the command line asks for help, which wins over everything else on it. */
@@ -119,8 +125,9 @@ public final class CommandOptions {
             TOPICS, ns.get("topics") != null,
             EXCLUDE, ns.get("exclude") != null,
             JSON, ns.getBoolean("json"),
-            DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES)) {
+            DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"),
+            DRY_RUN, ns.getBoolean("dry_run"));
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
             }
@@ -129,6 +136,9 @@ public final class CommandOptions {
             if (!given.get(option)) {
                 throw new UsageException(action.flag() + " needs " + withMetavar(option), usage);
             }
+        }
+        if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN)) {
+            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN, usage);
         }
         String mirror = ns.getString("mirror");
         if (mirror != null && mirror.isBlank()) {
@@ -145,7 +155,7 @@ public final class CommandOptions {
             : toMap(loadProperties(MIRROR_CONFIG, ns.getString("mirror_config"), usage));
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
-            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"));
+            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"));
     }
 
     public Action action() {
@@ -184,6 +194,11 @@ public final class CommandOptions {
 
     public boolean json() {
         return json;
+    }
+
+    /** True for --stop --dry-run: print what the stop would do, change nothing. */
+    public boolean dryRun() {
+        return dryRun;
     }
 
     /** True if --start may remove records written to stopped topics since their stop. */

@@ -4,6 +4,7 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.MirrorConfig;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -141,28 +142,73 @@ public final class OutputFormatter {
         if (topics.isEmpty()) {
             return "(no topics)\n";
         }
-        List<Column> columns = new ArrayList<>(List.of(
-            new Column("TOPIC", Row::topic),
-            new Column("PARTITION", r -> String.valueOf(r.partition().partition())),
-            new Column("STATE", r -> r.partition().state().name()),
-            new Column("SOURCE-END", r -> known(r.partition().sourceEndOffset())),
-            new Column("DEST-END", r -> known(r.partition().destinationEndOffset())),
-            new Column("LAG", r -> known(r.partition().lag()))));
+        List<Column<Row>> columns = new ArrayList<>(List.of(
+            new Column<>("TOPIC", Row::topic),
+            new Column<>("PARTITION", r -> String.valueOf(r.partition().partition())),
+            new Column<>("STATE", r -> r.partition().state().name()),
+            new Column<>("SOURCE-END", r -> known(r.partition().sourceEndOffset())),
+            new Column<>("DEST-END", r -> known(r.partition().destinationEndOffset())),
+            new Column<>("LAG", r -> known(r.partition().lag()))));
         List<Row> rows = topics.stream()
             .flatMap(t -> t.partitions().stream().map(p -> new Row(t.topic(), p)))
             .collect(Collectors.toList());
-        addIfAnyRow(columns, rows, new Column("TRUNCATED", r -> r.partition().truncatedFromOffset() < 0 ? NONE
+        addIfAnyRow(columns, rows, new Column<>("TRUNCATED", r -> r.partition().truncatedFromOffset() < 0 ? NONE
             : "[" + r.partition().truncatedFromOffset() + "," + r.partition().truncatedToOffset() + ")"),
             r -> r.partition().truncatedFromOffset() >= 0);
-        addIfAnyRow(columns, rows, new Column("BARRIER", r -> known(r.partition().barrierOffset())),
+        addIfAnyRow(columns, rows, new Column<>("BARRIER", r -> known(r.partition().barrierOffset())),
             r -> r.partition().barrierOffset() >= 0);
-        columns.add(new Column("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
+        columns.add(new Column<>("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
             // One row per partition, whatever the error text holds.
             : r.partition().lastError().replaceAll("\\s+", " ")));
+        return table(columns, rows);
+    }
 
+    /**
+     * A failover dry-run, one row per partition: the destination's end and last stable offset, the range the stop would
+     * truncate with its records, and the producer ids of the open transactions that cause it. A summary line follows.
+     */
+    public static String stopPreviewTable(List<StopPreview> previews) {
+        List<Column<StopPreview>> columns = List.of(
+            new Column<>("TOPIC", StopPreview::topic),
+            new Column<>("PARTITION", p -> String.valueOf(p.partition())),
+            new Column<>("STATE", p -> p.state().name()),
+            new Column<>("DEST-END", p -> known(p.destinationEndOffset())),
+            new Column<>("LAST-STABLE", p -> known(p.lastStableOffset())),
+            new Column<>("WOULD-TRUNCATE", p -> p.truncates() ? "[" + p.truncateFromOffset() + "," + p.truncateToOffset() + ")" : NONE),
+            new Column<>("RECORDS", p -> String.valueOf(p.recordsToTruncate())),
+            new Column<>("OPEN-PRODUCER-IDS", p -> p.openProducerIds().isEmpty() ? NONE
+                : p.openProducerIds().stream().map(String::valueOf).collect(Collectors.joining(","))));
+        long truncating = previews.stream().filter(StopPreview::truncates).count();
+        long records = previews.stream().mapToLong(StopPreview::recordsToTruncate).sum();
+        return table(columns, previews) + "Dry run, nothing changed: a stop now would truncate " + records + " record(s) in "
+            + truncating + " of " + previews.size() + " partition(s).\n";
+    }
+
+    /** A failover dry-run as JSON: a {@code partitions} array with one object per partition. */
+    public static String stopPreviewJson(List<StopPreview> previews) {
+        ObjectNode root = root();
+        ArrayNode partitions = root.putArray("partitions");
+        for (StopPreview p : previews) {
+            ObjectNode node = partitions.addObject()
+                .put("topic", p.topic())
+                .put("partition", p.partition())
+                .put("state", p.state().name());
+            putKnown(node, "destination_end", p.destinationEndOffset());
+            putKnown(node, "last_stable_offset", p.lastStableOffset());
+            putKnown(node, "truncate_from", p.truncateFromOffset());
+            putKnown(node, "truncate_to", p.truncateToOffset());
+            node.put("records_to_truncate", p.recordsToTruncate());
+            ArrayNode ids = node.putArray("open_producer_ids");
+            p.openProducerIds().forEach(ids::add);
+        }
+        return json(root);
+    }
+
+    /** Left-aligned columns two spaces apart; the last column is not padded (it may be free text). */
+    private static <R> String table(List<Column<R>> columns, List<R> rows) {
         List<List<String>> cells = new ArrayList<>();
         cells.add(columns.stream().map(Column::header).collect(Collectors.toList()));
-        for (Row row : rows) {
+        for (R row : rows) {
             cells.add(columns.stream().map(c -> c.value().apply(row))
                 .collect(Collectors.toList()));
         }
@@ -202,7 +248,7 @@ public final class OutputFormatter {
         return out.toString();
     }
 
-    private static void addIfAnyRow(List<Column> columns, List<Row> rows, Column column, Predicate<Row> set) {
+    private static void addIfAnyRow(List<Column<Row>> columns, List<Row> rows, Column<Row> column, Predicate<Row> set) {
         if (rows.stream().anyMatch(set)) {
             columns.add(column);
         }
@@ -235,6 +281,6 @@ public final class OutputFormatter {
     private record Row(String topic, MirrorPartitionDescription partition) {
     }
 
-    private record Column(String header, Function<Row, String> value) {
+    private record Column<R>(String header, Function<R, String> value) {
     }
 }

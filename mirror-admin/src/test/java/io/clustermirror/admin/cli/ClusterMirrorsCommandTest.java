@@ -13,8 +13,11 @@ import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsResult;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.PreviewStopResult;
+import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
@@ -103,6 +106,30 @@ class ClusterMirrorsCommandTest {
             "pause dr [orders] - []", "resume dr [orders] - []"), admin.calls);
         assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders", "--discard-local-writes"));
         assertEquals("start discarding local writes dr [orders] - []", admin.calls.get(admin.calls.size() - 1));
+    }
+
+    static final List<StopPreview> PREVIEWS = List.of(
+        new StopPreview("orders", 0, PartitionState.MIRRORING, 120, 100, 100, 120, 15, List.of(7L, 9L)),
+        new StopPreview("orders", 1, PartitionState.MIRRORING, 80, 80, -1, -1, 0, List.of()));
+
+    @Test
+    void stopDryRunPrintsWhatTheStopWouldTruncateAndChangesNothing() throws Exception {
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--dry-run"));
+        assertEquals(List.of("preview-stop dr [orders] - []"), admin.calls, "only the preview ran, no stop");
+        String text = out();
+        assertTrue(text.contains("WOULD-TRUNCATE") && text.contains("[100,120)") && text.contains("7,9"), text);
+        assertTrue(text.endsWith("Dry run, nothing changed: a stop now would truncate 15 record(s) in 1 of 2 partition(s).\n"), text);
+        out.reset();
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--dry-run", "--json"));
+        com.fasterxml.jackson.databind.JsonNode partitions = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out()).get("partitions");
+        assertEquals(100, partitions.get(0).get("truncate_from").asLong());
+        assertEquals(120, partitions.get(0).get("truncate_to").asLong());
+        assertEquals(15, partitions.get(0).get("records_to_truncate").asLong());
+        assertEquals("[7,9]", partitions.get(0).get("open_producer_ids").toString());
+        assertTrue(partitions.get(1).get("truncate_from").isNull());
+        out.reset();
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--json"));
+        assertTrue(err().contains("--json with --stop needs --dry-run"), err());
     }
 
     @Test
@@ -233,6 +260,13 @@ class ClusterMirrorsCommandTest {
         public MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                      Collection<String> excludes, MirrorTopicsOptions options) {
             return topicOp("resume", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
+        public PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                         Collection<String> excludes, MirrorTopicsOptions options) {
+            calls.add("preview-stop " + mirror + " " + topicsOrRegexes + " - " + excludes);
+            return new PreviewStopResult(KafkaFuture.completedFuture(PREVIEWS));
         }
 
         private MirrorTopicsResult topicOp(String op, String mirror, Collection<String> topicsOrRegexes,

@@ -5,6 +5,7 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.LastCommand;

@@ -1,9 +1,6 @@
-package io.clustermirror.broker.controller;
+package io.clustermirror.common;
 
 import com.google.re2j.Pattern;
-import io.clustermirror.common.ClusterMirrorException;
-import io.clustermirror.common.MirrorError;
-import io.clustermirror.common.NamePatterns;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,16 +10,17 @@ import java.util.TreeSet;
 /**
  * Topic names or regular expressions as given to start/stop/pause/resume. A plain name is a regex that
  * matches itself; each pattern must match a whole topic name. Matching takes linear time ({@link NamePatterns}), so
- * no expression a client sends can hold the controller's thread.
+ * no expression a client sends can hold the controller's thread. The mirror controller selects a command's topics with
+ * it, and the admin client previews a command's selection with the same rules.
  */
-final class TopicPatterns {
+public final class TopicPatterns {
     private final List<Pattern> patterns;
 
     private TopicPatterns(List<Pattern> patterns) {
         this.patterns = patterns;
     }
 
-    static TopicPatterns of(Collection<String> expressions) {
+    public static TopicPatterns of(Collection<String> expressions) {
         List<Pattern> compiled = new ArrayList<>();
         for (String e : expressions) {
             String trimmed = e.trim();
@@ -38,16 +36,16 @@ final class TopicPatterns {
         return new TopicPatterns(compiled);
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return patterns.isEmpty();
     }
 
-    boolean matches(String topic) {
+    public boolean matches(String topic) {
         return patterns.stream().anyMatch(p -> p.matcher(topic).matches());
     }
 
     /** True if one expression is exactly {@code topic}: the operator named the topic, not merely matched it. */
-    boolean names(String topic) {
+    public boolean names(String topic) {
         return patterns.stream().anyMatch(p -> p.pattern().equals(topic));
     }
 
@@ -56,7 +54,7 @@ final class TopicPatterns {
      *
      * @throws ClusterMirrorException {@code noMatch} naming a pattern that matched no candidate at all
      */
-    TreeSet<String> select(Collection<String> candidates, TopicPatterns excludes, MirrorError noMatch, String where) {
+    public TreeSet<String> select(Collection<String> candidates, TopicPatterns excludes, MirrorError noMatch, String where) {
         TreeSet<String> selected = new TreeSet<>();
         for (Pattern p : patterns) {
             List<String> hits = candidates.stream().filter(t -> p.matcher(t).matches()).toList();

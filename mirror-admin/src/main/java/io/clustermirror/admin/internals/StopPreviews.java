@@ -1,0 +1,72 @@
+package io.clustermirror.admin.internals;
+
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.StopPreview;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.TopicPatterns;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * The decisions of a failover dry-run (pure): which partitions a stop of the same topics would select, with the same
+ * rules and refusals as the mirror controller's STOP, and what it would do to each given the destination's offsets.
+ */
+public final class StopPreviews {
+    private StopPreviews() {
+    }
+
+    /**
+     * The partitions of the topics a stop would select, ordered by topic and partition.
+     *
+     * @throws ClusterMirrorException as the stop would fail: UNKNOWN_CLUSTER_MIRROR, INVALID_REQUEST (no topics),
+     *                                TOPIC_NOT_IN_CLUSTER_MIRROR (a pattern matching none of its topics),
+     *                                MIRROR_TOPIC_NOT_MIRRORING (a topic already stopped)
+     */
+    public static List<TopicPartition> partitionsToStop(MirrorImage image, String mirror, List<String> topics, List<String> excludes) {
+        if (image.mirror(mirror).isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + mirror + "'");
+        }
+        TopicPatterns patterns = TopicPatterns.of(topics);
+        if (patterns.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name topics or regular expressions");
+        }
+        Map<String, MirrorTopicRecord> own = image.topicsOf(mirror).stream()
+            .collect(Collectors.toMap(MirrorTopicRecord::topic, Function.identity()));
+        TreeSet<String> selected = patterns.select(own.keySet(), TopicPatterns.of(excludes), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR,
+            "of mirror '" + mirror + "'");
+        for (String topic : selected) {
+            if (own.get(topic).desired() == DesiredState.STOPPED) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + topic + "' is already STOPPED");
+            }
+        }
+        return selected.stream()
+            .flatMap(topic -> IntStream.range(0, own.get(topic).partitions()).mapToObj(p -> new TopicPartition(topic, p)))
+            .toList();
+    }
+
+    /**
+     * What the stop would do to one partition: truncate from the last stable offset to the end when a transaction is
+     * open there, nothing otherwise (also when the end is unknown: the stop then waits for the partition's leader).
+     */
+    public static StopPreview preview(MirrorImage image, String mirror, TopicPartition tp, long end, long lastStableOffset,
+                                      long records, List<Long> openProducerIds) {
+        PartitionState state = image.partitionState(mirror, tp.topic(), tp.partition()).map(PartitionStateRecord::state)
+            .orElse(PartitionState.UNKNOWN);
+        boolean truncates = end >= 0 && lastStableOffset >= 0 && lastStableOffset < end;
+        long unknown = MirrorPartitionDescription.UNKNOWN;
+        return new StopPreview(tp.topic(), tp.partition(), state, end, lastStableOffset, truncates ? lastStableOffset : unknown,
+            truncates ? end : unknown, truncates ? records : 0, openProducerIds);
+    }
+}
