@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Unclean crashes of destination brokers (DESIGN.md §4, invariants 4 and 6): the destination's nodes are separate
+ * Unclean crashes of destination brokers (the contract in docs/DESIGN.md, points 4 and 6): the destination's nodes are separate
  * processes ({@link ProcessCluster}) killed with SIGKILL, so nothing of a clean shutdown runs (no extension close,
  * no producer state snapshot, no clean shutdown marker) and the restarted broker recovers its logs.
  *
@@ -223,7 +223,7 @@ class CrashTest {
      * all the while, until the broker logs that it denied a write because the topic is a read-only mirror topic.
      *
      * <p>The broker fails closed: until its extension has loaded the mirror state it refuses client writes to every
-     * topic (DESIGN.md §4, invariant 3).
+     * topic (the contract in docs/DESIGN.md, point 3).
      */
     @Test
     void aRestartedLeaderRefusesWritesToMirrorTopicsBeforeItsExtensionIsReady() throws Exception {
@@ -347,7 +347,7 @@ class CrashTest {
     /**
      * After an unclean shutdown Kafka recovers the segments after the recovery point (here: the whole small log) and
      * rebuilds the producer state from the batches, mirrored ones included: the MIRROR_PID_RESET barrier means nothing
-     * to it. The extension must find them and remove them again on the restarted replica (DESIGN.md §3).
+     * to it. The extension must find them and remove them again on the restarted replica.
      */
     private static void awaitMirroredProducersRemovedAfterRecovery(TopicPartition tp, int node) throws InterruptedException {
         String line = "from the producer state of " + tp + " on broker " + node + " ";
