@@ -37,8 +37,10 @@ public final class KafkaVersionCheck {
      * @throws IllegalStateException naming both versions, if the running Kafka is not the one this build is for
      */
     public static void requireBuiltFor() {
-        String running = running();
-        String builtFor = builtFor();
+        require(builtFor(), running());
+    }
+
+    static void require(String builtFor, String running) {
         if (!builtFor.equals(running)) {
             throw new IllegalStateException("Cluster Mirror " + clusterMirrorVersion() + " is built for Kafka " + builtFor
                 + " but this node runs Kafka " + running + ": install the Cluster Mirror release built for Kafka " + running
