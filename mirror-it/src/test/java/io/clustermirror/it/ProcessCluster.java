@@ -48,6 +48,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final String HEAP_OPTS = "-Xmx512m -Xms64m";
+    /** The JVM options Kafka's kafka-run-class.sh (and ours) use when KAFKA_JVM_PERFORMANCE_OPTS is unset. */
+    private static final String JVM_PERFORMANCE_OPTS = "-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 "
+        + "-XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true";
 
     /** How a node is started. */
     enum LaunchMode {
@@ -259,6 +262,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      */
     private ProcessBuilder dropIn(Node node, String log4jConfig, String mainClass, List<String> args) {
         List<String> jvmOptions = new ArrayList<>(List.of(HEAP_OPTS.split(" ")));
+        jvmOptions.addAll(List.of(JVM_PERFORMANCE_OPTS.split(" ")));
         jvmOptions.add("-Dkafka.logs.dir=" + node.dir().resolve("logs"));
         jvmOptions.add("-Dlog4j2.configurationFile=" + checkout.resolve("config").resolve(log4jConfig));
         return new ProcessBuilder(dropIn.command(jvmOptions, kafkaOpts, mainClass, args.toArray(String[]::new)))
