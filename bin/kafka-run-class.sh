@@ -11,11 +11,16 @@ fi
 
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target_dir="$base_dir/mirror-server/target"
-if ! compgen -G "$target_dir/mirror-server-*.jar" >/dev/null || ! compgen -G "$target_dir/lib/kafka_*.jar" >/dev/null; then
+if compgen -G "$base_dir/libs/cluster-mirror-*.jar" >/dev/null; then
+  # The distribution archive: Kafka's jars and the one jar.
+  CLASSPATH="$base_dir/libs/*"
+elif compgen -G "$target_dir/mirror-server-*.jar" >/dev/null && compgen -G "$target_dir/lib/kafka_*.jar" >/dev/null; then
+  # A checkout.
+  CLASSPATH="$target_dir/*:$target_dir/lib/*"
+else
   echo "ERROR: Cluster Mirror is not built: run 'mvn -B install -DskipTests' first (in $base_dir)" >&2
   exit 1
 fi
-CLASSPATH="$target_dir/*:$target_dir/lib/*"
 
 LOG_DIR=${LOG_DIR:-"$base_dir/logs"}
 mkdir -p "$LOG_DIR"

@@ -98,7 +98,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         if (!MirrorAwareAuthorizer.keepsMirrorTopicsReadOnly(name)) {
             throw new IllegalStateException("broker " + broker.nodeId() + " runs authorizer.class.name=" + name + ", which would let "
                 + "clients write to read-only mirror topics; run it with " + MirrorAwareAuthorizer.class.getName()
-                + " (the launcher installs it when the setting is absent)");
+                + " (the launcher and the agent install it when the setting is absent)");
         }
         ClusterMirrorExtension extension = new ClusterMirrorExtension(broker);
         extension.start();

@@ -29,8 +29,24 @@ public final class ExtensionRegistry {
     }
 
     private static final Map<NodeKey, NodeView> NODES = new ConcurrentHashMap<>();
+    /** What attaches the extension to this JVM's brokers (the launcher, the agent, the test kit); null if nothing does. */
+    private static volatile String attacher;
 
     private ExtensionRegistry() {
+    }
+
+    /**
+     * Declares that {@code by} attaches the extension to the brokers this JVM starts. Every way in calls it before Kafka
+     * configures the authorizer: the read-only authorizer refuses to run where nothing attaches the extension, since its
+     * broker would then refuse every client write forever (it never learns which topics are mirror topics).
+     */
+    public static void expectAttachments(String by) {
+        attacher = by;
+    }
+
+    /** What declared it attaches the extension in this JVM ({@link #expectAttachments}), if anything did. */
+    public static Optional<String> attacher() {
+        return Optional.ofNullable(attacher);
     }
 
     static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,

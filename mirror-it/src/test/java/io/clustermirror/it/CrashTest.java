@@ -17,12 +17,15 @@ import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +55,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * earlier test restarted still hand out the low ids of the blocks a fresh source's producers used.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ParameterizedClass(name = "{0}")
+@EnumSource(ProcessCluster.LaunchMode.class)
 class CrashTest {
     private static final Logger log = LoggerFactory.getLogger(CrashTest.class);
 
@@ -59,14 +64,18 @@ class CrashTest {
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /** How the destination's nodes are started: every test runs against launcher nodes and drop-in nodes. */
+    @Parameter
+    ProcessCluster.LaunchMode mode;
+
+    @BeforeParameterizedClassInvocation
+    static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
         source = MirrorTestCluster.builder().name("crash-source").brokers(3).start();
-        destination = ProcessCluster.start("crash-destination", 3);
+        destination = ProcessCluster.start("crash-destination-" + mode, 3, mode);
         mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stopClusters() throws Exception {
         if (mirrors != null) {
             mirrors.close();

@@ -32,23 +32,42 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A destination cluster whose nodes are separate JVMs, started with the checkout's own scripts
- * ({@code bin/kafka-storage.sh format}, {@code bin/cluster-mirror-server-start.sh}), so that a node can be killed
- * with SIGKILL (an unclean crash: no shutdown hook, no extension close, no producer state snapshot, no clean
- * shutdown marker) and started again on the same log dirs.
+ * A destination cluster whose nodes are separate JVMs, so that a node can be killed with SIGKILL (an unclean crash: no
+ * shutdown hook, no extension close, no producer state snapshot, no clean shutdown marker) and started again on the
+ * same log dirs. A {@link LaunchMode} says how nodes are started: with the checkout's own scripts
+ * ({@code bin/kafka-storage.sh format}, {@code bin/cluster-mirror-server-start.sh}), or the drop-in way, as Kafka's
+ * scripts start stock Kafka with the README's install lines ({@link DropInInstall}).
  *
  * <p>Every node is a combined broker + controller of a static 3-voter (N-voter) KRaft quorum, on free ports, with its
  * data, logs ({@code LOG_DIR}) and console output ({@code server.out}) in its own directory under a temp dir. The
- * scripts need {@code mirror-server/target/lib}, which {@code mvn install} builds before this module's tests.
+ * scripts need {@code mirror-server/target/lib}, the drop-in way the one jar and {@code target/kafka-libs} next to it,
+ * which {@code mvn install} builds before this module's tests.
  */
 final class ProcessCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProcessCluster.class);
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final String HEAP_OPTS = "-Xmx512m -Xms64m";
+    /** The JVM options Kafka's kafka-run-class.sh (and ours) use when KAFKA_JVM_PERFORMANCE_OPTS is unset. */
+    private static final String JVM_PERFORMANCE_OPTS = "-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 "
+        + "-XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true";
+
+    /** How a node is started. */
+    enum LaunchMode {
+        /** {@code bin/cluster-mirror-server-start.sh}: the launcher. */
+        LAUNCHER,
+        /** Stock {@code kafka.Kafka} as Kafka's scripts run it, with the README's drop-in {@code CLASSPATH} and {@code KAFKA_OPTS}. */
+        DROP_IN
+    }
 
     private final String name;
+    private final LaunchMode mode;
     private final Path checkout;
+    /** The drop-in install (DROP_IN only), and the KAFKA_OPTS its nodes get (the README's, or a part of them). */
+    private final DropInInstall dropIn;
+    private final List<String> kafkaOpts;
+    /** Server properties on top of the cluster's own, for misconfigured nodes. */
+    private final Map<String, String> extraProperties;
     private final Path baseDir;
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new TreeMap<>();
@@ -71,9 +90,14 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         }
     }
 
-    private ProcessCluster(String name, int size) throws IOException {
+    private ProcessCluster(String name, int size, LaunchMode mode, boolean agent, Map<String, String> extraProperties) throws IOException {
         this.name = name;
+        this.mode = mode;
         this.checkout = findCheckout();
+        this.dropIn = mode == LaunchMode.DROP_IN ? DropInInstall.fromReadme(checkout) : null;
+        this.kafkaOpts = dropIn == null ? List.of()
+            : dropIn.kafkaOpts().stream().filter(o -> agent || !o.startsWith("-javaagent:")).toList();
+        this.extraProperties = Map.copyOf(extraProperties);
         this.baseDir = Files.createTempDirectory("process-cluster-" + name + "-");
         Set<Integer> ports = new HashSet<>();
         for (int id = 1; id <= size; id++) {
@@ -84,9 +108,14 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** Formats and starts {@code size} combined nodes, and waits until all brokers are ready. */
+    /** Formats and starts {@code size} combined nodes with the launcher, and waits until all brokers are ready. */
     static ProcessCluster start(String name, int size) throws Exception {
-        ProcessCluster cluster = new ProcessCluster(name, size);
+        return start(name, size, LaunchMode.LAUNCHER);
+    }
+
+    /** Formats and starts {@code size} combined nodes the given way, and waits until all brokers are ready. */
+    static ProcessCluster start(String name, int size, LaunchMode mode) throws Exception {
+        ProcessCluster cluster = new ProcessCluster(name, size, mode, true, Map.of());
         try {
             for (Node node : cluster.nodes.values()) {
                 cluster.writeProperties(node);
@@ -103,6 +132,29 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         } catch (Exception | AssertionError e) {
             cluster.close();
             throw e;
+        }
+    }
+
+    /**
+     * Formats and starts one combined node the drop-in way, half installed (without the agent, or with extra server
+     * properties), which must refuse to start: returns its output once it exited with a non-zero status.
+     */
+    static String startRefused(String name, boolean agent, Map<String, String> extraProperties) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(name, 1, LaunchMode.DROP_IN, agent, extraProperties)) {
+            Node node = cluster.nodes.get(1);
+            cluster.writeProperties(node);
+            cluster.format();
+            cluster.launch(1);
+            Process p = cluster.process(1);
+            if (!p.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new AssertionError("half-installed node " + name + " did not exit within " + START_TIMEOUT + "\n"
+                    + tail(node.output(), 30));
+            }
+            String output = Files.readString(node.output(), StandardCharsets.UTF_8);
+            if (p.exitValue() == 0) {
+                throw new AssertionError("half-installed node " + name + " exited with status 0\n" + tail(node.output(), 30));
+            }
+            return output;
         }
     }
 
@@ -137,7 +189,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         int rf = Math.min(3, nodes.size());
         String minIsr = rf >= 3 ? "2" : "1";
         String props = String.join("\n",
-            "# Written by ProcessCluster (mirror-it tests), like config/destination.properties for " + nodes.size() + " nodes.",
+            "# Written by ProcessCluster (mirror-it tests, " + mode + "), like config/destination.properties for " + nodes.size() + " nodes.",
             "process.roles=broker,controller",
             "node.id=" + node.id(),
             "controller.quorum.voters=" + voters,
@@ -163,6 +215,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             // The tests move leadership themselves.
             "auto.leader.rebalance.enable=false",
             "");
+        for (Map.Entry<String, String> e : extraProperties.entrySet()) {
+            props += e.getKey() + "=" + e.getValue() + "\n";
+        }
         Files.writeString(node.properties(), props, StandardCharsets.UTF_8);
     }
 
@@ -170,7 +225,10 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private void format() throws IOException, InterruptedException {
         Map<Node, Process> formats = new TreeMap<>(Comparator.comparingInt(Node::id));
         for (Node node : nodes.values()) {
-            formats.put(node, script("kafka-storage.sh", List.of("format", "-t", clusterId, "-c", node.properties().toString()), node)
+            List<String> args = List.of("format", "-t", clusterId, "-c", node.properties().toString());
+            ProcessBuilder format = mode == LaunchMode.LAUNCHER ? script("kafka-storage.sh", args, node)
+                : dropIn(node, "tools-log4j2.yaml", "kafka.tools.StorageTool", args);
+            formats.put(node, format
                 .redirectOutput(node.dir().resolve("format.out").toFile())
                 .start());
         }
@@ -198,6 +256,19 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         return pb;
     }
 
+    /**
+     * A stock Kafka main class run as Kafka's {@code kafka-run-class.sh} runs it, with the drop-in install's classpath
+     * and {@code KAFKA_OPTS}: the JVM is the process itself.
+     */
+    private ProcessBuilder dropIn(Node node, String log4jConfig, String mainClass, List<String> args) {
+        List<String> jvmOptions = new ArrayList<>(List.of(HEAP_OPTS.split(" ")));
+        jvmOptions.addAll(List.of(JVM_PERFORMANCE_OPTS.split(" ")));
+        jvmOptions.add("-Dkafka.logs.dir=" + node.dir().resolve("logs"));
+        jvmOptions.add("-Dlog4j2.configurationFile=" + checkout.resolve("config").resolve(log4jConfig));
+        return new ProcessBuilder(dropIn.command(jvmOptions, kafkaOpts, mainClass, args.toArray(String[]::new)))
+            .directory(node.dir().toFile()).redirectErrorStream(true);
+    }
+
     /** Starts the node's process and returns at once (see {@link #awaitReady}). */
     synchronized void launch(int id) throws IOException {
         Node node = node(id);
@@ -208,7 +279,10 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         Files.writeString(node.output(), "\n=== start of node " + id + " ===\n", StandardCharsets.UTF_8,
             java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         // The script execs java: the process is the JVM itself, so destroy()/destroyForcibly() signal the broker.
-        Process p = script("cluster-mirror-server-start.sh", List.of(node.properties().toString()), node)
+        List<String> args = List.of(node.properties().toString());
+        ProcessBuilder start = mode == LaunchMode.LAUNCHER ? script("cluster-mirror-server-start.sh", args, node)
+            : dropIn(node, "log4j2.yaml", "kafka.Kafka", args);
+        Process p = start
             .redirectOutput(ProcessBuilder.Redirect.appendTo(node.output().toFile()))
             .start();
         processes.put(id, p);
@@ -407,6 +481,6 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     @Override
     public String toString() {
-        return "ProcessCluster(" + name + ", nodes=" + nodes.keySet() + ", dir=" + baseDir + ")";
+        return "ProcessCluster(" + name + ", " + mode + ", nodes=" + nodes.keySet() + ", dir=" + baseDir + ")";
     }
 }

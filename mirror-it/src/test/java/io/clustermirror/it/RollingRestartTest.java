@@ -9,9 +9,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * refuses writes to other topics), and a new leader of a stopped topic removes the mirrored producers on the first
  * write instead of refusing it. Every acknowledged record is read back.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(ProcessCluster.LaunchMode.class)
 class RollingRestartTest {
     private static final Logger log = LoggerFactory.getLogger(RollingRestartTest.class);
     private static final int PARTITIONS = 3;
@@ -43,15 +48,19 @@ class RollingRestartTest {
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /** How the destination's nodes are started: every test runs against launcher nodes and drop-in nodes. */
+    @Parameter
+    ProcessCluster.LaunchMode mode;
+
+    @BeforeParameterizedClassInvocation
+    static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
         // Three source brokers: mirrored producer ids from three blocks, as the destination's brokers hand them out.
         source = MirrorTestCluster.builder().name("rolling-source").brokers(3).start();
-        destination = ProcessCluster.start("rolling-destination", 3);
+        destination = ProcessCluster.start("rolling-destination-" + mode, 3, mode);
         mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stopClusters() throws Exception {
         try (ClusterMirrorAdmin m = mirrors; ProcessCluster d = destination; MirrorTestCluster s = source) {
             // closed in reverse order

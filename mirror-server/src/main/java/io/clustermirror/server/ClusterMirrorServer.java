@@ -1,8 +1,8 @@
 package io.clustermirror.server;
 
-import io.clustermirror.broker.ClusterMirrorExtension;
-import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
+import io.clustermirror.broker.bridge.KafkaVersionCheck;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Exit;
@@ -38,21 +38,11 @@ public final class ClusterMirrorServer {
     static final String USAGE = "USAGE: cluster-mirror-server-start.sh server.properties [--override property=value]*";
 
     private final KafkaServerLauncher server;
-    private final Function<Object, Attachment> attacher;
-    private final Object lock = new Object();
-    // Guarded by lock: the shutdown hook may run while startup is still attaching.
-    private Attachment extension;
-    private boolean shuttingDown;
+    private final ExtensionLifecycle extension;
 
-    /** What the launcher attached to a broker: closed before the broker shuts down, detached after. */
-    interface Attachment extends AutoCloseable {
-        default void detach() {
-        }
-    }
-
-    ClusterMirrorServer(KafkaServerLauncher server, Function<Object, Attachment> attacher) {
+    ClusterMirrorServer(KafkaServerLauncher server, Function<Object, ExtensionLifecycle.Attachment> attacher) {
         this.server = server;
-        this.attacher = attacher;
+        this.extension = new ExtensionLifecycle(attacher);
     }
 
     /**
@@ -66,18 +56,7 @@ public final class ClusterMirrorServer {
             log.info("Node {} has no broker role: the Cluster Mirror extension is not attached", server.nodeId());
             return;
         }
-        synchronized (lock) {
-            if (shuttingDown) {
-                return;
-            }
-            try {
-                extension = attacher.apply(broker.get());
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("Failed to attach the Cluster Mirror extension to broker "
-                    + server.nodeId() + ": " + describe(e), e);
-            }
-        }
-        log.info("Cluster Mirror extension attached to broker {}", server.nodeId());
+        extension.attach(broker.get(), server.nodeId());
     }
 
     /**
@@ -85,43 +64,13 @@ public final class ClusterMirrorServer {
      * while the broker hands its partitions over, the read-only rule still holds and other topics take writes.
      */
     void shutdown() {
-        Attachment toClose;
-        synchronized (lock) {
-            shuttingDown = true;
-            toClose = extension;
-            extension = null;
-        }
-        if (toClose != null) {
-            try {
-                toClose.close();
-                log.info("Cluster Mirror extension closed on broker {}", server.nodeId());
-            } catch (Exception e) {
-                log.error("Error closing the Cluster Mirror extension on broker {}", server.nodeId(), e);
-            }
-        }
+        extension.close(server.nodeId());
         server.shutdown();
-        if (toClose != null) {
-            toClose.detach();
-        }
+        extension.detach();
     }
 
     void awaitShutdown() {
         server.awaitShutdown();
-    }
-
-    private static Attachment attachExtension(Object brokerServer) {
-        ClusterMirrorExtension extension = ClusterMirrorExtension.attach(BrokerHandle.of(brokerServer));
-        return new Attachment() {
-            @Override
-            public void close() {
-                extension.close();
-            }
-
-            @Override
-            public void detach() {
-                extension.detach();
-            }
-        };
     }
 
     /** Parses {@code server.properties [--override k=v]*} the way {@code kafka.Kafka} does. */
@@ -176,8 +125,10 @@ public final class ClusterMirrorServer {
     public static void main(String[] args) {
         ClusterMirrorServer node;
         try {
+            KafkaVersionCheck.requireBuiltFor();
+            ExtensionRegistry.expectAttachments("the launcher");
             node = new ClusterMirrorServer(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(parseArgs(args))),
-                ClusterMirrorServer::attachExtension);
+                ExtensionLifecycle.CLUSTER_MIRROR_EXTENSION);
         } catch (Throwable e) {
             exitWithError("Exiting due to invalid configuration or unformatted log directories", e);
             return;

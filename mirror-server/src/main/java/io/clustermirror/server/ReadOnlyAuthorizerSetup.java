@@ -7,11 +7,11 @@ import org.apache.kafka.common.config.ConfigException;
 import java.util.Properties;
 
 /**
- * Makes every node the launcher runs refuse client writes to mirror topics, whatever its configuration says: a
+ * Makes every node the launcher or the agent runs refuse client writes to mirror topics, whatever its configuration says: a
  * setting an operator can forget must not turn the guarantee off.
  *
  * <ul>
- *   <li>No {@code authorizer.class.name}: the launcher installs {@link MirrorAwareAuthorizer} with ACLs off, so the node
+ *   <li>No {@code authorizer.class.name}: Cluster Mirror installs {@link MirrorAwareAuthorizer} with ACLs off, so the node
  *       allows what a node without an authorizer allows, writes to mirror topics aside.</li>
  *   <li>{@link MirrorAwareAuthorizer} (or a subclass): kept, enforcing ACLs as Kafka's StandardAuthorizer does.</li>
  *   <li>Any other authorizer: refused, with an error naming the setting and both ways out.</li>
@@ -33,7 +33,7 @@ final class ReadOnlyAuthorizerSetup {
         }
         if (!MirrorAwareAuthorizer.keepsMirrorTopicsReadOnly(configured)) {
             throw new ConfigException(AUTHORIZER_CLASS_NAME + "=" + configured + " would let clients write to read-only mirror "
-                + "topics. Remove the line (the launcher then installs " + MirrorAwareAuthorizer.class.getName() + ", allowing what "
+                + "topics. Remove the line (Cluster Mirror then installs " + MirrorAwareAuthorizer.class.getName() + ", allowing what "
                 + "a node without an authorizer allows) or set it to " + MirrorAwareAuthorizer.class.getName()
                 + " (Kafka's StandardAuthorizer, ACLs included, plus read-only mirror topics)");
         }

@@ -221,6 +221,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             defaults.put("share.coordinator.state.topic.min.isr", minIsr);
             defaults.put("group.initial.rebalance.delay.ms", "0");
             if (withExtension) {
+                ExtensionRegistry.expectAttachments("the test kit");
                 defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
                 // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
                 defaults.put("allow.everyone.if.no.acl.found", "true");

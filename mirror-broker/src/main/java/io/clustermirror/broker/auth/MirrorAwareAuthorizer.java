@@ -7,6 +7,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.Resource;
 import org.apache.kafka.common.resource.ResourcePattern;
@@ -70,6 +71,9 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /** The cluster permissions that let a request skip the check of each topic. */
     private static final Set<AclOperation> CLUSTER_SHORTCUTS = Set.of(AclOperation.CREATE, AclOperation.DELETE);
     private static final long LOG_INTERVAL_MS = 10_000;
+    static final String MISSING_AGENT = "authorizer.class.name=" + MirrorAwareAuthorizer.class.getName() + " is set but the "
+        + "Cluster Mirror agent is missing: add -javaagent:<path to the cluster-mirror jar> to KAFKA_OPTS (or start the node "
+        + "with bin/cluster-mirror-server-start.sh); without it this broker would refuse every client write";
 
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
     private volatile String clusterId;
@@ -85,6 +89,10 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         super.configure(configs);
         Object roles = configs.get("process.roles");
         broker = roles != null && roles.toString().contains("broker");
+        if (broker && ExtensionRegistry.attacher().isEmpty()) {
+            log.error(MISSING_AGENT);
+            throw new ConfigException(MISSING_AGENT);
+        }
         Object acls = configs.get(ACLS_ENABLED_CONFIG);
         aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());
         Object configuredSuperUsers = configs.get(SUPER_USERS_CONFIG);

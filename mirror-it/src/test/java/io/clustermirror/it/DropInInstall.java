@@ -1,0 +1,87 @@
+package io.clustermirror.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The drop-in install as the README writes it: its {@code export CLASSPATH=...} and {@code export KAFKA_OPTS=...} lines,
+ * with the README's jar path replaced by this build's one jar, and the command line Kafka's {@code kafka-run-class.sh}
+ * builds from them ({@code java <JVM options> -cp <CLASSPATH>:<Kafka's libs> <KAFKA_OPTS> <main class> <args>}). Tests
+ * start nodes with it, so the README's install lines cannot drift from what is tested.
+ */
+final class DropInInstall {
+    /** Where the README tells operators to put the jar. */
+    static final String README_JAR = "/opt/cluster-mirror/cluster-mirror.jar";
+
+    private final String classpath;
+    private final List<String> kafkaOpts;
+    private final Path kafkaLibs;
+
+    private DropInInstall(String classpath, List<String> kafkaOpts, Path kafkaLibs) {
+        this.classpath = classpath;
+        this.kafkaOpts = kafkaOpts;
+        this.kafkaLibs = kafkaLibs;
+    }
+
+    /**
+     * Reads the checkout's README and finds the built one jar ({@code mirror-server/target/cluster-mirror-*.jar}) and
+     * a stock Kafka's libs ({@code mirror-server/target/kafka-libs}), both made by {@code mvn package}.
+     */
+    static DropInInstall fromReadme(Path checkout) throws IOException {
+        Path target = checkout.resolve("mirror-server/target");
+        Path kafkaLibs = target.resolve("kafka-libs");
+        Path jar;
+        try (Stream<Path> files = Files.list(target)) {
+            jar = files.filter(f -> f.getFileName().toString().matches("cluster-mirror-.*\\.jar")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("No one jar in " + target + ": run 'mvn -B package -DskipTests' first"));
+        }
+        if (!Files.isDirectory(kafkaLibs)) {
+            throw new IllegalStateException("No " + kafkaLibs + ": run 'mvn -B package -DskipTests' first");
+        }
+        List<String> readme = Files.readAllLines(checkout.resolve("README.md"), StandardCharsets.UTF_8);
+        String classpath = exported(readme, "CLASSPATH").replace(README_JAR, jar.toString());
+        String kafkaOpts = exported(readme, "KAFKA_OPTS").replace(README_JAR, jar.toString());
+        if (!classpath.contains(jar.toString()) || !kafkaOpts.contains("-javaagent:" + jar)) {
+            throw new IllegalStateException("The README's drop-in lines no longer name " + README_JAR + " as the jar on CLASSPATH and "
+                + "in -javaagent: CLASSPATH=" + classpath + ", KAFKA_OPTS=" + kafkaOpts);
+        }
+        return new DropInInstall(classpath, List.of(kafkaOpts.trim().split("\\s+")), kafkaLibs);
+    }
+
+    /** The value of the README's first {@code export NAME=value} line, unquoted. */
+    private static String exported(List<String> readme, String name) {
+        String prefix = "export " + name + "=";
+        String value = readme.stream().map(String::trim).filter(l -> l.startsWith(prefix)).findFirst()
+            .orElseThrow(() -> new IllegalStateException("The README has no '" + prefix + "' line"))
+            .substring(prefix.length());
+        return value.startsWith("\"") && value.endsWith("\"") ? value.substring(1, value.length() - 1) : value;
+    }
+
+    /** The README's {@code KAFKA_OPTS} options. */
+    List<String> kafkaOpts() {
+        return kafkaOpts;
+    }
+
+    /**
+     * The command {@code kafka-run-class.sh} runs: {@code java <jvmOptions> -cp <CLASSPATH>:<libs> <kafkaOpts> <main> <args>}.
+     *
+     * @param kafkaOpts the {@code KAFKA_OPTS} to use: {@link #kafkaOpts()}, or less to install only half of it
+     */
+    List<String> command(List<String> jvmOptions, List<String> kafkaOpts, String mainClass, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(classpath + ":" + kafkaLibs + "/*");
+        command.addAll(kafkaOpts);
+        command.add(mainClass);
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+}

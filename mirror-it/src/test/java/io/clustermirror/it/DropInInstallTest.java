@@ -1,0 +1,33 @@
+package io.clustermirror.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A half-installed drop-in node never runs: started the drop-in way ({@link DropInInstall}, the README's lines) with
+ * only one of its two parts, it exits at start with an error naming what is missing. A node that ran would either
+ * mirror into writable mirror topics (the agent with another authorizer) or refuse every client write forever (the
+ * read-only authorizer without the agent that attaches the extension). Working drop-in nodes are tested by the tests
+ * parameterized by {@link ProcessCluster.LaunchMode}.
+ */
+class DropInInstallTest {
+    private static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
+    private static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
+    @Test
+    void theReadOnlyAuthorizerWithoutTheAgentRefusesToStart() throws Exception {
+        String output = ProcessCluster.startRefused("no-agent", false, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER));
+        assertTrue(output.contains("authorizer.class.name=" + MIRROR_AWARE_AUTHORIZER + " is set but the Cluster Mirror agent is "
+            + "missing: add -javaagent:"), output);
+    }
+
+    @Test
+    void theAgentWithAnotherAuthorizerRefusesToStart() throws Exception {
+        String output = ProcessCluster.startRefused("other-authorizer", true, Map.of("authorizer.class.name", STANDARD_AUTHORIZER));
+        assertTrue(output.contains("ERROR: Invalid configuration: authorizer.class.name=" + STANDARD_AUTHORIZER
+            + " would let clients write to read-only mirror topics."), output);
+    }
+}

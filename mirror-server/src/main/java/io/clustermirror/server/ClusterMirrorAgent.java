@@ -1,0 +1,80 @@
+package io.clustermirror.server;
+
+import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.DropInWeaving;
+import io.clustermirror.broker.bridge.KafkaVersionCheck;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.instrument.Instrumentation;
+import java.util.Properties;
+
+/**
+ * The Java agent of the drop-in deployment: with the Cluster Mirror jar in Kafka's classpath and
+ * {@code -javaagent:<that jar>} in {@code KAFKA_OPTS}, a node that Kafka's own scripts start ({@code kafka.Kafka
+ * server.properties}) is a destination node with what the launcher ({@link ClusterMirrorServer}) gives it:
+ * <ul>
+ *   <li>before Kafka reads its configuration: the Kafka version check, and the read-only authorizer installed or
+ *       checked exactly as the launcher does ({@link ReadOnlyAuthorizerSetup}: safe with no mirror-specific
+ *       configuration, another authorizer refused);</li>
+ *   <li>once the broker has started: the extension attached through the same {@link ExtensionLifecycle} as the
+ *       launcher's, and the node shut down if that fails;</li>
+ *   <li>when the broker shuts down: the extension closed before, and detached after.</li>
+ * </ul>
+ * Anything refused stops the node with a one-line {@code ERROR:} on standard error, as the launcher prints it, and
+ * Kafka's own fatal log line. Kafka's other tools that get the same {@code KAFKA_OPTS} are left alone.
+ */
+public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
+    private static final Logger log = LoggerFactory.getLogger(ClusterMirrorAgent.class);
+    static final String NAME = "the Cluster Mirror agent";
+
+    private final ExtensionLifecycle extension = new ExtensionLifecycle(ExtensionLifecycle.CLUSTER_MIRROR_EXTENSION);
+
+    private ClusterMirrorAgent() {
+    }
+
+    /** The agent's entry point ({@code Premain-Class}), run before {@code kafka.Kafka}'s main. */
+    public static void premain(String args, Instrumentation instrumentation) {
+        DropInWeaving.install(instrumentation, new ClusterMirrorAgent());
+    }
+
+    @Override
+    public void configuring(Properties serverProps) {
+        try {
+            KafkaVersionCheck.requireBuiltFor();
+            ExtensionRegistry.expectAttachments(NAME);
+            ReadOnlyAuthorizerSetup.apply(serverProps);
+        } catch (RuntimeException e) {
+            throw refuse(e);
+        }
+        log.info("Cluster Mirror {} agent on Kafka {}: authorizer.class.name={}", KafkaVersionCheck.clusterMirrorVersion(),
+            KafkaVersionCheck.running(), serverProps.getProperty(ReadOnlyAuthorizerSetup.AUTHORIZER_CLASS_NAME));
+    }
+
+    @Override
+    public void brokerStarted(BrokerHandle broker) {
+        try {
+            extension.attach(broker.brokerServer(), broker.nodeId());
+        } catch (RuntimeException e) {
+            throw refuse(e);
+        }
+    }
+
+    @Override
+    public void brokerShuttingDown(BrokerHandle broker) {
+        extension.close(broker.nodeId());
+    }
+
+    @Override
+    public void brokerShutDown(BrokerHandle broker) {
+        extension.detach();
+    }
+
+    /** Prints the launcher's one-line error; Kafka then logs the exception and exits with status 1. */
+    private static RuntimeException refuse(RuntimeException e) {
+        System.err.println("ERROR: " + ClusterMirrorServer.describe(e));
+        return e;
+    }
+}
