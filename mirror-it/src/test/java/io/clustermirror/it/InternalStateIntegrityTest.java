@@ -134,8 +134,8 @@ class InternalStateIntegrityTest {
                     && l.contains("internal topic __mirror_state has cleanup.policy=compact,delete")
                     && l.contains("--entity-name __mirror_state --add-config cleanup.policy=compact")),
                 MirrorAssertions.TIMEOUT, "the broker to report the wrong cleanup.policy of __mirror_state");
-            TestUtils.waitFor(() -> logs.lines().stream().anyMatch(l -> l.contains("Mirror controller failed")
-                    && l.contains("can lose mirror state")),
+            TestUtils.waitFor(() -> logs.lines().stream().anyMatch(l -> l.startsWith("ERROR")
+                    && l.contains("Cluster Mirror thread controller-") && l.contains("can lose mirror state")),
                 MirrorAssertions.TIMEOUT, "the mirror controller to refuse to run");
             assertProduceRefused();
             assertEquals(PartitionState.MIRRORING, MirrorAssertions.describe(clusters.mirrors, MIRROR, TOPIC, 0).state());
