@@ -96,6 +96,22 @@ final class CommandLogCursor {
             + "not a usable command: " + reason + "; use kafka-cluster-mirrors.sh or ClusterMirrorAdmin, which write complete commands"));
     }
 
+    /**
+     * Takes in a result from the controller's first pass over the log, up to its end at activation, before any record is
+     * acted on: a command comes before its result in the log, so without this pass a controller that lost its recorded
+     * position (a deleted or re-created {@code __mirror_metadata}) would apply again every command it reads before
+     * reaching that command's result. Records that are no result are ignored here.
+     */
+    void learnResult(byte[] value) {
+        try {
+            if (RecordCodec.decodeCommand(value) instanceof CommandResult result) {
+                results.put(result.commandId(), result);
+            }
+        } catch (RuntimeException e) {
+            // not a result: the second pass decides what to do with it
+        }
+    }
+
     /** Remembers the result of a command the controller has just committed. */
     void committed(CommandResult result) {
         results.put(result.commandId(), result);

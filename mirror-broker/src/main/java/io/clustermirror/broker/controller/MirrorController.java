@@ -128,7 +128,15 @@ public final class MirrorController implements AutoCloseable {
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-commands", true)) {
             commandConsumer = consumer;
             consumer.assign(List.of(COMMANDS_PARTITION));
-            // From the start: the results before the position are what tells a re-sent command from a new one.
+            // First every result up to the current end, so that no command is applied again, also one read before its
+            // own result when no position was recorded; then, from the start again, every record in order.
+            consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
+            long end = consumer.endOffsets(List.of(COMMANDS_PARTITION)).get(COMMANDS_PARTITION);
+            while (running && consumer.position(COMMANDS_PARTITION) < end) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    cursor.learnResult(record.value());
+                }
+            }
             consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
             MirrorImage image = desired;
             while (running) {

@@ -50,6 +50,24 @@ class CommandLogCursorTest {
         assertTrue(answer.result().message().contains("already processed; it is not applied again"), answer.result().message());
     }
 
+    /**
+     * A lost position (a deleted {@code __mirror_metadata}) with the log in its real order, each command before its result:
+     * the first pass over the log learns every result, so the second applies only the command that has none.
+     */
+    @Test
+    void withoutAPositionTheFirstPassKeepsCommandsBeforeTheirResultsFromBeingAppliedAgain() {
+        byte[] c1 = RecordCodec.encodeCommand(stop("c1"));
+        byte[] r1 = RecordCodec.encodeCommand(CommandResult.ok("c1", "stopping 1 topic(s)", List.of("orders")));
+        byte[] c2 = RecordCodec.encodeCommand(stop("c2"));
+        CommandLogCursor cursor = new CommandLogCursor(0);
+        for (byte[] value : List.of(c1, r1, c2)) {
+            cursor.learnResult(value);
+        }
+        assertInstanceOf(CommandLogCursor.Answer.class, cursor.next(0, RecordCodec.encodeKey("c1"), c1));
+        assertInstanceOf(CommandLogCursor.Skip.class, cursor.next(1, RecordCodec.encodeKey("c1"), r1));
+        assertEquals(new CommandLogCursor.Apply(stop("c2")), cursor.next(2, RecordCodec.encodeKey("c2"), c2));
+    }
+
     @Test
     void aCommandResentWithTheIdOfOneJustAppliedIsNotAppliedAgain() {
         CommandLogCursor cursor = new CommandLogCursor(0);
