@@ -182,6 +182,27 @@ class ControlPlaneAuthorizationTest {
      * principal with every ACL on them and to the viewer, who may see them (DESCRIBE on the cluster), so that its
      * requests reach the write checks themselves. The producers are not idempotent: the Produce itself is refused.
      */
+    /** The destination's own ACLs on ordinary topics apply as usual: granted writes succeed, others are refused. */
+    @Test
+    void ordinaryTopicsKeepTheirAcls() throws Exception {
+        String ordinary = "local-orders";
+        try (Admin dst = destination.admin()) {
+            dst.createTopics(List.of(new NewTopic(ordinary, 1, (short) 1))).all().get();
+            AclBinding write = allow(TOPIC_USER, ResourceType.TOPIC, ordinary, PatternType.LITERAL, AclOperation.WRITE);
+            dst.createAcls(List.of(write)).all().get();
+            TestUtils.waitFor(() -> dst.describeAcls(AclBindingFilter.ANY).values().get().contains(write), TIMEOUT,
+                "the ACL to reach the destination broker");
+        }
+        try (KafkaProducer<byte[], byte[]> alice = new KafkaProducer<>(saslClient(TOPIC_USER), new ByteArraySerializer(),
+                new ByteArraySerializer());
+             KafkaProducer<byte[], byte[]> viewer = new KafkaProducer<>(plainProducer(VIEWER), new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            assertEquals(0L, alice.send(new ProducerRecord<>(ordinary, 0, null, Workloads.bytes("granted"))).get().offset());
+            assertRefused(TopicAuthorizationException.class, "a write without an ACL to an ordinary topic",
+                () -> viewer.send(new ProducerRecord<>(ordinary, 0, null, Workloads.bytes("refused"))).get());
+        }
+    }
+
     @Test
     void onlyTheExtensionWritesTheControllersTopics() throws Exception {
         Map<String, Object> before = observableState();
@@ -347,6 +368,14 @@ class ControlPlaneAuthorizationTest {
         props.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, SecurityProtocol.SASL_PLAINTEXT.name);
         props.put("sasl.mechanism", "PLAIN");
         props.put("sasl.jaas.config", plainLogin(credentials(principal)));
+        return props;
+    }
+
+    /** A non-idempotent producer: its writes reach the topic's authorization without asking for a producer id. */
+    private static Properties plainProducer(String principal) {
+        Properties props = saslClient(principal);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        props.put(ProducerConfig.ACKS_CONFIG, "1");
         return props;
     }
 

@@ -2,6 +2,8 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
@@ -20,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -103,8 +106,22 @@ class StopInQuickSuccessionTest {
             .all().get().get(tp).offset();
     }
 
+    /**
+     * Starts the topic as soon as the controller accepts it: a START while a stop has not finished on every partition is
+     * refused with MIRROR_TOPIC_NOT_STOPPED (its local writes could not be counted yet), and accepted once it has.
+     */
     private static void start(ClusterMirrorAdmin mirrors) throws Exception {
-        mirrors.startMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
+        TestUtils.waitFor(() -> {
+            try {
+                mirrors.startMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
+                return true;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof ClusterMirrorException c && c.error() == MirrorError.MIRROR_TOPIC_NOT_STOPPED) {
+                    return false;
+                }
+                throw e;
+            }
+        }, MirrorAssertions.TIMEOUT, "the controller to accept the START once the stop finished");
     }
 
     private static void stop(ClusterMirrorAdmin mirrors) throws Exception {
