@@ -290,19 +290,23 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     /**
-     * Waits until the node's broker is visible to clients (registered and unfenced) and its extension is attached
-     * (the launcher logs that after the broker started); fails with the end of the node's output if it exits.
+     * Waits until the node's broker is visible to clients (registered and unfenced), its extension is attached (the
+     * launcher logs that after the broker started) and has loaded the mirror state (until then the node refuses client
+     * writes, failing closed: a rolling restart moves on to the next node only then, as an operator's does); fails with
+     * the end of the node's output if it exits.
      */
     void awaitReady(int id) throws Exception {
         Node node = node(id);
         String attached = "Cluster Mirror extension attached to broker " + id + " of cluster";
+        String loaded = "Mirror image loaded: ";
         try (Admin admin = admin()) {
             TestUtils.waitFor(() -> {
                 Process p = process(id);
                 if (!p.isAlive()) {
                     throw new AssertionError("node " + id + " of " + name + " exited during startup with status " + p.exitValue());
                 }
-                return startCount(node.output(), attached) == startCount(node.output(), "=== start of node ")
+                long starts = startCount(node.output(), "=== start of node ");
+                return startCount(node.output(), attached) == starts && startCount(node.output(), loaded) == starts
                     && admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id);
             }, START_TIMEOUT, "node " + id + " of " + name + " to be ready");
         } catch (AssertionError e) {

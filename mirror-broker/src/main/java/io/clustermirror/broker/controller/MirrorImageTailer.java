@@ -303,6 +303,8 @@ public final class MirrorImageTailer implements AutoCloseable {
             if (firstLook) {
                 ready = true;
                 firstLook = false;
+                log.info("Mirror image loaded: no mirror state exists yet ({} and {} are not created)", InternalTopics.METADATA,
+                    InternalTopics.STATE);
             }
             askedBefore.forEach(f -> f.complete(null));
             backOff();
