@@ -1,0 +1,221 @@
+package io.clustermirror.chaos;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The invariants a chaos run checks, over the clusters' logs and the workload's record of acknowledged writes. Every
+ * broken invariant becomes a {@link History.Violation} naming the check, the partition (and replica) and the evidence.
+ *
+ * <ul>
+ *   <li>{@value #IDENTITY}: every destination replica of a mirror partition is a byte-identical prefix of the source
+ *       partition (batch by batch, every field but the partition leader epoch, no batch missing or added), up to its
+ *       end or, once the partition is stopped, up to the barrier;</li>
+ *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
+ *       reported;</li>
+ *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
+ *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
+ *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice;</li>
+ *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
+ *       mirroring one the source's end, within a bound (checked by the runner).</li>
+ * </ul>
+ */
+final class HistoryChecker {
+    static final String IDENTITY = "identity";
+    static final String BARRIER = "barrier";
+    static final String ACKED_WRITES = "acked-writes";
+    static final String CONVERGENCE = "convergence";
+
+    private final ChaosClusters clusters;
+    private final History history;
+    private final AtomicLong identityChecks = new AtomicLong();
+    private final AtomicLong batchesCompared = new AtomicLong();
+
+    HistoryChecker(ChaosClusters clusters, History history) {
+        this.clusters = clusters;
+        this.history = history;
+    }
+
+    long identityChecks() {
+        return identityChecks.get();
+    }
+
+    long batchesCompared() {
+        return batchesCompared.get();
+    }
+
+    /**
+     * Compares a destination replica with the source: from the replica's first batch (the source holds the same batch at
+     * the same offset) every batch equals the source's next one, for the replica's batches below {@code end}. With
+     * {@code complete}, the replica must also hold every source batch below {@code end}. Returns what differs first.
+     */
+    static Optional<String> compareWithSource(List<SegmentBatches.Batch> source, List<SegmentBatches.Batch> replica, long end,
+                                              boolean complete) {
+        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end).toList();
+        List<SegmentBatches.Batch> expected = source.stream().filter(b -> b.baseOffset() < end).toList();
+        if (compared.isEmpty()) {
+            return complete && !expected.isEmpty() ? Optional.of("the replica holds no batch; the source holds " + expected.size()
+                + " below offset " + end + ", from " + expected.get(0)) : Optional.empty();
+        }
+        int start = 0;
+        while (start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
+            start++;
+        }
+        for (int i = 0; i < compared.size(); i++) {
+            SegmentBatches.Batch mine = compared.get(i);
+            if (start + i >= expected.size()) {
+                return Optional.of("the replica holds " + mine + " beyond the source's last batch"
+                    + (expected.isEmpty() ? "" : " " + expected.get(expected.size() - 1).range()) + ": a record the source never had");
+            }
+            SegmentBatches.Batch theirs = expected.get(start + i);
+            if (mine.baseOffset() != theirs.baseOffset() || mine.lastOffset() != theirs.lastOffset()) {
+                return Optional.of("the replica's " + mine + " is where the source holds " + theirs + " (a batch missing or added)");
+            }
+            if (!mine.sameAs(theirs)) {
+                int at = mine.firstDifference(theirs);
+                return Optional.of("the replica's " + mine + " differs from the source's " + theirs + " at byte " + at + " of the batch ("
+                    + SegmentBatches.fieldAt(at) + ")");
+            }
+        }
+        if (complete && start + compared.size() < expected.size()) {
+            return Optional.of("the replica ends before " + expected.get(start + compared.size()) + " of the source (offset " + end
+                + " expected)");
+        }
+        return Optional.empty();
+    }
+
+    /** The batches of the source partition, from its leader's replica. */
+    List<SegmentBatches.Batch> sourceBatches(Admin sourceAdmin, TopicPartition tp) throws Exception {
+        int leader = ChaosClusters.placement(sourceAdmin, tp).leader()
+            .orElseThrow(() -> new IllegalStateException("the source names no leader of " + tp));
+        return SegmentBatches.read(clusters.sourceNodes().get(leader).partitionDir(tp));
+    }
+
+    /**
+     * Checks {@value #IDENTITY} on every destination replica of {@code tp}, for batches below {@code end}. The replicas are
+     * read before the source, so the source holds at least what they copied from it.
+     */
+    void checkIdentity(Admin sourceAdmin, Admin destinationAdmin, TopicPartition tp, long end, boolean complete) throws Exception {
+        Map<Integer, List<SegmentBatches.Batch>> replicas = new TreeMap<>();
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            replicas.put(broker, SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)));
+        }
+        List<SegmentBatches.Batch> source = sourceBatches(sourceAdmin, tp);
+        identityChecks.incrementAndGet();
+        for (Map.Entry<Integer, List<SegmentBatches.Batch>> replica : replicas.entrySet()) {
+            batchesCompared.addAndGet(replica.getValue().size());
+            compareWithSource(source, replica.getValue(), end, complete).ifPresent(difference ->
+                history.violation(IDENTITY, tp + " on destination broker " + replica.getKey(), difference));
+        }
+    }
+
+    /** Checks {@value #BARRIER}: every destination replica of {@code tp} holds the barrier at {@code barrierOffset}. */
+    void checkBarrier(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            Optional<SegmentBatches.Batch> at = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)).stream()
+                .filter(b -> b.baseOffset() <= barrierOffset && barrierOffset <= b.lastOffset()).findFirst();
+            if (at.isEmpty() || !at.get().barrier()) {
+                history.violation(BARRIER, tp + " on destination broker " + broker, "the stop reported its barrier at offset " + barrierOffset
+                    + ", but the replica holds " + at.map(Object::toString).orElse("nothing") + " there");
+            }
+        }
+    }
+
+    /** What the destination holds of one partition's acknowledged writes. */
+    record WriteFigures(long acked, long aborted, long onDestination, long lostInTruncatedRange, long lostBeyondMirroredEnd,
+                        long duplicates) {
+    }
+
+    /**
+     * Checks {@value #ACKED_WRITES} for one partition: {@code mirroredEnd} is the end of what the destination holds of the
+     * source (the barrier offset after a stop, the source's end once a mirroring partition caught up), and
+     * [{@code truncatedFrom}, {@code truncatedTo}) the range a stop reported as cut ({@code -1} if none).
+     */
+    WriteFigures checkAckedWrites(TopicPartition tp, List<Workload.Write> writes, long mirroredEnd, long truncatedFrom, long truncatedTo) {
+        Map<Long, String> onDestination = new HashMap<>();
+        Map<String, Long> seen = new HashMap<>();
+        long duplicates = 0;
+        for (Map.Entry<Long, String> record : readCommitted(tp, mirroredEnd).entrySet()) {
+            Long earlier = seen.putIfAbsent(record.getValue(), record.getKey());
+            if (earlier != null) {
+                duplicates++;
+                history.violation(ACKED_WRITES, tp.toString(), "value '" + record.getValue() + "' is on the destination twice, at offsets "
+                    + earlier + " and " + record.getKey());
+            }
+            onDestination.put(record.getKey(), record.getValue());
+        }
+        long acked = 0;
+        long aborted = 0;
+        long present = 0;
+        long lostTruncated = 0;
+        long lostBeyond = 0;
+        for (Workload.Write w : writes) {
+            if (!w.partition().equals(tp)) {
+                continue;
+            }
+            if (w.outcome() == Workload.Outcome.ABORTED) {
+                aborted++;
+                if (onDestination.containsKey(w.offset())) {
+                    history.violation(ACKED_WRITES, tp.toString(), "the aborted record '" + w.value() + "' at offset " + w.offset()
+                        + " is visible to read_committed consumers of the destination");
+                }
+                continue;
+            }
+            acked++;
+            String there = onDestination.get(w.offset());
+            if (w.value().equals(there)) {
+                present++;
+            } else if (w.offset() >= mirroredEnd && truncatedFrom >= 0 && w.offset() >= truncatedFrom && w.offset() < truncatedTo) {
+                lostTruncated++;
+            } else if (w.offset() >= mirroredEnd) {
+                lostBeyond++;
+            } else {
+                history.violation(ACKED_WRITES, tp.toString(), "the acknowledged write '" + w.value() + "' at offset " + w.offset()
+                    + " is not on the destination (" + (there == null ? "nothing there" : "'" + there + "' there") + "), below its mirrored end "
+                    + mirroredEnd);
+            }
+        }
+        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates);
+    }
+
+    /** Every committed record of the destination partition below {@code end}, by offset. */
+    private Map<Long, String> readCommitted(TopicPartition tp, long end) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, clusters.destinationBootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<Long, String> records = new TreeMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (consumer.position(tp) < end) {
+                if (System.nanoTime() > deadline) {
+                    history.violation(ACKED_WRITES, tp.toString(), "could not read the destination up to offset " + end + " within 60 s (position "
+                        + consumer.position(tp) + ")");
+                    break;
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end && r.value() != null) {
+                        records.put(r.offset(), new String(r.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        }
+        return records;
+    }
+}
