@@ -70,7 +70,6 @@ public final class ChaosMain {
             ChaosRun.Options options = new ChaosRun.Options(home, work, seed, duration, sourceBrokers, inject);
             ChaosRun run = new ChaosRun(options);
             System.out.println("Chaos run, seed " + seed + ", faults for " + duration.toSeconds() + " s (replay: " + options.replayCommand() + ")");
-            System.out.println(FaultPlan.table(run.plan()));
             ChaosRun.Result result = run.run();
             ChaosReport.write(result, report);
             System.out.println(result.passed() ? "PASS: no violation" : "FAIL: " + result.history().violations().size()

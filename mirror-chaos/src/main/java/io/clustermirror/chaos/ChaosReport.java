@@ -61,7 +61,7 @@ final class ChaosReport {
         }
         json.put("faults", faults);
         Map<String, Object> checks = new LinkedHashMap<>();
-        for (String check : List.of(HistoryChecker.IDENTITY, HistoryChecker.BARRIER, HistoryChecker.ACKED_WRITES, HistoryChecker.CONVERGENCE)) {
+        for (String check : HistoryChecker.CHECKS) {
             checks.put(check, result.history().violations().stream().filter(v -> v.check().equals(check)).count());
         }
         Map<String, Object> checkFigures = new LinkedHashMap<>();
@@ -134,7 +134,7 @@ final class ChaosReport {
                 .append(f.outcome()).append(" |\n");
         }
         md.append("\n## Checks\n\n| check | violations |\n|---|---:|\n");
-        for (String check : List.of(HistoryChecker.IDENTITY, HistoryChecker.BARRIER, HistoryChecker.ACKED_WRITES, HistoryChecker.CONVERGENCE)) {
+        for (String check : HistoryChecker.CHECKS) {
             md.append("| ").append(check).append(" | ").append(result.history().violations().stream().filter(v -> v.check().equals(check)).count())
                 .append(" |\n");
         }

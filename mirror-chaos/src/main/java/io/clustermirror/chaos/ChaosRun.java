@@ -7,6 +7,7 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.PartitionState;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -100,10 +102,6 @@ final class ChaosRun {
         this.plan = FaultPlan.plan(options.seed(), options.duration(), options.injectCorruption());
     }
 
-    List<FaultPlan.Fault> plan() {
-        return plan;
-    }
-
     static List<TopicPartition> partitions(String topic, int count) {
         return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
     }
@@ -121,7 +119,7 @@ final class ChaosRun {
         checker = new HistoryChecker(clusters, history);
         try (Admin sourceAdmin = clusters.sourceAdmin();
              Admin destinationAdmin = clusters.destinationAdmin();
-             ClusterMirrorAdmin mirrorAdmin = ClusterMirrorAdmin.create(ChaosClusters.clientProperties(clusters.destinationBootstrapServers()))) {
+             ClusterMirrorAdmin mirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties())) {
             mirrors = mirrorAdmin;
             short rf = (short) Math.min(3, options.sourceBrokers());
             sourceAdmin.createTopics(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
@@ -130,6 +128,7 @@ final class ChaosRun {
             mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of())).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.event("operator", "--start --topics " + MIRRORED_TOPIC + "," + FAILOVER_TOPIC);
             mirrors.startMirrorTopics(MIRROR, List.of(MIRRORED_TOPIC, FAILOVER_TOPIC), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+            history.startClock();
             Workload workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), options.seed(), history);
             workload.start();
             Thread checks = new Thread(() -> checkWhileFaulting(sourceAdmin, destinationAdmin), "chaos-checker");
@@ -157,6 +156,13 @@ final class ChaosRun {
         } finally {
             clusters.close();
         }
+    }
+
+    /** The operator's client: a command waits up to {@link #COMMAND_BOUND} for the mirror controller's answer. */
+    private Properties mirrorAdminProperties() {
+        Properties props = ChaosClusters.clientProperties(clusters.destinationBootstrapServers());
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) COMMAND_BOUND.toMillis());
+        return props;
     }
 
     /** The periodic {@value HistoryChecker#IDENTITY} check while faults are applied. */
@@ -414,27 +420,35 @@ final class ChaosRun {
             MirrorTopicDescription description = describe(topic);
             for (MirrorPartitionDescription p : description.partitions()) {
                 TopicPartition tp = new TopicPartition(topic, p.partition());
-                long sourceEnd = endOffset(sourceAdmin, tp);
-                long destinationEnd = endOffset(destinationAdmin, tp);
-                HistoryChecker.WriteFigures writeFigures;
-                if (description.desiredState() == DesiredState.STOPPED) {
-                    long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
-                    if (barrier < 0) {
-                        history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
-                        writeFigures = checker.checkAckedWrites(tp, writes, destinationEnd, -1, -1);
-                    } else {
-                        checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
-                        checker.checkBarrier(destinationAdmin, tp, barrier);
-                        writeFigures = checker.checkAckedWrites(tp, writes, barrier, p.truncatedFromOffset(), p.truncatedToOffset());
-                    }
-                } else {
-                    checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
-                    writeFigures = checker.checkAckedWrites(tp, writes, Math.min(sourceEnd, destinationEnd), -1, -1);
+                try {
+                    figures.add(finalChecks(sourceAdmin, destinationAdmin, writes, tp, description.desiredState(), p));
+                } catch (Exception e) {
+                    history.violation(HistoryChecker.CHECK_FAILED, tp.toString(), "the final checks failed: " + e);
                 }
-                figures.add(new PartitionFigures(tp, description.desiredState(), p.state(), sourceEnd, destinationEnd, p.barrierOffset(),
-                    p.truncatedFromOffset(), p.truncatedToOffset(), p.lastError(), writeFigures));
             }
         }
         return figures;
+    }
+
+    /** The final checks of one partition, by the state its topic was asked to reach; returns its figures. */
+    private PartitionFigures finalChecks(Admin sourceAdmin, Admin destinationAdmin, List<Workload.Write> writes, TopicPartition tp,
+                                         DesiredState desired, MirrorPartitionDescription p) throws Exception {
+        long sourceEnd = endOffset(sourceAdmin, tp);
+        long destinationEnd = endOffset(destinationAdmin, tp);
+        HistoryChecker.WriteFigures writeFigures;
+        long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
+        if (desired != DesiredState.STOPPED) {
+            checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
+            writeFigures = checker.checkAckedWrites(tp, writes, Math.min(sourceEnd, destinationEnd), -1, -1);
+        } else if (barrier < 0) {
+            history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
+            writeFigures = checker.checkAckedWrites(tp, writes, destinationEnd, -1, -1);
+        } else {
+            checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
+            checker.checkBarrier(destinationAdmin, tp, barrier);
+            writeFigures = checker.checkAckedWrites(tp, writes, barrier, p.truncatedFromOffset(), p.truncatedToOffset());
+        }
+        return new PartitionFigures(tp, desired, p.state(), sourceEnd, destinationEnd, p.barrierOffset(), p.truncatedFromOffset(),
+            p.truncatedToOffset(), p.lastError(), writeFigures);
     }
 }

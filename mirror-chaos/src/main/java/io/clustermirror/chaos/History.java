@@ -4,11 +4,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What happened during a run, in order: faults applied and healed, operator commands and their results, checks and
- * their violations. Times are milliseconds since the run's clock started (the mirror's start). Thread-safe.
+ * their violations. Times are milliseconds since the clock's zero, the fault plan's zero: the moment every mirror
+ * topic was started. Thread-safe.
  */
 final class History {
     private static final Logger log = LoggerFactory.getLogger(History.class);
@@ -25,13 +28,24 @@ final class History {
         }
     }
 
-    private final long startNanos = System.nanoTime();
+    // Guarded by this.
+    private long startNanos = System.nanoTime();
     // Guarded by this.
     private final List<Event> events = new ArrayList<>();
     private final List<Violation> violations = new ArrayList<>();
+    // What was already reported: a periodic check that finds the same difference again adds nothing.
+    private final Set<List<String>> reported = new HashSet<>();
 
-    long nowMs() {
+    synchronized long nowMs() {
         return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    /** Sets the clock's zero to now (the fault plan's zero): what was recorded before gets negative times. */
+    synchronized void startClock() {
+        long shiftMs = nowMs();
+        startNanos = System.nanoTime();
+        events.replaceAll(e -> new Event(e.atMs() - shiftMs, e.kind(), e.detail()));
+        violations.replaceAll(v -> new Violation(v.atMs() - shiftMs, v.check(), v.where(), v.detail()));
     }
 
     synchronized void event(String kind, String detail) {
@@ -40,7 +54,11 @@ final class History {
         log.info("[t={} s] {}: {}", event.atMs() / 1000.0, kind, detail);
     }
 
+    /** Records a violation, once: the same check, place and evidence found again later is not recorded again. */
     synchronized void violation(String check, String where, String detail) {
+        if (!reported.add(List.of(check, where, detail))) {
+            return;
+        }
         Violation violation = new Violation(nowMs(), check, where, detail);
         violations.add(violation);
         events.add(new Event(violation.atMs(), "violation", violation.toString()));

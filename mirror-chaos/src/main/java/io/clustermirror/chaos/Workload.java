@@ -123,8 +123,9 @@ final class Workload implements AutoCloseable {
                 while (!stopping) {
                     producer.beginTransaction();
                     List<TopicPartition> targets = new ArrayList<>(List.of(partitions.get(random.nextInt(partitions.size()))));
-                    if (random.nextBoolean()) {
-                        targets.add(partitions.get(random.nextInt(partitions.size())));
+                    TopicPartition second = partitions.get(random.nextInt(partitions.size()));
+                    if (random.nextBoolean() && !targets.contains(second)) {
+                        targets.add(second);
                     }
                     List<Write> pending = new ArrayList<>();
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
