@@ -69,6 +69,7 @@ final class ChaosReport {
         checkFigures.put("identityChecks", result.identityChecks());
         checkFigures.put("replicaBatchesCompared", result.batchesCompared());
         checkFigures.put("writes", result.totalWrites());
+        checkFigures.put("extensionErrorLinesByNode", result.extensionErrorLines());
         json.put("checks", checkFigures);
         List<Map<String, Object>> partitions = new ArrayList<>();
         for (ChaosRun.PartitionFigures p : result.partitions()) {
@@ -119,7 +120,8 @@ final class ChaosReport {
         md.append("- faults for ").append(options.duration().toSeconds()).append(" s; replay: `").append(options.replayCommand()).append("`\n");
         result.clusters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("- ").append(result.totalWrites()).append(" writes recorded; ").append(result.identityChecks())
-            .append(" identity checks of a partition, ").append(result.batchesCompared()).append(" replica batches compared\n\n");
+            .append(" identity checks of a partition, ").append(result.batchesCompared()).append(" replica batches compared\n");
+        md.append("- ERROR lines in cluster-mirror.log (logged and recovered from): ").append(result.extensionErrorLines()).append("\n\n");
         if (!result.passed()) {
             History.Violation first = result.history().violations().get(0);
             md.append("## First violation\n\n").append("**").append(first.check()).append("** at ").append(first.where()).append(" (t=")

@@ -5,6 +5,7 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -80,7 +81,8 @@ final class ChaosRun {
 
     /** Everything the report shows. */
     record Result(Options options, List<FaultPlan.Fault> plan, List<AppliedFault> faults, List<PartitionFigures> partitions,
-                  History history, long identityChecks, long batchesCompared, Map<String, String> clusters, long totalWrites) {
+                  History history, long identityChecks, long batchesCompared, Map<String, String> clusters, long totalWrites,
+                  Map<String, Long> extensionErrorLines) {
         boolean passed() {
             return history.violations().isEmpty();
         }
@@ -145,6 +147,7 @@ final class ChaosRun {
             history.event("phase", "faults over; the workload stopped after " + workload.writes().size() + " writes");
             awaitConvergence(sourceAdmin, destinationAdmin);
             List<PartitionFigures> figures = finalChecks(sourceAdmin, destinationAdmin, workload.writes());
+            Map<String, Long> extensionErrors = checker.checkExtensionLogs();
             Map<String, String> clusterInfo = new LinkedHashMap<>();
             clusterInfo.put("source", options.sourceBrokers() + " broker(s), stock Apache Kafka, client listener through fault proxies "
                 + clusters.proxiedSourceBootstrapServers());
@@ -152,7 +155,7 @@ final class ChaosRun {
                 + "min.insync.replicas=2");
             clusterInfo.put("workDir", options.workDir().toString());
             return new Result(options, plan, List.copyOf(applied), figures, history, checker.identityChecks(), checker.batchesCompared(),
-                clusterInfo, workload.writes().size());
+                clusterInfo, workload.writes().size(), extensionErrors);
         } finally {
             clusters.close();
         }
@@ -273,11 +276,30 @@ final class ChaosRun {
                 return "paused, resumed";
             }
             case STOP -> {
-                target[0] = "topic " + FAILOVER_TOPIC;
+                // A third of the stops run with a node down: the leader of a partition being stopped, or the broker that
+                // runs the mirror controller (the leader of __mirror_commands-0), killed just before the command.
+                Optional<LaunchedNode> down = switch (fault.pick() % 3) {
+                    case 1 -> Optional.of(clusters.destinationBroker(clusters.destinationLeader(destinationAdmin,
+                        partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS).get((fault.pick() / 3) % FAILOVER_PARTITIONS))));
+                    case 2 -> Optional.of(clusters.destinationBroker(clusters.destinationLeader(destinationAdmin,
+                        new TopicPartition(InternalTopics.COMMANDS, 0))));
+                    default -> Optional.empty();
+                };
+                target[0] = "topic " + FAILOVER_TOPIC + down.map(n -> ", with " + n + " killed (" + (fault.pick() % 3 == 1
+                    ? "a leader of the topic" : "the mirror controller's broker") + ")").orElse("");
+                if (down.isPresent()) {
+                    history.event("fault", "#" + fault.index() + " kill -9 of " + down.get() + " before the stop");
+                    down.get().kill();
+                }
                 stopRequested = true;
                 command("--stop", DesiredState.STOPPED, () -> mirrors.stopMirrorTopics(MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
                     .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
                 awaitStates(FAILOVER_TOPIC, PartitionState.STOPPED, COMMAND_BOUND);
+                if (down.isPresent()) {
+                    down.get().start();
+                    clusters.awaitDestinationBrokerReady(down.get().id());
+                    history.event("heal", "#" + fault.index() + " " + down.get() + " restarted and ready after the stop");
+                }
                 StringBuilder outcome = new StringBuilder("stopped:");
                 for (MirrorPartitionDescription p : describe(FAILOVER_TOPIC).partitions()) {
                     barriers.put(new TopicPartition(FAILOVER_TOPIC, p.partition()), p.barrierOffset());

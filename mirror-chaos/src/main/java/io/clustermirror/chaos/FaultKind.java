@@ -18,7 +18,10 @@ enum FaultKind {
     PROXY_RESET(true),
     /** {@code --pause} of the mirrored topic, {@code --resume} after the duration. */
     PAUSE_RESUME(true),
-    /** {@code --stop} (failover) of the failover topic: once per run, at a random point. */
+    /**
+     * {@code --stop} (failover) of the failover topic: once per run, at a random point; in a third of the runs with the
+     * leader of one of its partitions killed just before, in another third with the mirror controller's broker killed.
+     */
     STOP(false),
     /**
      * Test-only (never a product fault): one byte of a destination follower's segment file is flipped, to show that the

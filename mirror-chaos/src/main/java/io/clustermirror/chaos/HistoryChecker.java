@@ -8,8 +8,12 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +21,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
  * The invariants a chaos run checks, over the clusters' logs and the workload's record of acknowledged writes. Every
@@ -32,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
  *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
- *       mirroring one the source's end, within a bound (checked by the runner).</li>
+ *       mirroring one the source's end, within a bound (checked by the runner);</li>
+ *   <li>{@value #EXTENSION_THREADS}: no thread of the extension died on a destination node (an uncaught exception in a
+ *       {@code cluster-mirror-*} thread, printed by the JVM to the node's console output).</li>
  * </ul>
  */
 final class HistoryChecker {
@@ -40,10 +47,11 @@ final class HistoryChecker {
     static final String BARRIER = "barrier";
     static final String ACKED_WRITES = "acked-writes";
     static final String CONVERGENCE = "convergence";
+    static final String EXTENSION_THREADS = "extension-threads";
     /** Not an invariant: a final check could not be carried out (what it reads was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
-    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, CHECK_FAILED);
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS, CHECK_FAILED);
 
     private final ChaosClusters clusters;
     private final History history;
@@ -138,6 +146,35 @@ final class HistoryChecker {
                     + ", but the replica holds " + at.map(Object::toString).orElse("nothing") + " there");
             }
         }
+    }
+
+    /**
+     * Checks {@value #EXTENSION_THREADS} on every destination node, and returns each node's count of ERROR lines in its
+     * {@code cluster-mirror.log} files (figures for the report: errors the extension logged and recovered from).
+     */
+    Map<String, Long> checkExtensionLogs() throws IOException {
+        List<LaunchedNode> nodes = new ArrayList<>(clusters.destinationBrokers().values());
+        nodes.add(clusters.destinationController());
+        Map<String, Long> errors = new TreeMap<>();
+        for (LaunchedNode node : nodes) {
+            try (Stream<String> lines = Files.lines(node.output(), StandardCharsets.UTF_8)) {
+                lines.filter(l -> l.contains("Exception in thread \"cluster-mirror")).distinct().forEach(l ->
+                    history.violation(EXTENSION_THREADS, node.toString(), "a thread of the extension died: " + l));
+            }
+            long count = 0;
+            Path logs = node.dir().resolve("logs");
+            if (Files.isDirectory(logs)) {
+                try (Stream<Path> files = Files.list(logs)) {
+                    for (Path file : files.filter(f -> f.getFileName().toString().startsWith("cluster-mirror.log")).toList()) {
+                        try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+                            count += lines.filter(l -> l.contains("] ERROR ")).count();
+                        }
+                    }
+                }
+            }
+            errors.put(node.toString(), count);
+        }
+        return errors;
     }
 
     /** What the destination holds of one partition's acknowledged writes. */
