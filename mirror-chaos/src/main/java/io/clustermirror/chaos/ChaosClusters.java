@@ -32,8 +32,9 @@ import java.util.stream.Collectors;
 /**
  * The launched clusters of a chaos run, every node its own JVM:
  * <ul>
- *   <li>the <b>source</b>: stock Apache Kafka, {@code sourceBrokers} nodes (the first one also the KRaft controller).
- *       Each broker has two listeners: {@code INTERNAL}, which its peers and the workload use directly, and
+ *   <li>the <b>source</b>: {@code sourceBrokers} nodes (the first one also the KRaft controller), with the Cluster
+ *       Mirror launcher too, since failback makes the source a destination of its own mirror (until then the extension
+ *       does nothing there: the source holds no mirror). Each broker has two listeners: {@code INTERNAL}, which its peers and the workload use directly, and
  *       {@code CLIENT}, which is advertised at the address of that broker's {@link FaultProxy}, so that every
  *       connection of the mirror (bootstrap, metadata, fetchers) goes through a proxy and its faults;</li>
  *   <li>the <b>destination</b>: three brokers and one dedicated controller, all with the Cluster Mirror launcher,
@@ -99,7 +100,7 @@ final class ChaosClusters implements AutoCloseable {
             config.put("inter.broker.listener.name", "INTERNAL");
             config.put("controller.listener.names", "CONTROLLER");
             config.putAll(replication(brokers));
-            LaunchedNode node = new LaunchedNode(home, "source", id, dir.resolve("node-" + id), LaunchedNode.Launcher.STOCK, BROKER_HEAP);
+            LaunchedNode node = new LaunchedNode(home, "source", id, dir.resolve("node-" + id), BROKER_HEAP);
             node.format(clusterId, config, controller ? List.of("--standalone") : List.of());
             sourceNodes.put(id, node);
         }
@@ -125,7 +126,7 @@ final class ChaosClusters implements AutoCloseable {
         controllerConfig.put("listeners", "CONTROLLER://localhost:" + controllerPort);
         controllerConfig.put("advertised.listeners", "CONTROLLER://localhost:" + controllerPort);
         destinationController = new LaunchedNode(home, "destination", DESTINATION_CONTROLLER_ID, dir.resolve("controller-" + DESTINATION_CONTROLLER_ID),
-            LaunchedNode.Launcher.CLUSTER_MIRROR, CONTROLLER_HEAP);
+            CONTROLLER_HEAP);
         destinationController.format(clusterId, controllerConfig, List.of("--standalone"));
 
         for (int id = 1; id <= DESTINATION_BROKERS; id++) {
@@ -137,8 +138,7 @@ final class ChaosClusters implements AutoCloseable {
             config.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
             config.put("inter.broker.listener.name", "PLAINTEXT");
             config.putAll(replication(DESTINATION_BROKERS));
-            LaunchedNode node = new LaunchedNode(home, "destination", id, dir.resolve("broker-" + id), LaunchedNode.Launcher.CLUSTER_MIRROR,
-                BROKER_HEAP);
+            LaunchedNode node = new LaunchedNode(home, "destination", id, dir.resolve("broker-" + id), BROKER_HEAP);
             node.format(clusterId, config, List.of());
             destinationBrokers.put(id, node);
         }
@@ -174,26 +174,24 @@ final class ChaosClusters implements AutoCloseable {
     }
 
     private void awaitSourceReady() throws Exception {
-        try (Admin admin = admin(sourceBootstrapServers())) {
-            Waits.until(() -> {
-                for (LaunchedNode node : sourceNodes.values()) {
-                    if (!node.alive()) {
-                        throw new IllegalStateException(node + " exited during startup; see " + node.output());
-                    }
-                }
-                return admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() == sourceNodes.size();
-            }, START_TIMEOUT, "the source's " + sourceNodes.size() + " broker(s)");
+        for (LaunchedNode node : sourceNodes.values()) {
+            awaitReady(node, sourceBootstrapServers());
         }
     }
 
-    /**
-     * Waits until a destination broker is registered and unfenced and its extension is attached (the launcher logs that
-     * after each start of the broker), failing early if the node exits.
-     */
+    /** Waits until a destination broker is ready; see {@link #awaitReady}. */
     void awaitDestinationBrokerReady(int id) throws Exception {
-        LaunchedNode node = destinationBroker(id);
+        awaitReady(destinationBroker(id), destinationBootstrapServers());
+    }
+
+    /**
+     * Waits until a broker is registered and unfenced and its extension is attached (the launcher logs that after each
+     * start of the broker; until then the node refuses client writes), failing early if the node exits.
+     */
+    private static void awaitReady(LaunchedNode node, String bootstrapServers) throws Exception {
+        int id = node.id();
         String attached = "Cluster Mirror extension attached to broker " + id + " of cluster";
-        try (Admin admin = destinationAdmin()) {
+        try (Admin admin = admin(bootstrapServers)) {
             Waits.until(() -> {
                 if (!node.alive()) {
                     throw new IllegalStateException(node + " exited during startup; see " + node.output());

@@ -85,10 +85,20 @@ final class ChaosReport {
             partition.put("lastError", p.lastError());
             partition.put("ackedWrites", p.writes().acked());
             partition.put("abortedWrites", p.writes().aborted());
-            partition.put("ackedOnDestination", p.writes().onDestination());
+            partition.put("ackedOnDestination", p.writes().present());
             partition.put("lostInTruncatedRange", p.writes().lostInTruncatedRange());
             partition.put("lostBeyondMirroredEnd", p.writes().lostBeyondMirroredEnd());
             partition.put("duplicates", p.writes().duplicates());
+            partition.put("failback", p.failback().map(f -> {
+                Map<String, Object> failback = new LinkedHashMap<>();
+                failback.put("state", f.state().name());
+                failback.put("truncatedFromOffset", f.truncatedFrom());
+                failback.put("truncatedToOffset", f.truncatedTo());
+                failback.put("destinationAckedWrites", f.writes().acked());
+                failback.put("destinationAckedOnSource", f.writes().present());
+                failback.put("duplicates", f.writes().duplicates());
+                return failback;
+            }).orElse(null));
             partitions.add(partition);
         }
         json.put("partitions", partitions);
@@ -147,9 +157,21 @@ final class ChaosReport {
             md.append("| ").append(p.partition()).append(" | ").append(p.desired()).append(" | ").append(p.state()).append(" | ").append(p.sourceEnd())
                 .append(" | ").append(p.destinationEnd()).append(" | ").append(p.barrierOffset() < 0 ? "-" : p.barrierOffset()).append(" | ")
                 .append(p.truncatedFrom() < 0 ? "-" : "[" + p.truncatedFrom() + ", " + p.truncatedTo() + ")").append(" | ")
-                .append(p.writes().acked()).append(" | ").append(p.writes().aborted()).append(" | ").append(p.writes().onDestination()).append(" | ")
+                .append(p.writes().acked()).append(" | ").append(p.writes().aborted()).append(" | ").append(p.writes().present()).append(" | ")
                 .append(p.writes().lostInTruncatedRange()).append(" | ").append(p.writes().lostBeyondMirroredEnd()).append(" | ")
                 .append(p.writes().duplicates()).append(" |\n");
+        }
+        List<ChaosRun.PartitionFigures> failedBack = result.partitions().stream().filter(p -> p.failback().isPresent()).toList();
+        if (!failedBack.isEmpty()) {
+            md.append("\n## Failback\n\n| partition | state on the source | cut on the source | acked by the destination | on the source "
+                + "| duplicates |\n|---|---|---|---:|---:|---:|\n");
+            for (ChaosRun.PartitionFigures p : failedBack) {
+                ChaosRun.Failback f = p.failback().orElseThrow();
+                md.append("| ").append(p.partition()).append(" | ").append(f.state()).append(" | ")
+                    .append(f.truncatedFrom() < 0 ? "-" : "[" + f.truncatedFrom() + ", " + f.truncatedTo() + ")").append(" | ")
+                    .append(f.writes().acked()).append(" | ").append(f.writes().present()).append(" | ").append(f.writes().duplicates())
+                    .append(" |\n");
+            }
         }
         if (!result.passed()) {
             md.append("\n## Violations\n\n");

@@ -38,7 +38,9 @@ import java.util.stream.IntStream;
  *
  * <p>Topics: {@value #MIRRORED_TOPIC} ({@value #MIRRORED_PARTITIONS} partitions) is mirrored for the whole run, with
  * pause/resume among the faults; {@value #FAILOVER_TOPIC} ({@value #FAILOVER_PARTITIONS} partitions) is stopped (failed
- * over) at the plan's random point, and its stop is then checked against every acknowledged write.
+ * over) at the plan's random point, its producers move to the destination, and later it fails back: a mirror
+ * {@value #FAILBACK_MIRROR} on the source copies it from the destination. The stop is checked against every write the
+ * source acknowledged, the failback against every write the destination acknowledged.
  */
 final class ChaosRun {
     private static final Logger log = LoggerFactory.getLogger(ChaosRun.class);
@@ -47,6 +49,10 @@ final class ChaosRun {
     static final int MIRRORED_PARTITIONS = 3;
     static final String FAILOVER_TOPIC = "chaos-failover";
     static final int FAILOVER_PARTITIONS = 2;
+    /** The mirror on the source that copies the failover topic back from the destination. */
+    static final String FAILBACK_MIRROR = "chaos-back";
+    /** Records the moved producers write to each failed-over partition on the destination. */
+    private static final int WRITES_AFTER_FAILOVER = 20;
     /** How long partitions may take to reach their requested state once the faults stopped. */
     static final Duration CONVERGENCE_BOUND = Duration.ofSeconds(120);
     private static final Duration COMMAND_BOUND = Duration.ofSeconds(120);
@@ -76,7 +82,12 @@ final class ChaosRun {
 
     /** The figures of one partition at the end of the run. */
     record PartitionFigures(TopicPartition partition, DesiredState desired, PartitionState state, long sourceEnd, long destinationEnd,
-                            long barrierOffset, long truncatedFrom, long truncatedTo, String lastError, HistoryChecker.WriteFigures writes) {
+                            long barrierOffset, long truncatedFrom, long truncatedTo, String lastError, HistoryChecker.WriteFigures writes,
+                            Optional<Failback> failback) {
+    }
+
+    /** A failed-back partition: its state in the source's mirror, the cut that mirror reported, the destination's writes. */
+    record Failback(PartitionState state, long truncatedFrom, long truncatedTo, HistoryChecker.WriteFigures writes) {
     }
 
     /** Everything the report shows. */
@@ -94,9 +105,13 @@ final class ChaosRun {
     private final Map<TopicPartition, Long> barriers = new ConcurrentHashMap<>();
     private final List<AppliedFault> applied = new ArrayList<>();
     private volatile boolean stopRequested;
+    // Set once the source's partitions of the failover topic mirror from the destination: from then on they are compared.
+    private volatile boolean failedBack;
     private volatile boolean faultsOver;
     private ChaosClusters clusters;
     private ClusterMirrorAdmin mirrors;
+    private ClusterMirrorAdmin sourceMirrors;
+    private Workload workload;
     private HistoryChecker checker;
 
     ChaosRun(Options options) {
@@ -121,8 +136,10 @@ final class ChaosRun {
         checker = new HistoryChecker(clusters, history);
         try (Admin sourceAdmin = clusters.sourceAdmin();
              Admin destinationAdmin = clusters.destinationAdmin();
-             ClusterMirrorAdmin mirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties())) {
+             ClusterMirrorAdmin mirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties(clusters.destinationBootstrapServers()));
+             ClusterMirrorAdmin sourceMirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties(clusters.sourceBootstrapServers()))) {
             mirrors = mirrorAdmin;
+            sourceMirrors = sourceMirrorAdmin;
             short rf = (short) Math.min(3, options.sourceBrokers());
             sourceAdmin.createTopics(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
                 new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf))).all().get(60, TimeUnit.SECONDS);
@@ -131,7 +148,7 @@ final class ChaosRun {
             history.event("operator", "--start --topics " + MIRRORED_TOPIC + "," + FAILOVER_TOPIC);
             mirrors.startMirrorTopics(MIRROR, List.of(MIRRORED_TOPIC, FAILOVER_TOPIC), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.startClock();
-            Workload workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), options.seed(), history);
+            workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), options.seed(), history);
             workload.start();
             Thread checks = new Thread(() -> checkWhileFaulting(sourceAdmin, destinationAdmin), "chaos-checker");
             checks.setDaemon(true);
@@ -149,8 +166,8 @@ final class ChaosRun {
             List<PartitionFigures> figures = finalChecks(sourceAdmin, destinationAdmin, workload.writes());
             Map<String, Long> extensionErrors = checker.checkExtensionLogs();
             Map<String, String> clusterInfo = new LinkedHashMap<>();
-            clusterInfo.put("source", options.sourceBrokers() + " broker(s), stock Apache Kafka, client listener through fault proxies "
-                + clusters.proxiedSourceBootstrapServers());
+            clusterInfo.put("source", options.sourceBrokers() + " broker(s), Kafka 4.3.1 with the Cluster Mirror launcher (no mirror of "
+                + "its own until failback), client listener through fault proxies " + clusters.proxiedSourceBootstrapServers());
             clusterInfo.put("destination", ChaosClusters.DESTINATION_BROKERS + " brokers + 1 dedicated controller, Cluster Mirror launcher, RF 3, "
                 + "min.insync.replicas=2");
             clusterInfo.put("workDir", options.workDir().toString());
@@ -161,9 +178,9 @@ final class ChaosRun {
         }
     }
 
-    /** The operator's client: a command waits up to {@link #COMMAND_BOUND} for the mirror controller's answer. */
-    private Properties mirrorAdminProperties() {
-        Properties props = ChaosClusters.clientProperties(clusters.destinationBootstrapServers());
+    /** An operator's client: a command waits up to {@link #COMMAND_BOUND} for the mirror controller's answer. */
+    private static Properties mirrorAdminProperties(String bootstrapServers) {
+        Properties props = ChaosClusters.clientProperties(bootstrapServers);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) COMMAND_BOUND.toMillis());
         return props;
     }
@@ -180,6 +197,9 @@ final class ChaosRun {
                         }
                     } else {
                         checker.checkIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
+                    }
+                    if (tp.topic().equals(FAILOVER_TOPIC) && failedBack) {
+                        checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -307,6 +327,27 @@ final class ChaosRun {
                         .append(p.truncatedFromOffset() >= 0 ? " truncated [" + p.truncatedFromOffset() + ", " + p.truncatedToOffset() + ")" : "");
                 }
                 history.event("operator", "--stop done, " + outcome);
+                workload.failOver(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS), clusters.destinationBootstrapServers(), WRITES_AFTER_FAILOVER);
+                history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the destination and wrote " + WRITES_AFTER_FAILOVER
+                    + " records to each partition there");
+                return outcome.toString();
+            }
+            case FAILBACK -> {
+                target[0] = "topic " + FAILOVER_TOPIC + ", mirror " + FAILBACK_MIRROR + " on the source";
+                history.event("operator", "on the source: --create --mirror " + FAILBACK_MIRROR + " (bootstrap.servers "
+                    + clusters.destinationBootstrapServers() + "), --start --topics " + FAILOVER_TOPIC);
+                sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers())).all()
+                    .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+                sourceMirrors.startMirrorTopics(FAILBACK_MIRROR, List.of(FAILOVER_TOPIC), List.of()).all().get(COMMAND_BOUND.toSeconds(),
+                    TimeUnit.SECONDS);
+                awaitStates(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC, PartitionState.MIRRORING, COMMAND_BOUND);
+                failedBack = true;
+                StringBuilder outcome = new StringBuilder("mirroring back:");
+                for (MirrorPartitionDescription p : describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions()) {
+                    outcome.append(" p").append(p.partition()).append(p.truncatedFromOffset() >= 0
+                        ? " cut [" + p.truncatedFromOffset() + ", " + p.truncatedToOffset() + ")" : " no cut");
+                }
+                history.event("operator", "failback started, " + outcome);
                 return outcome.toString();
             }
             case CORRUPT_REPLICA_BYTE -> {
@@ -377,14 +418,23 @@ final class ChaosRun {
     }
 
     private MirrorTopicDescription describe(String topic) throws Exception {
-        ClusterMirrorDescription mirror = mirrors.describeClusterMirrors(List.of(MIRROR)).all().get(60, TimeUnit.SECONDS).get(MIRROR);
+        return describe(mirrors, MIRROR, topic);
+    }
+
+    private static MirrorTopicDescription describe(ClusterMirrorAdmin admin, String mirrorName, String topic) throws Exception {
+        ClusterMirrorDescription mirror = admin.describeClusterMirrors(List.of(mirrorName)).all().get(60, TimeUnit.SECONDS).get(mirrorName);
         return mirror.topics().stream().filter(t -> t.topic().equals(topic)).findFirst()
-            .orElseThrow(() -> new IllegalStateException("mirror " + MIRROR + " has no topic " + topic));
+            .orElseThrow(() -> new IllegalStateException("mirror " + mirrorName + " has no topic " + topic));
     }
 
     private void awaitStates(String topic, PartitionState state, Duration bound) throws Exception {
-        Waits.until(() -> describe(topic).partitions().stream().allMatch(p -> p.state() == state), bound,
-            "every partition of " + topic + " to be " + state);
+        awaitStates(mirrors, MIRROR, topic, state, bound);
+    }
+
+    private static void awaitStates(ClusterMirrorAdmin admin, String mirrorName, String topic, PartitionState state, Duration bound)
+            throws Exception {
+        Waits.until(() -> describe(admin, mirrorName, topic).partitions().stream().allMatch(p -> p.state() == state), bound,
+            "every partition of " + topic + " in mirror " + mirrorName + " to be " + state);
     }
 
     /** Brings everything back: proxies pass, every node runs. */
@@ -427,6 +477,17 @@ final class ChaosRun {
                         }
                     }
                 }
+                if (failedBack) {
+                    for (MirrorPartitionDescription p : describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions()) {
+                        TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, p.partition());
+                        if (p.state() != PartitionState.MIRRORING) {
+                            lagging.put(tp, "failback: state " + p.state() + " on the source (requested MIRRORING), last error " + p.lastError());
+                        } else if (endOffset(sourceAdmin, tp) != endOffset(destinationAdmin, tp)) {
+                            lagging.put(tp, "failback: source end offset " + endOffset(sourceAdmin, tp) + ", destination's "
+                                + endOffset(destinationAdmin, tp));
+                        }
+                    }
+                }
                 return lagging.isEmpty();
             }, CONVERGENCE_BOUND, "every partition to reach its requested state");
             history.event("check", "every partition reached its requested state after the faults");
@@ -457,20 +518,32 @@ final class ChaosRun {
                                          DesiredState desired, MirrorPartitionDescription p) throws Exception {
         long sourceEnd = endOffset(sourceAdmin, tp);
         long destinationEnd = endOffset(destinationAdmin, tp);
+        String destination = clusters.destinationBootstrapServers();
+        List<Workload.Write> sourceWrites = writes.stream().filter(w -> w.side() == Workload.Side.SOURCE).toList();
         HistoryChecker.WriteFigures writeFigures;
         long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
         if (desired != DesiredState.STOPPED) {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
-            writeFigures = checker.checkAckedWrites(tp, writes, Math.min(sourceEnd, destinationEnd), -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
         } else if (barrier < 0) {
             history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
-            writeFigures = checker.checkAckedWrites(tp, writes, destinationEnd, -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, destinationEnd, -1, -1);
         } else {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
             checker.checkBarrier(destinationAdmin, tp, barrier);
-            writeFigures = checker.checkAckedWrites(tp, writes, barrier, p.truncatedFromOffset(), p.truncatedToOffset());
+            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, barrier, p.truncatedFromOffset(),
+                p.truncatedToOffset());
+        }
+        Optional<Failback> failback = Optional.empty();
+        if (tp.topic().equals(FAILOVER_TOPIC) && failedBack) {
+            MirrorPartitionDescription back = describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions().stream()
+                .filter(b -> b.partition() == tp.partition()).findFirst().orElseThrow();
+            checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, destinationEnd, true);
+            List<Workload.Write> destinationWrites = writes.stream().filter(w -> w.side() == Workload.Side.DESTINATION).toList();
+            failback = Optional.of(new Failback(back.state(), back.truncatedFromOffset(), back.truncatedToOffset(), checker.checkAckedWrites(
+                "source", clusters.sourceBootstrapServers(), tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
         }
         return new PartitionFigures(tp, desired, p.state(), sourceEnd, destinationEnd, p.barrierOffset(), p.truncatedFromOffset(),
-            p.truncatedToOffset(), p.lastError(), writeFigures);
+            p.truncatedToOffset(), p.lastError(), writeFigures, failback);
     }
 }

@@ -24,6 +24,11 @@ enum FaultKind {
      */
     STOP(false),
     /**
+     * Failback, some time after the stop: a mirror on the source cluster from the destination, and {@code --start} of the
+     * failover topic there (the source then runs the extension too).
+     */
+    FAILBACK(false),
+    /**
      * Test-only (never a product fault): one byte of a destination follower's segment file is flipped, to show that the
      * checker names such a violation. Planned only with {@code --inject-corruption}.
      */

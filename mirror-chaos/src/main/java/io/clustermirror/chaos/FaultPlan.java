@@ -42,9 +42,11 @@ final class FaultPlan {
         long end = duration.toMillis();
         List<FaultKind> kinds = Arrays.stream(FaultKind.values()).filter(k -> k.random).toList();
         List<Fault> faults = new ArrayList<>();
-        // The stop and the corruption are drawn first, so that their times do not depend on the other draws.
+        // The stop, the failback and the corruption are drawn first, so that their times do not depend on the other draws.
         long stopAt = (long) (end * (0.3 + 0.4 * random.nextDouble()));
         faults.add(new Fault(0, stopAt, FaultKind.STOP, 0, 0, random.nextInt(Integer.MAX_VALUE)));
+        long failbackAt = stopAt + (long) (end * (0.1 + 0.1 * random.nextDouble()));
+        faults.add(new Fault(0, failbackAt, FaultKind.FAILBACK, 0, 0, random.nextInt(Integer.MAX_VALUE)));
         if (injectCorruption) {
             long corruptAt = (long) (end * (0.2 + 0.4 * random.nextDouble()));
             faults.add(new Fault(0, corruptAt, FaultKind.CORRUPT_REPLICA_BYTE, 0, 0, random.nextInt(Integer.MAX_VALUE)));

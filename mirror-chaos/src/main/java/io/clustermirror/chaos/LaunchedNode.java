@@ -21,37 +21,26 @@ import java.util.stream.Collectors;
  * scripts on its own directory: {@code server.properties}, {@code data/} (log dirs), {@code logs/} ({@code LOG_DIR})
  * and {@code server.out} (console output, appended across restarts).
  *
- * <p>A node is launched either as stock Kafka ({@code kafka-run-class.sh kafka.Kafka}, what any source cluster runs) or
- * with the Cluster Mirror launcher ({@code cluster-mirror-server-start.sh}, what every destination node runs). Both
- * scripts exec the JVM, so the {@link Process} is the node itself: {@link #kill()} is a {@code kill -9} (no shutdown
- * hook, no clean shutdown marker) and {@link #terminate()} a SIGTERM (clean shutdown).
+ * <p>Every node runs with the Cluster Mirror launcher ({@code cluster-mirror-server-start.sh}: stock Kafka with the
+ * extension attached), which execs the JVM, so the {@link Process} is the node itself: {@link #kill()} is a
+ * {@code kill -9} (no shutdown hook, no clean shutdown marker) and {@link #terminate()} a SIGTERM (clean shutdown).
  */
 final class LaunchedNode {
     private static final Logger log = LoggerFactory.getLogger(LaunchedNode.class);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
-    /** How the node's JVM is started. */
-    enum Launcher {
-        /** Apache Kafka as it ships, without the extension. */
-        STOCK,
-        /** {@code bin/cluster-mirror-server-start.sh}: stock Kafka with the extension attached. */
-        CLUSTER_MIRROR
-    }
-
     private final Path home;
     private final String cluster;
     private final int id;
     private final Path dir;
-    private final Launcher launcher;
     private final String heap;
     private Process process;
 
-    LaunchedNode(Path home, String cluster, int id, Path dir, Launcher launcher, String heap) {
+    LaunchedNode(Path home, String cluster, int id, Path dir, String heap) {
         this.home = home;
         this.cluster = cluster;
         this.id = id;
         this.dir = dir;
-        this.launcher = launcher;
         this.heap = heap;
     }
 
@@ -99,7 +88,7 @@ final class LaunchedNode {
         pb.directory(dir.toFile());
         pb.environment().put("KAFKA_HEAP_OPTS", heap);
         pb.environment().put("LOG_DIR", dir.resolve("logs").toString());
-        // Both launchers log like a server: the server.log, cluster-mirror.log, ... files of config/log4j2.yaml.
+        // What the launcher does without KAFKA_LOG4J_OPTS, spelled out: server.log, cluster-mirror.log, ... in LOG_DIR.
         pb.environment().put("KAFKA_LOG4J_OPTS", "-Dlog4j2.configurationFile=" + home.resolve("config/log4j2.yaml"));
         return pb;
     }
@@ -111,9 +100,7 @@ final class LaunchedNode {
         }
         Files.writeString(output(), "\n=== start of node " + id + " ===\n", StandardCharsets.UTF_8,
             StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        List<String> command = launcher == Launcher.STOCK
-            ? List.of(home.resolve("bin/kafka-run-class.sh").toString(), "kafka.Kafka", dir.resolve("server.properties").toString())
-            : List.of(home.resolve("bin/cluster-mirror-server-start.sh").toString(), dir.resolve("server.properties").toString());
+        List<String> command = List.of(home.resolve("bin/cluster-mirror-server-start.sh").toString(), dir.resolve("server.properties").toString());
         process = environment(new ProcessBuilder(command)).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(output().toFile())).start();
         log.info("{} starting (pid {})", this, process.pid());

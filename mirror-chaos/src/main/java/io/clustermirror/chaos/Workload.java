@@ -5,6 +5,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
@@ -13,26 +14,35 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Writes to the source while a run lasts and records every write the source acknowledged: an idempotent producer
  * (batches of records, each acknowledged with its offset) and a transactional one (transactions over one or two
  * partitions that commit, abort, or stay open for a few seconds before they commit, so that a stop may find one open).
  *
+ * <p>At the failover ({@link #failOver}) the producers of the stopped partitions move to the destination.
+ *
  * <p>A write counts as {@link Outcome#ACKED} once the source acknowledged it (idempotent) or its transaction committed
  * (transactional); records of aborted transactions are {@link Outcome#ABORTED}. Every value is unique in the run, so a
- * value read twice is a duplicate. The workload never writes through the fault proxies: the source itself is healthy.
+ * value read twice is a duplicate. The workload never writes through the fault proxies: the clusters themselves are
+ * reached directly.
  */
 final class Workload implements AutoCloseable {
     /** What the source said of a write. */
     enum Outcome { ACKED, ABORTED }
 
-    /** One record written to the source, with the offset the source gave it. */
-    record Write(TopicPartition partition, long offset, String value, Outcome outcome) {
+    /** Which cluster a write went to. */
+    enum Side { SOURCE, DESTINATION }
+
+    /** One record written, with the offset the cluster gave it. */
+    record Write(Side side, TopicPartition partition, long offset, String value, Outcome outcome) {
     }
 
     private static final int IDEMPOTENT_BATCH = 5;
@@ -40,7 +50,8 @@ final class Workload implements AutoCloseable {
     private static final long PACE_MS = 40;
 
     private final String bootstrapServers;
-    private final List<TopicPartition> partitions;
+    // The source partitions written to: the failed-over ones leave it at the stop, as their producers move.
+    private volatile List<TopicPartition> partitions;
     // Each used by its producer's thread only; seeded, so that a replay draws the same partitions and outcomes.
     private final Random idempotentRandom;
     private final Random transactionalRandom;
@@ -88,7 +99,8 @@ final class Workload implements AutoCloseable {
         while (!stopping) {
             try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
                 while (!stopping) {
-                    TopicPartition tp = partitions.get(random.nextInt(partitions.size()));
+                    List<TopicPartition> current = partitions;
+                    TopicPartition tp = current.get(random.nextInt(current.size()));
                     List<String> values = new ArrayList<>();
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (int i = 0; i < IDEMPOTENT_BATCH; i++) {
@@ -98,7 +110,7 @@ final class Workload implements AutoCloseable {
                     }
                     producer.flush();
                     for (int i = 0; i < sent.size(); i++) {
-                        writes.add(new Write(tp, sent.get(i).get(60, TimeUnit.SECONDS).offset(), values.get(i), Outcome.ACKED));
+                        writes.add(new Write(Side.SOURCE, tp, sent.get(i).get(60, TimeUnit.SECONDS).offset(), values.get(i), Outcome.ACKED));
                     }
                     batch++;
                     pace();
@@ -122,8 +134,9 @@ final class Workload implements AutoCloseable {
                 producer.initTransactions();
                 while (!stopping) {
                     producer.beginTransaction();
-                    List<TopicPartition> targets = new ArrayList<>(List.of(partitions.get(random.nextInt(partitions.size()))));
-                    TopicPartition second = partitions.get(random.nextInt(partitions.size()));
+                    List<TopicPartition> current = partitions;
+                    List<TopicPartition> targets = new ArrayList<>(List.of(current.get(random.nextInt(current.size()))));
+                    TopicPartition second = current.get(random.nextInt(current.size()));
                     if (random.nextBoolean() && !targets.contains(second)) {
                         targets.add(second);
                     }
@@ -132,7 +145,7 @@ final class Workload implements AutoCloseable {
                     for (TopicPartition tp : targets) {
                         for (int i = 0; i < TRANSACTION_RECORDS_PER_PARTITION; i++) {
                             String value = "tx-" + transaction + "-" + tp.partition() + "-" + i;
-                            pending.add(new Write(tp, -1, value, null));
+                            pending.add(new Write(Side.SOURCE, tp, -1, value, null));
                             sent.add(producer.send(record(tp, value)));
                         }
                     }
@@ -151,7 +164,7 @@ final class Workload implements AutoCloseable {
                     }
                     for (int i = 0; i < pending.size(); i++) {
                         Write w = pending.get(i);
-                        writes.add(new Write(w.partition(), sent.get(i).get().offset(), w.value(), outcome));
+                        writes.add(new Write(Side.SOURCE, w.partition(), sent.get(i).get().offset(), w.value(), outcome));
                     }
                     transaction++;
                     pace();
@@ -163,6 +176,52 @@ final class Workload implements AutoCloseable {
                 // Nothing of an unfinished transaction counts as acknowledged; a new transactional id starts clean.
                 history.event("workload", "transactional producer failed, starting a new one: " + e);
             }
+        }
+    }
+
+    /**
+     * The failover of {@code moved}: the source workload stops writing to them (a transaction already open may still
+     * commit there), and their producers write {@code count} records to each on the destination, acknowledged before
+     * this returns.
+     */
+    void failOver(List<TopicPartition> moved, String destinationBootstrapServers, int count) throws Exception {
+        partitions = partitions.stream().filter(tp -> !moved.contains(tp)).toList();
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, destinationBootstrapServers);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (TopicPartition tp : moved) {
+                for (int i = 0; i < count; i++) {
+                    String value = "after-failover-" + tp.partition() + "-" + i;
+                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    Optional<Long> offset;
+                    while ((offset = sendUnlessRefused(producer, record(tp, value))).isEmpty()) {
+                        if (System.nanoTime() > deadline) {
+                            throw new TimeoutException("the destination refused writes to " + tp + " for 60 s after the stop");
+                        }
+                        Thread.sleep(250);
+                    }
+                    writes.add(new Write(Side.DESTINATION, tp, offset.get(), value, Outcome.ACKED));
+                }
+            }
+        }
+    }
+
+    /**
+     * The offset of the acknowledged record, or empty if the leader refused it as a read-only mirror topic's (a leader
+     * that has not yet seen the stop, or has not yet cleaned its producer state): such a write was not appended, so it
+     * may be sent again. Any other failure is thrown, since the record may have been appended.
+     */
+    private static Optional<Long> sendUnlessRefused(KafkaProducer<byte[], byte[]> producer, ProducerRecord<byte[], byte[]> record)
+            throws Exception {
+        try {
+            return Optional.of(producer.send(record).get(60, TimeUnit.SECONDS).offset());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TopicAuthorizationException) {
+                return Optional.empty();
+            }
+            throw e;
         }
     }
 

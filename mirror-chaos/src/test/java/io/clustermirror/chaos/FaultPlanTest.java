@@ -17,13 +17,16 @@ class FaultPlanTest {
     }
 
     @Test
-    void oneStopInTheMiddleAndTheCorruptionOnlyWhenAskedFor() {
+    void oneStopInTheMiddleThenOneFailbackAndTheCorruptionOnlyWhenAskedFor() {
         for (long seed = 0; seed < 50; seed++) {
             Duration duration = Duration.ofMinutes(2);
             List<FaultPlan.Fault> plan = FaultPlan.plan(seed, duration, false);
             List<FaultPlan.Fault> stops = plan.stream().filter(f -> f.kind() == FaultKind.STOP).toList();
             assertEquals(1, stops.size(), "one stop per run");
             assertTrue(stops.get(0).atMs() >= duration.toMillis() * 0.3 && stops.get(0).atMs() <= duration.toMillis() * 0.7, stops.toString());
+            List<FaultPlan.Fault> failbacks = plan.stream().filter(f -> f.kind() == FaultKind.FAILBACK).toList();
+            assertEquals(1, failbacks.size(), "one failback per run");
+            assertTrue(failbacks.get(0).atMs() > stops.get(0).atMs() && failbacks.get(0).atMs() < duration.toMillis(), plan.toString());
             assertTrue(plan.stream().noneMatch(f -> f.kind() == FaultKind.CORRUPT_REPLICA_BYTE));
             assertEquals(1, FaultPlan.plan(seed, duration, true).stream().filter(f -> f.kind() == FaultKind.CORRUPT_REPLICA_BYTE).count());
             for (int i = 0; i < plan.size(); i++) {

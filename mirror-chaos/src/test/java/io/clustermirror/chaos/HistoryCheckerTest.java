@@ -49,7 +49,7 @@ class HistoryCheckerTest {
     }
 
     private static Optional<String> compare(Path source, Path replica, boolean complete) throws IOException {
-        return HistoryChecker.compareWithSource(SegmentBatches.read(source), SegmentBatches.read(replica), Long.MAX_VALUE, complete);
+        return HistoryChecker.compare(SegmentBatches.read(source), "source", SegmentBatches.read(replica), Long.MAX_VALUE, complete);
     }
 
     @Test
@@ -90,7 +90,7 @@ class HistoryCheckerTest {
     @Test
     void batchesAtOrAboveTheEndAreNotCompared() throws IOException {
         Path source = log("source", 0, 0, 1);
-        assertEquals(Optional.empty(), HistoryChecker.compareWithSource(SegmentBatches.read(source),
+        assertEquals(Optional.empty(), HistoryChecker.compare(SegmentBatches.read(source), "source",
             SegmentBatches.read(log("beyond-barrier", 7, 0, 1, 2)), 5, true));
     }
 }
