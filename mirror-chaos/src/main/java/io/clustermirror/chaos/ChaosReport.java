@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a run's report to a directory: {@code report.json} (machine-readable: seed, plan, applied faults, checks,
+ * Writes a run's report to a directory: {@code report.json} (machine-readable: seed, the seeded plan, the faults as applied, checks,
  * per-partition figures, violations, events) and {@code report.md} (the same for people), both naming the first
  * violation and the command that replays the run.
  */
@@ -45,6 +45,16 @@ final class ChaosReport {
         json.put("injectCorruption", result.options().injectCorruption());
         json.put("replay", result.options().replayCommand());
         json.put("clusters", result.clusters());
+        json.put("plan", result.plan().stream().map(f -> {
+            Map<String, Object> fault = new LinkedHashMap<>();
+            fault.put("index", f.index());
+            fault.put("kind", f.kind().name());
+            fault.put("atSeconds", seconds(f.atMs()));
+            fault.put("durationSeconds", seconds(f.durationMs()));
+            fault.put("delayMs", f.delayMs());
+            fault.put("pick", f.pick());
+            return fault;
+        }).toList());
         List<Map<String, Object>> faults = new ArrayList<>();
         for (ChaosRun.AppliedFault f : result.faults()) {
             Map<String, Object> fault = new LinkedHashMap<>();
