@@ -263,6 +263,24 @@ final class ChaosRun {
                 history.event("heal", "#" + fault.index() + " destination broker " + broker + " restarted and ready");
                 return "restarted";
             }
+            case KILL_DESTINATION -> {
+                target[0] = "every destination node";
+                history.event("fault", "#" + fault.index() + " kill -9 of every destination node");
+                List<LaunchedNode> nodes = new ArrayList<>(clusters.destinationBrokers().values());
+                nodes.add(clusters.destinationController());
+                for (LaunchedNode node : nodes) {
+                    node.kill();
+                }
+                Thread.sleep(fault.durationMs());
+                for (LaunchedNode node : nodes) {
+                    node.start();
+                }
+                for (int broker : clusters.destinationBrokers().keySet()) {
+                    clusters.awaitDestinationBrokerReady(broker);
+                }
+                history.event("heal", "#" + fault.index() + " every destination node restarted and ready");
+                return "restarted";
+            }
             case PROXY_STALL, PROXY_DELAY -> {
                 target[0] = "source proxies " + clusters.proxies().keySet();
                 history.event("fault", "#" + fault.index() + " " + fault.kind() + (fault.delayMs() > 0 ? " " + fault.delayMs() + " ms" : "")

@@ -10,6 +10,8 @@ enum FaultKind {
     TERM_LEADER(true),
     /** SIGTERM of a follower of a mirrored partition; started again after the duration. */
     TERM_FOLLOWER(true),
+    /** kill -9 of every destination node (the three brokers and the controller) at once; all started again after the duration. */
+    KILL_DESTINATION(true),
     /** The source's proxies forward nothing in either direction for the duration. */
     PROXY_STALL(true),
     /** The source's proxies delay every chunk, both ways, for the duration. */

@@ -17,6 +17,15 @@ class FaultPlanTest {
     }
 
     @Test
+    void nearbySeedsGiveDifferentTimes() {
+        long distinctStopTimes = java.util.stream.LongStream.rangeClosed(1, 10)
+            .map(seed -> FaultPlan.plan(seed, Duration.ofMinutes(2), false).stream().filter(f -> f.kind() == FaultKind.STOP).findFirst()
+                .orElseThrow().atMs() / 1000)
+            .distinct().count();
+        assertTrue(distinctStopTimes >= 8, "seeds 1 to 10 stop at " + distinctStopTimes + " different seconds");
+    }
+
+    @Test
     void oneStopInTheMiddleThenOneFailbackAndTheCorruptionOnlyWhenAskedFor() {
         for (long seed = 0; seed < 50; seed++) {
             Duration duration = Duration.ofMinutes(2);
