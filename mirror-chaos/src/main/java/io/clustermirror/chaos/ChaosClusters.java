@@ -2,6 +2,7 @@ package io.clustermirror.chaos;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -199,6 +200,23 @@ final class ChaosClusters implements AutoCloseable {
                 return node.countOutputLines(attached) == node.countOutputLines("=== start of node ")
                     && admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id);
             }, START_TIMEOUT, node + " to be ready");
+        }
+    }
+
+    /**
+     * Waits until every partition of the destination (internal ones included) has all its replicas in sync: a node
+     * that is ready may still be catching up, and a second node lost before it has caught up can take partitions whose
+     * only in-sync replica it was offline (Kafka's rule, not a fault of the mirror). Faults come one at a time, each after
+     * the previous one healed in this sense.
+     */
+    void awaitDestinationFullyReplicated() throws Exception {
+        try (Admin admin = destinationAdmin()) {
+            Waits.until(() -> {
+                Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
+                return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .flatMap(t -> t.partitions().stream())
+                    .allMatch(p -> p.isr().size() == p.replicas().size());
+            }, START_TIMEOUT, "every destination partition to have all its replicas in sync");
         }
     }
 

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -232,6 +233,13 @@ final class ChaosRun {
             } catch (TimeoutException e) {
                 outcome = "timed out: " + e.getMessage();
                 history.violation(HistoryChecker.CONVERGENCE, target[0], "fault #" + fault.index() + " " + fault.kind() + ": " + e.getMessage());
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                // The run did not do what its plan says: it cannot pass, but the rest of the plan and the checks still run.
+                outcome = "failed: " + e;
+                history.violation(HistoryChecker.CHECK_FAILED, target[0], "fault #" + fault.index() + " " + fault.kind() + " could not be applied: "
+                    + e);
             }
             applied.add(new AppliedFault(fault, started, history.nowMs(), target[0], outcome));
         }
@@ -260,7 +268,8 @@ final class ChaosRun {
                 Thread.sleep(fault.durationMs());
                 node.start();
                 clusters.awaitDestinationBrokerReady(broker);
-                history.event("heal", "#" + fault.index() + " destination broker " + broker + " restarted and ready");
+                clusters.awaitDestinationFullyReplicated();
+                history.event("heal", "#" + fault.index() + " destination broker " + broker + " restarted and back in sync");
                 return "restarted";
             }
             case KILL_DESTINATION -> {
@@ -278,7 +287,8 @@ final class ChaosRun {
                 for (int broker : clusters.destinationBrokers().keySet()) {
                     clusters.awaitDestinationBrokerReady(broker);
                 }
-                history.event("heal", "#" + fault.index() + " every destination node restarted and ready");
+                clusters.awaitDestinationFullyReplicated();
+                history.event("heal", "#" + fault.index() + " every destination node restarted and back in sync");
                 return "restarted";
             }
             case PROXY_STALL, PROXY_DELAY -> {
@@ -336,7 +346,8 @@ final class ChaosRun {
                 if (down.isPresent()) {
                     down.get().start();
                     clusters.awaitDestinationBrokerReady(down.get().id());
-                    history.event("heal", "#" + fault.index() + " " + down.get() + " restarted and ready after the stop");
+                    clusters.awaitDestinationFullyReplicated();
+                    history.event("heal", "#" + fault.index() + " " + down.get() + " restarted and back in sync after the stop");
                 }
                 StringBuilder outcome = new StringBuilder("stopped:");
                 for (MirrorPartitionDescription p : describe(FAILOVER_TOPIC).partitions()) {
@@ -354,10 +365,14 @@ final class ChaosRun {
                 target[0] = "topic " + FAILOVER_TOPIC + ", mirror " + FAILBACK_MIRROR + " on the source";
                 history.event("operator", "on the source: --create --mirror " + FAILBACK_MIRROR + " (bootstrap.servers "
                     + clusters.destinationBootstrapServers() + "), --start --topics " + FAILOVER_TOPIC);
-                sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers())).all()
-                    .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
-                sourceMirrors.startMirrorTopics(FAILBACK_MIRROR, List.of(FAILOVER_TOPIC), List.of()).all().get(COMMAND_BOUND.toSeconds(),
-                    TimeUnit.SECONDS);
+                retryUntil("--create --mirror " + FAILBACK_MIRROR + " on the source",
+                    () -> sourceMirrors.listClusterMirrors().names().get(60, TimeUnit.SECONDS).contains(FAILBACK_MIRROR),
+                    () -> sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers()))
+                        .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+                retryUntil("--start --topics " + FAILOVER_TOPIC + " on the source",
+                    () -> describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC) != null,
+                    () -> sourceMirrors.startMirrorTopics(FAILBACK_MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
+                        .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
                 awaitStates(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC, PartitionState.MIRRORING, COMMAND_BOUND);
                 failedBack = true;
                 StringBuilder outcome = new StringBuilder("mirroring back:");
@@ -414,10 +429,25 @@ final class ChaosRun {
 
     /** Runs an operator command until the topic's desired state is {@code desired} (a failed attempt may still be applied). */
     private void command(String name, DesiredState desired, CheckedAction action) throws Exception {
-        history.event("operator", name + " --topics " + (desired == DesiredState.STOPPED ? FAILOVER_TOPIC : MIRRORED_TOPIC));
         String topic = desired == DesiredState.STOPPED ? FAILOVER_TOPIC : MIRRORED_TOPIC;
+        history.event("operator", name + " --topics " + topic);
+        retryUntil(name + " --topics " + topic, () -> describe(topic).desiredState() == desired, action);
+    }
+
+    /**
+     * Runs an operator command again and again, as an operator would, until {@code done} (a command that failed, for
+     * instance timed out, may still have been applied), or fails after {@link #COMMAND_BOUND}.
+     */
+    private void retryUntil(String name, Callable<Boolean> done, CheckedAction action) throws Exception {
+        Callable<Boolean> checked = () -> {
+            try {
+                return done.call();
+            } catch (Exception e) {
+                return false;
+            }
+        };
         Waits.until(() -> {
-            if (describe(topic).desiredState() == desired) {
+            if (checked.call()) {
                 return true;
             }
             try {
@@ -425,8 +455,8 @@ final class ChaosRun {
             } catch (Exception e) {
                 history.event("operator", name + " failed, retrying: " + e);
             }
-            return describe(topic).desiredState() == desired;
-        }, COMMAND_BOUND, name + " of " + topic + " to be accepted");
+            return checked.call();
+        }, COMMAND_BOUND, name + " to be accepted");
     }
 
     /** An operator command. */
@@ -464,6 +494,7 @@ final class ChaosRun {
                 clusters.awaitDestinationBrokerReady(node.id());
             }
         }
+        clusters.awaitDestinationFullyReplicated();
     }
 
     private static long endOffset(Admin admin, TopicPartition tp) throws Exception {

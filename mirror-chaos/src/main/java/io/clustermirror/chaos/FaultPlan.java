@@ -13,9 +13,10 @@ import java.util.SplittableRandom;
  * always give the same plan; the runner resolves a {@link Fault#pick()} to a node or partition when it applies the
  * fault (which broker leads a partition then depends on the run), and records what it chose.
  *
- * <p>Faults are applied one after the other: each is healed (a stopped node is running and ready again, the proxy
- * passes) before the next starts, so at most one destination broker is down at a time and the cluster keeps its
- * {@code min.insync.replicas}. A fault starts at its planned time or, if the one before overran, right after it.
+ * <p>Faults are applied one after the other: each is healed (a stopped node is running and ready again and every
+ * destination partition has all its replicas in sync, the proxy passes) before the next starts, so at most one
+ * destination broker is down at a time and the cluster keeps its {@code min.insync.replicas}. A fault starts at its
+ * planned time or, if the one before overran, right after it.
  */
 final class FaultPlan {
     /** The first fault comes after the mirror had time to start copying. */

@@ -50,7 +50,7 @@ final class HistoryChecker {
     static final String ACKED_WRITES = "acked-writes";
     static final String CONVERGENCE = "convergence";
     static final String EXTENSION_THREADS = "extension-threads";
-    /** Not an invariant: a final check could not be carried out (what it reads was unavailable), so nothing was proven. */
+    /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
     static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS, CHECK_FAILED);
