@@ -15,7 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Short seeded chaos runs on launched clusters (minutes each; tagged {@code chaos}, so not part of the default suite):
- * {@code mvn -B -pl mirror-chaos test -DexcludedTestGroups=slow -Dgroups=chaos} after {@code mvn -B install -DskipTests}.
+ * {@code mvn -B -pl mirror-chaos -am package -DexcludedTestGroups=slow -Dgroups=chaos -Dsurefire.failIfNoSpecifiedTests=false}
+ * ({@code -am}: the brokers run {@code mirror-server/target/lib}, and the test's own admin client must be the same build,
+ * not an older one from the local repository).
  * {@code -Dchaos.seed} and {@code -Dchaos.duration} (e.g. {@code 5m}) change the run; the reports go to
  * {@code mirror-chaos/target/chaos-reports/}.
  */
