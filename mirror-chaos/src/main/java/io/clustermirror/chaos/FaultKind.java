@@ -1,0 +1,45 @@
+package io.clustermirror.chaos;
+
+/** The faults and operator actions a chaos run applies, each healed by the runner after its duration. */
+enum FaultKind {
+    /** kill -9 of the destination broker leading a mirrored partition; started again after the duration. */
+    KILL_LEADER(true),
+    /** kill -9 of a destination broker following a mirrored partition; started again after the duration. */
+    KILL_FOLLOWER(true),
+    /** SIGTERM (clean shutdown) of the leader of a mirrored partition; started again after the duration. */
+    TERM_LEADER(true),
+    /** SIGTERM of a follower of a mirrored partition; started again after the duration. */
+    TERM_FOLLOWER(true),
+    /** kill -9 of every destination node (the three brokers and the controller) at once; all started again after the duration. */
+    KILL_DESTINATION(true),
+    /** The source's proxies forward nothing in either direction for the duration. */
+    PROXY_STALL(true),
+    /** The source's proxies delay every chunk, both ways, for the duration. */
+    PROXY_DELAY(true),
+    /** The source's proxies reset every open connection. */
+    PROXY_RESET(true),
+    /** {@code --pause} of the mirrored topic, {@code --resume} after the duration. */
+    PAUSE_RESUME(true),
+    /**
+     * {@code --stop} (failover) of the failover topic: once per run, at a random point; in a third of the runs with the
+     * leader of one of its partitions killed just before, in another third with the mirror controller's broker killed.
+     */
+    STOP(false),
+    /**
+     * Failback, some time after the stop: a mirror on the source cluster from the destination, and {@code --start} of the
+     * failover topic there (the source then runs the extension too).
+     */
+    FAILBACK(false),
+    /**
+     * Test-only (never a product fault): one byte of a destination follower's segment file is flipped, to show that the
+     * checker names such a violation. Planned only with {@code --inject-corruption}.
+     */
+    CORRUPT_REPLICA_BYTE(false);
+
+    /** Whether the planner draws this kind at random (the others are placed once, on purpose). */
+    final boolean random;
+
+    FaultKind(boolean random) {
+        this.random = random;
+    }
+}

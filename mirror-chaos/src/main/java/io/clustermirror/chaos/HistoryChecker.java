@@ -1,0 +1,290 @@
+package io.clustermirror.chaos;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * The invariants a chaos run checks, over the clusters' logs and the workload's record of acknowledged writes. Every
+ * broken invariant becomes a {@link History.Violation} naming the check, the partition (and replica) and the evidence.
+ *
+ * <ul>
+ *   <li>{@value #IDENTITY}: every destination replica of a mirror partition is a byte-identical prefix of the source
+ *       partition (batch by batch, every field but the partition leader epoch, no batch missing or added), up to its
+ *       end or, once the partition is stopped, up to the barrier; after failback, every source replica is such a prefix
+ *       of the destination's log;</li>
+ *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
+ *       reported;</li>
+ *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
+ *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
+ *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
+ *       After failback, the same the other way round: every write acknowledged by the destination is on the source;</li>
+ *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
+ *       mirroring one the source's end, within a bound (checked by the runner);</li>
+ *   <li>{@value #EXTENSION_THREADS}: no thread of the extension died on a destination node (an uncaught exception in a
+ *       {@code cluster-mirror-*} thread, printed by the JVM to the node's console output).</li>
+ * </ul>
+ */
+final class HistoryChecker {
+    static final String IDENTITY = "identity";
+    static final String BARRIER = "barrier";
+    static final String ACKED_WRITES = "acked-writes";
+    static final String CONVERGENCE = "convergence";
+    static final String EXTENSION_THREADS = "extension-threads";
+    /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
+    static final String CHECK_FAILED = "check-failed";
+    /** Every kind of violation, in report order. */
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS, CHECK_FAILED);
+
+    private final ChaosClusters clusters;
+    private final History history;
+    private final AtomicLong identityChecks = new AtomicLong();
+    private final AtomicLong batchesCompared = new AtomicLong();
+
+    HistoryChecker(ChaosClusters clusters, History history) {
+        this.clusters = clusters;
+        this.history = history;
+    }
+
+    long identityChecks() {
+        return identityChecks.get();
+    }
+
+    long batchesCompared() {
+        return batchesCompared.get();
+    }
+
+    /**
+     * Compares a replica with the log it copies ({@code reference}, named {@code referenceName} in the result): from the
+     * replica's first batch (the reference holds the same batch at the same offset) every batch equals the reference's
+     * next one, for the replica's batches below {@code end}. With {@code complete}, the replica must also hold every
+     * reference batch below {@code end}. Returns what differs first.
+     */
+    static Optional<String> compare(List<SegmentBatches.Batch> reference, String referenceName, List<SegmentBatches.Batch> replica,
+                                    long end, boolean complete) {
+        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end).toList();
+        List<SegmentBatches.Batch> expected = reference.stream().filter(b -> b.baseOffset() < end).toList();
+        if (compared.isEmpty()) {
+            return complete && !expected.isEmpty() ? Optional.of("the replica holds no batch; the " + referenceName + " holds " + expected.size()
+                + " below offset " + end + ", from " + expected.get(0)) : Optional.empty();
+        }
+        int start = 0;
+        while (start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
+            start++;
+        }
+        for (int i = 0; i < compared.size(); i++) {
+            SegmentBatches.Batch mine = compared.get(i);
+            if (start + i >= expected.size()) {
+                return Optional.of("the replica holds " + mine + " beyond the " + referenceName + "'s last batch"
+                    + (expected.isEmpty() ? "" : " " + expected.get(expected.size() - 1).range()) + ": a record the " + referenceName
+                    + " never had");
+            }
+            SegmentBatches.Batch theirs = expected.get(start + i);
+            if (mine.baseOffset() != theirs.baseOffset() || mine.lastOffset() != theirs.lastOffset()) {
+                return Optional.of("the replica's " + mine + " is where the " + referenceName + " holds " + theirs + " (a batch missing or added)");
+            }
+            if (!mine.sameAs(theirs)) {
+                int at = mine.firstDifference(theirs);
+                return Optional.of("the replica's " + mine + " differs from the " + referenceName + "'s " + theirs + " at byte " + at
+                    + " of the batch (" + SegmentBatches.fieldAt(at) + ")");
+            }
+        }
+        if (complete && start + compared.size() < expected.size()) {
+            return Optional.of("the replica ends before " + expected.get(start + compared.size()) + " of the " + referenceName + " (offset "
+                + end + " expected)");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Checks {@value #IDENTITY} on every destination replica of {@code tp} against the source leader's replica, for batches
+     * below {@code end}. The replicas are read before the source, so the source holds at least what they copied from it.
+     */
+    void checkIdentity(Admin sourceAdmin, Admin destinationAdmin, TopicPartition tp, long end, boolean complete) throws Exception {
+        Map<String, List<SegmentBatches.Batch>> replicas = new TreeMap<>();
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            replicas.put("destination broker " + broker, SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)));
+        }
+        int leader = ChaosClusters.placement(sourceAdmin, tp).leader()
+            .orElseThrow(() -> new IllegalStateException("the source names no leader of " + tp));
+        compareReplicas(tp, SegmentBatches.read(clusters.sourceNodes().get(leader).partitionDir(tp)), "source", replicas, end, complete);
+    }
+
+    /**
+     * Checks {@value #IDENTITY} after failback, the other way round: every source replica of {@code tp} against the
+     * destination leader's replica, which the source now copies.
+     */
+    void checkFailbackIdentity(Admin sourceAdmin, Admin destinationAdmin, TopicPartition tp, long end, boolean complete) throws Exception {
+        Map<String, List<SegmentBatches.Batch>> replicas = new TreeMap<>();
+        for (int broker : ChaosClusters.placement(sourceAdmin, tp).replicas()) {
+            replicas.put("source broker " + broker + " (failback)", SegmentBatches.read(clusters.sourceNodes().get(broker).partitionDir(tp)));
+        }
+        int leader = clusters.destinationLeader(destinationAdmin, tp);
+        compareReplicas(tp, SegmentBatches.read(clusters.destinationBroker(leader).partitionDir(tp)), "destination leader", replicas, end,
+            complete);
+    }
+
+    private void compareReplicas(TopicPartition tp, List<SegmentBatches.Batch> reference, String referenceName,
+                                 Map<String, List<SegmentBatches.Batch>> replicas, long end, boolean complete) {
+        identityChecks.incrementAndGet();
+        for (Map.Entry<String, List<SegmentBatches.Batch>> replica : replicas.entrySet()) {
+            batchesCompared.addAndGet(replica.getValue().size());
+            compare(reference, referenceName, replica.getValue(), end, complete).ifPresent(difference ->
+                history.violation(IDENTITY, tp + " on " + replica.getKey(), difference));
+        }
+    }
+
+    /** Checks {@value #BARRIER}: every destination replica of {@code tp} holds the barrier at {@code barrierOffset}. */
+    void checkBarrier(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            Optional<SegmentBatches.Batch> at = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)).stream()
+                .filter(b -> b.baseOffset() <= barrierOffset && barrierOffset <= b.lastOffset()).findFirst();
+            if (at.isEmpty() || !at.get().barrier()) {
+                history.violation(BARRIER, tp + " on destination broker " + broker, "the stop reported its barrier at offset " + barrierOffset
+                    + ", but the replica holds " + at.map(Object::toString).orElse("nothing") + " there");
+            }
+        }
+    }
+
+    /**
+     * Checks {@value #EXTENSION_THREADS} on every destination node, and returns each node's count of ERROR lines in its
+     * {@code cluster-mirror.log} files (figures for the report: errors the extension logged and recovered from).
+     */
+    Map<String, Long> checkExtensionLogs() throws IOException {
+        List<LaunchedNode> nodes = new ArrayList<>(clusters.destinationBrokers().values());
+        nodes.add(clusters.destinationController());
+        Map<String, Long> errors = new TreeMap<>();
+        for (LaunchedNode node : nodes) {
+            try (Stream<String> lines = Files.lines(node.output(), StandardCharsets.UTF_8)) {
+                lines.filter(l -> l.contains("Exception in thread \"cluster-mirror")).distinct().forEach(l ->
+                    history.violation(EXTENSION_THREADS, node.toString(), "a thread of the extension died: " + l));
+            }
+            long count = 0;
+            Path logs = node.dir().resolve("logs");
+            if (Files.isDirectory(logs)) {
+                try (Stream<Path> files = Files.list(logs)) {
+                    for (Path file : files.filter(f -> f.getFileName().toString().startsWith("cluster-mirror.log")).toList()) {
+                        try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+                            count += lines.filter(l -> l.contains("] ERROR ")).count();
+                        }
+                    }
+                }
+            }
+            errors.put(node.toString(), count);
+        }
+        return errors;
+    }
+
+    /** What a cluster holds of one partition's writes acknowledged by the other. */
+    record WriteFigures(long acked, long aborted, long present, long lostInTruncatedRange, long lostBeyondMirroredEnd,
+                        long duplicates) {
+    }
+
+    /**
+     * Checks {@value #ACKED_WRITES} for one partition, on the cluster at {@code bootstrapServers} (named {@code cluster}),
+     * for the {@code writes} made to the other one: {@code mirroredEnd} is the end of what the cluster holds of the other
+     * (the barrier offset after a stop, the other's end once a mirroring partition caught up), and
+     * [{@code truncatedFrom}, {@code truncatedTo}) the range a stop reported as cut ({@code -1} if none).
+     */
+    WriteFigures checkAckedWrites(String cluster, String bootstrapServers, TopicPartition tp, List<Workload.Write> writes, long mirroredEnd,
+                                  long truncatedFrom, long truncatedTo) {
+        String where = tp + " on the " + cluster;
+        Map<Long, String> held = new HashMap<>();
+        Map<String, Long> seen = new HashMap<>();
+        long duplicates = 0;
+        for (Map.Entry<Long, String> record : readCommitted(bootstrapServers, where, tp, mirroredEnd).entrySet()) {
+            Long earlier = seen.putIfAbsent(record.getValue(), record.getKey());
+            if (earlier != null) {
+                duplicates++;
+                history.violation(ACKED_WRITES, where, "value '" + record.getValue() + "' is there twice, at offsets "
+                    + earlier + " and " + record.getKey());
+            }
+            held.put(record.getKey(), record.getValue());
+        }
+        long acked = 0;
+        long aborted = 0;
+        long present = 0;
+        long lostTruncated = 0;
+        long lostBeyond = 0;
+        for (Workload.Write w : writes) {
+            if (!w.partition().equals(tp)) {
+                continue;
+            }
+            if (w.outcome() == Workload.Outcome.ABORTED) {
+                aborted++;
+                if (held.containsKey(w.offset())) {
+                    history.violation(ACKED_WRITES, where, "the aborted record '" + w.value() + "' at offset " + w.offset()
+                        + " is visible to read_committed consumers there");
+                }
+                continue;
+            }
+            acked++;
+            String there = held.get(w.offset());
+            if (w.value().equals(there)) {
+                present++;
+            } else if (w.offset() >= mirroredEnd && truncatedFrom >= 0 && w.offset() >= truncatedFrom && w.offset() < truncatedTo) {
+                lostTruncated++;
+            } else if (w.offset() >= mirroredEnd) {
+                lostBeyond++;
+            } else {
+                history.violation(ACKED_WRITES, where, "the acknowledged write '" + w.value() + "' at offset " + w.offset()
+                    + " is not there (" + (there == null ? "nothing there" : "'" + there + "' there") + "), below its mirrored end "
+                    + mirroredEnd);
+            }
+        }
+        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates);
+    }
+
+    /** Every committed record of the partition below {@code end}, by offset. */
+    private Map<Long, String> readCommitted(String bootstrapServers, String where, TopicPartition tp, long end) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<Long, String> records = new TreeMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            readInto(consumer, where, tp, end, records);
+        } catch (KafkaException e) {
+            // A corrupt batch on the leader, for instance: what was read so far is checked, and the failure named.
+            history.violation(ACKED_WRITES, where, "reading up to offset " + end + " failed: " + e);
+        }
+        return records;
+    }
+
+    private void readInto(KafkaConsumer<byte[], byte[]> consumer, String where, TopicPartition tp, long end, Map<Long, String> records) {
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (consumer.position(tp) < end) {
+            if (System.nanoTime() > deadline) {
+                history.violation(ACKED_WRITES, where, "could not read up to offset " + end + " within 60 s (position "
+                    + consumer.position(tp) + ")");
+                break;
+            }
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                if (r.offset() < end && r.value() != null) {
+                    records.put(r.offset(), new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.clustermirror.chaos;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Short seeded chaos runs on launched clusters (minutes each; tagged {@code chaos}, so not part of the default suite):
+ * {@code mvn -B -pl mirror-chaos -am package -DexcludedTestGroups=slow -Dgroups=chaos -Dsurefire.failIfNoSpecifiedTests=false}
+ * ({@code -am}: the brokers run {@code mirror-server/target/lib}, and the test's own admin client must be the same build,
+ * not an older one from the local repository).
+ * {@code -Dchaos.seed} and {@code -Dchaos.duration} (e.g. {@code 5m}) change the run; the reports go to
+ * {@code mirror-chaos/target/chaos-reports/}.
+ */
+@Tag("chaos")
+class ChaosRunTest {
+    private static final long SEED = Long.getLong("chaos.seed", 1L);
+    private static final Duration DURATION = ChaosMain.parseDuration(System.getProperty("chaos.duration", "2m"));
+
+    private static ChaosRun.Result run(long seed, Duration duration, boolean injectCorruption, String name) throws Exception {
+        Path home = Path.of(System.getProperty("chaos.home", "..")).toAbsolutePath().normalize();
+        Path work = Files.createTempDirectory("chaos-test-" + name + "-");
+        ChaosRun.Result result = new ChaosRun(new ChaosRun.Options(home, work, seed, duration, 1, injectCorruption)).run();
+        ChaosReport.write(result, home.resolve("mirror-chaos/target/chaos-reports/" + name + "-seed-" + seed));
+        try (Stream<Path> files = Files.walk(work)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+        return result;
+    }
+
+    @Test
+    void aSeededRunKeepsEveryInvariant() throws Exception {
+        ChaosRun.Result result = run(SEED, DURATION, false, "run");
+        assertEquals(List.of(), result.history().violations(), "violations; replay with " + result.options().replayCommand());
+        assertTrue(result.faults().size() >= 3, "faults applied: " + result.faults());
+        assertTrue(result.partitions().stream().anyMatch(p -> p.writes().acked() > 0), "acknowledged writes: " + result.partitions());
+    }
+
+    /** The checker is shown to work: a byte flipped in a destination replica's segment file is named as a violation. */
+    @Test
+    void aFlippedByteInADestinationReplicaIsNamed() throws Exception {
+        ChaosRun.Result result = run(SEED, Duration.ofSeconds(60), true, "corruption");
+        List<History.Violation> identity = result.history().violations().stream()
+            .filter(v -> v.check().equals(HistoryChecker.IDENTITY)).toList();
+        assertTrue(!identity.isEmpty() && identity.get(0).detail().contains("(records)"),
+            "the identity check names the flipped byte: " + result.history().violations());
+        String corrupted = result.faults().stream().filter(f -> f.planned().kind() == FaultKind.CORRUPT_REPLICA_BYTE)
+            .findFirst().orElseThrow().target();
+        assertTrue(corrupted.contains(identity.get(0).where().split(" on ")[0]), identity.get(0) + " names the partition of " + corrupted);
+    }
+}

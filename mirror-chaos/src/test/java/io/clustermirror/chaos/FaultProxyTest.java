@@ -1,0 +1,140 @@
+package io.clustermirror.chaos;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The proxy's modes against an echo server on the loopback address. */
+class FaultProxyTest {
+    private ServerSocket echo;
+    private FaultProxy proxy;
+
+    @BeforeEach
+    void startEchoServerAndProxy() throws IOException {
+        echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::echoLoop, "echo-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        proxy = FaultProxy.start("test", new InetSocketAddress(echo.getInetAddress(), echo.getLocalPort()));
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        proxy.close();
+        echo.close();
+    }
+
+    private void echoLoop() {
+        while (!echo.isClosed()) {
+            try {
+                Socket s = echo.accept();
+                Thread t = new Thread(() -> {
+                    try (Socket socket = s) {
+                        InputStream in = socket.getInputStream();
+                        OutputStream out = socket.getOutputStream();
+                        in.transferTo(out);
+                    } catch (IOException e) {
+                        // the proxy reset or closed the connection
+                    }
+                }, "echo");
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket();
+        s.connect(proxy.address(), 5_000);
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private static byte[] roundTrip(Socket s, String message) throws IOException {
+        byte[] sent = message.getBytes(StandardCharsets.UTF_8);
+        s.getOutputStream().write(sent);
+        byte[] received = new byte[sent.length];
+        new DataInputStream(s.getInputStream()).readFully(received);
+        return received;
+    }
+
+    @Test
+    void passForwardsBothWaysUnchanged() throws Exception {
+        try (Socket s = connect()) {
+            assertArrayEquals("hello".getBytes(StandardCharsets.UTF_8), roundTrip(s, "hello"));
+            assertArrayEquals("again".getBytes(StandardCharsets.UTF_8), roundTrip(s, "again"));
+        }
+        assertEquals(1, proxy.acceptedConnections());
+        // The pump counts a chunk after it wrote it, perhaps after the client read it.
+        Waits.until(() -> proxy.forwardedBytes() == 20, Duration.ofSeconds(10), "20 bytes forwarded");
+    }
+
+    @Test
+    void delayHoldsEachDirection() throws IOException {
+        proxy.delay(Duration.ofMillis(200));
+        try (Socket s = connect()) {
+            long start = System.nanoTime();
+            roundTrip(s, "slow");
+            long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+            assertTrue(elapsedMs >= 400, "a round trip through a 200 ms one-way delay took " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void stallHoldsDataUntilPassThenDeliversItInOrder() throws IOException {
+        try (Socket s = connect()) {
+            roundTrip(s, "before");
+            proxy.stall();
+            s.getOutputStream().write("held".getBytes(StandardCharsets.UTF_8));
+            s.setSoTimeout(500);
+            assertThrows(SocketTimeoutException.class, () -> s.getInputStream().read(), "nothing comes through a stalled proxy");
+            proxy.pass();
+            s.setSoTimeout(10_000);
+            byte[] held = new byte[4];
+            new DataInputStream(s.getInputStream()).readFully(held);
+            assertArrayEquals("held".getBytes(StandardCharsets.UTF_8), held);
+        }
+    }
+
+    @Test
+    void resetCutsOpenConnectionsAlsoWhileStalledAndAcceptsNewOnes() throws IOException {
+        try (Socket s = connect()) {
+            roundTrip(s, "before");
+            proxy.stall();
+            s.getOutputStream().write("lost".getBytes(StandardCharsets.UTF_8));
+            assertEquals(1, proxy.resetAll());
+            proxy.pass();
+            int read;
+            try {
+                read = s.getInputStream().read();
+            } catch (SocketException e) {
+                read = -1; // connection reset
+            }
+            assertEquals(-1, read, "a reset connection delivers nothing more");
+        }
+        try (Socket s = connect()) {
+            assertArrayEquals("after".getBytes(StandardCharsets.UTF_8), roundTrip(s, "after"));
+        }
+        assertEquals(1, proxy.resetConnections());
+    }
+}

@@ -1,0 +1,96 @@
+package io.clustermirror.chaos;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The identity comparison on real segment files: a source log of three batches and replicas of it written with another
+ * partition leader epoch (as a destination leader stamps them), whole, cut short, corrupted or with a batch missing.
+ */
+class HistoryCheckerTest {
+    /** Batches at offsets [0, 2], [3, 4] and [5, 8]. */
+    private static final long[][] BATCHES = {{0, 3}, {3, 2}, {5, 4}};
+
+    @TempDir
+    Path dir;
+
+    /** Writes a segment file holding the given batches of the source log (indexes into {@link #BATCHES}), stamped with {@code epoch}. */
+    private Path log(String name, int epoch, int... batches) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int b : batches) {
+            long base = BATCHES[b][0];
+            SimpleRecord[] records = new SimpleRecord[(int) BATCHES[b][1]];
+            for (int i = 0; i < records.length; i++) {
+                records[i] = new SimpleRecord(1_000L + base + i, null, ("value-" + (base + i)).getBytes(StandardCharsets.UTF_8));
+            }
+            ByteBuffer buffer = MemoryRecords.withRecords(base, Compression.NONE, epoch, records).buffer();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            out.write(bytes);
+        }
+        Path partition = Files.createDirectories(dir.resolve(name));
+        Files.write(partition.resolve("00000000000000000000.log"), out.toByteArray());
+        return partition;
+    }
+
+    private static Optional<String> compare(Path source, Path replica, boolean complete) throws IOException {
+        return HistoryChecker.compare(SegmentBatches.read(source), "source", SegmentBatches.read(replica), Long.MAX_VALUE, complete);
+    }
+
+    @Test
+    void aReplicaStampedWithAnotherLeaderEpochIsAnIdenticalPrefix() throws IOException {
+        Path source = log("source", 0, 0, 1, 2);
+        assertEquals(Optional.empty(), compare(source, log("whole", 7, 0, 1, 2), true));
+        assertEquals(Optional.empty(), compare(source, log("prefix", 7, 0, 1), false));
+        assertEquals(Optional.empty(), compare(source, log("empty", 7), false));
+    }
+
+    @Test
+    void aFlippedByteIsNamedWithItsBatchAndField() throws IOException {
+        Path source = log("source", 0, 0, 1, 2);
+        Path replica = log("replica", 7, 0, 1, 2);
+        List<SegmentBatches.Batch> batches = SegmentBatches.read(replica);
+        SegmentBatches.Batch second = batches.get(1);
+        byte[] file = Files.readAllBytes(replica.resolve(second.segment()));
+        int position = (int) second.position() + second.bytes().length - 1;
+        file[position] ^= (byte) 0xFF;
+        Files.write(replica.resolve(second.segment()), file);
+
+        String difference = compare(source, replica, true).orElseThrow();
+        assertTrue(difference.contains("batch [3, 4]") && difference.contains("at byte " + (second.bytes().length - 1))
+            && difference.contains("(records)"), difference);
+    }
+
+    @Test
+    void aMissingOrExtraBatchIsNamed() throws IOException {
+        Path source = log("source", 0, 0, 1);
+        String hole = compare(source, log("hole", 7, 0, 2), false).orElseThrow();
+        assertTrue(hole.contains("batch [5, 8]") && hole.contains("where the source holds batch [3, 4]"), hole);
+        String phantom = compare(source, log("phantom", 7, 0, 1, 2), false).orElseThrow();
+        assertTrue(phantom.contains("batch [5, 8]") && phantom.contains("beyond the source's last batch"), phantom);
+        String cut = compare(log("source-longer", 0, 0, 1, 2), log("short", 7, 0, 1), true).orElseThrow();
+        assertTrue(cut.contains("ends before batch [5, 8]"), cut);
+    }
+
+    @Test
+    void batchesAtOrAboveTheEndAreNotCompared() throws IOException {
+        Path source = log("source", 0, 0, 1);
+        assertEquals(Optional.empty(), HistoryChecker.compare(SegmentBatches.read(source), "source",
+            SegmentBatches.read(log("beyond-barrier", 7, 0, 1, 2)), 5, true));
+    }
+}
