@@ -1,6 +1,7 @@
 package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
@@ -57,6 +58,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final BrokerHandle broker;
     private final BrokerClientConfigs clientConfigs;
     private final ScheduledExecutorService executor;
+    /** The health of the executor's thread, which runs every event and action of the partitions this broker leads. */
+    private final ThreadHealth health;
     private final PartitionStateMachine machine;
     private final StateWriter stateWriter;
     private final LeaderLogProcedures procedures;
@@ -114,6 +117,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
         this.stateWriter = new StateWriter(clients, broker.nodeId());
+        this.health = new ThreadHealth(broker.metrics(), log, "partitions-" + broker.nodeId());
         java.util.concurrent.ScheduledThreadPoolExecutor events = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "cluster-mirror-partitions-" + broker.nodeId());
             t.setDaemon(true);
@@ -645,11 +649,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
     }
 
+    /** Runs one task of the executor: a failure ends that task only (the next event acts again), and shows in the health. */
     private void guarded(Runnable work) {
         try {
             work.run();
+            health.working();
         } catch (RuntimeException e) {
-            log.error("Unexpected error in the mirror partition manager of broker {}", broker.nodeId(), e);
+            health.failed("with the next event of the mirror partitions of broker " + broker.nodeId(), e);
         }
     }
 
@@ -677,5 +683,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         stateWriter.close();
         handover.close();
+        health.close();
     }
 }
