@@ -30,8 +30,9 @@ import java.util.Map;
  * compaction. A newer leader may tombstone the lower epochs' keys once its own record landed; a deposed leader's record
  * that lands after such a tombstone brings back only a key that still loses.
  *
- * <p>A delta is not thread-safe; the base image is never modified. A key or value that cannot be decoded throws
- * {@link IllegalArgumentException} and leaves the delta as it was.
+ * <p>A delta is not thread-safe; the base image is never modified. A {@code __mirror_metadata} key of a kind it does not
+ * know is ignored (forward compatibility); a key or value that cannot be decoded throws {@link IllegalArgumentException}
+ * and leaves the delta as it was.
  */
 public final class MirrorDelta {
     private final MirrorImage base;
@@ -60,9 +61,9 @@ public final class MirrorDelta {
         } else if (k.startsWith(RecordCodec.TOPIC_KEY_PREFIX)) {
             topicChanges.put(k.substring(RecordCodec.TOPIC_KEY_PREFIX.length()),
                 value == null ? null : RecordCodec.decodeTopic(value));
-        } else if (!k.equals(RecordCodec.SEALING_KEY)) { // read only by clients that seal secrets
-            throw new IllegalArgumentException("Unknown __mirror_metadata key '" + k + "'");
         }
+        // Any other key (the sealing key, read only by clients that seal secrets, or a kind of record a newer version
+        // writes) is not part of the image: ignoring it lets older readers, such as an older admin client, go on.
     }
 
     /** Replays one {@code __mirror_state} record: it replaces (or, if null, removes) the record of its log key. */
