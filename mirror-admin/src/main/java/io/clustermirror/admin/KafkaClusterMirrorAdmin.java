@@ -247,18 +247,14 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     /** The data records in [from, to) of a destination partition, read as they are (aborted and open ones included). */
     private long countRecords(TopicPartition tp, long from, long to, Deadline deadline) {
-        Properties props = clientConfigs(clientId + "-preview-" + (++consumerSequence));
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_UNCOMMITTED.toString());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         long count = 0;
-        try (Consumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
             consumer.assign(List.of(tp));
             consumer.seek(tp, from);
             while (consumer.position(tp, Duration.ofMillis(deadline.remainingMs(time))) < to) {
                 if (deadline.remainingMs(time) == 0) {
                     throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "timed out counting the records of " + tp
-                        + " in [" + from + ", " + to + ")");
+                        + " in [" + from + ", " + to + "); retry with a longer --timeout-ms (timeoutMs in the options)");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time))))) {
                     if (r.offset() < to) {
@@ -347,7 +343,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         while (true) {
             AtomicReference<SealingKeyRecord> published = new AtomicReference<>();
             if (!partitionCounts(List.of(InternalTopics.METADATA), deadline).isEmpty()) {
-                try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+                try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
                     reader.readAll(consumer, List.of(metadata), record -> {
                         if (RecordCodec.SEALING_KEY.equals(RecordCodec.decodeKey(record.key())) && record.value() != null) {
                             published.set(RecordCodec.decodeSealingKey(record.value()));
@@ -379,7 +375,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             .get(deadline.remainingMs(time), TimeUnit.MILLISECONDS)
             .offset();
         CommandResult result;
-        try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+        try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
             consumer.assign(List.of(commands));
             // The result is written after the command, so reading from the command's own offset cannot miss it.
             consumer.seek(commands, offset);
@@ -426,7 +422,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             return MirrorImage.EMPTY;
         }
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
-        try (Consumer<byte[], byte[]> consumer = newConsumer()) {
+        try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
             boolean complete = reader.readAll(consumer, partitions, record -> replay(delta, record), deadline.deadlineMs());
             if (!complete) {
                 throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "could not read "
@@ -501,9 +497,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         return producer;
     }
 
-    private Consumer<byte[], byte[]> newConsumer() {
+    /** A consumer of the destination without a group, at that isolation level (read_committed for the control plane). */
+    private Consumer<byte[], byte[]> newConsumer(IsolationLevel isolation) {
         Properties props = clientConfigs(clientId + "-consumer-" + (++consumerSequence));
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         // Reading must never create an internal topic with default settings.
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);

@@ -36,17 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FailoverDryRunTest {
     private static ClusterPair clusters;
-    private static MirrorTestCluster source;
-    private static MirrorTestCluster destination;
-    private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
     static void startClusters() throws Exception {
         clusters = ClusterPair.start(MirrorTestCluster.builder().name("dry-run-source").brokers(1),
             MirrorTestCluster.builder().name("dry-run-destination").brokers(1));
-        source = clusters.source;
-        destination = clusters.destination;
-        mirrors = clusters.mirrors;
     }
 
     @AfterAll
@@ -58,6 +52,9 @@ class FailoverDryRunTest {
 
     @Test
     void theDryRunPredictsTheStopsTruncationWithAnOpenSourceTransaction() throws Exception {
+        MirrorTestCluster source = clusters.source;
+        MirrorTestCluster destination = clusters.destination;
+        ClusterMirrorAdmin mirrors = clusters.mirrors;
         String topic = "dry-orders";
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = source.admin()) {

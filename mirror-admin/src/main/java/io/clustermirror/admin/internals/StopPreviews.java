@@ -13,10 +13,7 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.stream.Collectors;
+import java.util.SortedMap;
 import java.util.stream.IntStream;
 
 /**
@@ -35,24 +32,14 @@ public final class StopPreviews {
      *                                MIRROR_TOPIC_NOT_MIRRORING (a topic already stopped)
      */
     public static List<TopicPartition> partitionsToStop(MirrorImage image, String mirror, List<String> topics, List<String> excludes) {
-        if (image.mirror(mirror).isEmpty()) {
-            throw new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + mirror + "'");
-        }
-        TopicPatterns patterns = TopicPatterns.of(topics);
-        if (patterns.isEmpty()) {
-            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name topics or regular expressions");
-        }
-        Map<String, MirrorTopicRecord> own = image.topicsOf(mirror).stream()
-            .collect(Collectors.toMap(MirrorTopicRecord::topic, Function.identity()));
-        TreeSet<String> selected = patterns.select(own.keySet(), TopicPatterns.of(excludes), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR,
-            "of mirror '" + mirror + "'");
-        for (String topic : selected) {
-            if (own.get(topic).desired() == DesiredState.STOPPED) {
-                throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + topic + "' is already STOPPED");
+        SortedMap<String, MirrorTopicRecord> selected = TopicPatterns.selectTopicsOf(image, mirror, topics, excludes);
+        for (MirrorTopicRecord topic : selected.values()) {
+            if (topic.desired() == DesiredState.STOPPED) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + topic.topic() + "' is already STOPPED");
             }
         }
-        return selected.stream()
-            .flatMap(topic -> IntStream.range(0, own.get(topic).partitions()).mapToObj(p -> new TopicPartition(topic, p)))
+        return selected.values().stream()
+            .flatMap(topic -> IntStream.range(0, topic.partitions()).mapToObj(p -> new TopicPartition(topic.topic(), p)))
             .toList();
     }
 

@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -241,13 +242,11 @@ final class CommandProcessor {
 
     /** STOP, PAUSE and RESUME: the same selection over the mirror's topics, with the allowed current states per target. */
     private CommandOutcome changeDesired(MirrorImage image, MirrorCommand command, DesiredState target, long nowMs) {
-        MirrorRecord mirror = requireMirror(image, command.mirror());
-        Map<String, MirrorTopicRecord> own = image.topicsOf(mirror.name()).stream()
-            .collect(Collectors.toMap(MirrorTopicRecord::topic, t -> t));
-        TreeSet<String> topics = requirePatterns(command).select(own.keySet(), TopicPatterns.of(command.excludes()),
-            MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "of mirror '" + mirror.name() + "'");
-        for (String topic : topics) {
-            DesiredState current = own.get(topic).desired();
+        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        Set<String> topics = own.keySet();
+        for (Map.Entry<String, MirrorTopicRecord> e : own.entrySet()) {
+            String topic = e.getKey();
+            DesiredState current = e.getValue().desired();
             boolean allowed = switch (target) {
                 case STOPPED -> current != DesiredState.STOPPED;
                 case PAUSED -> current == DesiredState.MIRRORING;
@@ -262,7 +261,7 @@ final class CommandProcessor {
             case PAUSED -> "paused";
             case MIRRORING -> "resumed";
         };
-        String message = verb + " " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'";
+        String message = verb + " " + topics.size() + " topic(s) of mirror '" + command.mirror() + "'";
         LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
         List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
             RecordCodec.encodeTopic(own.get(t).withDesired(target, applied)))).toList();
@@ -344,11 +343,7 @@ final class CommandProcessor {
     }
 
     private static TopicPatterns requirePatterns(MirrorCommand command) {
-        TopicPatterns patterns = TopicPatterns.of(command.topics());
-        if (patterns.isEmpty()) {
-            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name topics or regular expressions");
-        }
-        return patterns;
+        return TopicPatterns.required(command.topics());
     }
 
     private static List<String> csv(String value) {
