@@ -33,10 +33,8 @@ import org.junit.jupiter.api.TestInstance;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a migration off an old Kafka cluster needs, checked against a real broker of that release (see
@@ -166,6 +164,7 @@ abstract class OldSourceContract {
             TestUtils.waitFor(() -> dst.describeAcls(AclBindingFilter.ANY).values().get().contains(acl),
                 MirrorAssertions.TIMEOUT, "the source's ACL on the destination");
         }
-        assertTrue(Set.of(PartitionState.MIRRORING).contains(MirrorAssertions.describe(mirrors, "old", topic, 2).state()));
+        assertEquals(PartitionState.MIRRORING, MirrorAssertions.describe(mirrors, "old", topic, 2).state(),
+            "the partition the source grew mirrors");
     }
 }
