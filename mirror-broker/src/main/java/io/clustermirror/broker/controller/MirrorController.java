@@ -4,9 +4,11 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.RecordCodec;
@@ -21,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +58,8 @@ public final class MirrorController implements AutoCloseable {
     private final Thread thread;
     private final Object closeSignal = new Object();
     private volatile boolean running = true;
-    private volatile KafkaConsumer<byte[], byte[]> commandConsumer;
+    /** The consumer the controller thread reads with now; woken up by close(). */
+    private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
 
     /**
      * @param brokerImage   this broker's tailed image: the source of actual partition states; the
@@ -126,17 +130,11 @@ public final class MirrorController implements AutoCloseable {
     private void processCommands(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage desired,
                                  CommandLogCursor cursor) {
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-commands", true)) {
-            commandConsumer = consumer;
-            consumer.assign(List.of(COMMANDS_PARTITION));
+            activeConsumer = consumer;
             // First every result up to the current end, so that no command is applied again, also one read before its
             // own result when no position was recorded; then, from the start again, every record in order.
-            consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
-            long end = consumer.endOffsets(List.of(COMMANDS_PARTITION)).get(COMMANDS_PARTITION);
-            while (running && consumer.position(COMMANDS_PARTITION) < end) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    cursor.learnResult(record.value());
-                }
-            }
+            LogEnds.readFromBeginning(consumer, List.of(COMMANDS_PARTITION), Time.SYSTEM, Long.MAX_VALUE,
+                record -> cursor.learnResult(record.value()));
             consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
             MirrorImage image = desired;
             while (running) {
@@ -227,23 +225,11 @@ public final class MirrorController implements AutoCloseable {
 
     /** Reads {@code __mirror_metadata} to its end: the desired state and position all previous controllers committed. */
     private MirrorImage loadMetadata() {
-        TopicPartition tp = new TopicPartition(InternalTopics.METADATA, 0);
         try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-load", true)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
-            while (consumer.position(tp) < end && running) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    try {
-                        delta.replayMetadata(r.key(), r.value());
-                    } catch (RuntimeException e) {
-                        // Only the controller writes this topic; a record it cannot read is from a newer version or damage.
-                        log.error("Skipping unreadable record at offset {} of {}: {}", r.offset(), tp, e.toString());
-                    }
-                }
-            }
-            return delta.apply();
+            activeConsumer = consumer;
+            // Only the controller writes this topic; a record it cannot read is from a newer version or damage: skipped.
+            return MirrorImageReader.replayFromBeginning(consumer, List.of(new TopicPartition(InternalTopics.METADATA, 0)),
+                Time.SYSTEM, Long.MAX_VALUE, MirrorDelta::replayOrSkip).orElseThrow();
         }
     }
 
@@ -253,7 +239,7 @@ public final class MirrorController implements AutoCloseable {
         synchronized (closeSignal) {
             closeSignal.notifyAll();
         }
-        KafkaConsumer<byte[], byte[]> c = commandConsumer;
+        KafkaConsumer<byte[], byte[]> c = activeConsumer;
         if (c != null) {
             c.wakeup();
         }

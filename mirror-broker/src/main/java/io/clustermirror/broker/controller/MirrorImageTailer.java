@@ -6,7 +6,6 @@ import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
@@ -197,18 +196,7 @@ public final class MirrorImageTailer implements AutoCloseable {
                 }
             } else {
                 MirrorDelta delta = new MirrorDelta(image);
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    try {
-                        if (r.topic().equals(InternalTopics.METADATA)) {
-                            delta.replayMetadata(r.key(), r.value());
-                        } else {
-                            delta.replayState(r.key(), r.value());
-                        }
-                    } catch (RuntimeException e) {
-                        // A record we cannot read (e.g. written by a newer version) must not stop the broker's view.
-                        log.error("Skipping unreadable record at {}-{} offset {}: {}", r.topic(), r.partition(), r.offset(), e.toString());
-                    }
-                }
+                records.forEach(delta::replayOrSkip);
                 if (caughtUpTo(initialEnds)) {
                     publishLoaded(delta.apply());
                 } else {
