@@ -96,9 +96,7 @@ class MirrorImageTailerRoundsTest {
     }
 
     private double metric(String name) {
-        return metrics.metrics().entrySet().stream()
-            .filter(e -> e.getKey().name().equals(name) && "image-tailer-7".equals(e.getKey().tags().get("thread")))
-            .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
+        return HealthMetrics.value(metrics, "image-tailer-7", name);
     }
 
     @Test
