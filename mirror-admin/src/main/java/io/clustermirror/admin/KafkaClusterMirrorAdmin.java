@@ -5,11 +5,13 @@ import io.clustermirror.admin.internals.MirrorDescriptions;
 import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.NamePatterns;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.MirrorCommand;
@@ -344,11 +346,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             AtomicReference<SealingKeyRecord> published = new AtomicReference<>();
             if (!partitionCounts(List.of(InternalTopics.METADATA), deadline).isEmpty()) {
                 try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
-                    reader.readAll(consumer, List.of(metadata), record -> {
+                    LogEnds.readFromBeginning(consumer, List.of(metadata), time, deadline.deadlineMs(), record -> {
                         if (RecordCodec.SEALING_KEY.equals(RecordCodec.decodeKey(record.key())) && record.value() != null) {
                             published.set(RecordCodec.decodeSealingKey(record.value()));
                         }
-                    }, deadline.deadlineMs());
+                    });
                 }
             }
             if (published.get() != null) {
@@ -421,23 +423,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         if (partitions.isEmpty()) {
             return MirrorImage.EMPTY;
         }
-        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
-            boolean complete = reader.readAll(consumer, partitions, record -> replay(delta, record), deadline.deadlineMs());
-            if (!complete) {
-                throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "could not read "
+            return MirrorImageReader.replayFromBeginning(consumer, partitions, time, deadline.deadlineMs(), MirrorDelta::replay)
+                .orElseThrow(() -> new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "could not read "
                     + InternalTopics.METADATA + " and " + InternalTopics.STATE + " to their ends within "
-                    + deadline.timeoutMs() + " ms");
-            }
-        }
-        return delta.apply();
-    }
-
-    private static void replay(MirrorDelta delta, ConsumerRecord<byte[], byte[]> record) {
-        if (InternalTopics.METADATA.equals(record.topic())) {
-            delta.replayMetadata(record.key(), record.value());
-        } else {
-            delta.replayState(record.key(), record.value());
+                    + deadline.timeoutMs() + " ms"));
         }
     }
 

@@ -5,27 +5,23 @@ import io.clustermirror.common.records.CommandResult;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The client side's poll loops over the mirror's internal topics, each bounded by a deadline. They take the
- * consumer as a parameter so that they can be tested without a cluster.
+ * The client side's wait for a command's result, bounded by a deadline. It takes the consumer as a parameter so
+ * that it can be tested without a cluster. (Reads to the current ends go through {@link io.clustermirror.common.LogEnds}.)
  */
 public final class ControlPlaneReader {
     /**
      * Upper bound of one poll. Polls stay short because a read_committed position can advance over control
      * records and aborted data without any record being returned, and only a new check sees it.
      */
-    static final long MAX_POLL_MS = 200;
+    static final long MAX_POLL_MS = io.clustermirror.common.LogEnds.MAX_POLL_MS;
 
     private final Time time;
     private final Function<byte[], CommandLogEntry> commandDecoder;
@@ -61,34 +57,6 @@ public final class ControlPlaneReader {
                 }
             }
         }
-    }
-
-    /**
-     * Assigns the partitions to the consumer and reads each from its beginning up to the end offset it had when
-     * the read began, handing every record to {@code sink} in partition order.
-     *
-     * @return false if the deadline passed before every partition was read to its end
-     */
-    public boolean readAll(Consumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions,
-                           java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> sink, long deadlineMs) {
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        Map<TopicPartition, Long> unread = new HashMap<>(consumer.endOffsets(partitions, remaining(deadlineMs)));
-        while (true) {
-            unread.entrySet().removeIf(end -> consumer.position(end.getKey(), remaining(deadlineMs)) >= end.getValue());
-            if (unread.isEmpty()) {
-                return true;
-            }
-            long remainingMs = deadlineMs - time.milliseconds();
-            if (remainingMs <= 0) {
-                return false;
-            }
-            consumer.poll(pollTimeout(remainingMs)).forEach(sink);
-        }
-    }
-
-    private Duration remaining(long deadlineMs) {
-        return Duration.ofMillis(Math.max(0, deadlineMs - time.milliseconds()));
     }
 
     private static Duration pollTimeout(long remainingMs) {

@@ -14,13 +14,11 @@ import org.apache.kafka.common.utils.MockTime;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -88,41 +86,5 @@ class ControlPlaneReaderTest {
         assertEquals(Optional.empty(), reader.awaitResult(consumer, bytes("mine"), deadline));
         assertTrue(time.milliseconds() >= deadline);
         assertTrue(consumer.lastPollTimeout().toMillis() <= ControlPlaneReader.MAX_POLL_MS);
-    }
-
-    @Test
-    void readAllReadsEveryPartitionToItsEnd() {
-        TopicPartition metadata = new TopicPartition("__mirror_metadata", 0);
-        TopicPartition state0 = new TopicPartition("__mirror_state", 0);
-        TopicPartition state1 = new TopicPartition("__mirror_state", 1);
-        List<TopicPartition> partitions = List.of(metadata, state0, state1);
-        consumer.assign(partitions);
-        // A compacted partition can start past offset 0; an empty one ends where it starts.
-        consumer.updateBeginningOffsets(Map.of(metadata, 0L, state0, 5L, state1, 0L));
-        consumer.updateEndOffsets(Map.of(metadata, 2L, state0, 7L, state1, 0L));
-        consumer.addRecord(new ConsumerRecord<>(metadata.topic(), 0, 0, bytes("m0"), bytes("v")));
-        consumer.addRecord(new ConsumerRecord<>(metadata.topic(), 0, 1, bytes("m1"), null));
-        consumer.addRecord(new ConsumerRecord<>(state0.topic(), 0, 5, bytes("s5"), bytes("v")));
-        consumer.addRecord(new ConsumerRecord<>(state0.topic(), 0, 6, bytes("s6"), bytes("v")));
-        consumer.setMaxPollRecords(1);
-
-        List<String> read = new ArrayList<>();
-        assertTrue(reader.readAll(consumer, partitions, r -> read.add(new String(r.key(), StandardCharsets.UTF_8)),
-            time.milliseconds() + 1000));
-        assertEquals(List.of("m0", "m1", "s5", "s6"), read.stream().sorted().toList());
-        assertTrue(read.indexOf("m0") < read.indexOf("m1"));
-        assertTrue(read.indexOf("s5") < read.indexOf("s6"));
-    }
-
-    @Test
-    void readAllReportsADeadlineReachedBeforeTheEnd() {
-        TopicPartition metadata = new TopicPartition("__mirror_metadata", 0);
-        consumer.assign(List.of(metadata));
-        consumer.updateBeginningOffsets(Map.of(metadata, 0L));
-        consumer.updateEndOffsets(Map.of(metadata, 3L));
-        consumer.addRecord(new ConsumerRecord<>(metadata.topic(), 0, 0, bytes("m0"), bytes("v")));
-        List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
-        assertFalse(reader.readAll(consumer, List.of(metadata), read::add, time.milliseconds() + 500));
-        assertEquals(1, read.size());
     }
 }

@@ -2,31 +2,31 @@ package io.clustermirror.broker.controller;
 
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.ThreadHealth;
-import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
-import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -42,20 +42,47 @@ import java.util.function.Supplier;
  * <p>Never wedged: a record it cannot use is answered with an error (or logged when it has no id) and the next one is
  * read; a command whose outcome cannot be committed is answered with an error in a transaction of its own; an
  * activation that fails is retried with backoff, reported by the {@code thread-healthy} metric ({@link ThreadHealth}).
+ *
+ * <p>The work is done in rounds ({@link #runOnce()}): the controller's thread runs them, a unit test runs them itself with
+ * Kafka's client test doubles behind {@link ControllerSeams} and a {@code MockTime}.
  */
 public final class MirrorController implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorController.class);
     private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
+    private static final Duration POLL = Duration.ofMillis(500);
+    /** What {@link #runOnce()} returns when the controller stopped for good (closed, or fenced by a newer controller). */
+    static final long STOPPED = -1;
 
-    private final LocalClients clients;
+    private final ControllerSeams seams;
+    private final Time time;
     private final int nodeId;
     private final Supplier<MirrorImage> brokerImage;
-    private final BrokerClientConfigs clientConfigs;
     private final ThreadHealth health;
     private final Thread thread;
     private final Object closeSignal = new Object();
     private volatile boolean running = true;
-    private volatile KafkaConsumer<byte[], byte[]> commandConsumer;
+    /** The consumer the controller reads with now; woken up by close(). */
+    private volatile Consumer<byte[], byte[]> activeConsumer;
+    /** The current activation, null until activated and after a failure (whoever runs the rounds only). */
+    private Active active;
+
+    /** One activation: its clients, its decisions, where it is in the command log and the desired state it wrote. */
+    private static final class Active {
+        final ControllerSeams.Activation activation;
+        final Consumer<byte[], byte[]> commands;
+        final CommandProcessor processor;
+        final CommandLogCursor cursor;
+        MirrorImage image;
+
+        Active(ControllerSeams.Activation activation, Consumer<byte[], byte[]> commands, CommandProcessor processor,
+               CommandLogCursor cursor, MirrorImage image) {
+            this.activation = activation;
+            this.commands = commands;
+            this.processor = processor;
+            this.cursor = cursor;
+            this.image = image;
+        }
+    }
 
     /**
      * @param brokerImage   this broker's tailed image: the source of actual partition states; the
@@ -65,10 +92,15 @@ public final class MirrorController implements AutoCloseable {
      */
     public MirrorController(LocalClients clients, int nodeId, Supplier<MirrorImage> brokerImage, BrokerClientConfigs clientConfigs,
                             Metrics metrics) {
-        this.clients = clients;
+        this(ControllerSeams.of(clients, nodeId, clientConfigs), Time.SYSTEM, nodeId, brokerImage, metrics);
+    }
+
+    /** @param time the clock of command processing and of the recorded position */
+    MirrorController(ControllerSeams seams, Time time, int nodeId, Supplier<MirrorImage> brokerImage, Metrics metrics) {
+        this.seams = seams;
+        this.time = time;
         this.nodeId = nodeId;
         this.brokerImage = brokerImage;
-        this.clientConfigs = clientConfigs;
         this.health = new ThreadHealth(metrics, log, "controller-" + nodeId);
         this.thread = new Thread(this::run, "cluster-mirror-controller-" + nodeId);
         this.thread.setDaemon(true);
@@ -79,79 +111,101 @@ public final class MirrorController implements AutoCloseable {
     }
 
     private void run() {
-        while (running) {
-            try {
-                runActive();
-                return;
-            } catch (ProducerFencedException e) {
-                log.info("Mirror controller on broker {} fenced by a newer controller; stepping down", nodeId);
-                return;
-            } catch (WakeupException e) {
-                return; // closing
-            } catch (Exception e) {
-                if (!running) {
+        try {
+            while (running) {
+                long waitMs = runOnce();
+                if (waitMs == STOPPED) {
                     return;
                 }
-                long backoffMs = health.failed("its activation (the command log is read again from the recorded position)", e);
-                synchronized (closeSignal) {
-                    try {
-                        closeSignal.wait(backoffMs);
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                        return;
+                if (waitMs > 0) {
+                    synchronized (closeSignal) {
+                        if (running) {
+                            closeSignal.wait(waitMs);
+                        }
                     }
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            deactivate();
         }
     }
 
-    /** One activation: take over the controller role, load the desired state, process commands until closed. */
-    private void runActive() throws Exception {
-        String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-controller");
-        try (Admin admin = clients.admin(adminClientId);
-             KafkaProducer<byte[], byte[]> producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID)) {
-            InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
-            producer.initTransactions(); // before loading: the previous controller's open transaction is aborted or committed
-            MirrorImage desired = SealingKeyPublication.publish(producer, clientConfigs, loadMetadata());
-            String clusterId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
-            CommandProcessor processor = new CommandProcessor(new KafkaSourceCluster(clientConfigs),
-                new KafkaDestinationCluster(admin, adminClientId), clusterId);
+    /**
+     * One round: activates the controller if it is not active, then reads one poll of the command log and acts on it. A
+     * failure ends the activation (the next round activates again from the recorded position) and is recorded in the
+     * thread's health.
+     *
+     * @return how long to wait before the next round (0: at once), or {@link #STOPPED}
+     */
+    long runOnce() {
+        try {
+            if (active == null) {
+                active = activate();
+            }
+            for (ConsumerRecord<byte[], byte[]> record : active.commands.poll(POLL)) {
+                processOne(active, record);
+            }
+            health.working();
+            return 0;
+        } catch (ProducerFencedException e) {
+            log.info("Mirror controller on broker {} fenced by a newer controller; stepping down", nodeId);
+            deactivate();
+            return STOPPED;
+        } catch (WakeupException e) {
+            deactivate();
+            return STOPPED; // closing
+        } catch (Exception e) {
+            deactivate();
+            if (!running) {
+                return STOPPED;
+            }
+            return health.failed("its activation (the command log is read again from the recorded position)", e);
+        }
+    }
+
+    /** Takes over the controller role, loads the desired state and reads the command log's results up to its end. */
+    private Active activate() throws Exception {
+        ControllerSeams.Activation activation = seams.activate();
+        Consumer<byte[], byte[]> commands = null;
+        try {
+            activation.producer().initTransactions(); // before loading: the previous controller's open transaction is aborted or committed
+            MirrorImage desired = activation.publishSealingKey(loadMetadata());
+            CommandProcessor processor = activation.processor();
             long position = desired.controllerPosition().map(ControllerPositionRecord::nextOffset).orElse(0L);
             log.info("Mirror controller active on broker {}: {} mirrors, {} mirror topics; applying commands from offset {} of {}",
                 nodeId, desired.mirrors().size(), desired.topics().size(), position, COMMANDS_PARTITION);
-            processCommands(producer, processor, desired, new CommandLogCursor(position));
+            CommandLogCursor cursor = new CommandLogCursor(position);
+            commands = seams.consumer("controller-commands");
+            activeConsumer = commands;
+            // First every result up to the current end, so that no command is applied again, also one read before its own
+            // result when no position was recorded; then, from the start again, every record in order.
+            LogEnds.readFromBeginning(commands, List.of(COMMANDS_PARTITION), time, Long.MAX_VALUE,
+                record -> cursor.learnResult(record.value()));
+            commands.seekToBeginning(List.of(COMMANDS_PARTITION));
+            return new Active(activation, commands, processor, cursor, desired);
+        } catch (Exception | Error e) {
+            if (commands != null) {
+                commands.close();
+            }
+            activation.close();
+            throw e;
         }
     }
 
-    private void processCommands(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage desired,
-                                 CommandLogCursor cursor) {
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-commands", true)) {
-            commandConsumer = consumer;
-            consumer.assign(List.of(COMMANDS_PARTITION));
-            // First every result up to the current end, so that no command is applied again, also one read before its
-            // own result when no position was recorded; then, from the start again, every record in order.
-            consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
-            long end = consumer.endOffsets(List.of(COMMANDS_PARTITION)).get(COMMANDS_PARTITION);
-            while (running && consumer.position(COMMANDS_PARTITION) < end) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    cursor.learnResult(record.value());
-                }
-            }
-            consumer.seekToBeginning(List.of(COMMANDS_PARTITION));
-            MirrorImage image = desired;
-            while (running) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    image = processOne(producer, processor, image, cursor, record);
-                }
-                health.working();
-            }
+    /** Ends the current activation, if any, releasing its clients. */
+    private void deactivate() {
+        if (active != null) {
+            active.commands.close();
+            active.activation.close();
+            active = null;
         }
     }
 
-    /** Acts on one record of the command log; returns the controller's new image. */
-    private MirrorImage processOne(KafkaProducer<byte[], byte[]> producer, CommandProcessor processor, MirrorImage image,
-                                   CommandLogCursor cursor, ConsumerRecord<byte[], byte[]> record) {
-        CommandLogCursor.Step step = cursor.next(record.offset(), record.key(), record.value());
+    /** Acts on one record of the command log, moving the activation's image on. */
+    private void processOne(Active active, ConsumerRecord<byte[], byte[]> record) {
+        CommandLogCursor.Step step = active.cursor.next(record.offset(), record.key(), record.value());
         CommandOutcome outcome = null;
         if (step instanceof CommandLogCursor.Unusable unusable) {
             log.error("Skipping the record at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, unusable.reason());
@@ -160,27 +214,28 @@ public final class MirrorController implements AutoCloseable {
                 answer.result().commandId(), answer.result().message());
             outcome = new CommandOutcome(answer.result(), List.of(), List.of());
         } else if (step instanceof CommandLogCursor.Apply apply) {
-            outcome = processor.process(mergeActualState(image), apply.command(), System.currentTimeMillis());
+            outcome = active.processor.process(mergeActualState(active.image), apply.command(), time.milliseconds());
             log.info("Mirror command {} {} '{}' (id {}, offset {}): {} {}", apply.command().op(), apply.command().topics(),
                 apply.command().mirror(), apply.command().commandId(), record.offset(), outcome.result().error(),
                 outcome.result().message());
         }
         if (outcome == null) {
-            return image; // the position moves with the next command's transaction
+            return; // the position moves with the next command's transaction
         }
-        MirrorImage next = commit(producer, image, outcome, record.offset());
+        Producer<byte[], byte[]> producer = active.activation.producer();
+        MirrorImage next = commit(producer, active.image, outcome, record.offset());
         if (next == null) {
             // Answered all the same, so that one command whose outcome cannot be written cannot hold up the others.
             outcome = CommandOutcome.failed(CommandResult.failed(outcome.result().commandId(), MirrorError.UNKNOWN_SERVER_ERROR,
                 "the controller could not write the command's outcome, so nothing was changed (its log has the details); retry it"));
-            next = commit(producer, image, outcome, record.offset());
+            next = commit(producer, active.image, outcome, record.offset());
             if (next == null) {
                 throw new KafkaException("cannot write to " + InternalTopics.COMMANDS + " and " + InternalTopics.METADATA
                     + "; the controller starts again from its recorded position");
             }
         }
-        cursor.committed(outcome.result());
-        return next;
+        active.cursor.committed(outcome.result());
+        active.image = next;
     }
 
     /**
@@ -189,9 +244,9 @@ public final class MirrorController implements AutoCloseable {
      *
      * @return the controller's image with the writes, or null if the transaction was aborted
      */
-    private MirrorImage commit(KafkaProducer<byte[], byte[]> producer, MirrorImage image, CommandOutcome outcome, long offset) {
+    private MirrorImage commit(Producer<byte[], byte[]> producer, MirrorImage image, CommandOutcome outcome, long offset) {
         CommandResult result = outcome.result();
-        ControllerPositionRecord position = new ControllerPositionRecord(offset + 1, result.commandId(), System.currentTimeMillis());
+        ControllerPositionRecord position = new ControllerPositionRecord(offset + 1, result.commandId(), time.milliseconds());
         MirrorDelta delta = new MirrorDelta(image);
         producer.beginTransaction();
         producer.send(new ProducerRecord<>(InternalTopics.COMMANDS, 0, RecordCodec.encodeKey(result.commandId()), RecordCodec.encodeCommand(result)));
@@ -215,7 +270,7 @@ public final class MirrorController implements AutoCloseable {
         }
     }
 
-    private static void send(KafkaProducer<byte[], byte[]> producer, MirrorDelta delta, byte[] key, byte[] value) {
+    private static void send(Producer<byte[], byte[]> producer, MirrorDelta delta, byte[] key, byte[] value) {
         producer.send(new ProducerRecord<>(InternalTopics.METADATA, 0, key, value));
         delta.replayMetadata(key, value);
     }
@@ -227,23 +282,11 @@ public final class MirrorController implements AutoCloseable {
 
     /** Reads {@code __mirror_metadata} to its end: the desired state and position all previous controllers committed. */
     private MirrorImage loadMetadata() {
-        TopicPartition tp = new TopicPartition(InternalTopics.METADATA, 0);
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.consumer("controller-load", true)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
-            while (consumer.position(tp) < end && running) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    try {
-                        delta.replayMetadata(r.key(), r.value());
-                    } catch (RuntimeException e) {
-                        // Only the controller writes this topic; a record it cannot read is from a newer version or damage.
-                        log.error("Skipping unreadable record at offset {} of {}: {}", r.offset(), tp, e.toString());
-                    }
-                }
-            }
-            return delta.apply();
+        try (Consumer<byte[], byte[]> consumer = seams.consumer("controller-load")) {
+            activeConsumer = consumer;
+            // Only the controller writes this topic; a record it cannot read is from a newer version or damage: skipped.
+            return MirrorImageReader.replayFromBeginning(consumer, List.of(new TopicPartition(InternalTopics.METADATA, 0)),
+                time, Long.MAX_VALUE, MirrorDelta::replayOrSkip).orElseThrow();
         }
     }
 
@@ -253,14 +296,18 @@ public final class MirrorController implements AutoCloseable {
         synchronized (closeSignal) {
             closeSignal.notifyAll();
         }
-        KafkaConsumer<byte[], byte[]> c = commandConsumer;
+        Consumer<byte[], byte[]> c = activeConsumer;
         if (c != null) {
             c.wakeup();
         }
-        try {
-            thread.join(15_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (thread.isAlive()) {
+            try {
+                thread.join(15_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (thread.getState() == Thread.State.NEW) {
+            deactivate(); // rounds were run by the caller (tests)
         }
         health.close();
     }

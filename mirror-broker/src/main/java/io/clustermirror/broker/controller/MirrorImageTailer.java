@@ -4,27 +4,29 @@ import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
@@ -41,21 +43,30 @@ import java.util.function.Consumer;
  * {@value #INCARNATION_CHECK_MS} ms their topic ids are compared with those being read. When they are deleted, or
  * re-created (new ids, which a consumer would otherwise follow silently by resetting its positions), the image starts
  * again from the new topics with every read-only mirror topic fenced. Configs that can lose state are logged at ERROR.
+ *
+ * <p>The work is done in rounds ({@link #runOnce()}), each of which says how long to wait before the next: the
+ * tailer's thread runs them, a unit test runs them itself with Kafka's {@code MockConsumer} and {@code MockTime}.
  */
 public final class MirrorImageTailer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
     private static final Duration POLL = Duration.ofMillis(200);
+    /** Bound of one blocking consumer call other than a poll (end offsets, positions, partitions). */
+    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(5);
     static final long INCARNATION_CHECK_MS = 5_000;
-    private static final List<String> TOPICS = List.of(InternalTopics.METADATA, InternalTopics.STATE);
+    /** How long to wait before looking again for internal topics that do not exist (or cannot be described). */
+    static final long TOPICS_LOOK_BACKOFF_MS = 1_000;
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    /** Describes the internal topics (ids, configs) as an internal operation of the extension. */
-    private final String adminClientId;
-    private final Admin admin;
+    private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
+    private final InternalTopicsView topics;
+    private final Time time;
     private final InternalStateFence fence;
     /** Topic ids of the internal topics being read, by name (tailer thread only). */
     private Map<String, String> incarnation = Map.of();
     private long nextIncarnationCheckMs;
+    /** True until the internal topics are assigned: at the start, and after they were deleted or re-created. */
+    private boolean lookingForTopics = true;
+    /** True for the first look after {@link #lookingForTopics} began. */
+    private boolean firstLook = true;
     /** Whether the image holds everything committed to {@link #incarnation} when the tailer started reading it. */
     private boolean incarnationLoaded;
     private List<InternalTopics.Misconfiguration> misconfigurations = List.of();
@@ -67,16 +78,16 @@ public final class MirrorImageTailer implements AutoCloseable {
     private MirrorImage handedOut = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
     private volatile boolean ready;
-    private Map<TopicPartition, Long> initialEnds = Map.of();
+    /** The ends of the internal topics when the tailer started reading them. */
+    private LogEnds initialEnds = LogEnds.NONE;
     private volatile boolean running = true;
     private final Object closeSignal = new Object();
     /** Read barriers asked for and not yet given their target offsets (tailer thread takes them). */
-    private final java.util.Queue<java.util.concurrent.CompletableFuture<Void>> barrierRequests =
-        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<CompletableFuture<Void>> barrierRequests = new ConcurrentLinkedQueue<>();
     /** Read barriers with their target offsets, in request order (tailer thread only). */
-    private final java.util.Deque<ReadBarrier> barriers = new java.util.ArrayDeque<>();
+    private final Deque<ReadBarrier> barriers = new ArrayDeque<>();
 
-    private record ReadBarrier(java.util.concurrent.CompletableFuture<Void> done, Map<TopicPartition, Long> ends) {
+    private record ReadBarrier(CompletableFuture<Void> done, LogEnds ends) {
     }
 
     /**
@@ -84,16 +95,30 @@ public final class MirrorImageTailer implements AutoCloseable {
      *                the mirror state it loaded ({@link InternalStateFence}); null to keep it in memory only
      * @param metrics the broker's metrics registry, for the thread's health ({@link ThreadHealth})
      */
-    public MirrorImageTailer(LocalClients clients, int nodeId, java.nio.file.Path nodeDir, Metrics metrics,
-                             Consumer<MirrorImage> listener) {
-        this.consumer = clients.consumer("image-tailer", true);
-        this.adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-image-tailer");
-        this.admin = clients.admin(adminClientId);
+    public MirrorImageTailer(LocalClients clients, int nodeId, Path nodeDir, Metrics metrics, Consumer<MirrorImage> listener) {
+        this(clients.consumer("image-tailer", true), adminView(clients, nodeId), Time.SYSTEM, nodeId, nodeDir, metrics, listener);
+    }
+
+    /**
+     * @param consumer a read_committed consumer that assigns partitions itself; the tailer closes it
+     * @param topics   the internal topics' ids and configs; the tailer closes it
+     * @param time     the clock of the checks of the topics' ids
+     */
+    MirrorImageTailer(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer, InternalTopicsView topics, Time time,
+                      int nodeId, Path nodeDir, Metrics metrics, Consumer<MirrorImage> listener) {
+        this.consumer = consumer;
+        this.topics = topics;
+        this.time = time;
         this.fence = new InternalStateFence(nodeDir == null ? null : nodeDir.resolve(InternalStateFence.FILE_NAME));
         this.listener = listener;
         this.health = new ThreadHealth(metrics, log, "image-tailer-" + nodeId);
         this.thread = new Thread(this::run, "cluster-mirror-image-tailer-" + nodeId);
         this.thread.setDaemon(true);
+    }
+
+    private static InternalTopicsView adminView(LocalClients clients, int nodeId) {
+        String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-image-tailer");
+        return InternalTopicsView.of(clients.admin(adminClientId), adminClientId);
     }
 
     public void start() {
@@ -115,115 +140,112 @@ public final class MirrorImageTailer implements AutoCloseable {
      * state of a partition (a new leadership) wait for it: an image that lags must never pass for the truth. It does not
      * complete while those topics cannot be read (fail closed), and completes exceptionally when the tailer closes.
      */
-    public java.util.concurrent.CompletableFuture<Void> catchUp() {
-        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+    public CompletableFuture<Void> catchUp() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
         barrierRequests.add(done);
         if (!running) {
-            done.completeExceptionally(new IllegalStateException("the mirror image tailer is closed"));
+            done.completeExceptionally(closedException());
         }
         return done;
     }
 
-    /** Gives new read barriers their targets (the current committed ends) and completes those the image has reached. */
-    private void serveReadBarriers() {
-        if (!barrierRequests.isEmpty()) {
-            List<java.util.concurrent.CompletableFuture<Void>> asked = takeBarrierRequests();
-            try {
-                Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(5));
-                asked.forEach(f -> barriers.add(new ReadBarrier(f, ends)));
-            } catch (WakeupException e) {
-                throw e;
-            } catch (org.apache.kafka.common.KafkaException e) {
-                barrierRequests.addAll(asked); // cannot tell what is committed yet: ask again on the next round
-                log.warn("Cannot read the end offsets of the mirror's internal topics yet ({}); decisions that need "
-                    + "the recorded state wait", e.getMessage());
-            }
-        }
-        while (!barriers.isEmpty() && caughtUpTo(barriers.peek().ends())) {
-            barriers.poll().done().complete(null);
-        }
-    }
-
-    private List<java.util.concurrent.CompletableFuture<Void>> takeBarrierRequests() {
-        List<java.util.concurrent.CompletableFuture<Void>> asked = new ArrayList<>();
-        for (java.util.concurrent.CompletableFuture<Void> f; (f = barrierRequests.poll()) != null; ) {
-            asked.add(f);
-        }
-        return asked;
-    }
-
-    private boolean caughtUpTo(Map<TopicPartition, Long> ends) {
-        return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+    public boolean isReady() {
+        return ready;
     }
 
     private void run() {
         try {
             while (running) {
-                try {
-                    if (consumer.assignment().isEmpty()) {
-                        assignWhenTopicsExist();
-                    }
-                    tail();
-                } catch (WakeupException e) {
-                    // closing
-                } catch (RuntimeException e) {
-                    if (running) {
-                        // The image stays as it was (it never moves backwards) and read barriers wait: nothing decides on
-                        // a stale image meanwhile.
-                        waitForRetry(health.failed("tailing " + InternalTopics.METADATA + " and " + InternalTopics.STATE
-                            + " from where it stopped (until then this broker's mirror state is not updated)", e));
-                    }
+                long waitMs = runOnce();
+                if (waitMs > 0) {
+                    waitForRetry(waitMs);
                 }
             }
         } finally {
-            consumer.close(Duration.ZERO);
-            IllegalStateException closed = new IllegalStateException("the mirror image tailer is closed");
-            barrierRequests.forEach(f -> f.completeExceptionally(closed));
-            barriers.forEach(b -> b.done().completeExceptionally(closed));
+            release();
         }
     }
 
-    /** Polls and replays until closed; throws what it cannot handle (the caller retries with backoff). */
-    private void tail() {
-        while (running) {
-            if (System.currentTimeMillis() >= nextIncarnationCheckMs && !sameIncarnation()) {
-                assignWhenTopicsExist();
-                continue;
+    /**
+     * One round of the tailer's thread: looks for the internal topics until they exist, then polls and replays once.
+     * Never throws but when closing: a failure is recorded in the thread's health and retried from where it stopped.
+     *
+     * @return how long to wait before the next round (0: at once)
+     */
+    long runOnce() {
+        try {
+            if (lookingForTopics) {
+                return lookForTopics() ? 0 : TOPICS_LOOK_BACKOFF_MS;
             }
-            ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-            if (records.isEmpty()) {
-                if (!incarnationLoaded && caughtUpTo(initialEnds)) {
-                    publishLoaded(image); // the last records before the ends were transaction markers
-                }
-            } else {
-                MirrorDelta delta = new MirrorDelta(image);
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    try {
-                        if (r.topic().equals(InternalTopics.METADATA)) {
-                            delta.replayMetadata(r.key(), r.value());
-                        } else {
-                            delta.replayState(r.key(), r.value());
-                        }
-                    } catch (RuntimeException e) {
-                        // A record we cannot read (e.g. written by a newer version) must not stop the broker's view.
-                        log.error("Skipping unreadable record at {}-{} offset {}: {}", r.topic(), r.partition(), r.offset(), e.toString());
-                    }
-                }
-                if (caughtUpTo(initialEnds)) {
-                    publishLoaded(delta.apply());
-                } else {
-                    publish(fence.publish(delta.apply(), false));
-                }
-            }
-            handOut();
-            markReadyIfCaughtUp();
-            serveReadBarriers();
+            tailOnce();
             health.working();
+            return 0;
+        } catch (WakeupException e) {
+            return 0; // closing
+        } catch (RuntimeException e) {
+            if (!running) {
+                return 0;
+            }
+            // The image stays as it was (it never moves backwards) and read barriers wait: nothing decides on a stale image
+            // meanwhile.
+            return health.failed("tailing " + InternalTopics.METADATA + " and " + InternalTopics.STATE
+                + " from where it stopped (until then this broker's mirror state is not updated)", e);
         }
     }
 
-    public boolean isReady() {
-        return ready;
+    /** Polls and replays once; throws what it cannot handle (the caller retries with backoff). */
+    private void tailOnce() {
+        if (time.milliseconds() >= nextIncarnationCheckMs && !sameIncarnation()) {
+            lookingForTopics = true;
+            firstLook = true;
+            return;
+        }
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        if (records.isEmpty()) {
+            if (!incarnationLoaded && initialEnds.reachedBy(consumer, CLIENT_TIMEOUT)) {
+                publishLoaded(image); // the last records before the ends were transaction markers
+            }
+        } else {
+            MirrorDelta delta = new MirrorDelta(image);
+            // A record we cannot read (e.g. written by a newer version) must not stop the broker's view.
+            records.forEach(delta::replayOrSkip);
+            if (initialEnds.reachedBy(consumer, CLIENT_TIMEOUT)) {
+                publishLoaded(delta.apply());
+            } else {
+                publish(fence.publish(delta.apply(), false));
+            }
+        }
+        handOut();
+        markReadyIfCaughtUp();
+        serveReadBarriers();
+    }
+
+    /** Gives new read barriers their targets (the current committed ends) and completes those the image has reached. */
+    private void serveReadBarriers() {
+        if (!barrierRequests.isEmpty()) {
+            List<CompletableFuture<Void>> asked = takeBarrierRequests();
+            try {
+                LogEnds ends = LogEnds.capture(consumer, consumer.assignment(), CLIENT_TIMEOUT);
+                asked.forEach(f -> barriers.add(new ReadBarrier(f, ends)));
+            } catch (WakeupException e) {
+                throw e;
+            } catch (KafkaException e) {
+                barrierRequests.addAll(asked); // cannot tell what is committed yet: ask again on the next round
+                log.warn("Cannot read the end offsets of the mirror's internal topics yet ({}); decisions that need "
+                    + "the recorded state wait", e.getMessage());
+            }
+        }
+        while (!barriers.isEmpty() && barriers.peek().ends().reachedBy(consumer, CLIENT_TIMEOUT)) {
+            barriers.poll().done().complete(null);
+        }
+    }
+
+    private List<CompletableFuture<Void>> takeBarrierRequests() {
+        List<CompletableFuture<Void>> asked = new ArrayList<>();
+        for (CompletableFuture<Void> f; (f = barrierRequests.poll()) != null; ) {
+            asked.add(f);
+        }
+        return asked;
     }
 
     private void publish(MirrorImage next) {
@@ -246,74 +268,84 @@ public final class MirrorImageTailer implements AutoCloseable {
     }
 
     private void markReadyIfCaughtUp() {
-        if (!ready && caughtUpTo(initialEnds)) {
+        if (!ready && initialEnds.reachedBy(consumer, CLIENT_TIMEOUT)) {
             ready = true;
             log.info("Mirror image loaded: {} mirrors, {} mirror topics", image.mirrors().size(), image.topics().size());
         }
     }
 
+    /** What one look for the internal topics found. */
+    private enum Look { ASSIGNED, ABSENT, UNKNOWN }
+
     /**
-     * Waits (polling metadata, bounded by close) until the internal topics exist, then assigns all their partitions and
-     * starts the image again from their beginning (with the fenced topics). When they do not exist at the first look, no
-     * mirror topic exists either (or this broker fences those it knew): the image is ready at once.
+     * One look for the internal topics. When both exist, assigns all their partitions and starts the image again from their
+     * beginning (with the fenced topics). When they do not exist at the first look, no mirror topic exists either (or this
+     * broker fences those it knew): the image is ready at once.
+     *
+     * @return true once they are assigned; false to look again after a backoff
      */
-    private void assignWhenTopicsExist() {
-        boolean firstLook = true;
-        while (running) {
-            // Barriers asked for before a look that finds no internal topic: nothing was committed when they were asked.
-            List<java.util.concurrent.CompletableFuture<Void>> askedBefore = takeBarrierRequests();
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
-                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
-                if (infos == null || infos.isEmpty()) {
-                    partitions.clear();
-                    break;
-                }
-                infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+    private boolean lookForTopics() {
+        // Barriers asked for before a look that finds no internal topic: nothing was committed when they were asked.
+        List<CompletableFuture<Void>> askedBefore = takeBarrierRequests();
+        Look look = Look.UNKNOWN;
+        try {
+            look = look();
+        } finally {
+            if (look == Look.ABSENT) {
+                askedBefore.forEach(f -> f.complete(null));
+            } else {
+                barrierRequests.addAll(askedBefore); // served once assigned, or after the next look
             }
-            Map<String, String> ids;
-            try {
-                ids = partitions.isEmpty() ? Map.of() : topicIds();
-            } catch (org.apache.kafka.common.KafkaException e) {
-                log.warn("Cannot describe the mirror's internal topics yet ({}); retrying", e.toString());
-                barrierRequests.addAll(askedBefore);
-                backOff();
-                continue;
-            }
-            if (!ids.isEmpty()) {
-                barrierRequests.addAll(askedBefore); // served once assigned
-                // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
-                initialEnds = consumer.endOffsets(partitions);
-                boolean recordsDeleted = consumer.beginningOffsets(partitions).values().stream().anyMatch(o -> o > 0);
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                incarnation = ids;
-                incarnationLoaded = false;
-                publish(fence.startIncarnation(ids, recordsDeleted));
-                checkConfigs();
-                nextIncarnationCheckMs = System.currentTimeMillis() + INCARNATION_CHECK_MS;
-                return;
-            }
-            fence.topicsDeleted();
-            incarnation = Map.of();
-            MirrorImage empty = MirrorImage.EMPTY.withFencedTopics(fence.fenced());
-            if (!image.topics().isEmpty() || !image.fencedTopics().equals(empty.fencedTopics())) {
-                publish(empty); // what the lost topics said no longer holds; the fence keeps their mirror topics read-only
-            }
-            if (firstLook) {
-                ready = true;
-                firstLook = false;
-                log.info("Mirror image loaded: no mirror state exists yet ({} and {} are not created)", InternalTopics.METADATA,
-                    InternalTopics.STATE);
-            }
-            askedBefore.forEach(f -> f.complete(null));
-            backOff();
         }
+        return look == Look.ASSIGNED;
     }
 
-    /** Waits a second before looking at the internal topics again; close() ends it. */
-    private void backOff() {
-        waitForRetry(1_000);
+    private Look look() {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (String topic : InternalTopicsView.TOPICS) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, CLIENT_TIMEOUT);
+            if (infos == null || infos.isEmpty()) {
+                partitions.clear();
+                break;
+            }
+            infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+        }
+        Map<String, String> ids;
+        try {
+            ids = partitions.isEmpty() ? Map.of() : topics.topicIds();
+        } catch (WakeupException e) {
+            throw e;
+        } catch (KafkaException e) {
+            log.warn("Cannot describe the mirror's internal topics yet ({}); retrying", e.toString());
+            return Look.UNKNOWN;
+        }
+        if (!ids.isEmpty()) {
+            // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
+            initialEnds = LogEnds.capture(consumer, partitions, CLIENT_TIMEOUT);
+            boolean recordsDeleted = consumer.beginningOffsets(partitions, CLIENT_TIMEOUT).values().stream().anyMatch(o -> o > 0);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            incarnation = ids;
+            incarnationLoaded = false;
+            lookingForTopics = false;
+            publish(fence.startIncarnation(ids, recordsDeleted));
+            checkConfigs();
+            nextIncarnationCheckMs = time.milliseconds() + INCARNATION_CHECK_MS;
+            return Look.ASSIGNED;
+        }
+        fence.topicsDeleted();
+        incarnation = Map.of();
+        MirrorImage empty = MirrorImage.EMPTY.withFencedTopics(fence.fenced());
+        if (!image.topics().isEmpty() || !image.fencedTopics().equals(empty.fencedTopics())) {
+            publish(empty); // what the lost topics said no longer holds; the fence keeps their mirror topics read-only
+        }
+        if (firstLook) {
+            ready = true;
+            firstLook = false;
+            log.info("Mirror image loaded: no mirror state exists yet ({} and {} are not created)", InternalTopics.METADATA,
+                InternalTopics.STATE);
+        }
+        return Look.ABSENT;
     }
 
     private void waitForRetry(long backoffMs) {
@@ -334,11 +366,11 @@ public final class MirrorImageTailer implements AutoCloseable {
      * later). Logs configs that can lose state when they change.
      */
     private boolean sameIncarnation() {
-        nextIncarnationCheckMs = System.currentTimeMillis() + INCARNATION_CHECK_MS;
+        nextIncarnationCheckMs = time.milliseconds() + INCARNATION_CHECK_MS;
         Map<String, String> ids;
         try {
-            ids = topicIds();
-        } catch (org.apache.kafka.common.KafkaException e) {
+            ids = topics.topicIds();
+        } catch (KafkaException e) {
             log.debug("Cannot describe the mirror's internal topics now ({}); checked again in {} ms", e.toString(), INCARNATION_CHECK_MS);
             return true;
         }
@@ -350,43 +382,34 @@ public final class MirrorImageTailer implements AutoCloseable {
         return true;
     }
 
-    /** Topic ids of the internal topics by name; empty unless both exist. */
-    private Map<String, String> topicIds() {
-        try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
-                TOPICS.stream().map(t -> InternalOperations.Operation.topic(t, AclOperation.DESCRIBE)).toList())) {
-            Map<String, String> ids = new java.util.TreeMap<>();
-            admin.describeTopics(TOPICS).topicNameValues().forEach((name, f) -> {
-                try {
-                    ids.put(name, f.get(10, TimeUnit.SECONDS).topicId().toString());
-                } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-                        throw new org.apache.kafka.common.KafkaException("cannot describe " + name, e.getCause());
-                    }
-                } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-                    throw new org.apache.kafka.common.KafkaException("cannot describe " + name, e);
-                }
-            });
-            return ids.size() == TOPICS.size() ? Map.copyOf(ids) : Map.of();
-        }
-    }
-
     /** Logs, when they change, the configs of the internal topics that can lose mirror state. */
     private void checkConfigs() {
-        try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
-                TOPICS.stream().map(t -> InternalOperations.Operation.topic(t, AclOperation.DESCRIBE_CONFIGS)).toList())) {
-            List<InternalTopics.Misconfiguration> found = InternalTopicsInitializer.misconfigurations(admin, TOPICS);
-            if (!found.equals(misconfigurations)) {
-                found.forEach(InternalTopicsInitializer::logMisconfiguration);
-                if (found.isEmpty()) {
-                    log.info("The configs of the mirror's internal topics are safe again");
-                }
-            }
-            misconfigurations = found;
-        } catch (ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
+        List<InternalTopics.Misconfiguration> found;
+        try {
+            found = topics.misconfigurations();
+        } catch (KafkaException e) {
             log.debug("Cannot check the configs of the mirror's internal topics now: {}", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return;
         }
+        if (!found.equals(misconfigurations)) {
+            found.forEach(InternalTopicsInitializer::logMisconfiguration);
+            if (found.isEmpty()) {
+                log.info("The configs of the mirror's internal topics are safe again");
+            }
+        }
+        misconfigurations = found;
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("the mirror image tailer is closed");
+    }
+
+    /** Closes the consumer and fails the read barriers still waiting (on the tailer thread when it ran). */
+    private void release() {
+        consumer.close(Duration.ZERO);
+        IllegalStateException closed = closedException();
+        barrierRequests.forEach(f -> f.completeExceptionally(closed));
+        barriers.forEach(b -> b.done().completeExceptionally(closed));
     }
 
     @Override
@@ -396,12 +419,16 @@ public final class MirrorImageTailer implements AutoCloseable {
             closeSignal.notifyAll();
         }
         consumer.wakeup();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (thread.isAlive()) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (thread.getState() == Thread.State.NEW) {
+            release(); // rounds were run by the caller (tests)
         }
-        admin.close(Duration.ZERO);
+        topics.close();
         health.close();
     }
 }

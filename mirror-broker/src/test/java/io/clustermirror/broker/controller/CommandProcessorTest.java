@@ -1,8 +1,8 @@
 package io.clustermirror.broker.controller;
 
-import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.broker.controller.FakeClusters.FakeDestination;
+import io.clustermirror.broker.controller.FakeClusters.FakeSource;
 import io.clustermirror.common.DesiredState;
-import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorDelta;
@@ -24,99 +24,16 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
+import static io.clustermirror.broker.controller.FakeClusters.emptyTopic;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CommandProcessorTest {
     private static final Map<String, String> CONFIGS = Map.of("bootstrap.servers", "source:9092");
-
-    /** A source cluster of our own making: topics with partition counts, or unreachable. */
-    private static final class FakeSource implements SourceCluster {
-        final Map<String, SourceTopic> topics = new HashMap<>();
-        boolean reachable = true;
-        MirrorImage image = MirrorImage.EMPTY;
-
-        @Override
-        public MirrorImage mirrorImage(MirrorConfig config) {
-            return image;
-        }
-
-        @Override
-        public String clusterId(MirrorConfig config) {
-            if (!reachable) {
-                throw new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
-            }
-            return "source-cluster-id";
-        }
-
-        @Override
-        public Set<String> topicNames(MirrorConfig config) {
-            return topics.keySet();
-        }
-
-        @Override
-        public Map<String, SourceTopic> describe(MirrorConfig config, Collection<String> names) {
-            Map<String, SourceTopic> m = new HashMap<>();
-            names.forEach(n -> m.put(n, topics.get(n)));
-            return m;
-        }
-    }
-
-    private static final class FakeDestination implements DestinationCluster {
-        final Map<String, Topic> topics = new HashMap<>();
-        final List<String> created = new ArrayList<>();
-        final List<String> deleted = new ArrayList<>();
-        final List<String> grown = new ArrayList<>();
-        final Map<String, Map<String, String>> createdConfigs = new HashMap<>();
-        String failCreateOf;
-        /** Thrown by every call while set: a bug that is not a ClusterMirrorException. */
-        RuntimeException failWith;
-
-        @Override
-        public Optional<Topic> describe(String topic) {
-            if (failWith != null) {
-                throw failWith;
-            }
-            return Optional.ofNullable(topics.get(topic));
-        }
-
-        @Override
-        public void create(String topic, int partitions, Map<String, String> configs) {
-            if (topic.equals(failCreateOf)) {
-                throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "cannot create " + topic);
-            }
-            created.add(topic);
-            createdConfigs.put(topic, configs);
-            topics.put(topic, emptyTopic(partitions));
-        }
-
-        @Override
-        public void delete(String topic) {
-            deleted.add(topic);
-            topics.remove(topic);
-        }
-
-        @Override
-        public void createPartitions(String topic, int totalPartitions) {
-            grown.add(topic + "=" + totalPartitions);
-            List<Log> logs = new ArrayList<>(topics.get(topic).logs());
-            logs.addAll(emptyTopic(totalPartitions - logs.size()).logs());
-            topics.put(topic, new Topic(logs));
-        }
-    }
-
-    private static DestinationCluster.Topic emptyTopic(int partitions) {
-        return new DestinationCluster.Topic(java.util.Collections.nCopies(partitions, new DestinationCluster.Log(0, 0)));
-    }
 
     /** A destination topic whose partitions hold records from offset 0 to the given end offsets. */
     private static DestinationCluster.Topic topicWithEnds(long... endOffsets) {

@@ -1,11 +1,16 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -35,6 +40,7 @@ import java.util.Map;
  * and leaves the delta as it was.
  */
 public final class MirrorDelta {
+    private static final Logger log = LoggerFactory.getLogger(MirrorDelta.class);
     private final MirrorImage base;
     // A null value marks a removal; a missing key means "as in the base image".
     private final Map<String, MirrorRecord> mirrorChanges = new HashMap<>();
@@ -47,6 +53,36 @@ public final class MirrorDelta {
 
     public MirrorDelta(MirrorImage base) {
         this.base = base;
+    }
+
+    /**
+     * Replays one consumed record of {@code __mirror_metadata} or {@code __mirror_state}: every reader of the internal
+     * topics turns records into an image through here.
+     *
+     * @throws IllegalArgumentException if the record is of another topic, or cannot be decoded (the delta is unchanged)
+     */
+    public void replay(ConsumerRecord<byte[], byte[]> record) {
+        if (record.topic().equals(InternalTopics.METADATA)) {
+            replayMetadata(record.key(), record.value());
+        } else if (record.topic().equals(InternalTopics.STATE)) {
+            replayState(record.key(), record.value());
+        } else {
+            throw new IllegalArgumentException("Not a record of " + InternalTopics.METADATA + " or " + InternalTopics.STATE + ": "
+                + record.topic() + "-" + record.partition() + " offset " + record.offset());
+        }
+    }
+
+    /**
+     * {@link #replay(ConsumerRecord) Replays} the record, or logs at ERROR and skips it if it cannot be decoded: a
+     * broker's view must go on past a record that a newer version wrote (or that is damaged).
+     */
+    public void replayOrSkip(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            replay(record);
+        } catch (RuntimeException e) {
+            log.error("Skipping unreadable record at {}-{} offset {}: {}", record.topic(), record.partition(), record.offset(),
+                e.toString());
+        }
     }
 
     /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>}, {@code topic:<name>} or {@code controller:position}). */

@@ -1,6 +1,8 @@
 package io.clustermirror.common.image;
 
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.LogEnds;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -8,14 +10,17 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 
 /**
  * Reads another cluster's mirror image: its {@code __mirror_metadata} and {@code __mirror_state} up to their
@@ -31,6 +36,25 @@ public final class MirrorImageReader {
     }
 
     /**
+     * Replays partitions of {@code __mirror_metadata} and {@code __mirror_state} from their beginnings up to their ends at
+     * the call ({@link LogEnds#readFromBeginning}) into an image: the one replay of every one-shot reader (this class, the
+     * admin client, the controller's load on activation). No partition: the empty image.
+     *
+     * @param replay how a record goes into the delta: {@link MirrorDelta#replay} or {@link MirrorDelta#replayOrSkip}
+     * @return the image, or empty if the deadline passed before every partition was read to its end
+     */
+    public static Optional<MirrorImage> replayFromBeginning(Consumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions,
+                                                            Time time, long deadlineMs,
+                                                            BiConsumer<MirrorDelta, ConsumerRecord<byte[], byte[]>> replay) {
+        if (partitions.isEmpty()) {
+            return Optional.of(MirrorImage.EMPTY);
+        }
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        boolean complete = LogEnds.readFromBeginning(consumer, partitions, time, deadlineMs, r -> replay.accept(delta, r));
+        return complete ? Optional.of(delta.apply()) : Optional.empty();
+    }
+
+    /**
      * @param clientProperties Kafka client properties of that cluster (bootstrap servers, security)
      * @throws TimeoutException if the topics cannot be read to their ends within {@code timeout}
      */
@@ -42,33 +66,17 @@ public final class MirrorImageReader {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        Time time = Time.SYSTEM;
+        long deadlineMs = time.milliseconds() + timeout.toMillis();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
                 // Asked by name: a topic the client may not describe fails here instead of looking absent.
                 consumer.partitionsFor(topic, timeout).forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
             }
-            if (partitions.isEmpty()) {
-                return MirrorImage.EMPTY;
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
-            MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp, timeout) < ends.get(tp))) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw new TimeoutException("could not read the mirror topics to their ends within " + timeout.toMillis() + " ms");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.topic().equals(InternalTopics.METADATA)) {
-                        delta.replayMetadata(r.key(), r.value());
-                    } else {
-                        delta.replayState(r.key(), r.value());
-                    }
-                }
-            }
-            return delta.apply();
+            return replayFromBeginning(consumer, partitions, time, deadlineMs, MirrorDelta::replay)
+                .orElseThrow(() -> new TimeoutException("could not read the mirror topics to their ends within "
+                    + timeout.toMillis() + " ms"));
         } catch (TopicAuthorizationException e) {
             log.warn("Cannot read the mirror state of the cluster at {} ({}): grant this mirror's principal READ on {} and {} "
                 + "there (DESCRIBE on the cluster if it runs Cluster Mirror with ACLs); until then that cluster counts as having no "

@@ -1,0 +1,96 @@
+package io.clustermirror.broker.controller;
+
+import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.auth.InternalOperations;
+import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the {@link MirrorController} takes from its broker: its clients and the seams of its decisions. A seam so that the
+ * controller can be tested with Kafka's client test doubles and no cluster.
+ */
+interface ControllerSeams {
+    /** A read_committed consumer that assigns partitions itself; the caller closes it. */
+    Consumer<byte[], byte[]> consumer(String clientSuffix);
+
+    /**
+     * Starts one activation: ensures {@code __mirror_metadata} and {@code __mirror_state} exist with safe configs and opens
+     * the controller's transactional producer (not initialized yet).
+     */
+    Activation activate() throws Exception;
+
+    /** What one activation of the controller uses; closing it releases its clients. */
+    interface Activation extends AutoCloseable {
+        /** The producer of {@link InternalTopics#CONTROLLER_TRANSACTIONAL_ID}. */
+        Producer<byte[], byte[]> producer();
+
+        /** Publishes the sealing key ({@link SealingKeyPublication}); returns the desired state with re-sealed mirrors. */
+        MirrorImage publishSealingKey(MirrorImage desired);
+
+        /** The decisions for this activation's commands. */
+        CommandProcessor processor() throws Exception;
+
+        @Override
+        void close();
+    }
+
+    /** The broker's clients, with its rules for source clients. */
+    static ControllerSeams of(LocalClients clients, int nodeId, BrokerClientConfigs clientConfigs) {
+        return new ControllerSeams() {
+            @Override
+            public Consumer<byte[], byte[]> consumer(String clientSuffix) {
+                return clients.consumer(clientSuffix, true);
+            }
+
+            @Override
+            public Activation activate() throws Exception {
+                String adminClientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-controller");
+                Admin admin = clients.admin(adminClientId);
+                KafkaProducer<byte[], byte[]> producer = null;
+                try {
+                    producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID);
+                    InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
+                } catch (Exception | Error e) {
+                    if (producer != null) {
+                        producer.close();
+                    }
+                    admin.close();
+                    throw e;
+                }
+                KafkaProducer<byte[], byte[]> transactional = producer;
+                return new Activation() {
+                    @Override
+                    public Producer<byte[], byte[]> producer() {
+                        return transactional;
+                    }
+
+                    @Override
+                    public MirrorImage publishSealingKey(MirrorImage desired) {
+                        return SealingKeyPublication.publish(transactional, clientConfigs, desired);
+                    }
+
+                    @Override
+                    public CommandProcessor processor() throws Exception {
+                        String clusterId = admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+                        return new CommandProcessor(new KafkaSourceCluster(clientConfigs),
+                            new KafkaDestinationCluster(admin, adminClientId), clusterId);
+                    }
+
+                    @Override
+                    public void close() {
+                        transactional.close();
+                        admin.close();
+                    }
+                };
+            }
+        };
+    }
+}
