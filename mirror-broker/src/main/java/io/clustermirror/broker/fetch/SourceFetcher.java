@@ -1,30 +1,23 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
-import org.apache.kafka.clients.ClientRequest;
-import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.FetchSessionHandler;
-import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,33 +25,41 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One thread per (mirror, source broker): sends consumer Fetch requests (replica id -1, topic ids, an
- * incremental fetch session, many partitions per request) to that broker and appends what comes back.
- * Owns its {@link NetworkClient}; talks to the manager for everything that needs source metadata.
+ * One thread per (mirror, source broker): fetches its assigned partitions from that broker through a
+ * {@link SourceEndpoint} (consumer Fetch, topic ids, an incremental fetch session, many partitions per request) and
+ * appends what comes back, batch by batch as the source wrote it. Everything that needs source metadata goes back to
+ * the coordinator ({@link FetchContext#rediscovery}).
+ *
+ * <p>Invariant: only this thread changes the fetch offset of an assigned partition, and it appends only data fetched
+ * at the partition's current offset, under the partition's lock, while the partition is still assigned here.
  */
 final class SourceFetcher extends Thread {
-    private final MirrorFetcherManager manager;
+    private final FetchContext context;
+    private final FetchSettings settings;
+    private final FetchedPartitions partitions;
+    private final SourceEndpoint endpoint;
     private final Node node;
-    private final NetworkClient client;
-    private final FetchSessionHandler session;
-    private final Logger log;
-    private final Time time = Time.SYSTEM;
+    private final ThreadHealth health;
     private final Sensor bytesSensor;
+    private final Logger log;
+    private final Time time;
     private final Map<TopicPartition, PartitionFetchState> assigned = new ConcurrentHashMap<>();
     private final Object idle = new Object();
     private volatile boolean running = true;
     private int connectFailures;
 
-    SourceFetcher(MirrorFetcherManager manager, Node node, NetworkClient client, LogContext logContext,
-                  Sensor bytesSensor) {
-        super("cluster-mirror-fetcher-" + manager.mirrorName() + "-" + node.id());
+    SourceFetcher(FetchContext context, SourceEndpoint endpoint, ThreadHealth health, Sensor bytesSensor) {
+        super("cluster-mirror-fetcher-" + context.mirrorName() + "-" + endpoint.node().id());
         setDaemon(true);
-        this.manager = manager;
-        this.node = node;
-        this.client = client;
-        this.session = new FetchSessionHandler(logContext, node.id());
-        this.log = logContext.logger(SourceFetcher.class);
+        this.context = context;
+        this.settings = context.settings();
+        this.partitions = context.partitions();
+        this.endpoint = endpoint;
+        this.node = endpoint.node();
+        this.health = health;
         this.bytesSensor = bytesSensor;
+        this.log = context.logContext().logger(SourceFetcher.class);
+        this.time = context.time();
     }
 
     Node node() {
@@ -87,7 +88,7 @@ final class SourceFetcher extends Thread {
 
     /** Current fetch session id with the source broker (0: none yet / sessionless). */
     int sessionId() {
-        return session.sessionId();
+        return endpoint.sessionId();
     }
 
     int assignedCount() {
@@ -96,7 +97,7 @@ final class SourceFetcher extends Thread {
 
     void initiateShutdown() {
         running = false;
-        client.wakeup();
+        endpoint.initiateClose();
         synchronized (idle) {
             idle.notifyAll();
         }
@@ -109,27 +110,27 @@ final class SourceFetcher extends Thread {
             while (running) {
                 try {
                     runOnce();
-                    manager.fetcherHealth(node.id()).working();
+                    health.working();
                 } catch (Throwable t) {
                     if (!running) {
                         break;
                     }
-                    session.handleError(t);
-                    pause(manager.fetcherHealth(node.id()).failed("fetching from source broker " + node.id(), t));
+                    endpoint.resetSession(t);
+                    pause(health.failed("fetching from source broker " + node.id(), t));
                 }
             }
         } finally {
-            client.close();
+            endpoint.close();
             log.info("Fetcher stopped for source broker {}", node.id());
         }
     }
 
-    private void runOnce() {
+    /** One round: one fetch of every assigned partition that is due, and the handling of its response. */
+    void runOnce() {
         long now = time.milliseconds();
         Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
-        Map<TopicPartition, Long> requestedOffsets = new HashMap<>();
+        Map<TopicPartition, FetchRequest.PartitionData> request = new LinkedHashMap<>();
         long nextDue = Long.MAX_VALUE;
-        FetchSessionHandler.Builder builder = session.newBuilder();
         for (PartitionFetchState st : assigned.values()) {
             if (st.removed) {
                 assigned.remove(st.tp, st);
@@ -150,10 +151,8 @@ final class SourceFetcher extends Thread {
                 continue;
             }
             int lastEpoch = st.lastFetchedEpoch;
-            long offset = st.fetchOffset;
-            requestedOffsets.put(st.tp, offset);
-            builder.add(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, offset,
-                FetchRequest.INVALID_LOG_START_OFFSET, manager.partitionMaxBytes(), Optional.empty(),
+            request.put(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, st.fetchOffset,
+                FetchRequest.INVALID_LOG_START_OFFSET, settings.partitionMaxBytes(), Optional.empty(),
                 lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
             requested.put(st.tp, st);
         }
@@ -171,59 +170,49 @@ final class SourceFetcher extends Thread {
             }
             return;
         }
-        if (!ensureReady()) {
-            return;
-        }
-        FetchSessionHandler.FetchRequestData data = builder.build();
-        FetchRequest.Builder request = FetchRequest.Builder
-            .forConsumer(ApiKeys.FETCH.latestVersion(), manager.maxWaitMs(), manager.minBytes(), data.toSend())
-            .isolationLevel(manager.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED)
-            .setMaxBytes(manager.maxBytes())
-            .metadata(data.metadata())
-            .removed(data.toForget())
-            .replaced(data.toReplace());
-        ClientResponse resp = sendAndWait(request);
-        if (resp == null) {
-            return; // shutting down
-        }
-        if (resp.wasDisconnected() || resp.versionMismatch() != null || resp.authenticationException() != null) {
-            String why = resp.wasDisconnected() ? "disconnected"
-                : resp.versionMismatch() != null ? resp.versionMismatch().getMessage()
-                : resp.authenticationException().getMessage();
-            log.warn("Fetch from source broker {} failed ({}); rediscovering the leaders of its {} partitions",
-                node.id(), why, assigned.size());
-            session.handleError(new RuntimeException(why));
+        SourceEndpoint.Outcome outcome = endpoint.fetch(request);
+        if (outcome instanceof SourceEndpoint.Fetched fetched) {
+            connectFailures = 0;
+            handleResponse(fetched.partitions(), requested, request);
+        } else if (outcome instanceof SourceEndpoint.SessionError sessionError) {
+            handleSessionError(sessionError.error());
+        } else if (outcome instanceof SourceEndpoint.Unreachable unreachable) {
+            log.warn("Cannot fetch from source broker {} at {}:{} ({}); rediscovering the leaders of its {} partitions",
+                node.id(), node.host(), node.port(), unreachable.why(), assigned.size());
             releaseAll(true);
-            return;
+        } else if (outcome instanceof SourceEndpoint.AuthenticationFailed failed) {
+            log.warn("Cannot connect to source broker {} at {}:{} (authentication failed: {}); failing its {} partitions",
+                node.id(), node.host(), node.port(), failed.cause().getMessage(), assigned.size());
+            new ArrayList<>(assigned.values()).forEach(st -> partitions.failAuthentication(st, failed.cause()));
         }
-        FetchResponse response = (FetchResponse) resp.responseBody();
-        short version = resp.requestHeader().apiVersion();
-        if (!session.handleResponse(response, version)) {
-            Errors top = response.error();
-            if (top == Errors.FETCH_SESSION_TOPIC_ID_ERROR || top == Errors.UNKNOWN_TOPIC_ID
-                || top == Errors.INCONSISTENT_TOPIC_ID) {
-                log.info("Fetch session with source broker {} failed with {}; re-checking source topics", node.id(), top);
-                releaseAll(false);
-            } else if (top != Errors.NONE && top != Errors.FETCH_SESSION_ID_NOT_FOUND
-                && top != Errors.INVALID_FETCH_SESSION_EPOCH) {
-                log.warn("Fetch from source broker {} failed with {}; retrying after {} ms", node.id(), top,
-                    manager.fetchBackoffMs());
-                pause(manager.fetchBackoffMs());
-            }
-            return;
+        // Closed: shutting down.
+    }
+
+    private void handleSessionError(Errors top) {
+        if (top == Errors.FETCH_SESSION_TOPIC_ID_ERROR || top == Errors.UNKNOWN_TOPIC_ID
+            || top == Errors.INCONSISTENT_TOPIC_ID) {
+            log.info("Fetch session with source broker {} failed with {}; re-checking source topics", node.id(), top);
+            releaseAll(false);
+        } else if (top != Errors.NONE && top != Errors.FETCH_SESSION_ID_NOT_FOUND
+            && top != Errors.INVALID_FETCH_SESSION_EPOCH) {
+            log.warn("Fetch from source broker {} failed with {}; retrying after {} ms", node.id(), top,
+                settings.fetchBackoffMs());
+            pause(settings.fetchBackoffMs());
         }
-        connectFailures = 0;
-        Map<TopicPartition, FetchResponseData.PartitionData> parts =
-            response.responseData(session.sessionTopicNames(), version);
+    }
+
+    private void handleResponse(Map<TopicPartition, FetchResponseData.PartitionData> parts,
+                                Map<TopicPartition, PartitionFetchState> requested,
+                                Map<TopicPartition, FetchRequest.PartitionData> request) {
         for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : parts.entrySet()) {
             PartitionFetchState st = requested.get(e.getKey());
             if (st == null || st.removed || assigned.get(st.tp) != st) {
                 continue; // removed or moved while the request was in flight
             }
             try {
-                handlePartition(st, e.getValue(), requestedOffsets.get(st.tp));
+                handlePartition(st, e.getValue(), request.get(st.tp).fetchOffset);
             } catch (RuntimeException ex) {
-                manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
+                partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
                     + st.fetchOffset + " failed: " + ex, ex);
             }
         }
@@ -260,17 +249,17 @@ final class SourceFetcher extends Thread {
     private void handleOtherError(PartitionFetchState st, Errors error) {
         switch (error) {
             case UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, INCONSISTENT_TOPIC_ID -> {
-                // Deleted or recreated, or only this broker's metadata lags: the manager checks the topic id.
+                // Deleted or recreated, or only this broker's metadata lags: the coordinator checks the topic id.
                 log.info("Source broker {} answered {} for {}; checking the source topic", node.id(), error, st.tp);
                 release(st, false);
             }
-            case TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED -> manager.fail(st,
+            case TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED -> partitions.fail(st,
                 MirrorError.UNKNOWN_SERVER_ERROR, error.name() + ": the mirror's source principal may not read "
                     + st.tp.topic() + " on the source cluster (grant it READ and DESCRIBE)", null);
-            case CORRUPT_MESSAGE -> manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR,
+            case CORRUPT_MESSAGE -> partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR,
                 "the source reported a corrupt batch in " + st.tp + " at offset " + st.fetchOffset, null);
             default -> {
-                long backoff = manager.partitionBackoffMs(++st.errorCount);
+                long backoff = settings.partitionBackoffMs(++st.errorCount);
                 log.warn("Fetch of {} at source offset {} from source broker {} failed with {}; retrying in {} ms",
                     st.tp, st.fetchOffset, node.id(), error, backoff);
                 st.notBeforeMs = time.milliseconds() + backoff;
@@ -282,10 +271,10 @@ final class SourceFetcher extends Thread {
         Optional<FetchResponseData.EpochEndOffset> diverging = FetchResponse.divergingEpoch(pd);
         if (diverging.isPresent()) {
             FetchResponseData.EpochEndOffset d = diverging.get();
-            manager.diverged(st, d.epoch(), d.endOffset());
+            partitions.diverged(st, d.epoch(), d.endOffset());
             return;
         }
-        long sourceEnd = manager.readCommitted() && pd.lastStableOffset() >= 0 ? pd.lastStableOffset() : pd.highWatermark();
+        long sourceEnd = settings.readCommitted() && pd.lastStableOffset() >= 0 ? pd.lastStableOffset() : pd.highWatermark();
         st.sourceEndOffset = sourceEnd;
         st.errorCount = 0;
         st.sourceLogStartOffset = Math.max(st.sourceLogStartOffset, pd.logStartOffset());
@@ -294,7 +283,7 @@ final class SourceFetcher extends Thread {
         }
         Records records = FetchResponse.recordsOrFail(pd);
         if (records == null || records.sizeInBytes() == 0) {
-            manager.listener().onSourceEndOffset(st.tp, sourceEnd);
+            context.listener().onSourceEndOffset(st.tp, sourceEnd);
             return;
         }
         if (!(records instanceof MemoryRecords memoryRecords)) {
@@ -311,19 +300,19 @@ final class SourceFetcher extends Thread {
             progressed = true;
         }
         if (batches.corruption() != null) {
-            manager.fail(st, batches.corruptionError(), "source " + batches.corruption() + " in " + st.tp
+            partitions.fail(st, batches.corruptionError(), "source " + batches.corruption() + " in " + st.tp
                 + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
             return;
         }
         if (!progressed) {
             if (batches.partialBytes() > 0 && pd.highWatermark() > fetchOffset) {
-                long backoff = manager.partitionBackoffMs(++st.errorCount);
+                long backoff = settings.partitionBackoffMs(++st.errorCount);
                 log.warn("Source batch of {} at offset {} is larger than {} = {} bytes; raise it. Retrying in {} ms",
-                    st.tp, fetchOffset, io.clustermirror.common.MirrorConfig.FETCH_PARTITION_MAX_BYTES,
-                    manager.partitionMaxBytes(), backoff);
+                    st.tp, fetchOffset, MirrorConfig.FETCH_PARTITION_MAX_BYTES,
+                    settings.partitionMaxBytes(), backoff);
                 st.notBeforeMs = time.milliseconds() + backoff;
             }
-            manager.listener().onSourceEndOffset(st.tp, sourceEnd);
+            context.listener().onSourceEndOffset(st.tp, sourceEnd);
         }
     }
 
@@ -341,12 +330,12 @@ final class SourceFetcher extends Thread {
             if (st.removed || assigned.get(st.tp) != st) {
                 return false;
             }
-            if (manager.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, sourceLogStart)) {
+            if (context.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, sourceLogStart)) {
                 st.destLogStartOffset = sourceLogStart;
             }
             return true;
         } catch (NotLeaderException e) {
-            manager.drop(st, e.getMessage());
+            partitions.drop(st, e.getMessage());
             return false;
         } finally {
             st.lock.unlock();
@@ -362,16 +351,16 @@ final class SourceFetcher extends Thread {
             }
             AppendResult result;
             try {
-                result = manager.appender().append(st.tp, st.destLeaderEpoch, run.records());
+                result = context.appender().append(st.tp, st.destLeaderEpoch, run.records());
                 if (run.barrierOffset() >= 0) {
                     // Every barrier clears the producers before it wherever it is appended (failback, chains).
-                    manager.appender().removeProducersBefore(st.tp, st.destLeaderEpoch, run.barrierOffset());
+                    context.appender().removeProducersBefore(st.tp, st.destLeaderEpoch, run.barrierOffset());
                 }
             } catch (NotLeaderException e) {
-                manager.drop(st, e.getMessage());
+                partitions.drop(st, e.getMessage());
                 return false;
             } catch (RuntimeException e) {
-                manager.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "append of source offsets " + run.baseOffset()
+                partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "append of source offsets " + run.baseOffset()
                     + ".." + run.lastOffset() + " to " + st.tp + " at destination leader epoch " + st.destLeaderEpoch
                     + " failed: " + e, e);
                 return false;
@@ -381,12 +370,12 @@ final class SourceFetcher extends Thread {
                     result.lastOffset(), run.lastOffset());
             }
             if (run.barrierOffset() >= 0) {
-                manager.listener().onBarrier(st.tp, run.barrierOffset());
+                context.listener().onBarrier(st.tp, run.barrierOffset());
             }
             st.fetchOffset = run.lastOffset() + 1;
             st.lastFetchedEpoch = run.sourceEpoch();
-            manager.recordAppend(run.batchCount(), run.recordCount());
-            manager.listener().onProgress(st.tp, run.lastOffset(), run.sourceEpoch(), run.newEpochStart(), sourceEnd);
+            partitions.recordAppend(run.batchCount(), run.recordCount());
+            context.listener().onProgress(st.tp, run.lastOffset(), run.sourceEpoch(), run.newEpochStart(), sourceEnd);
             return true;
         } finally {
             st.lock.unlock();
@@ -395,65 +384,16 @@ final class SourceFetcher extends Thread {
 
     private void release(PartitionFetchState st, boolean checkOffsets) {
         unassign(st);
-        manager.rediscover(st, checkOffsets, 0L);
+        context.rediscovery().rediscover(st, checkOffsets, 0L);
     }
 
-    /** Hands every partition back to the manager (after a connection failure: leaders may have moved). */
+    /** Hands every partition back to the coordinator (after a connection failure: leaders may have moved). */
     private void releaseAll(boolean withBackoff) {
-        long delay = withBackoff ? manager.partitionBackoffMs(++connectFailures) : 0L;
+        long delay = withBackoff ? settings.partitionBackoffMs(++connectFailures) : 0L;
         for (PartitionFetchState st : new ArrayList<>(assigned.values())) {
             unassign(st);
-            manager.rediscover(st, false, delay);
+            context.rediscovery().rediscover(st, false, delay);
         }
-    }
-
-    /** Connects if needed; false (after a backoff) if the broker cannot be reached. */
-    private boolean ensureReady() {
-        long now = time.milliseconds();
-        if (client.isReady(node, now)) {
-            return true;
-        }
-        long deadline = now + manager.connectTimeoutMs();
-        while (running) {
-            now = time.milliseconds();
-            if (client.ready(node, now)) {
-                return true;
-            }
-            // The client keeps an authentication failure until a connection is ready: it is this attempt's only
-            // once the attempt has ended.
-            AuthenticationException auth = client.connectionFailed(node) ? client.authenticationException(node) : null;
-            if (auth != null) {
-                log.warn("Cannot connect to source broker {} at {}:{} (authentication failed: {}); failing its {} partitions",
-                    node.id(), node.host(), node.port(), auth.getMessage(), assigned.size());
-                new ArrayList<>(assigned.values()).forEach(st -> manager.failAuthentication(st, auth));
-                return false;
-            }
-            if (client.connectionFailed(node) || now >= deadline) {
-                String why = now >= deadline ? "connection timed out" : "connection failed";
-                log.warn("Cannot connect to source broker {} at {}:{} ({}); rediscovering its partitions' leaders",
-                    node.id(), node.host(), node.port(), why);
-                releaseAll(true);
-                return false;
-            }
-            client.poll(Math.min(100L, Math.max(1L, deadline - now)), now);
-        }
-        return false;
-    }
-
-    /** Sends the request and polls until its response (or a disconnect); null if shutting down. */
-    private ClientResponse sendAndWait(FetchRequest.Builder request) {
-        long now = time.milliseconds();
-        ClientRequest req = client.newClientRequest(String.valueOf(node.id()), request, now, true);
-        client.send(req, now);
-        while (running) {
-            List<ClientResponse> responses = client.poll(manager.requestTimeoutMs(), time.milliseconds());
-            for (ClientResponse r : responses) {
-                if (r.requestHeader().correlationId() == req.correlationId()) {
-                    return r;
-                }
-            }
-        }
-        return null;
     }
 
     private void pause(long ms) {

@@ -1,0 +1,168 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.LogContext;
+import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The partitions one mirror fetches on this broker, each as its current {@link PartitionFetchState}, with the mirror's
+ * {@link FetcherMetrics}. A partition leaves the set when it is removed, or on its own when it fails, diverges or is
+ * dropped (this broker no longer leads it).
+ *
+ * <p>Invariant: a state leaves the set once; on the way out it is marked {@link PartitionFetchState#removed} under its
+ * lock, so no append for it is in flight or can start, then detached from its owner (the coordinator's pending set or
+ * a fetcher), and only then reported.
+ */
+final class FetchedPartitions implements AutoCloseable {
+    private final Map<TopicPartition, PartitionFetchState> partitions = new ConcurrentHashMap<>();
+    private final FetcherMetrics metrics;
+    private final FetchListener listener;
+    private final Logger log;
+    private final Consumer<PartitionFetchState> detach;
+
+    /**
+     * @param detach takes a partition that left the set away from whoever owns it (pending on the coordinator or
+     *               assigned to a fetcher)
+     */
+    FetchedPartitions(Metrics registry, String mirror, int localNodeId, FetchListener listener, LogContext logContext,
+                      Consumer<PartitionFetchState> detach) {
+        this.metrics = new FetcherMetrics(registry, mirror, localNodeId, partitions::values);
+        this.listener = listener;
+        this.log = logContext.logger(FetchedPartitions.class);
+        this.detach = detach;
+    }
+
+    FetcherMetrics metrics() {
+        return metrics;
+    }
+
+    /** Adds a new incarnation of a partition (after {@link #remove} of the previous one). */
+    void add(PartitionFetchState st) {
+        partitions.put(st.tp, st);
+        metrics.addPartition(st);
+    }
+
+    /** Removes the partition; returns its state, or null if it was not fetched. No append for it is in flight after it. */
+    PartitionFetchState remove(TopicPartition tp) {
+        PartitionFetchState st = partitions.remove(tp);
+        if (st != null) {
+            retire(st);
+        }
+        return st;
+    }
+
+    /** Removes every partition (on close). */
+    void removeAll() {
+        for (PartitionFetchState st : new ArrayList<>(partitions.values())) {
+            if (partitions.remove(st.tp, st)) {
+                retire(st);
+            }
+        }
+    }
+
+    /** True while {@code st} is the fetched incarnation of its partition. */
+    boolean isCurrent(PartitionFetchState st) {
+        return !st.removed && partitions.get(st.tp) == st;
+    }
+
+    Collection<PartitionFetchState> values() {
+        return partitions.values();
+    }
+
+    /** The partitions and their next fetch offsets (a snapshot). */
+    Map<TopicPartition, Long> fetchOffsets() {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        partitions.forEach((tp, st) -> out.put(tp, st.fetchOffset));
+        return out;
+    }
+
+    void recordAppend(int batches, long records) {
+        metrics.batchesAppended.record(batches);
+        metrics.recordsAppended.record(records);
+    }
+
+    /** Fails a partition: removes it and tells the listener. */
+    void fail(PartitionFetchState st, MirrorError error, String message, Throwable cause) {
+        leave(st, true, () -> {
+            if (cause != null) {
+                log.warn("Mirror partition {} failed with {}: {}", st.tp, error, message, cause);
+            } else {
+                log.warn("Mirror partition {} failed with {}: {}", st.tp, error, message);
+            }
+            listener.onFailure(st.tp, error, message);
+        });
+    }
+
+    /**
+     * The source refused the mirror's credentials: fails the partition, so that describe shows why it does not progress
+     * (retrying in silence would look like a stall); the partition is retried like any failed one.
+     */
+    void failAuthentication(PartitionFetchState st, AuthenticationException e) {
+        fail(st, MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication to the source cluster failed (" + e.getMessage()
+            + "); check the mirror's credentials (its sasl.* and ssl.* configs) and its principal on the source", null);
+    }
+
+    /** The source diverged from the mirrored data: removes the partition and tells the listener. */
+    void diverged(PartitionFetchState st, int sourceEpoch, long endOffset) {
+        leave(st, true, () -> {
+            log.warn("Source log of {} diverged from the mirrored data: source epoch {} ends at offset {}, "
+                + "mirrored up to offset {} with last source epoch {}", st.tp, sourceEpoch, endOffset,
+                st.fetchOffset - 1, st.lastFetchedEpoch);
+            listener.onDivergence(st.tp, sourceEpoch, endOffset);
+        });
+    }
+
+    /** This broker no longer leads the partition at the expected epoch: drops it silently. */
+    void drop(PartitionFetchState st, String why) {
+        leave(st, false, () -> log.info("Dropped {} at source offset {}: {}", st.tp, st.fetchOffset, why));
+    }
+
+    /**
+     * The way out for a partition that stops on its own: if {@code st} is still current, removes and retires it, counts
+     * a failure, and reports, all under its lock so that a concurrent removal and re-add cannot interleave.
+     */
+    private void leave(PartitionFetchState st, boolean failure, Runnable report) {
+        st.lock.lock();
+        try {
+            if (st.removed || !partitions.remove(st.tp, st)) {
+                return;
+            }
+            retire(st);
+            if (failure) {
+                metrics.failedPartitions.record();
+            }
+            report.run();
+        } finally {
+            st.lock.unlock();
+        }
+    }
+
+    /** Marks the partition removed under its lock (waits for an in-flight append) and detaches it. */
+    private void retire(PartitionFetchState st) {
+        st.lock.lock();
+        try {
+            st.removed = true;
+        } finally {
+            st.lock.unlock();
+        }
+        detach.accept(st);
+        if (partitions.get(st.tp) == null) {
+            metrics.removePartition(st.tp);
+        }
+    }
+
+    @Override
+    public void close() {
+        metrics.close();
+    }
+}

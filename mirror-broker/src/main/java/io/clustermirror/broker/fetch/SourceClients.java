@@ -1,0 +1,68 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.common.ListenerProbe;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Makes the clients one mirror uses on this broker to talk to its source cluster, all with the mirror's client configs
+ * (security included): a {@link SourceEndpoint} per source broker for the fetchers and an {@link Admin} for the
+ * coordinator. The client configs may hold secrets: never logged.
+ */
+final class SourceClients implements AutoCloseable {
+    private final String mirror;
+    private final Properties sourceClientProperties;
+    private final String clientId;
+    private final FetchSettings settings;
+    private final LogContext logContext;
+    /** The fetchers' connection metrics: kept out of the broker's registry, as a consumer's would be. */
+    private final Metrics networkMetrics = new Metrics();
+
+    SourceClients(String mirror, Properties sourceClientProperties, int localNodeId, FetchSettings settings,
+                  LogContext logContext) {
+        this.mirror = mirror;
+        this.sourceClientProperties = sourceClientProperties;
+        String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
+        this.clientId = (configuredId == null || configuredId.isBlank() ? "cluster-mirror-" + mirror : configuredId)
+            + "-" + localNodeId;
+        this.settings = settings;
+        this.logContext = logContext;
+    }
+
+    /** An endpoint to one source broker over its own {@link org.apache.kafka.clients.NetworkClient}. */
+    SourceEndpoint endpoint(Node node) {
+        Map<String, String> tags = new HashMap<>();
+        tags.put("mirror", mirror);
+        tags.put("source-broker", String.valueOf(node.id()));
+        return new NetworkSourceEndpoint(node, NetworkClients.to(node, sourceClientProperties, clientId,
+            settings.fetchRequestTimeoutMs(), settings.maxResponseBytes(), networkMetrics, "cluster-mirror-fetcher", tags,
+            logContext), settings, Time.SYSTEM, logContext);
+    }
+
+    /**
+     * A new admin client to the source cluster.
+     *
+     * @throws ListenerProbe.TlsListenerException if the configs name a TLS listener without TLS (or the reverse)
+     */
+    Admin admin() {
+        Properties props = new Properties();
+        props.putAll(sourceClientProperties);
+        ListenerProbe.check(props);
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
+        return Admin.create(props);
+    }
+
+    @Override
+    public void close() {
+        Utils.closeQuietly(networkMetrics, "cluster mirror network metrics");
+    }
+}

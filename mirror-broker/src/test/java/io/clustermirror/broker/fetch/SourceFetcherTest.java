@@ -1,0 +1,391 @@
+package io.clustermirror.broker.fetch;
+
+import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.bridge.AppendResult;
+import io.clustermirror.common.MirrorError;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.utils.MockTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+import static io.clustermirror.broker.TestBatches.concat;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The fetch loop of {@link SourceFetcher}, one round at a time, against a scripted {@link SourceEndpoint}. */
+class SourceFetcherTest {
+    private static final Uuid TOPIC_ID = Uuid.fromString("x9yd0nJ0RBSuX8oeqmvg4A");
+    private static final int DEST_EPOCH = 3;
+    private static final FetchSettings SETTINGS = new FetchSettings(false, 500, 1, 1 << 20, 1 << 20, 100L, 1_000L,
+        30_000, 30_000L);
+
+    private final MockTime time = new MockTime();
+    private final Metrics metrics = new Metrics();
+    private final LogContext logContext = new LogContext("[test] ");
+    private final RecordingListener listener = new RecordingListener();
+    private final RecordingAppender appender = new RecordingAppender();
+    private final List<Rediscovered> rediscovered = new ArrayList<>();
+    private final FakeEndpoint endpoint = new FakeEndpoint();
+    private final FetchedPartitions partitions = new FetchedPartitions(metrics, "m", 0, listener, logContext,
+        st -> fetcher().unassign(st));
+    private final SourceFetcher fetcher = new SourceFetcher(
+        new FetchContext("m", SETTINGS, partitions, (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)),
+            appender, listener, time, logContext),
+        endpoint, new ThreadHealth(metrics, logContext.logger(SourceFetcherTest.class), "fetcher-m-1"), metrics.sensor("bytes"));
+
+    private record Rediscovered(TopicPartition tp, boolean checkOffsets, long delayMs) {
+    }
+
+    @AfterEach
+    void close() {
+        partitions.close();
+        metrics.close();
+    }
+
+    @Test
+    void appendsTheFetchedBatchesInOrderAndAsTheyAreThenFetchesOnFromTheNextOffset() {
+        TopicPartition p0 = add(0, 0, -1);
+        TopicPartition p1 = add(1, 10, 4);
+        MemoryRecords data0 = concat(batch(0, 3, 4), batch(3, 2, 4), batch(5, 1, 5));
+        MemoryRecords data1 = batch(10, 2, 4);
+        endpoint.answer(req -> fetched(Map.of(p0, data(data0, 6), p1, data(data1, 12))));
+
+        fetcher.runOnce();
+
+        Map<TopicPartition, FetchRequest.PartitionData> first = endpoint.requests.get(0);
+        assertEquals(0L, first.get(p0).fetchOffset);
+        assertEquals(Optional.empty(), first.get(p0).lastFetchedEpoch);
+        assertEquals(Optional.of(4), first.get(p1).lastFetchedEpoch);
+        assertEquals(TOPIC_ID, first.get(p1).topicId);
+        // Per partition: one append per source epoch, in offset order, of exactly the fetched bytes, at the destination epoch.
+        List<Appended> appended0 = appender.of(p0);
+        assertEquals(2, appended0.size());
+        assertArrayEquals(bytes(data0), bytes(appended0.get(0).records(), appended0.get(1).records()));
+        assertArrayEquals(bytes(data1), bytes(appender.of(p1).get(0).records()));
+        assertTrue(appender.appended.stream().allMatch(a -> a.destLeaderEpoch() == DEST_EPOCH));
+        assertEquals(List.of("progress " + p0 + " 4 4 0", "progress " + p0 + " 5 5 5"), listener.eventsOf(p0));
+        assertEquals(List.of("progress " + p1 + " 11 4 -1"), listener.eventsOf(p1));
+
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        Map<TopicPartition, FetchRequest.PartitionData> second = endpoint.requests.get(1);
+        assertEquals(6L, second.get(p0).fetchOffset);
+        assertEquals(Optional.of(5), second.get(p0).lastFetchedEpoch);
+        assertEquals(12L, second.get(p1).fetchOffset);
+        assertEquals(Map.of(p0, 6L, p1, 12L), partitions.fetchOffsets());
+    }
+
+    @Test
+    void theSessionGoesOnThroughPartitionAndSessionErrors() {
+        TopicPartition p0 = add(0, 0, -1);
+        TopicPartition p1 = add(1, 0, -1);
+        endpoint.answer(req -> fetched(Map.of(p0, error(Errors.NOT_LEADER_OR_FOLLOWER), p1, data(batch(0, 1, 4), 1))));
+        endpoint.answer(req -> new SourceEndpoint.SessionError(Errors.FETCH_SESSION_ID_NOT_FOUND));
+        endpoint.answer(req -> fetched(Map.of()));
+
+        fetcher.runOnce();
+        fetcher.runOnce();
+        fetcher.runOnce();
+
+        // The released partition is left out of the next requests (the session forgets it); the other goes on.
+        assertEquals(Set.of(p0, p1), endpoint.requests.get(0).keySet());
+        assertEquals(Set.of(p1), endpoint.requests.get(1).keySet());
+        assertEquals(Set.of(p1), endpoint.requests.get(2).keySet());
+        assertEquals(1L, endpoint.requests.get(2).get(p1).fetchOffset);
+        assertEquals(0, endpoint.resets, "no error here is the fetcher's to reset the session for");
+        assertEquals(List.of(new Rediscovered(p0, false, 0L)), rediscovered);
+    }
+
+    @Test
+    void aPartitionErrorMovesOrFailsOnlyThatPartition() {
+        TopicPartition outOfRange = add(0, 50, 4);
+        TopicPartition notLeader = add(1, 0, -1);
+        TopicPartition fenced = add(2, 0, -1);
+        TopicPartition corruptReported = add(3, 0, -1);
+        TopicPartition corruptBytes = add(4, 0, -1);
+        TopicPartition healthy = add(5, 0, -1);
+        Map<TopicPartition, FetchResponseData.PartitionData> response = new LinkedHashMap<>();
+        response.put(outOfRange, error(Errors.OFFSET_OUT_OF_RANGE));
+        response.put(notLeader, error(Errors.NOT_LEADER_OR_FOLLOWER));
+        response.put(fenced, error(Errors.FENCED_LEADER_EPOCH));
+        response.put(corruptReported, error(Errors.CORRUPT_MESSAGE));
+        response.put(corruptBytes, data(concat(batch(0, 2, 4), corrupt(batch(2, 2, 4))), 4));
+        response.put(healthy, data(batch(0, 3, 4), 3));
+        endpoint.answer(req -> fetched(response));
+
+        fetcher.runOnce();
+
+        assertEquals(List.of(new Rediscovered(outOfRange, true, 0L), new Rediscovered(notLeader, false, 0L),
+            new Rediscovered(fenced, false, 0L)), rediscovered);
+        assertEquals(List.of(new Failure(corruptReported, MirrorError.UNKNOWN_SERVER_ERROR),
+            new Failure(corruptBytes, MirrorError.CORRUPT_MESSAGE)),
+            listener.failures.stream().map(f -> new Failure(f.tp(), f.error())).toList());
+        assertTrue(listener.failures.get(1).message().contains("nothing after it was appended"), listener.failures.get(1).message());
+        // The good batch before the corrupt one is kept; nothing after it.
+        assertEquals(List.of(corruptBytes, healthy), appender.appended.stream().map(Appended::tp).toList());
+        assertEquals(Map.of(outOfRange, 50L, notLeader, 0L, fenced, 0L, healthy, 3L), partitions.fetchOffsets());
+
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals(Set.of(healthy), endpoint.requests.get(1).keySet());
+    }
+
+    @Test
+    void aTransientPartitionErrorBacksOffThatPartitionExponentially() {
+        TopicPartition flaky = add(0, 0, -1);
+        TopicPartition steady = add(1, 0, -1);
+        endpoint.answer(req -> fetched(Map.of(flaky, error(Errors.UNKNOWN_SERVER_ERROR), steady, data(batch(0, 1, 4), 1))));
+        fetcher.runOnce();
+
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals(Set.of(steady), endpoint.requests.get(1).keySet(), "within the first backoff (100 ms)");
+
+        time.sleep(SETTINGS.partitionBackoffMs(1));
+        endpoint.answer(req -> fetched(Map.of(flaky, error(Errors.UNKNOWN_SERVER_ERROR))));
+        fetcher.runOnce();
+        assertEquals(Set.of(flaky, steady), endpoint.requests.get(2).keySet());
+
+        time.sleep(SETTINGS.partitionBackoffMs(1));
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals(Set.of(steady), endpoint.requests.get(3).keySet(), "the second backoff is twice the first");
+
+        time.sleep(SETTINGS.partitionBackoffMs(2) - SETTINGS.partitionBackoffMs(1));
+        endpoint.answer(req -> fetched(Map.of(flaky, data(batch(0, 1, 4), 1))));
+        fetcher.runOnce();
+        assertEquals(Set.of(flaky, steady), endpoint.requests.get(4).keySet());
+        assertEquals(1L, partitions.fetchOffsets().get(flaky));
+        assertTrue(listener.failures.isEmpty());
+        assertTrue(rediscovered.isEmpty());
+    }
+
+    @Test
+    void divergenceIsSignalledAndNothingOfTheResponseIsAppended() {
+        TopicPartition tp = add(0, 8, 5);
+        endpoint.answer(req -> fetched(Map.of(tp, data(batch(8, 2, 6), 10)
+            .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(5).setEndOffset(6)))));
+
+        fetcher.runOnce();
+
+        assertEquals(List.of("divergence " + tp + " 5 6"), listener.events);
+        assertTrue(appender.appended.isEmpty());
+        assertFalse(partitions.fetchOffsets().containsKey(tp));
+        assertEquals(0, fetcher.assignedCount());
+    }
+
+    @Test
+    void aPartitionRemovedWhileItsFetchIsInFlightGetsNothingAppended() {
+        TopicPartition removed = add(0, 0, -1);
+        TopicPartition kept = add(1, 0, -1);
+        endpoint.answer(req -> {
+            partitions.remove(removed);
+            return fetched(Map.of(removed, data(batch(0, 2, 4), 2), kept, data(batch(0, 2, 4), 2)));
+        });
+
+        fetcher.runOnce();
+
+        assertEquals(List.of(kept), appender.appended.stream().map(Appended::tp).toList());
+        assertEquals(Map.of(kept, 2L), partitions.fetchOffsets());
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals(Set.of(kept), endpoint.requests.get(1).keySet());
+    }
+
+    @Test
+    void anUnreachableBrokerHandsItsPartitionsBackWithBackoffAndRefusedCredentialsFailThem() {
+        TopicPartition p0 = add(0, 0, -1);
+        endpoint.answer(req -> new SourceEndpoint.Unreachable("connection failed"));
+        fetcher.runOnce();
+        assertEquals(List.of(new Rediscovered(p0, false, SETTINGS.partitionBackoffMs(1))), rediscovered);
+        assertEquals(0, fetcher.assignedCount());
+
+        TopicPartition p1 = add(1, 0, -1);
+        endpoint.answer(req -> new SourceEndpoint.AuthenticationFailed(new SaslAuthenticationException("bad password")));
+        fetcher.runOnce();
+        assertEquals(List.of(new Failure(p1, MirrorError.SOURCE_CLUSTER_UNREACHABLE)),
+            listener.failures.stream().map(f -> new Failure(f.tp(), f.error())).toList());
+        assertTrue(listener.failures.get(0).message().contains("bad password"));
+    }
+
+    // ------------------------------------------------------------------ fixture
+
+    private SourceFetcher fetcher() {
+        return fetcher;
+    }
+
+    private TopicPartition add(int partition, long fetchOffset, int lastFetchedEpoch) {
+        TopicPartition tp = new TopicPartition("t", partition);
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch);
+        partitions.add(st);
+        fetcher.assign(st);
+        return tp;
+    }
+
+    private static MemoryRecords batch(long base, int n, int sourceEpoch) {
+        return io.clustermirror.broker.TestBatches.batch(base, n, 7L, (short) 0, (int) base, sourceEpoch);
+    }
+
+    /** The batch with one byte of its last record flipped: its CRC no longer matches. */
+    private static MemoryRecords corrupt(MemoryRecords records) {
+        ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
+        copy.put(records.buffer().duplicate()).flip();
+        int last = copy.limit() - 1;
+        copy.put(last, (byte) (copy.get(last) ^ 0x5a));
+        return MemoryRecords.readableRecords(copy);
+    }
+
+    private static SourceEndpoint.Outcome fetched(Map<TopicPartition, FetchResponseData.PartitionData> partitions) {
+        return new SourceEndpoint.Fetched(partitions);
+    }
+
+    private static FetchResponseData.PartitionData data(MemoryRecords records, long highWatermark) {
+        return new FetchResponseData.PartitionData().setRecords(records).setHighWatermark(highWatermark)
+            .setLastStableOffset(highWatermark).setLogStartOffset(0L);
+    }
+
+    private static FetchResponseData.PartitionData error(Errors error) {
+        return new FetchResponseData.PartitionData().setErrorCode(error.code()).setHighWatermark(-1L)
+            .setRecords(MemoryRecords.EMPTY);
+    }
+
+    private static byte[] bytes(MemoryRecords... parts) {
+        ByteBuffer all = concat(parts).buffer();
+        byte[] out = new byte[all.remaining()];
+        all.duplicate().get(out);
+        return out;
+    }
+
+    /** Answers each fetch with the next scripted answer and keeps what was asked. */
+    private static final class FakeEndpoint implements SourceEndpoint {
+        final List<Map<TopicPartition, FetchRequest.PartitionData>> requests = new ArrayList<>();
+        final Deque<Function<Map<TopicPartition, FetchRequest.PartitionData>, Outcome>> answers = new ArrayDeque<>();
+        int resets;
+
+        void answer(Function<Map<TopicPartition, FetchRequest.PartitionData>, Outcome> answer) {
+            answers.add(answer);
+        }
+
+        @Override
+        public Node node() {
+            return new Node(1, "source-1", 9092);
+        }
+
+        @Override
+        public Outcome fetch(Map<TopicPartition, FetchRequest.PartitionData> partitions) {
+            requests.add(Map.copyOf(partitions));
+            return answers.remove().apply(partitions);
+        }
+
+        @Override
+        public void resetSession(Throwable cause) {
+            resets++;
+        }
+
+        @Override
+        public int sessionId() {
+            return 0;
+        }
+
+        @Override
+        public void initiateClose() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private record Appended(TopicPartition tp, int destLeaderEpoch, MemoryRecords records) {
+    }
+
+    private static final class RecordingAppender implements PartitionAppender {
+        final List<Appended> appended = new ArrayList<>();
+
+        List<Appended> of(TopicPartition tp) {
+            return appended.stream().filter(a -> a.tp().equals(tp)).toList();
+        }
+
+        @Override
+        public AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) {
+            appended.add(new Appended(partition, destLeaderEpoch, batches));
+            long last = -1;
+            long first = -1;
+            for (var b : batches.batches()) {
+                first = first < 0 ? b.baseOffset() : first;
+                last = b.lastOffset();
+            }
+            return new AppendResult(first, last, last + 1);
+        }
+
+        @Override
+        public boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset) {
+            return true;
+        }
+
+        @Override
+        public void removeProducersBefore(TopicPartition partition, int destLeaderEpoch, long barrierOffset) {
+        }
+    }
+
+    private record Failure(TopicPartition tp, MirrorError error, String message) {
+        Failure(TopicPartition tp, MirrorError error) {
+            this(tp, error, "");
+        }
+    }
+
+    private static final class RecordingListener implements FetchListener {
+        final List<String> events = new ArrayList<>();
+        final List<Failure> failures = new ArrayList<>();
+
+        List<String> eventsOf(TopicPartition tp) {
+            return events.stream().filter(e -> e.contains(" " + tp + " ")).toList();
+        }
+
+        @Override
+        public void onProgress(TopicPartition partition, long lastMirroredOffset, int lastSourceEpoch,
+                               long firstSourceEpochStart, long sourceEndOffset) {
+            events.add("progress " + partition + " " + lastMirroredOffset + " " + lastSourceEpoch + " " + firstSourceEpochStart);
+        }
+
+        @Override
+        public void onSourceEndOffset(TopicPartition partition, long sourceEndOffset) {
+        }
+
+        @Override
+        public void onBarrier(TopicPartition partition, long barrierOffset) {
+        }
+
+        @Override
+        public void onFailure(TopicPartition partition, MirrorError error, String message) {
+            failures.add(new Failure(partition, error, message));
+        }
+
+        @Override
+        public void onDivergence(TopicPartition partition, int sourceEpoch, long sourceEpochEndOffset) {
+            events.add("divergence " + partition + " " + sourceEpoch + " " + sourceEpochEndOffset);
+        }
+    }
+}
