@@ -243,7 +243,7 @@ final class SyncReader {
      * brokers before 3.8 report no type, and their consumer groups use protocol type "consumer" or none; only a source
      * that supports share groups lists any.
      */
-    private static Optional<SyncedGroup.Kind> kindOf(GroupListing g) {
+    static Optional<SyncedGroup.Kind> kindOf(GroupListing g) {
         if (g.type().equals(Optional.of(GroupType.SHARE))) {
             return Optional.of(SyncedGroup.Kind.SHARE);
         }
