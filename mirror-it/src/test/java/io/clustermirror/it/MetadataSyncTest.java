@@ -9,12 +9,15 @@ import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -26,6 +29,7 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
@@ -47,6 +51,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -209,6 +215,146 @@ class MetadataSyncTest {
             member.poll(Duration.ofMillis(100)); // still a live member
         }
         awaitCommitted(destination, "busy-active", Map.of(tp, 7L));
+    }
+
+    // ---- share groups ----
+
+    /**
+     * Share groups fail over like consumer groups: a share consumer of the source accepts the first 3 + 2p records of
+     * each partition p of a 3-partition topic, releases the 10 after them, and closes (the group is empty, its start
+     * offset at 3 + 2p). The sync gives the destination's group of the same id the same start offset per partition; after
+     * the topic is stopped, a share consumer of that group on the destination reads exactly the records from there to
+     * the end of each partition: none before the synced start offset, none twice, none missing. Without the sync, the
+     * destination group (share.auto.offset.reset at its default, latest) would read nothing.
+     */
+    @Test
+    void aShareGroupResumesOnTheDestinationAtItsSyncedStartOffsets() throws Exception {
+        String topic = "jobs";
+        String group = "jobs-share";
+        createSourceTopic(topic, 3, Map.of());
+        Map<TopicPartition, Long> accepted = new HashMap<>();
+        for (int p = 0; p < 3; p++) {
+            accepted.put(new TopicPartition(topic, p), 3L + 2 * p);
+        }
+        Map<TopicPartition, Integer> firstRecords = new HashMap<>();
+        accepted.forEach((tp, n) -> firstRecords.put(tp, n.intValue()));
+        produce(firstRecords);
+        try (Admin admin = source.admin()) {
+            ConfigResource groupResource = new ConfigResource(ConfigResource.Type.GROUP, group);
+            admin.incrementalAlterConfigs(Map.of(groupResource, List.of(set("share.auto.offset.reset", "earliest")))).all().get();
+        }
+        produce(topic, 3, 10);
+        acceptFirstRecords(group, topic, accepted);
+        awaitShareStartOffsets(source, group, accepted);
+
+        createMirror("m-share", Map.of());
+        mirrors.startMirrorTopics("m-share", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 3);
+        awaitShareStartOffsets(destination, group, accepted);
+
+        moveConsumersToDestination("m-share", topic);
+        Map<TopicPartition, List<Long>> expected = new HashMap<>();
+        accepted.forEach((tp, n) -> expected.put(tp, LongStream.range(n, n + 10).boxed().toList()));
+        assertEquals(expected, shareConsume(destination, group, topic, Map.of(
+            new TopicPartition(topic, 0), 10L, new TopicPartition(topic, 1), 10L, new TopicPartition(topic, 2), 10L)),
+            "offsets the destination share group reads per partition after the failover");
+    }
+
+    /**
+     * A share consumer of the source accepts the first {@code accepted} records of each partition, releases the others
+     * and closes. It keeps polling until each partition had a release written after its acceptance: the share
+     * coordinator records the start offset a partition had before each write, so only a later write records the
+     * start offset past the accepted records.
+     */
+    private static void acceptFirstRecords(String group, String topic, Map<TopicPartition, Long> accepted) throws Exception {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, source.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        Map<TopicPartition, Long> acceptedSoFar = new HashMap<>();
+        Set<TopicPartition> releasedAfterAcceptance = new HashSet<>();
+        try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            TestUtils.waitFor(() -> {
+                Set<TopicPartition> acceptedBefore = new HashSet<>();
+                accepted.forEach((tp, n) -> {
+                    if (acceptedSoFar.getOrDefault(tp, 0L).equals(n)) {
+                        acceptedBefore.add(tp);
+                    }
+                });
+                Set<TopicPartition> released = new HashSet<>();
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() < accepted.get(tp)) {
+                        c.acknowledge(r, AcknowledgeType.ACCEPT);
+                        acceptedSoFar.merge(tp, 1L, Long::sum);
+                    } else {
+                        c.acknowledge(r, AcknowledgeType.RELEASE);
+                        released.add(tp);
+                    }
+                }
+                c.commitSync();
+                released.stream().filter(acceptedBefore::contains).forEach(releasedAfterAcceptance::add);
+                return releasedAfterAcceptance.equals(accepted.keySet());
+            }, TIMEOUT, "the source share consumer accepts " + accepted + " records per partition and releases the next ones");
+        }
+        assertEquals(accepted, acceptedSoFar, "records the source share group accepted, each once");
+    }
+
+    /**
+     * A share consumer of {@code group} reads until it got {@code count} records of each partition, accepts them and
+     * closes; returns the offsets it read per partition, sorted (values checked against their offset).
+     */
+    private static Map<TopicPartition, List<Long>> shareConsume(MirrorTestCluster cluster, String group, String topic,
+                                                                Map<TopicPartition, Long> count) throws Exception {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        Map<TopicPartition, List<Long>> read = new HashMap<>();
+        try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            TestUtils.waitFor(() -> {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    assertEquals(topic + "-" + r.partition() + "-" + r.offset(), new String(r.value(), StandardCharsets.UTF_8));
+                    read.computeIfAbsent(tp, k -> new ArrayList<>()).add(r.offset());
+                }
+                return count.entrySet().stream().allMatch(e -> read.getOrDefault(e.getKey(), List.of()).size() >= e.getValue());
+            }, TIMEOUT, "the share consumer of " + group + " on " + cluster.name() + " reads " + count + " records per partition");
+            c.commitSync(); // implicit acknowledgement: accepts what the last poll returned
+        }
+        read.values().forEach(offsets -> offsets.sort(null));
+        return read;
+    }
+
+    private static void awaitShareStartOffsets(MirrorTestCluster cluster, String group, Map<TopicPartition, Long> expected) throws Exception {
+        AtomicReference<Map<TopicPartition, Long>> last = new AtomicReference<>(Map.of());
+        try {
+            TestUtils.waitFor(() -> {
+                last.set(shareStartOffsets(cluster, group));
+                return last.get().equals(expected);
+            }, TIMEOUT, "share group " + group + " on " + cluster.name() + " starts at " + expected);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last read: " + last.get(), e);
+        }
+    }
+
+    private static Map<TopicPartition, Long> shareStartOffsets(MirrorTestCluster cluster, String group) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            Map<TopicPartition, Long> out = new HashMap<>();
+            admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec())).partitionsToOffsetInfo(group).get()
+                .forEach((tp, info) -> {
+                    if (info != null) {
+                        out.put(tp, info.startOffset());
+                    }
+                });
+            return out;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Map.of();
+            }
+            throw e;
+        }
     }
 
     // ---- partitions ----
@@ -397,13 +543,23 @@ class MetadataSyncTest {
 
     /** {@code perPartition} records to each partition; the value of offset o of partition p is "topic-p-o" (fresh partitions). */
     private static void produce(String topic, int partitions, int perPartition) throws Exception {
+        Map<TopicPartition, Integer> counts = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            counts.put(new TopicPartition(topic, p), perPartition);
+        }
+        produce(counts);
+    }
+
+    /** The given number of records to each partition, valued as by {@link #produce(String, int, int)}. */
+    private static void produce(Map<TopicPartition, Integer> counts) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of());
              Admin admin = source.admin()) {
-            for (int p = 0; p < partitions; p++) {
-                TopicPartition tp = new TopicPartition(topic, p);
+            for (Map.Entry<TopicPartition, Integer> e : counts.entrySet()) {
+                TopicPartition tp = e.getKey();
                 long next = MirrorAssertions.endOffset(admin, tp);
-                for (int i = 0; i < perPartition; i++) {
-                    producer.send(new ProducerRecord<>(topic, p, null, Workloads.bytes(topic + "-" + p + "-" + (next + i))));
+                for (int i = 0; i < e.getValue(); i++) {
+                    String value = tp.topic() + "-" + tp.partition() + "-" + (next + i);
+                    producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes(value)));
                 }
                 producer.flush();
             }

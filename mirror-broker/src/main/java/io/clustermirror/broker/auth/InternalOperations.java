@@ -16,8 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The extension's own requests to its (destination) cluster that bypass ACL checks and the read-only rule of
- * mirror topics (the metadata sync's CreatePartitions, OffsetCommit, IncrementalAlterConfigs, CreateAcls and
- * DeleteAcls): a registry of operations in flight, consulted by {@link MirrorAwareAuthorizer}.
+ * mirror topics (the metadata sync's CreatePartitions, OffsetCommit, AlterShareGroupOffsets, IncrementalAlterConfigs,
+ * CreateAcls and DeleteAcls): a registry of operations in flight, consulted by {@link MirrorAwareAuthorizer}.
  *
  * <p>How: the extension builds the client it uses for such requests with a client id from
  * {@link #newClientId} (a prefix plus 128 random bits, one per client), and wraps each call in
@@ -31,8 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>The registry is a static of this JVM: it works where the authorizer that checks the request runs in
  *       the same JVM as the extension that sent it: the broker itself, a combined (broker + controller) node,
  *       and every node of the test kit. CreatePartitions and IncrementalAlterConfigs are checked by the active
- *       KRaft controller, OffsetCommit by the group coordinator broker: on a node in another JVM the request is
- *       authorized normally, so give the extension's local clients a principal with the needed ACLs (e.g. the
+ *       KRaft controller, OffsetCommit and AlterShareGroupOffsets by the group coordinator broker: on a node in
+ *       another JVM the request is authorized normally, so give the extension's local clients a principal with the needed ACLs (e.g. the
  *       broker's super user, through {@code cluster.mirror.local.*}).</li>
  *   <li>Client ids are not authenticated. The random part is never logged by the extension, but Kafka may show
  *       client ids (request logs at DEBUG, per-client metrics). Someone who learns one could pass for the

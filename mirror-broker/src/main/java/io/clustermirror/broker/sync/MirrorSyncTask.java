@@ -77,7 +77,7 @@ final class MirrorSyncTask implements AutoCloseable {
         long interval = config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS);
         thread.scheduleWithFixedDelay(this::runRound, 0, interval, TimeUnit.MILLISECONDS);
         log.info("Mirror '{}': metadata sync every {} ms (topic configs, partitions{}{}{})", record.name(), interval,
-            config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() ? "" : ", consumer group offsets",
+            config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() ? "" : ", consumer and share group offsets",
             config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty() ? "" : ", ACLs",
             config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty() ? "" : ", auto-discovery of new topics");
     }
@@ -123,7 +123,7 @@ final class MirrorSyncTask implements AutoCloseable {
             source = null;
         }
         boolean aclsNeeded = sourceView.acls() != null || !current.aclsOf(record.name()).isEmpty();
-        List<String> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
+        List<SyncedGroup> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);
         if (Thread.currentThread().isInterrupted()) {
             return; // closing: the views may be incomplete

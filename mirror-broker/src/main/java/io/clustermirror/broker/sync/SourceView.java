@@ -13,11 +13,12 @@ import java.util.Set;
  *
  * @param topicNames   every (non-internal) source topic name, for auto-discovery
  * @param topics       the mirror's synced topics that exist at the source
- * @param groupOffsets committed offsets of the groups matching the mirror's group patterns
+ * @param groupOffsets offsets of the groups matching the mirror's group patterns: committed offsets of consumer groups,
+ *                     start offsets of share groups (no metadata)
  * @param acls         every source ACL
  */
 record SourceView(Set<String> topicNames, Map<String, Topic> topics,
-                  Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets, Set<AclBinding> acls) {
+                  Map<SyncedGroup, Map<TopicPartition, OffsetAndMetadata>> groupOffsets, Set<AclBinding> acls) {
     /**
      * @param topicId    source topic id
      * @param partitions partition count

@@ -29,15 +29,18 @@ sealed interface SyncAction {
         }
     }
 
-    /** Committed offsets to write for a group with no active members on the destination (no leader epoch). */
-    record CommitGroupOffsets(String group, Map<TopicPartition, OffsetAndMetadata> offsets) implements SyncAction {
+    /**
+     * Offsets to write for a group with no active members on the destination (no leader epoch): committed offsets of a
+     * consumer group, start offsets of a share group (their metadata is empty).
+     */
+    record CommitGroupOffsets(SyncedGroup group, Map<TopicPartition, OffsetAndMetadata> offsets) implements SyncAction {
         public CommitGroupOffsets {
             offsets = Map.copyOf(offsets);
         }
     }
 
     /** A group whose offsets differ but which has active members on the destination: left alone. */
-    record GroupSkipped(String group) implements SyncAction {
+    record GroupSkipped(SyncedGroup group) implements SyncAction {
     }
 
     /** Source ACLs to create on the destination; the mirror records them as its own first. */

@@ -11,6 +11,7 @@ import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -21,9 +22,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -91,8 +96,8 @@ final class SyncExecutor {
         } else if (action instanceof SyncAction.CommitGroupOffsets a) {
             commitOffsets(a);
         } else if (action instanceof SyncAction.GroupSkipped a) {
-            problems.note("group:" + a.group(), "Mirror '" + mirror + "': consumer group '" + a.group()
-                + "' has active members on the destination; its offsets are not overwritten while it has");
+            problems.note("group:" + a.group(), "Mirror '" + mirror + "': " + a.group()
+                + " has active members on the destination; its offsets are not overwritten while it has");
         } else if (action instanceof SyncAction.CreateAcls a) {
             createAcls(a);
         } else if (action instanceof SyncAction.DeleteAcls a) {
@@ -142,30 +147,39 @@ final class SyncExecutor {
 
     private void commitOffsets(SyncAction.CommitGroupOffsets planned) throws Exception {
         // A topic stopped since the round began belongs to the destination now: its offsets are no longer copied.
-        Set<String> mirroring = new java.util.HashSet<>();
+        Set<String> mirroring = new HashSet<>();
         SyncPlanner.syncedTopics(image.get(), mirror).forEach(t -> mirroring.add(t.topic()));
-        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> stillMirrored = new java.util.HashMap<>(planned.offsets());
+        Map<TopicPartition, OffsetAndMetadata> stillMirrored = new HashMap<>(planned.offsets());
         stillMirrored.keySet().removeIf(tp -> !mirroring.contains(tp.topic()));
         if (stillMirrored.isEmpty()) {
             return;
         }
         SyncAction.CommitGroupOffsets action = new SyncAction.CommitGroupOffsets(planned.group(), stillMirrored);
         List<Operation> ops = new ArrayList<>();
-        ops.add(Operation.group(action.group(), AclOperation.READ));
+        ops.add(Operation.group(action.group().id(), AclOperation.READ));
         Set<String> topics = new TreeSet<>();
         action.offsets().keySet().forEach(tp -> topics.add(tp.topic()));
         topics.forEach(t -> ops.add(Operation.topic(t, AclOperation.READ)));
+        // AlterShareGroupOffsets is authorized like OffsetCommit: READ on the group and on each topic.
         try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, ops)) {
             // The coordinator refuses an admin commit to a group with members, so a consumer that joined since the
             // destination was read is not overwritten either.
-            SyncReader.get(destination.alterConsumerGroupOffsets(action.group(), action.offsets()).all());
+            String id = action.group().id();
+            switch (action.group().kind()) {
+                case CONSUMER -> SyncReader.get(destination.alterConsumerGroupOffsets(id, action.offsets()).all());
+                case SHARE -> {
+                    Map<TopicPartition, Long> starts = new HashMap<>();
+                    action.offsets().forEach((tp, om) -> starts.put(tp, om.offset()));
+                    SyncReader.get(destination.alterShareGroupOffsets(id, starts).all());
+                }
+            }
         }
-        problems.note("group:" + action.group(), "Mirror '" + mirror + "': copying committed offsets of consumer group '"
-            + action.group() + "' to the destination (topics " + topics + ")");
+        problems.note("group:" + action.group(), "Mirror '" + mirror + "': copying the offsets of " + action.group()
+            + " to the destination (topics " + topics + ")");
         if (log.isDebugEnabled()) {
-            Map<TopicPartition, Long> offsets = new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+            Map<TopicPartition, Long> offsets = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
             action.offsets().forEach((tp, om) -> offsets.put(tp, om.offset()));
-            log.debug("Mirror '{}': consumer group '{}' offsets set to {}", mirror, action.group(), offsets);
+            log.debug("Mirror '{}': {} offsets set to {}", mirror, action.group(), offsets);
         }
     }
 
@@ -212,7 +226,7 @@ final class SyncExecutor {
         } else if (action instanceof SyncAction.AlterTopicConfigs a) {
             return "sync the configs of topic '" + a.topic() + "'";
         } else if (action instanceof SyncAction.CommitGroupOffsets a) {
-            return "copy the offsets of consumer group '" + a.group() + "'";
+            return "copy the offsets of " + a.group();
         } else if (action instanceof SyncAction.CreateAcls) {
             return "create ACLs";
         } else if (action instanceof SyncAction.DeleteAcls) {

@@ -14,6 +14,7 @@ import org.apache.kafka.common.resource.ResourceType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +38,10 @@ import java.util.TreeSet;
  *   <li><b>Topic configs</b>: over the configs set on the topic (not defaults) and not excluded
  *       ({@link MirrorConfig#isTopicConfigExcluded}), set what differs and remove what the source no longer sets.
  *       Excluded configs are neither set nor removed.</li>
- *   <li><b>Group offsets</b> of groups matching {@code mirror.groups.include} (default: every group) and not
- *       {@code mirror.groups.exclude}:
- *       for partitions of synced topics that exist on the destination, the source's committed offset clamped to
+ *   <li><b>Group offsets</b> of consumer and share groups matching {@code mirror.groups.include} (default: every
+ *       group) and not {@code mirror.groups.exclude}, both kinds alike:
+ *       for partitions of synced topics that exist on the destination, the source's offset (committed offset of a
+ *       consumer group, share-partition start offset of a share group) clamped to
  *       [destination log start, destination log end], without the leader epoch, keeping the metadata; written
  *       only where it differs, and only for groups with no active members on the destination.</li>
  *   <li><b>ACLs</b>: source ACLs whose resource name matches {@code mirror.acl.include} (default: every one) and
@@ -143,10 +145,10 @@ final class SyncPlanner {
         if (source.groupOffsets() == null || destination.groups() == null) {
             return;
         }
-        Set<String> syncedNames = new java.util.HashSet<>();
+        Set<String> syncedNames = new HashSet<>();
         synced.forEach(t -> syncedNames.add(t.topic()));
-        for (String group : new TreeSet<>(source.groupOffsets().keySet())) {
-            if (!groupIncluded(config, group)) {
+        for (SyncedGroup group : new TreeSet<>(source.groupOffsets().keySet())) {
+            if (!groupIncluded(config, group.id())) {
                 continue;
             }
             DestinationView.Group dg = destination.groups().get(group);

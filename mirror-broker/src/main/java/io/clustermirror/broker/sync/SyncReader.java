@@ -4,13 +4,15 @@ import io.clustermirror.common.MirrorConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
@@ -22,12 +24,15 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.SecurityDisabledException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,14 +73,17 @@ final class SyncReader {
                 }
             }
         }
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets = null;
+        Map<SyncedGroup, Map<TopicPartition, OffsetAndMetadata>> groupOffsets = null;
         if (!config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() && !synced.isEmpty()) {
-            Collection<GroupListing> listed = part("list the source consumer groups", problems,
+            Collection<GroupListing> listed = part("list the source groups", problems,
                 () -> get(source.listGroups(new ListGroupsOptions()).all()));
             if (listed != null) {
-                List<String> included = listed.stream().filter(SyncReader::isConsumerGroup).map(GroupListing::groupId)
-                    .filter(g -> SyncPlanner.groupIncluded(config, g)).sorted().toList();
-                groupOffsets = committedOffsets(source, included, "source", problems);
+                groupOffsets = new HashMap<>();
+                for (SyncedGroup.Kind kind : SyncedGroup.Kind.values()) {
+                    List<String> included = listed.stream().filter(g -> kindOf(g).equals(Optional.of(kind))).map(GroupListing::groupId)
+                        .filter(g -> SyncPlanner.groupIncluded(config, g)).sorted().toList();
+                    groupOffsets.putAll(sourceOffsets(source, kind, included, problems));
+                }
             }
         }
         Set<AclBinding> acls = null;
@@ -102,7 +110,7 @@ final class SyncReader {
      * @param groups      the groups whose destination side is needed
      * @param aclsNeeded  true if the destination's ACLs are needed
      */
-    static DestinationView readDestination(Admin destination, Collection<String> synced, Collection<String> groups, boolean aclsNeeded,
+    static DestinationView readDestination(Admin destination, Collection<String> synced, Collection<SyncedGroup> groups, boolean aclsNeeded,
                                            BiConsumer<String, Throwable> problems) {
         Map<String, DestinationView.Topic> topics = new HashMap<>();
         Map<TopicPartition, Long> starts = new HashMap<>();
@@ -119,7 +127,7 @@ final class SyncReader {
                 }
             }
         }
-        Map<String, DestinationView.Group> groupViews = null;
+        Map<SyncedGroup, DestinationView.Group> groupViews = null;
         if (!groups.isEmpty()) {
             Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -134,7 +142,17 @@ final class SyncReader {
             if (s != null && e != null) {
                 starts.putAll(s);
                 ends.putAll(e);
-                groupViews = part("read the destination consumer groups", problems, () -> groups(destination, groups));
+                Map<SyncedGroup, DestinationView.Group> read = new HashMap<>();
+                for (SyncedGroup.Kind kind : SyncedGroup.Kind.values()) {
+                    List<String> ids = groups.stream().filter(g -> g.kind() == kind).map(SyncedGroup::id).toList();
+                    // Each kind is read on its own: a destination without share groups still syncs consumer groups.
+                    Map<String, DestinationView.Group> ofKind = ids.isEmpty() ? Map.of()
+                        : part("read the destination " + kind.label() + "s", problems, () -> groups(destination, kind, ids));
+                    if (ofKind != null) {
+                        ofKind.forEach((id, g) -> read.put(new SyncedGroup(kind, id), g));
+                    }
+                }
+                groupViews = read;
             }
         }
         Set<AclBinding> acls = null;
@@ -145,54 +163,115 @@ final class SyncReader {
         return new DestinationView(topics, starts, ends, groupViews, acls);
     }
 
-    private static Map<String, DestinationView.Group> groups(Admin destination, Collection<String> groups) throws Exception {
-        Map<String, KafkaFuture<ConsumerGroupDescription>> described = destination.describeConsumerGroups(groups).describedGroups();
-        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-        groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
-        ListConsumerGroupOffsetsResult offsets = destination.listConsumerGroupOffsets(specs);
+    /** The destination side of groups of one kind; a group the destination does not have yet is inactive with no offsets. */
+    private static Map<String, DestinationView.Group> groups(Admin destination, SyncedGroup.Kind kind, List<String> ids) throws Exception {
+        Map<String, KafkaFuture<Boolean>> described = activity(destination, kind, ids);
         Map<String, DestinationView.Group> out = new HashMap<>();
-        for (String g : groups) {
-            boolean active;
+        List<String> existing = new ArrayList<>();
+        for (String g : ids) {
             try {
-                ConsumerGroupDescription d = get(described.get(g));
-                GroupState state = d.groupState();
-                active = !d.members().isEmpty() || !(state == GroupState.EMPTY || state == GroupState.DEAD);
+                out.put(g, new DestinationView.Group(get(described.get(g)), Map.of()));
+                existing.add(g);
             } catch (GroupIdNotFoundException e) {
-                active = false; // no such group on the destination yet
+                out.put(g, new DestinationView.Group(false, Map.of()));
             }
+        }
+        Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> offsets = offsetsOf(destination, kind, existing);
+        for (String g : existing) {
             Map<TopicPartition, Long> committed = new HashMap<>();
-            get(offsets.partitionsToOffsetAndMetadata(g)).forEach((tp, om) -> {
+            get(offsets.get(g)).forEach((tp, om) -> {
                 if (om != null) {
                     committed.put(tp, om.offset());
                 }
             });
-            out.put(g, new DestinationView.Group(active, committed));
+            out.put(g, new DestinationView.Group(out.get(g).active(), committed));
         }
         return out;
     }
 
-    /**
-     * Consumer groups (classic, simple or KIP-848 consumer groups), not share or streams groups. Works with any
-     * source version: older brokers report no type, and their consumer groups use protocol type "consumer" or none.
-     */
-    private static boolean isConsumerGroup(GroupListing g) {
-        boolean consumerType = g.type().map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true);
-        return consumerType && (g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals(CONSUMER_PROTOCOL_TYPE));
+    /** Per group: true if it has members, or a state other than EMPTY or DEAD. */
+    private static Map<String, KafkaFuture<Boolean>> activity(Admin admin, SyncedGroup.Kind kind, List<String> ids) {
+        Map<String, KafkaFuture<Boolean>> out = new HashMap<>();
+        switch (kind) {
+            case CONSUMER -> admin.describeConsumerGroups(ids).describedGroups()
+                .forEach((g, f) -> out.put(g, f.thenApply(d -> isActive(d.groupState(), d.members()))));
+            case SHARE -> admin.describeShareGroups(ids).describedGroups()
+                .forEach((g, f) -> out.put(g, f.thenApply(d -> isActive(d.groupState(), d.members()))));
+        }
+        return out;
     }
 
-    /** Committed offsets per group; a group that cannot be read is reported and left out. */
-    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedOffsets(Admin admin, List<String> groups, String side,
-                                                                                         BiConsumer<String, Throwable> problems) {
-        if (groups.isEmpty()) {
-            return Map.of();
+    private static boolean isActive(GroupState state, Collection<?> members) {
+        return !members.isEmpty() || !(state == GroupState.EMPTY || state == GroupState.DEAD);
+    }
+
+    /**
+     * Per group: its offsets on this cluster, committed offsets of a consumer group or the share-partition start offsets
+     * of a share group (no metadata). A partition without an offset maps to null.
+     */
+    private static Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> offsetsOf(Admin admin, SyncedGroup.Kind kind,
+                                                                                             List<String> ids) {
+        Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> out = new HashMap<>();
+        if (ids.isEmpty()) {
+            return out;
         }
-        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-        groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
-        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs);
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
-        for (String g : groups) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = part("read the offsets of " + side + " consumer group '" + g + "'", problems,
-                () -> get(result.partitionsToOffsetAndMetadata(g)));
+        switch (kind) {
+            case CONSUMER -> {
+                Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+                ids.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
+                ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs);
+                ids.forEach(g -> out.put(g, result.partitionsToOffsetAndMetadata(g)));
+            }
+            case SHARE -> {
+                Map<String, ListShareGroupOffsetsSpec> specs = new HashMap<>();
+                ids.forEach(g -> specs.put(g, new ListShareGroupOffsetsSpec()));
+                ListShareGroupOffsetsResult result = admin.listShareGroupOffsets(specs);
+                ids.forEach(g -> out.put(g, result.partitionsToOffsetInfo(g).thenApply(SyncReader::startOffsets)));
+            }
+        }
+        return out;
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> startOffsets(Map<TopicPartition, SharePartitionOffsetInfo> infos) {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        infos.forEach((tp, info) -> out.put(tp, info == null ? null : new OffsetAndMetadata(info.startOffset())));
+        return out;
+    }
+
+    /**
+     * The kind of a listed group, if the sync copies its kind (not streams groups). Works with any source version:
+     * brokers before 3.8 report no type, and their consumer groups use protocol type "consumer" or none; only a source
+     * that supports share groups lists any.
+     */
+    static Optional<SyncedGroup.Kind> kindOf(GroupListing g) {
+        if (g.type().equals(Optional.of(GroupType.SHARE))) {
+            return Optional.of(SyncedGroup.Kind.SHARE);
+        }
+        boolean consumerType = g.type().map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true);
+        boolean consumerProtocol = g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals(CONSUMER_PROTOCOL_TYPE);
+        return consumerType && consumerProtocol ? Optional.of(SyncedGroup.Kind.CONSUMER) : Optional.empty();
+    }
+
+    /**
+     * The source offsets of the given groups of one kind; a group that cannot be read is reported and left out. A
+     * source that refuses the kind's API (a share group listed by a broker whose offsets API this client cannot use)
+     * is reported once for the kind, not per group.
+     */
+    private static Map<SyncedGroup, Map<TopicPartition, OffsetAndMetadata>> sourceOffsets(Admin source, SyncedGroup.Kind kind, List<String> ids,
+                                                                                         BiConsumer<String, Throwable> problems) {
+        Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> futures = offsetsOf(source, kind, ids);
+        Map<SyncedGroup, Map<TopicPartition, OffsetAndMetadata>> out = new HashMap<>();
+        boolean[] unsupported = {false};
+        BiConsumer<String, Throwable> report = (what, cause) -> {
+            unsupported[0] = cause instanceof UnsupportedVersionException;
+            problems.accept(unsupported[0] ? "read the source " + kind.label() + "s" : what, cause);
+        };
+        for (String g : ids) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = part("read the offsets of source " + kind.label() + " '" + g + "'", report,
+                () -> get(futures.get(g)));
+            if (unsupported[0]) {
+                break;
+            }
             if (offsets != null) {
                 Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
                 offsets.forEach((tp, om) -> {
@@ -200,7 +279,7 @@ final class SyncReader {
                         m.put(tp, om);
                     }
                 });
-                out.put(g, m);
+                out.put(new SyncedGroup(kind, g), m);
             }
         }
         return out;

@@ -25,6 +25,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import static io.clustermirror.broker.sync.SyncedGroup.consumer;
+import static io.clustermirror.broker.sync.SyncedGroup.share;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class SyncPlannerTest {
@@ -130,11 +132,12 @@ class SyncPlannerTest {
             A0, new OffsetAndMetadata(500, Optional.of(7), "meta"),  // beyond the destination end
             A1, new OffsetAndMetadata(2, Optional.of(7), ""),        // below the destination log start
             stopped, new OffsetAndMetadata(3));                      // a stopped topic belongs to the destination
-        SourceView source = new SourceView(null, Map.of(), Map.of("app-1", committed, "app-private", committed, "other", committed), null);
+        SourceView source = new SourceView(null, Map.of(),
+            Map.of(consumer("app-1"), committed, consumer("app-private"), committed, consumer("other"), committed), null);
         DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L, A1, 10L, stopped, 0L), Map.of(A0, 100L, A1, 50L, stopped, 9L),
-            Map.of("app-1", new DestinationView.Group(false, Map.of()), "app-private", new DestinationView.Group(false, Map.of()),
-                "other", new DestinationView.Group(false, Map.of())), null);
-        assertEquals(List.of(new SyncAction.CommitGroupOffsets("app-1", Map.of(
+            Map.of(consumer("app-1"), new DestinationView.Group(false, Map.of()), consumer("app-private"), new DestinationView.Group(false, Map.of()),
+                consumer("other"), new DestinationView.Group(false, Map.of())), null);
+        assertEquals(List.of(new SyncAction.CommitGroupOffsets(consumer("app-1"), Map.of(
                 A0, new OffsetAndMetadata(100, Optional.empty(), "meta"),
                 A1, new OffsetAndMetadata(10, Optional.empty(), "")))),
             plan(source, destination));
@@ -145,13 +148,14 @@ class SyncPlannerTest {
         configs.put(MirrorConfig.GROUPS_EXCLUDE, "private-.*");
         topic("a", DesiredState.MIRRORING, 1);
         Map<TopicPartition, OffsetAndMetadata> committed = Map.of(A0, new OffsetAndMetadata(5));
-        SourceView source = new SourceView(null, Map.of(), Map.of("app", committed, "other", committed, "private-1", committed), null);
+        SourceView source = new SourceView(null, Map.of(),
+            Map.of(consumer("app"), committed, consumer("other"), committed, consumer("private-1"), committed), null);
         DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L), Map.of(
-            "app", new DestinationView.Group(false, Map.of()), "other", new DestinationView.Group(false, Map.of()),
-            "private-1", new DestinationView.Group(false, Map.of())), null);
+            consumer("app"), new DestinationView.Group(false, Map.of()), consumer("other"), new DestinationView.Group(false, Map.of()),
+            consumer("private-1"), new DestinationView.Group(false, Map.of())), null);
         OffsetAndMetadata expected = new OffsetAndMetadata(5, Optional.empty(), "");
-        assertEquals(List.of(new SyncAction.CommitGroupOffsets("app", Map.of(A0, expected)),
-            new SyncAction.CommitGroupOffsets("other", Map.of(A0, expected))), plan(source, destination));
+        assertEquals(List.of(new SyncAction.CommitGroupOffsets(consumer("app"), Map.of(A0, expected)),
+            new SyncAction.CommitGroupOffsets(consumer("other"), Map.of(A0, expected))), plan(source, destination));
         configs.put(MirrorConfig.GROUPS_INCLUDE, "");
         assertEquals(List.of(), plan(source, destination), "an empty mirror.groups.include syncs no group");
     }
@@ -160,23 +164,67 @@ class SyncPlannerTest {
     void groupsWithActiveMembersAreSkippedAndEqualOffsetsAreNotRewritten() {
         topic("a", DesiredState.MIRRORING, 2);
         Map<TopicPartition, OffsetAndMetadata> committed = Map.of(A0, new OffsetAndMetadata(5), A1, new OffsetAndMetadata(6));
-        SourceView source = new SourceView(null, Map.of(), Map.of("busy", committed, "same", committed, "half", committed), null);
+        SourceView source = new SourceView(null, Map.of(),
+            Map.of(consumer("busy"), committed, consumer("same"), committed, consumer("half"), committed), null);
         DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L, A1, 0L), Map.of(A0, 9L, A1, 9L), Map.of(
-            "busy", new DestinationView.Group(true, Map.of(A0, 1L)),
-            "same", new DestinationView.Group(false, Map.of(A0, 5L, A1, 6L)),
-            "half", new DestinationView.Group(false, Map.of(A0, 5L, A1, 1L))), null);
-        assertEquals(List.of(new SyncAction.GroupSkipped("busy"),
-                new SyncAction.CommitGroupOffsets("half", Map.of(A1, new OffsetAndMetadata(6, Optional.empty(), "")))),
+            consumer("busy"), new DestinationView.Group(true, Map.of(A0, 1L)),
+            consumer("same"), new DestinationView.Group(false, Map.of(A0, 5L, A1, 6L)),
+            consumer("half"), new DestinationView.Group(false, Map.of(A0, 5L, A1, 1L))), null);
+        assertEquals(List.of(new SyncAction.GroupSkipped(consumer("busy")),
+                new SyncAction.CommitGroupOffsets(consumer("half"), Map.of(A1, new OffsetAndMetadata(6, Optional.empty(), "")))),
             plan(source, destination));
     }
 
     @Test
     void groupPartitionsNotYetOnTheDestinationWait() {
         topic("a", DesiredState.MIRRORING, 2);
-        SourceView source = new SourceView(null, Map.of(), Map.of("g", Map.of(A1, new OffsetAndMetadata(5))), null);
+        SourceView source = new SourceView(null, Map.of(), Map.of(consumer("g"), Map.of(A1, new OffsetAndMetadata(5))), null);
         DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L),
-            Map.of("g", new DestinationView.Group(false, Map.of())), null);
+            Map.of(consumer("g"), new DestinationView.Group(false, Map.of())), null);
         assertEquals(List.of(), plan(source, destination));
+    }
+
+    /**
+     * Share groups go through the same rules as consumer groups: the include and exclude patterns, the clamp to the
+     * destination log, mirrored topics only, no write while the destination group has members or already has the offset.
+     * A consumer group and a share group of the same id are two groups (on different clusters they may differ in kind).
+     */
+    @Test
+    void shareGroupStartOffsetsAreSyncedLikeConsumerGroupOffsets() {
+        configs.put(MirrorConfig.GROUPS_INCLUDE, "jobs-.*");
+        configs.put(MirrorConfig.GROUPS_EXCLUDE, "jobs-private");
+        topic("a", DesiredState.MIRRORING, 2);
+        topic("stopped", DesiredState.STOPPED, 1);
+        TopicPartition stopped = new TopicPartition("stopped", 0);
+        Map<TopicPartition, OffsetAndMetadata> starts = Map.of(
+            A0, new OffsetAndMetadata(500),  // beyond the destination end
+            A1, new OffsetAndMetadata(2),    // below the destination log start
+            stopped, new OffsetAndMetadata(3));
+        SourceView source = new SourceView(null, Map.of(), Map.of(share("jobs-1"), starts, consumer("jobs-1"), Map.of(A0, new OffsetAndMetadata(7)),
+            share("jobs-private"), starts, share("other"), starts, share("jobs-busy"), starts, share("jobs-same"), starts), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L, A1, 10L, stopped, 0L), Map.of(A0, 100L, A1, 50L, stopped, 9L),
+            Map.of(share("jobs-1"), new DestinationView.Group(false, Map.of(A1, 10L)),
+                consumer("jobs-1"), new DestinationView.Group(false, Map.of()),
+                share("jobs-private"), new DestinationView.Group(false, Map.of()),
+                share("other"), new DestinationView.Group(false, Map.of()),
+                share("jobs-busy"), new DestinationView.Group(true, Map.of()),
+                share("jobs-same"), new DestinationView.Group(false, Map.of(A0, 100L, A1, 10L))), null);
+        assertEquals(List.of(
+                new SyncAction.CommitGroupOffsets(consumer("jobs-1"), Map.of(A0, new OffsetAndMetadata(7, Optional.empty(), ""))),
+                new SyncAction.CommitGroupOffsets(share("jobs-1"), Map.of(A0, new OffsetAndMetadata(100, Optional.empty(), ""))),
+                new SyncAction.GroupSkipped(share("jobs-busy"))),
+            plan(source, destination));
+    }
+
+    @Test
+    void aShareGroupWhoseDestinationSideCouldNotBeReadIsLeftAlone() {
+        topic("a", DesiredState.MIRRORING, 1);
+        SourceView source = new SourceView(null, Map.of(),
+            Map.of(share("jobs"), Map.of(A0, new OffsetAndMetadata(5)), consumer("app"), Map.of(A0, new OffsetAndMetadata(5))), null);
+        DestinationView destination = new DestinationView(Map.of(), Map.of(A0, 0L), Map.of(A0, 9L),
+            Map.of(consumer("app"), new DestinationView.Group(false, Map.of())), null); // e.g. share groups not enabled
+        assertEquals(List.of(new SyncAction.CommitGroupOffsets(consumer("app"), Map.of(A0, new OffsetAndMetadata(5, Optional.empty(), "")))),
+            plan(source, destination));
     }
 
     @Test
