@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 /**
  * Where the authorizer (instantiated by Kafka, not by us) finds what the extension of its node knows. Keyed
  * by cluster id and node id, because one JVM may host nodes of several clusters (the test kit does).
- * A node without an attached extension (a dedicated controller) uses the image of any node of its cluster
- * in this JVM (combined mode, test kit).
+ * A dedicated controller started by the launcher registers its own view ({@link ControllerMirrorView}); one without
+ * (the test kit, the agent) uses the image of any node of its cluster in this JVM.
  */
 public final class ExtensionRegistry {
     private record NodeKey(String clusterId, int nodeId) {
