@@ -47,9 +47,20 @@ final class ControllerTopicRule {
     }
 
     /**
+     * Whether a request passes for the extension's metadata sync on a controller, where the sync's in-flight operations
+     * are not known ({@link InternalOperations}): its client id has the extension's form and its principal is trusted for
+     * the control plane, a super user when ACLs are enforced, anyone when they are not (the control plane is open then).
+     *
+     * @param principal  the request's principal as {@code type:name}
+     * @param superUsers {@code super.users} as {@code type:name}
+     */
+    static boolean trusted(String clientId, String principal, boolean aclsEnabled, Set<String> superUsers) {
+        return InternalOperations.isExtensionClientId(clientId) && (!aclsEnabled || superUsers.contains(principal));
+    }
+
+    /**
      * @param loaded  the node's mirror image once loaded; empty before
-     * @param trusted whether the request comes from the extension's metadata sync: its client id is one of the extension's
-     *                ({@link InternalOperations#isExtensionClientId}) and its principal is trusted for the control plane
+     * @param trusted whether the request passes for the extension's metadata sync ({@link #trusted})
      */
     static Verdict decide(Optional<MirrorImage> loaded, Action action, boolean trusted) {
         if (action.resourcePattern().resourceType() != ResourceType.TOPIC

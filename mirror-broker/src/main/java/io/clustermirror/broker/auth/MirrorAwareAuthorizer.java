@@ -239,7 +239,12 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     }
 
     private boolean isSuperUser(KafkaPrincipal principal) {
-        return superUsers.contains(new KafkaPrincipal(principal.getPrincipalType(), principal.getName()).toString());
+        return superUsers.contains(typeAndName(principal));
+    }
+
+    /** {@code type:name}, as {@code super.users} lists principals (a subclass may print more). */
+    private static String typeAndName(KafkaPrincipal principal) {
+        return new KafkaPrincipal(principal.getPrincipalType(), principal.getName()).toString();
     }
 
     /**
@@ -250,8 +255,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     private List<AuthorizationResult> authorizeOnController(AuthorizableRequestContext context, List<Action> actions,
                                                             List<AuthorizationResult> results) {
         Optional<MirrorImage> loaded = ExtensionRegistry.loadedImage(clusterId, nodeId);
-        boolean trusted = InternalOperations.isExtensionClientId(context.clientId())
-            && (!aclsEnabled || isSuperUser(context.principal()));
+        boolean trusted = ControllerTopicRule.trusted(context.clientId(), typeAndName(context.principal()), aclsEnabled, superUsers);
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
             ControllerTopicRule.Verdict verdict = ControllerTopicRule.decide(loaded, action, trusted);

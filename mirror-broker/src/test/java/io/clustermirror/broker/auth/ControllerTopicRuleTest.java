@@ -76,6 +76,17 @@ class ControllerTopicRuleTest {
     }
 
     @Test
+    void theSyncIsTrustedByItsClientIdAndAControlPlanePrincipal() {
+        String sync = InternalOperations.newClientId("cluster-mirror-2-controller");
+        Set<String> superUsers = Set.of("User:broker");
+        assertTrue(ControllerTopicRule.trusted(sync, "User:broker", true, superUsers));
+        assertFalse(ControllerTopicRule.trusted(sync, "User:alice", true, superUsers), "not a super user");
+        assertFalse(ControllerTopicRule.trusted("adminclient-1", "User:broker", true, superUsers), "a super user's own client");
+        assertTrue(ControllerTopicRule.trusted(sync, "User:ANONYMOUS", false, Set.of()), "without ACLs the control plane is open");
+        assertFalse(ControllerTopicRule.trusted("adminclient-1", "User:ANONYMOUS", false, Set.of()), "a careless operator");
+    }
+
+    @Test
     void onlyClientIdsOfTheExtensionsFormAreRecognised() {
         assertTrue(InternalOperations.isExtensionClientId(InternalOperations.newClientId("cluster-mirror-1-controller")));
         assertFalse(InternalOperations.isExtensionClientId("cluster-mirror-1-controller"), "no random suffix");
