@@ -16,16 +16,17 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A destination with a quorum of dedicated controllers (3 controller-only nodes + 2 broker-only nodes, launched
- * processes): the active controller dies (SIGKILL) and the one that takes over keeps mirror topics read-only, from its own
- * view of the mirror state.
+ * A destination with a quorum of dedicated controllers (3 controller-only nodes + 2 broker-only nodes), started the
+ * drop-in way (Kafka's scripts with the agent; {@link DedicatedControllerTest} covers the launcher): the active
+ * controller dies (SIGKILL) and the one that takes over keeps mirror topics read-only, from its own view of the mirror
+ * state.
  */
 class DedicatedControllerFailoverTest {
     private static DedicatedControllerTest.Pair pair;
 
     @BeforeAll
     static void startClusters() throws Exception {
-        pair = DedicatedControllerTest.Pair.start("dedicated-failover", 3, 2);
+        pair = DedicatedControllerTest.Pair.start("dedicated-failover", 3, 2, ProcessCluster.LaunchMode.DROP_IN);
     }
 
     @AfterAll

@@ -49,10 +49,10 @@ class DedicatedControllerTest {
 
     /** A one-broker source and a destination of dedicated controllers and brokers, with the mirror admin of the destination. */
     record Pair(MirrorTestCluster source, ProcessCluster destination, ClusterMirrorAdmin mirrors) implements AutoCloseable {
-        static Pair start(String name, int controllers, int brokers) throws Exception {
+        static Pair start(String name, int controllers, int brokers, ProcessCluster.LaunchMode mode) throws Exception {
             MirrorTestCluster source = MirrorTestCluster.builder().name(name + "-source").brokers(1).start();
             try {
-                ProcessCluster destination = ProcessCluster.startDedicated(name + "-destination", controllers, brokers);
+                ProcessCluster destination = ProcessCluster.startDedicated(name + "-destination", controllers, brokers, mode);
                 return new Pair(source, destination, ClusterMirrorAdmin.create(destination.clientProperties()));
             } catch (Exception | AssertionError e) {
                 source.close();
@@ -70,7 +70,7 @@ class DedicatedControllerTest {
 
     @BeforeAll
     static void startClusters() throws Exception {
-        pair = Pair.start("dedicated", 1, 2);
+        pair = Pair.start("dedicated", 1, 2, ProcessCluster.LaunchMode.LAUNCHER);
         source = pair.source();
         destination = pair.destination();
         mirrors = pair.mirrors();

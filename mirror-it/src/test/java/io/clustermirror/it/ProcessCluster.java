@@ -143,11 +143,11 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /**
      * Formats and starts {@code controllers} controller-only nodes (ids 1..controllers, the static quorum) and {@code brokers}
-     * broker-only nodes with the launcher, and waits until every broker is ready and every controller has loaded the
-     * mirror state.
+     * broker-only nodes the given way, and waits until every broker is ready and every controller has loaded the mirror
+     * state.
      */
-    static ProcessCluster startDedicated(String name, int controllers, int brokers) throws Exception {
-        return start(new ProcessCluster(name, controllers + brokers, controllers, LaunchMode.LAUNCHER, true, Map.of()));
+    static ProcessCluster startDedicated(String name, int controllers, int brokers, LaunchMode mode) throws Exception {
+        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, true, Map.of()));
     }
 
     private static ProcessCluster start(ProcessCluster cluster) throws Exception {
