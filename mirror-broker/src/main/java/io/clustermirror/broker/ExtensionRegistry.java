@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 /**
  * Where the authorizer (instantiated by Kafka, not by us) finds what the extension of its node knows. Keyed
  * by cluster id and node id, because one JVM may host nodes of several clusters (the test kit does).
- * A node without an attached extension (a dedicated controller) uses the image of any node of its cluster
- * in this JVM (combined mode, test kit).
+ * A dedicated controller started by the launcher registers its own view ({@link ControllerMirrorView}); one without
+ * (the test kit, the agent) uses the image of any node of its cluster in this JVM.
  */
 public final class ExtensionRegistry {
     private record NodeKey(String clusterId, int nodeId) {
@@ -31,6 +31,8 @@ public final class ExtensionRegistry {
     private static final Map<NodeKey, NodeView> NODES = new ConcurrentHashMap<>();
     /** What attaches the extension to this JVM's brokers (the launcher, the agent, the test kit); null if nothing does. */
     private static volatile String attacher;
+    /** Whether this JVM's controller-only nodes get a view of the mirror topics ({@link ControllerMirrorView}). */
+    private static volatile boolean controllerViews;
 
     private ExtensionRegistry() {
     }
@@ -47,6 +49,25 @@ public final class ExtensionRegistry {
     /** What declared it attaches the extension in this JVM ({@link #expectAttachments}), if anything did. */
     public static Optional<String> attacher() {
         return Optional.ofNullable(attacher);
+    }
+
+    /**
+     * Declares that this JVM's controller-only nodes get their own view of the mirror topics (the launcher gives them one);
+     * until a node's view has loaded, its authorizer refuses the topic changes that controllers authorize.
+     */
+    public static void expectControllerViews() {
+        controllerViews = true;
+    }
+
+    /** Whether controller-only nodes of this JVM get their own view ({@link #expectControllerViews}). */
+    public static boolean controllerViewsExpected() {
+        return controllerViews;
+    }
+
+    /** The node's own image once it holds everything committed when its view started; empty before (or without a view). */
+    public static Optional<MirrorImage> loadedImage(String clusterId, int nodeId) {
+        NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
+        return own != null && own.ready().getAsBoolean() ? Optional.of(own.image().get()) : Optional.empty();
     }
 
     static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,

@@ -38,7 +38,8 @@ import java.util.stream.Stream;
  * ({@code bin/kafka-storage.sh format}, {@code bin/cluster-mirror-server-start.sh}), or the drop-in way, as Kafka's
  * scripts start stock Kafka with the README's install lines ({@link DropInInstall}).
  *
- * <p>Every node is a combined broker + controller of a static 3-voter (N-voter) KRaft quorum, on free ports, with its
+ * <p>Every node is a combined broker + controller of a static N-voter KRaft quorum ({@link #start}), or the cluster has
+ * dedicated nodes: N controller-only voters and M broker-only nodes ({@link #startDedicated}); on free ports, each with its
  * data, logs ({@code LOG_DIR}) and console output ({@code server.out}) in its own directory under a temp dir. The
  * scripts need {@code mirror-server/target/lib}, the drop-in way the one jar and {@code target/kafka-libs} next to it,
  * which {@code mvn install} builds before this module's tests.
@@ -76,7 +77,26 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private final Thread shutdownHook;
     private boolean closed;
 
-    private record Node(int id, int brokerPort, int controllerPort, Path dir) {
+    /** The roles of a node ({@code process.roles}). */
+    enum Role {
+        COMBINED("broker,controller"), CONTROLLER("controller"), BROKER("broker");
+
+        private final String processRoles;
+
+        Role(String processRoles) {
+            this.processRoles = processRoles;
+        }
+
+        boolean broker() {
+            return this != CONTROLLER;
+        }
+
+        boolean controller() {
+            return this != BROKER;
+        }
+    }
+
+    private record Node(int id, Role role, int brokerPort, int controllerPort, Path dir) {
         Path properties() {
             return dir.resolve("server.properties");
         }
@@ -90,7 +110,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         }
     }
 
-    private ProcessCluster(String name, int size, LaunchMode mode, boolean agent, Map<String, String> extraProperties) throws IOException {
+    /** Nodes 1..{@code controllers} controller-only and the next {@code size - controllers} broker-only; all combined if 0. */
+    private ProcessCluster(String name, int size, int controllers, LaunchMode mode, boolean agent, Map<String, String> extraProperties)
+            throws IOException {
         this.name = name;
         this.mode = mode;
         this.checkout = findCheckout();
@@ -102,7 +124,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         Set<Integer> ports = new HashSet<>();
         for (int id = 1; id <= size; id++) {
             Path dir = Files.createDirectories(baseDir.resolve("node-" + id));
-            nodes.put(id, new Node(id, freePort(ports), freePort(ports), dir));
+            Role role = controllers == 0 ? Role.COMBINED : id <= controllers ? Role.CONTROLLER : Role.BROKER;
+            nodes.put(id, new Node(id, role, freePort(ports), freePort(ports), dir));
         }
         this.shutdownHook = new Thread(this::killAll, "process-cluster-" + name + "-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -115,7 +138,20 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /** Formats and starts {@code size} combined nodes the given way, and waits until all brokers are ready. */
     static ProcessCluster start(String name, int size, LaunchMode mode) throws Exception {
-        ProcessCluster cluster = new ProcessCluster(name, size, mode, true, Map.of());
+        return start(new ProcessCluster(name, size, 0, mode, true, Map.of()));
+    }
+
+    /**
+     * Formats and starts {@code controllers} controller-only nodes (ids 1..controllers, the static quorum) and {@code brokers}
+     * broker-only nodes the given way, and waits until every broker is ready and every controller has loaded the mirror
+     * state.
+     */
+    static ProcessCluster startDedicated(String name, int controllers, int brokers, LaunchMode mode) throws Exception {
+        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, true, Map.of()));
+    }
+
+    private static ProcessCluster start(ProcessCluster cluster) throws Exception {
+        String name = cluster.name;
         try {
             for (Node node : cluster.nodes.values()) {
                 cluster.writeProperties(node);
@@ -124,7 +160,11 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             for (int id : cluster.nodes.keySet()) {
                 cluster.launch(id);
             }
-            for (int id : cluster.nodes.keySet()) {
+            // Brokers first: a controller-only node reads the mirror state through them.
+            for (int id : cluster.brokerIds()) {
+                cluster.awaitReady(id);
+            }
+            for (int id : cluster.controllerOnlyIds()) {
                 cluster.awaitReady(id);
             }
             log.info("Process cluster {} started: nodes {} at {}, in {}", name, cluster.nodes.keySet(), cluster.bootstrapServers(), cluster.baseDir);
@@ -140,7 +180,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * properties), which must refuse to start: returns its output once it exited with a non-zero status.
      */
     static String startRefused(String name, boolean agent, Map<String, String> extraProperties) throws Exception {
-        try (ProcessCluster cluster = new ProcessCluster(name, 1, LaunchMode.DROP_IN, agent, extraProperties)) {
+        try (ProcessCluster cluster = new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, agent, extraProperties)) {
             Node node = cluster.nodes.get(1);
             cluster.writeProperties(node);
             cluster.format();
@@ -185,18 +225,27 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     private void writeProperties(Node node) throws IOException {
-        String voters = nodes.values().stream().map(n -> n.id() + "@localhost:" + n.controllerPort()).collect(Collectors.joining(","));
-        int rf = Math.min(3, nodes.size());
+        String voters = nodes.values().stream().filter(n -> n.role().controller())
+            .map(n -> n.id() + "@localhost:" + n.controllerPort()).collect(Collectors.joining(","));
+        List<String> listeners = new ArrayList<>();
+        if (node.role().broker()) {
+            listeners.add("PLAINTEXT://localhost:" + node.brokerPort());
+        }
+        if (node.role().controller()) {
+            listeners.add("CONTROLLER://localhost:" + node.controllerPort());
+        }
+        int rf = Math.min(3, brokerIds().size());
         String minIsr = rf >= 3 ? "2" : "1";
         String props = String.join("\n",
             "# Written by ProcessCluster (mirror-it tests, " + mode + "), like config/destination.properties for " + nodes.size() + " nodes.",
-            "process.roles=broker,controller",
+            "process.roles=" + node.role().processRoles,
             "node.id=" + node.id(),
             "controller.quorum.voters=" + voters,
-            "listeners=PLAINTEXT://localhost:" + node.brokerPort() + ",CONTROLLER://localhost:" + node.controllerPort(),
-            "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort(),
+            "listeners=" + String.join(",", listeners),
+            node.role().broker() ? "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort() : "",
             "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "inter.broker.listener.name=PLAINTEXT",
+            // A controller-only node may not name it: it reads the mirror state on the brokers' PLAINTEXT listeners anyway.
+            node.role().broker() ? "inter.broker.listener.name=PLAINTEXT" : "",
             "controller.listener.names=CONTROLLER",
             "log.dirs=" + node.dataDir(),
             // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
@@ -270,7 +319,12 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     /** Starts the node's process and returns at once (see {@link #awaitReady}). */
-    synchronized void launch(int id) throws IOException {
+    void launch(int id) throws IOException {
+        launch(id, Map.of());
+    }
+
+    /** Starts the node's process with server properties overridden ({@code --override}) and returns at once. */
+    synchronized void launch(int id, Map<String, String> overrides) throws IOException {
         Node node = node(id);
         Process running = processes.get(id);
         if (running != null && running.isAlive()) {
@@ -279,7 +333,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         Files.writeString(node.output(), "\n=== start of node " + id + " ===\n", StandardCharsets.UTF_8,
             java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         // The script execs java: the process is the JVM itself, so destroy()/destroyForcibly() signal the broker.
-        List<String> args = List.of(node.properties().toString());
+        List<String> args = new ArrayList<>(List.of(node.properties().toString()));
+        overrides.forEach((k, v) -> args.addAll(List.of("--override", k + "=" + v)));
         ProcessBuilder start = mode == LaunchMode.LAUNCHER ? script("cluster-mirror-server-start.sh", args, node)
             : dropIn(node, "log4j2.yaml", "kafka.Kafka", args);
         Process p = start
@@ -297,7 +352,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      */
     void awaitReady(int id) throws Exception {
         Node node = node(id);
-        String attached = "Cluster Mirror extension attached to broker " + id + " of cluster";
+        String attached = node.role().broker() ? "Cluster Mirror extension attached to broker " + id + " of cluster"
+            : "Controller " + id + " of cluster " + clusterId + " reads the mirror state";
         String loaded = "Mirror image loaded: ";
         try (Admin admin = admin()) {
             TestUtils.waitFor(() -> {
@@ -307,7 +363,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
                 }
                 long starts = startCount(node.output(), "=== start of node ");
                 return startCount(node.output(), attached) == starts && startCount(node.output(), loaded) == starts
-                    && admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id);
+                    && (!node.role().broker()
+                        || admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id));
             }, START_TIMEOUT, "node " + id + " of " + name + " to be ready");
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\n--- last lines of node " + id + "'s output (" + node.output() + ") ---\n"
@@ -358,7 +415,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     @Override
     public String bootstrapServers() {
-        return nodes.values().stream().map(n -> "localhost:" + n.brokerPort()).collect(Collectors.joining(","));
+        return nodes.values().stream().filter(n -> n.role().broker()).map(n -> "localhost:" + n.brokerPort())
+            .collect(Collectors.joining(","));
     }
 
     @Override
@@ -372,6 +430,22 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     Set<Integer> nodeIds() {
         return Set.copyOf(nodes.keySet());
+    }
+
+    /** The nodes with the broker role. */
+    Set<Integer> brokerIds() {
+        return nodes.values().stream().filter(n -> n.role().broker()).map(Node::id).collect(Collectors.toCollection(java.util.TreeSet::new));
+    }
+
+    /** The controller-only nodes. */
+    Set<Integer> controllerOnlyIds() {
+        return nodes.values().stream().filter(n -> n.role() == Role.CONTROLLER).map(Node::id)
+            .collect(Collectors.toCollection(java.util.TreeSet::new));
+    }
+
+    /** The port of a broker's PLAINTEXT listener. */
+    int brokerPort(int id) {
+        return node(id).brokerPort();
     }
 
     synchronized Set<Integer> runningNodes() {

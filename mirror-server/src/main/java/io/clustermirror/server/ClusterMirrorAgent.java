@@ -1,7 +1,9 @@
 package io.clustermirror.server;
 
+import io.clustermirror.broker.ControllerMirrorView;
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.ControllerHandle;
 import io.clustermirror.broker.bridge.DropInWeaving;
 import io.clustermirror.broker.bridge.KafkaVersionCheck;
 
@@ -21,7 +23,9 @@ import java.util.Properties;
  *       configuration, another authorizer refused);</li>
  *   <li>once the broker has started: the extension attached through the same {@link ExtensionLifecycle} as the
  *       launcher's, and the node shut down if that fails;</li>
- *   <li>when the broker shuts down: the extension closed before, and detached after.</li>
+ *   <li>when the broker shuts down: the extension closed before, and detached after;</li>
+ *   <li>on a controller-only node: the controller's view of the mirror topics ({@link ControllerMirrorView}) started
+ *       once the controller has, closed once it is down.</li>
  * </ul>
  * Anything refused stops the node with a one-line {@code ERROR:} on standard error, as the launcher prints it, and
  * Kafka's own fatal log line. Kafka's other tools that get the same {@code KAFKA_OPTS} are left alone.
@@ -31,6 +35,9 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
     static final String NAME = "the Cluster Mirror agent";
 
     private final ExtensionLifecycle extension = new ExtensionLifecycle(ExtensionLifecycle.CLUSTER_MIRROR_EXTENSION);
+    /** Whether the node is a controller-only one ({@code process.roles=controller}); set before it starts. */
+    private volatile boolean controllerOnly;
+    private volatile ControllerMirrorView controllerView;
 
     private ClusterMirrorAgent() {
     }
@@ -45,7 +52,9 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
         try {
             KafkaVersionCheck.requireBuiltFor();
             ExtensionRegistry.expectAttachments(NAME);
+            ExtensionRegistry.expectControllerViews();
             ReadOnlyAuthorizerSetup.apply(serverProps);
+            controllerOnly = !serverProps.getProperty("process.roles", "").contains("broker");
         } catch (RuntimeException e) {
             throw refuse(e);
         }
@@ -70,6 +79,21 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
     @Override
     public void brokerShutDown(BrokerHandle broker) {
         extension.detach();
+    }
+
+    @Override
+    public void controllerStarted(Object controllerServer) {
+        if (controllerOnly) {
+            controllerView = ControllerMirrorView.start(ControllerHandle.of(controllerServer));
+        }
+    }
+
+    @Override
+    public void controllerShutDown(Object controllerServer) {
+        ControllerMirrorView view = controllerView;
+        if (view != null) {
+            view.close();
+        }
     }
 
     /** Prints the launcher's one-line error; Kafka then logs the exception and exits with status 1. */

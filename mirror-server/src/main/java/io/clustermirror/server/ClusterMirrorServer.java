@@ -1,5 +1,6 @@
 package io.clustermirror.server;
 
+import io.clustermirror.broker.ControllerMirrorView;
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.broker.bridge.KafkaVersionCheck;
@@ -31,7 +32,8 @@ import joptsimple.OptionSpec;
 /**
  * Entry point of {@code bin/cluster-mirror-server-start.sh}: runs one KRaft node of stock Kafka, like
  * {@code kafka-server-start.sh} (same arguments, shutdown hook and exit codes), and attaches the Cluster
- * Mirror extension to its broker if the node has the broker role.
+ * Mirror extension to its broker if the node has the broker role. A controller-only node gets a view of the mirror
+ * topics instead ({@link ControllerMirrorView}), so that its authorizer keeps them read-only.
  */
 public final class ClusterMirrorServer {
     private static final Logger log = LoggerFactory.getLogger(ClusterMirrorServer.class);
@@ -39,6 +41,8 @@ public final class ClusterMirrorServer {
 
     private final KafkaServerLauncher server;
     private final ExtensionLifecycle extension;
+    /** The view of a controller-only node, once started. */
+    private volatile ControllerMirrorView controllerView;
 
     ClusterMirrorServer(KafkaServerLauncher server, Function<Object, ExtensionLifecycle.Attachment> attacher) {
         this.server = server;
@@ -53,7 +57,9 @@ public final class ClusterMirrorServer {
         server.startup();
         Optional<Object> broker = server.broker();
         if (broker.isEmpty()) {
-            log.info("Node {} has no broker role: the Cluster Mirror extension is not attached", server.nodeId());
+            server.controllerOnly().ifPresent(controller -> controllerView = ControllerMirrorView.start(controller));
+            log.info("Node {} has no broker role: the Cluster Mirror extension is not attached; the controller reads the "
+                + "mirror topics to keep them read-only", server.nodeId());
             return;
         }
         extension.attach(broker.get(), server.nodeId());
@@ -61,12 +67,17 @@ public final class ClusterMirrorServer {
 
     /**
      * Closes the extension first, so that it stops appending, then shuts the node down, then detaches the extension:
-     * while the broker hands its partitions over, the read-only rule still holds and other topics take writes.
+     * while the broker hands its partitions over, the read-only rule still holds and other topics take writes. A
+     * controller's view is closed once the node is down.
      */
     void shutdown() {
         extension.close(server.nodeId());
         server.shutdown();
         extension.detach();
+        ControllerMirrorView view = controllerView;
+        if (view != null) {
+            view.close();
+        }
     }
 
     void awaitShutdown() {
@@ -127,6 +138,7 @@ public final class ClusterMirrorServer {
         try {
             KafkaVersionCheck.requireBuiltFor();
             ExtensionRegistry.expectAttachments("the launcher");
+            ExtensionRegistry.expectControllerViews();
             node = new ClusterMirrorServer(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(parseArgs(args))),
                 ExtensionLifecycle.CLUSTER_MIRROR_EXTENSION);
         } catch (Throwable e) {

@@ -37,12 +37,22 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>Client ids are not authenticated. The random part is never logged by the extension, but Kafka may show
  *       client ids (request logs at DEBUG, per-client metrics). Someone who learns one could pass for the
  *       extension only for the exact resources and operations of a call in flight, only during that call.</li>
+ *   <li>On a controller-only node (its own JVM) the registry is empty. There, the metadata sync's CreatePartitions and
+ *       IncrementalAlterConfigs of a read-only mirror topic pass if the request has a client id of this form
+ *       ({@link #isExtensionClientId}) and a principal trusted for the control plane: a super user when ACLs are on,
+ *       anyone when they are off (then any client may write the control plane anyway). That trusts the principal, not
+ *       the call: a super user's client that copies the form can grow a mirror topic or change its configs, never
+ *       delete it.</li>
  *   <li>A call that times out on the client and is retried later by the broker may then be denied: the next
  *       sync round retries it.</li>
  * </ul>
  */
 public final class InternalOperations {
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The prefix of every client id of the extension's internal clients. */
+    public static final String CLIENT_ID_PREFIX = "cluster-mirror-";
+    private static final java.util.regex.Pattern CLIENT_ID = java.util.regex.Pattern.compile(
+        java.util.regex.Pattern.quote(CLIENT_ID_PREFIX) + ".*-[0-9a-f]{32}");
     /** In-flight operations by client id; the count allows the same operation twice at once. */
     private static final Map<String, Map<Operation, Integer>> IN_FLIGHT = new ConcurrentHashMap<>();
 
@@ -71,8 +81,15 @@ public final class InternalOperations {
     private InternalOperations() {
     }
 
-    /** A client id for an internal client: {@code prefix} plus an unguessable suffix. */
+    /**
+     * A client id for an internal client: {@code prefix} plus an unguessable suffix.
+     *
+     * @param prefix starts with {@value #CLIENT_ID_PREFIX}
+     */
     public static String newClientId(String prefix) {
+        if (!prefix.startsWith(CLIENT_ID_PREFIX)) {
+            throw new IllegalArgumentException("an internal client id starts with " + CLIENT_ID_PREFIX + ": " + prefix);
+        }
         byte[] token = new byte[16];
         RANDOM.nextBytes(token);
         return prefix + "-" + HexFormat.of().formatHex(token);
@@ -90,6 +107,11 @@ public final class InternalOperations {
             ops.forEach(op -> mine.computeIfPresent(op, (o, n) -> n == 1 ? null : n - 1));
             return mine.isEmpty() ? null : mine;
         });
+    }
+
+    /** Whether the client id has the form of {@link #newClientId}'s (which anyone can copy: see the class comment). */
+    public static boolean isExtensionClientId(String clientId) {
+        return clientId != null && CLIENT_ID.matcher(clientId).matches();
     }
 
     /** True if the action is an in-flight internal operation of the request's client. */

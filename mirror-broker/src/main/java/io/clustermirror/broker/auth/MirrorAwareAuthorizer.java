@@ -47,6 +47,10 @@ import java.util.stream.Collectors;
  * Stock clients know no new error codes, so such a request fails with TOPIC_AUTHORIZATION_FAILED and
  * the broker logs a line naming the mirror. The extension's own appends do not pass through here.
  *
+ * <p>On a controller-only node started by the launcher, which authorizes the CreatePartitions, DeleteTopics and topic
+ * config changes that brokers forward, the rule is {@link ControllerTopicRule}'s, on the node's own view of the mirror
+ * topics ({@code ControllerMirrorView}); it fails closed for those changes until the view has loaded.
+ *
  * <p>The launcher installs it on every node of a destination cluster. Configured explicitly
  * ({@code authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer}) it enforces ACLs as the
  * StandardAuthorizer does ({@code super.users}, {@code allow.everyone.if.no.acl.found}) and both rules; installed by the
@@ -128,6 +132,9 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         List<AuthorizationResult> results = new ArrayList<>(actions.size());
         for (Action action : actions) {
             results.add(aclResult(context, action));
+        }
+        if (!broker && ExtensionRegistry.controllerViewsExpected()) {
+            return authorizeOnController(context, actions, results);
         }
         if (broker && !ExtensionRegistry.ready(clusterId, nodeId)) {
             return refuseWritesUntilReady(context, actions, results);
@@ -219,7 +226,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             return AuthorizationResult.ALLOWED;
         }
         KafkaPrincipal principal = context.principal();
-        if (superUsers.contains(new KafkaPrincipal(principal.getPrincipalType(), principal.getName()).toString())) {
+        if (isSuperUser(principal)) {
             return acl(context, action); // StandardAuthorizer logs it as a super user's
         }
         if (action.logIfDenied()) {
@@ -229,6 +236,55 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                 action.operation(), resource, principal));
         }
         return AuthorizationResult.DENIED;
+    }
+
+    private boolean isSuperUser(KafkaPrincipal principal) {
+        return superUsers.contains(typeAndName(principal));
+    }
+
+    /** {@code type:name}, as {@code super.users} lists principals (a subclass may print more). */
+    private static String typeAndName(KafkaPrincipal principal) {
+        return new KafkaPrincipal(principal.getPrincipalType(), principal.getName()).toString();
+    }
+
+    /**
+     * A controller-only node: {@link ControllerTopicRule} on the node's loaded view. The metadata sync's requests are
+     * trusted by their client id and a principal trusted for the control plane (a super user; anyone without ACLs),
+     * since the registry of in-flight operations lives in the broker's JVM ({@link InternalOperations}).
+     */
+    private List<AuthorizationResult> authorizeOnController(AuthorizableRequestContext context, List<Action> actions,
+                                                            List<AuthorizationResult> results) {
+        Optional<MirrorImage> loaded = ExtensionRegistry.loadedImage(clusterId, nodeId);
+        boolean trusted = ControllerTopicRule.trusted(context.clientId(), typeAndName(context.principal()), aclsEnabled, superUsers);
+        for (int i = 0; i < actions.size(); i++) {
+            Action action = actions.get(i);
+            ControllerTopicRule.Verdict verdict = ControllerTopicRule.decide(loaded, action, trusted);
+            if (verdict == ControllerTopicRule.Verdict.AS_ACLS) {
+                continue;
+            }
+            if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
+                logControllerDenial(context, action, verdict, loaded);
+            }
+            results.set(i, AuthorizationResult.DENIED);
+        }
+        return results;
+    }
+
+    private void logControllerDenial(AuthorizableRequestContext context, Action action, ControllerTopicRule.Verdict verdict,
+                                     Optional<MirrorImage> loaded) {
+        String topic = action.resourcePattern().name();
+        switch (verdict) {
+            case NOT_LOADED -> logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {} for now: controller {} has not "
+                + "loaded the Cluster Mirror state yet, so it cannot tell mirror topics from others. It reads it through the "
+                + "brokers with the cluster.mirror.local.* client configs: check that a broker is up and reachable from this "
+                + "node (or set cluster.mirror.local.bootstrap.servers) and that the principal of those configs may read the "
+                + "mirror's internal topics", action.operation(), topic, context.principal(), nodeId));
+            case READ_ONLY -> logDenial(context, action, topic, readOnlyMirrorOf(loaded.orElseThrow(), topic).orElseThrow());
+            case FENCED -> logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {}: it was a read-only mirror topic when "
+                + "the mirror state was lost; it stays read-only until it is mirrored again (README: 'Losing an internal topic')",
+                action.operation(), topic, context.principal()));
+            case AS_ACLS -> { }
+        }
     }
 
     private AuthorizationResult acl(AuthorizableRequestContext context, Action action) {

@@ -28,7 +28,9 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  *   <li>{@code kafka.server.BrokerServer.startup()}: on normal exit (broker unfenced, listeners serving)
  *       {@link Hooks#brokerStarted};</li>
  *   <li>{@code kafka.server.BrokerServer.shutdown(Duration)}: on entry {@link Hooks#brokerShuttingDown}, on exit
- *       {@link Hooks#brokerShutDown}.</li>
+ *       {@link Hooks#brokerShutDown};</li>
+ *   <li>{@code kafka.server.ControllerServer.startup()} and {@code shutdown()}: on normal exit of the first
+ *       {@link Hooks#controllerStarted}, on exit of the second {@link Hooks#controllerShutDown}.</li>
  * </ul>
  *
  * <p>The hooks engage only in a JVM whose {@code buildServer} ran, that is one started as {@code kafka.Kafka}: Kafka's
@@ -39,6 +41,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 public final class DropInWeaving {
     static final String KAFKA_MAIN = "kafka.Kafka$";
     static final String BROKER_SERVER = "kafka.server.BrokerServer";
+    static final String CONTROLLER_SERVER = "kafka.server.ControllerServer";
 
     /** What the agent does at each point of the node's life. Exceptions thrown by a hook propagate into Kafka. */
     public interface Hooks {
@@ -53,6 +56,12 @@ public final class DropInWeaving {
 
         /** The broker has shut down. */
         void brokerShutDown(BrokerHandle broker);
+
+        /** The node's controller has started (also on a combined node). */
+        void controllerStarted(Object controllerServer);
+
+        /** The node's controller has shut down. */
+        void controllerShutDown(Object controllerServer);
     }
 
     private static final AtomicReference<Hooks> HOOKS = new AtomicReference<>();
@@ -96,6 +105,10 @@ public final class DropInWeaving {
             .transform((builder, type, loader, module, domain) -> builder
                 .visit(Advice.to(StartupAdvice.class).on(named("startup").and(takesArguments(0))))
                 .visit(Advice.to(ShutdownAdvice.class).on(named("shutdown").and(takesArguments(Duration.class)))))
+            .type(named(CONTROLLER_SERVER))
+            .transform((builder, type, loader, module, domain) -> builder
+                .visit(Advice.to(ControllerStartupAdvice.class).on(named("startup").and(takesArguments(0))))
+                .visit(Advice.to(ControllerShutdownAdvice.class).on(named("shutdown").and(takesArguments(0)))))
             .installOn(instrumentation);
     }
 
@@ -136,6 +149,42 @@ public final class DropInWeaving {
     public static void brokerShutDown(Object brokerServer) {
         if (engaged) {
             HOOKS.get().brokerShutDown(BrokerHandle.of(brokerServer));
+        }
+    }
+
+    /** Called from the advice on normal exit of {@code ControllerServer.startup()}. */
+    public static void controllerStarted(Object controllerServer) {
+        if (engaged) {
+            HOOKS.get().controllerStarted(controllerServer);
+        }
+    }
+
+    /** Called from the advice on exit of {@code ControllerServer.shutdown()}, however it ended. */
+    public static void controllerShutDown(Object controllerServer) {
+        if (engaged) {
+            HOOKS.get().controllerShutDown(controllerServer);
+        }
+    }
+
+    /** Inlined into {@code kafka.server.ControllerServer.startup()}; runs on normal return only. */
+    public static final class ControllerStartupAdvice {
+        private ControllerStartupAdvice() {
+        }
+
+        @Advice.OnMethodExit
+        public static void exit(@Advice.This Object controllerServer) {
+            controllerStarted(controllerServer);
+        }
+    }
+
+    /** Inlined into {@code kafka.server.ControllerServer.shutdown()}. */
+    public static final class ControllerShutdownAdvice {
+        private ControllerShutdownAdvice() {
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        public static void exit(@Advice.This Object controllerServer) {
+            controllerShutDown(controllerServer);
         }
     }
 

@@ -27,11 +27,13 @@ public final class KafkaServerLauncher {
     private final KafkaConfig config;
     private final KafkaRaftServer server;
     private final Optional<Object> broker;
+    private final Optional<Object> controller;
 
     private KafkaServerLauncher(KafkaConfig config) {
         this.config = config;
         this.server = new KafkaRaftServer(config, Time.SYSTEM);
-        this.broker = brokerOf(server);
+        this.broker = roleOf(server, "broker", ProcessRole.BrokerRole);
+        this.controller = roleOf(server, "controller", ProcessRole.ControllerRole);
     }
 
     /**
@@ -59,6 +61,11 @@ public final class KafkaServerLauncher {
     /** The node's {@code kafka.server.BrokerServer}, if it has the broker role. */
     public Optional<Object> broker() {
         return broker;
+    }
+
+    /** The node's controller, if it has the controller role and no broker role (a dedicated controller). */
+    public Optional<ControllerHandle> controllerOnly() {
+        return broker.isPresent() ? Optional.empty() : controller.map(ControllerHandle::of);
     }
 
     /** Starts the controller (if any) then the broker (if any); on failure the node has shut itself down. */
@@ -102,20 +109,20 @@ public final class KafkaServerLauncher {
     }
 
     /**
-     * KafkaRaftServer keeps its broker in a private {@code Option} field and offers no accessor; the
-     * broker role is decided from {@code process.roles}, so a missing field is a Kafka upgrade to adapt to.
+     * KafkaRaftServer keeps its broker and controller in private {@code Option} fields and offers no accessor; each role is
+     * decided from {@code process.roles}, so a missing field is a Kafka upgrade to adapt to.
      */
-    private Optional<Object> brokerOf(KafkaRaftServer server) {
+    private Optional<Object> roleOf(KafkaRaftServer server, String fieldName, ProcessRole role) {
         try {
-            Field field = KafkaRaftServer.class.getDeclaredField("broker");
+            Field field = KafkaRaftServer.class.getDeclaredField(fieldName);
             field.setAccessible(true);
-            Option<?> broker = (Option<?>) field.get(server);
-            if (broker.isDefined() != config.processRoles().contains(ProcessRole.BrokerRole)) {
-                throw new IllegalStateException("KafkaRaftServer.broker does not match process.roles");
+            Option<?> component = (Option<?>) field.get(server);
+            if (component.isDefined() != config.processRoles().contains(role)) {
+                throw new IllegalStateException("KafkaRaftServer." + fieldName + " does not match process.roles");
             }
-            return broker.isDefined() ? Optional.of(broker.get()) : Optional.empty();
+            return component.isDefined() ? Optional.of(component.get()) : Optional.empty();
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Cannot find the broker of KafkaRaftServer: unsupported Kafka version?", e);
+            throw new IllegalStateException("Cannot find the " + fieldName + " of KafkaRaftServer: unsupported Kafka version?", e);
         }
     }
 }

@@ -50,7 +50,7 @@ class InternalOperationsTest {
 
     @Test
     void overlappingCallsKeepTheOperationUntilTheLastEnds() {
-        String id = InternalOperations.newClientId("x");
+        String id = InternalOperations.newClientId("cluster-mirror-x");
         InternalOperations.Scope first = InternalOperations.begin(id, List.of(Operation.topic("t", AclOperation.ALTER)));
         InternalOperations.Scope second = InternalOperations.begin(id, List.of(Operation.topic("t", AclOperation.ALTER)));
         first.close();

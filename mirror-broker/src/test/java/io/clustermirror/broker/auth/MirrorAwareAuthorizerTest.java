@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The read-only rule: a mirror topic takes client writes only once it is STOPPED on every partition. */
 class MirrorAwareAuthorizerTest {
-    private static MirrorImage image(DesiredState desired, PartitionState... states) {
+    static MirrorImage image(DesiredState desired, PartitionState... states) {
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         MirrorTopicRecord topic = new MirrorTopicRecord("t", "dr", desired, "id", states.length, 1L);
         delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey("t")), RecordCodec.encodeTopic(topic));

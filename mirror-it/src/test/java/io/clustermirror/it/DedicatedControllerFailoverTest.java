@@ -1,0 +1,68 @@
+package io.clustermirror.it;
+
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A destination with a quorum of dedicated controllers (3 controller-only nodes + 2 broker-only nodes), started the
+ * drop-in way (Kafka's scripts with the agent; {@link DedicatedControllerTest} covers the launcher): the active
+ * controller dies (SIGKILL) and the one that takes over keeps mirror topics read-only, from its own view of the mirror
+ * state.
+ */
+class DedicatedControllerFailoverTest {
+    private static DedicatedControllerTest.Pair pair;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        pair = DedicatedControllerTest.Pair.start("dedicated-failover", 3, 2, ProcessCluster.LaunchMode.DROP_IN);
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        if (pair != null) {
+            pair.close();
+        }
+    }
+
+    @Test
+    void aNewActiveControllerRefusesChangesOfMirrorTopics() throws Exception {
+        String topic = "failover-orders";
+        ProcessCluster destination = pair.destination();
+        DedicatedControllerTest.mirrorTopic(pair.source(), destination, pair.mirrors(), "failover", topic);
+        try (Admin admin = destination.admin()) {
+            admin.createTopics(List.of(new NewTopic("failover-plain", 1, (short) 2))).all().get();
+            DedicatedControllerTest.assertControllerChangesRefused(admin, topic);
+
+            int active = activeController(admin);
+            destination.kill(active);
+            TestUtils.waitFor(() -> {
+                int now = activeController(admin);
+                return now != active && now > 0;
+            }, MirrorAssertions.TIMEOUT, "another controller to become active after controller " + active + " was killed");
+            // The first requests may still go to the dead controller: wait for an answer from the new one.
+            TestUtils.waitFor(() -> DedicatedControllerTest.refused(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all()),
+                MirrorAssertions.TIMEOUT, "the new active controller answers");
+            DedicatedControllerTest.assertControllerChangesRefused(admin, topic);
+            admin.createPartitions(Map.of("failover-plain", NewPartitions.increaseTo(2))).all().get(60, TimeUnit.SECONDS);
+            assertEquals(1, DedicatedControllerTest.partitions(admin, topic), "no partition added to the mirror topic");
+        }
+        MirrorAssertions.awaitState(pair.mirrors(), "failover", topic, 1, PartitionState.MIRRORING);
+        MirrorAssertions.assertIdenticalLogs(pair.source(), destination, topic, 1);
+    }
+
+    private static int activeController(Admin admin) throws Exception {
+        return admin.describeMetadataQuorum().quorumInfo().get(30, TimeUnit.SECONDS).leaderId();
+    }
+}
