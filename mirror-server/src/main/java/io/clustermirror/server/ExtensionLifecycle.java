@@ -1,6 +1,7 @@
 package io.clustermirror.server;
 
 import io.clustermirror.broker.ClusterMirrorExtension;
+import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 
 import org.slf4j.Logger;
@@ -10,7 +11,8 @@ import java.util.function.Function;
 
 /**
  * The extension's life on one broker, the same whichever way the node was started (the launcher, or Kafka's own
- * scripts with the agent): attached once the broker has started, closed before the broker shuts down (it stops
+ * scripts with the agent): attached while the broker starts, by its authorizer before it opens the client listeners
+ * ({@link #attachWhileStarting}), or else once the broker has started ({@link #attach}); closed before the broker shuts down (it stops
  * appending and fetching while the read-only rule still holds and the broker hands its partitions over), detached
  * once the broker is down.
  *
@@ -41,12 +43,22 @@ final class ExtensionLifecycle {
     }
 
     /**
-     * Attaches to a started broker, unless something is attached already or the shutdown has begun.
+     * Before the broker starts: lets its authorizer attach the extension while the broker starts, so that the broker opens
+     * its client listeners only once the extension has loaded the mirror image. {@link #attach} after the start then finds
+     * it attached, or attaches it if the authorizer did not (or failed to).
+     */
+    void attachWhileStarting(Object brokerServer, int nodeId) {
+        ExtensionRegistry.attachWhileStarting(BrokerHandle.of(brokerServer).clusterId(), nodeId, () -> attach(brokerServer, nodeId));
+    }
+
+    /**
+     * Attaches to a broker (while it starts, or once it has started), unless something is attached already or the shutdown has begun.
      *
      * @throws IllegalStateException if attaching failed: the caller must shut the node down, a destination broker must
      *                               never run without the extension
      */
     void attach(Object brokerServer, int nodeId) {
+        ExtensionRegistry.takeStartupAttach(BrokerHandle.of(brokerServer).clusterId(), nodeId); // no longer needed
         synchronized (lock) {
             if (shuttingDown || attached != null) {
                 return;

@@ -67,6 +67,8 @@ public final class MirrorImageTailer implements AutoCloseable {
     private MirrorImage handedOut = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
     private volatile boolean ready;
+    /** Completes when {@link #ready} turns true (it never turns false). */
+    private final java.util.concurrent.CompletableFuture<Void> loaded = new java.util.concurrent.CompletableFuture<>();
     private Map<TopicPartition, Long> initialEnds = Map.of();
     private volatile boolean running = true;
     private final Object closeSignal = new Object();
@@ -226,6 +228,11 @@ public final class MirrorImageTailer implements AutoCloseable {
         return ready;
     }
 
+    /** Completes once the image is loaded ({@link #isReady()}); never completes if the tailer closes before. */
+    public java.util.concurrent.CompletableFuture<Void> loaded() {
+        return loaded.copy();
+    }
+
     private void publish(MirrorImage next) {
         image = next;
         handOut();
@@ -248,6 +255,7 @@ public final class MirrorImageTailer implements AutoCloseable {
     private void markReadyIfCaughtUp() {
         if (!ready && caughtUpTo(initialEnds)) {
             ready = true;
+            loaded.complete(null);
             log.info("Mirror image loaded: {} mirrors, {} mirror topics", image.mirrors().size(), image.topics().size());
         }
     }
@@ -302,6 +310,7 @@ public final class MirrorImageTailer implements AutoCloseable {
             }
             if (firstLook) {
                 ready = true;
+                loaded.complete(null);
                 firstLook = false;
                 log.info("Mirror image loaded: no mirror state exists yet ({} and {} are not created)", InternalTopics.METADATA,
                     InternalTopics.STATE);
