@@ -52,6 +52,17 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private static final String JVM_PERFORMANCE_OPTS = "-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 "
         + "-XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true";
 
+    /** Which listeners a node's broker has. */
+    enum ListenerLayout {
+        /** One listener, {@code PLAINTEXT}, for clients and other brokers (as the quickstart's). */
+        SHARED,
+        /**
+         * Clients on {@code CLIENT}, brokers (and the extension's own clients) on {@code INTERNAL}: a starting broker holds
+         * {@code CLIENT} until its extension has loaded the mirror image.
+         */
+        SEPARATE_CLIENT
+    }
+
     /** How a node is started. */
     enum LaunchMode {
         /** {@code bin/cluster-mirror-server-start.sh}: the launcher. */
@@ -71,6 +82,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private final Path baseDir;
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new TreeMap<>();
+    /** The port of each node's {@code CLIENT} listener ({@link ListenerLayout#SEPARATE_CLIENT}); empty with one listener. */
+    private final Map<Integer, Integer> clientPorts = new TreeMap<>();
     // Guarded by this.
     private final Map<Integer, Process> processes = new TreeMap<>();
     private final Thread shutdownHook;
@@ -90,7 +103,13 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         }
     }
 
-    private ProcessCluster(String name, int size, LaunchMode mode, boolean agent, Map<String, String> extraProperties) throws IOException {
+    private ProcessCluster(String name, int size, LaunchMode mode, boolean agent, Map<String, String> extraProperties)
+            throws IOException {
+        this(name, size, mode, ListenerLayout.SHARED, agent, extraProperties);
+    }
+
+    private ProcessCluster(String name, int size, LaunchMode mode, ListenerLayout layout, boolean agent,
+                           Map<String, String> extraProperties) throws IOException {
         this.name = name;
         this.mode = mode;
         this.checkout = findCheckout();
@@ -103,6 +122,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         for (int id = 1; id <= size; id++) {
             Path dir = Files.createDirectories(baseDir.resolve("node-" + id));
             nodes.put(id, new Node(id, freePort(ports), freePort(ports), dir));
+            if (layout == ListenerLayout.SEPARATE_CLIENT) {
+                clientPorts.put(id, freePort(ports));
+            }
         }
         this.shutdownHook = new Thread(this::killAll, "process-cluster-" + name + "-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -115,7 +137,12 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /** Formats and starts {@code size} combined nodes the given way, and waits until all brokers are ready. */
     static ProcessCluster start(String name, int size, LaunchMode mode) throws Exception {
-        ProcessCluster cluster = new ProcessCluster(name, size, mode, true, Map.of());
+        return start(name, size, mode, ListenerLayout.SHARED);
+    }
+
+    /** Formats and starts {@code size} combined nodes the given way with the given listeners, and waits until all are ready. */
+    static ProcessCluster start(String name, int size, LaunchMode mode, ListenerLayout layout) throws Exception {
+        ProcessCluster cluster = new ProcessCluster(name, size, mode, layout, true, Map.of());
         try {
             for (Node node : cluster.nodes.values()) {
                 cluster.writeProperties(node);
@@ -193,10 +220,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             "process.roles=broker,controller",
             "node.id=" + node.id(),
             "controller.quorum.voters=" + voters,
-            "listeners=PLAINTEXT://localhost:" + node.brokerPort() + ",CONTROLLER://localhost:" + node.controllerPort(),
-            "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort(),
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "inter.broker.listener.name=PLAINTEXT",
+            listenerProperties(node),
             "controller.listener.names=CONTROLLER",
             "log.dirs=" + node.dataDir(),
             // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
@@ -219,6 +243,24 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             props += e.getKey() + "=" + e.getValue() + "\n";
         }
         Files.writeString(node.properties(), props, StandardCharsets.UTF_8);
+    }
+
+    /** The broker's listener lines of the node's server properties, as {@link ListenerLayout} says. */
+    private String listenerProperties(Node node) {
+        Integer clientPort = clientPorts.get(node.id());
+        if (clientPort == null) {
+            return String.join("\n",
+                "listeners=PLAINTEXT://localhost:" + node.brokerPort() + ",CONTROLLER://localhost:" + node.controllerPort(),
+                "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort(),
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT");
+        }
+        return String.join("\n",
+            "listeners=INTERNAL://localhost:" + node.brokerPort() + ",CLIENT://localhost:" + clientPort
+                + ",CONTROLLER://localhost:" + node.controllerPort(),
+            "advertised.listeners=INTERNAL://localhost:" + node.brokerPort() + ",CLIENT://localhost:" + clientPort,
+            "listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name=INTERNAL");
     }
 
     /** Formats every node's log dir with the same cluster id (static quorum: no --standalone), all at once. */
@@ -358,7 +400,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     @Override
     public String bootstrapServers() {
-        return nodes.values().stream().map(n -> "localhost:" + n.brokerPort()).collect(Collectors.joining(","));
+        return nodes.values().stream().map(n -> "localhost:" + clientPorts.getOrDefault(n.id(), n.brokerPort()))
+            .collect(Collectors.joining(","));
     }
 
     @Override
