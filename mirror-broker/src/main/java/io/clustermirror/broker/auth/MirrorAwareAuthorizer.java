@@ -151,7 +151,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             return aclFutures;
         }
         return ExtensionRegistry.takeStartupAttach(clusterId, nodeId)
-            .map(attach -> StartupHold.attachAndHold(aclFutures, serverInfo, controllerListeners, startupHoldMaxMs, attach))
+            .map(attach -> StartupHold.attachAndHold(aclFutures, serverInfo, controllerListeners, startupHoldMaxMs, attach,
+                () -> ExtensionRegistry.loaded(clusterId, nodeId)))
             .orElseGet(() -> new java.util.HashMap<>(aclFutures));
     }
 

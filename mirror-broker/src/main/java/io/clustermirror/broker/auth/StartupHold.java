@@ -1,6 +1,5 @@
 package io.clustermirror.broker.auth;
 
-import io.clustermirror.broker.ExtensionRegistry;
 import org.apache.kafka.common.Endpoint;
 import org.apache.kafka.server.authorizer.AuthorizerServerInfo;
 import org.slf4j.Logger;
@@ -9,10 +8,12 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -52,11 +53,14 @@ final class StartupHold {
     /**
      * Runs {@code attach} on a thread of its own and returns, per listener, Kafka's future combined with the hold for the
      * held ones ({@link #held}).
+     *
+     * @param loaded once {@code attach} has returned: when the extension it attached has loaded the image (empty if it
+     *               attached none)
      */
     static Map<Endpoint, CompletionStage<Void>> attachAndHold(Map<Endpoint, ? extends CompletionStage<Void>> aclFutures,
                                                               AuthorizerServerInfo serverInfo, Set<String> controllerListeners,
-                                                              long holdMaxMs, Runnable attach) {
-        String clusterId = serverInfo.clusterResource().clusterId();
+                                                              long holdMaxMs, Runnable attach,
+                                                              Supplier<Optional<CompletableFuture<Void>>> loaded) {
         int nodeId = serverInfo.brokerId();
         Set<Endpoint> held = held(serverInfo, controllerListeners);
         CompletableFuture<Void> attached = new CompletableFuture<>();
@@ -81,8 +85,8 @@ final class StartupHold {
         log.info("Broker {} opens its client listeners {} once its Cluster Mirror state is loaded (at most {}={} ms)",
             nodeId, names, HOLD_MAX_MS_CONFIG, holdMaxMs);
         CompletableFuture<Void> hold = attached
-            .thenCompose(v -> ExtensionRegistry.loaded(clusterId, nodeId).orElseThrow(() -> new IllegalStateException(
-                "the Cluster Mirror extension of broker " + nodeId + " did not register")).thenApply(loaded -> true))
+            .thenCompose(v -> loaded.get().orElseThrow(() -> new IllegalStateException(
+                "the Cluster Mirror extension of broker " + nodeId + " did not register")).thenApply(done -> true))
             .completeOnTimeout(false, holdMaxMs, TimeUnit.MILLISECONDS)
             .thenAccept(loadedInTime -> {
                 if (loadedInTime) {
