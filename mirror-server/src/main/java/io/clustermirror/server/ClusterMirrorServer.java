@@ -53,7 +53,15 @@ public final class ClusterMirrorServer {
     void startup() {
         Optional<Object> broker = server.broker();
         broker.ifPresent(b -> extension.attachWhileStarting(b, server.nodeId()));
-        server.startup();
+        try {
+            server.startup();
+        } catch (RuntimeException e) {
+            extension.attachFailure().ifPresent(failure -> {
+                failure.addSuppressed(e);
+                throw failure; // the cause an operator can act on, not "a fatal error while waiting for ..."
+            });
+            throw e;
+        }
         if (broker.isEmpty()) {
             log.info("Node {} has no broker role: the Cluster Mirror extension is not attached", server.nodeId());
             return;

@@ -7,6 +7,7 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -37,6 +38,7 @@ final class ExtensionLifecycle {
     private Attachment attached;
     private Attachment closed;
     private boolean shuttingDown;
+    private IllegalStateException attachFailure;
 
     ExtensionLifecycle(Function<Object, Attachment> attacher) {
         this.attacher = attacher;
@@ -66,11 +68,22 @@ final class ExtensionLifecycle {
             try {
                 attached = attacher.apply(brokerServer);
             } catch (RuntimeException e) {
-                throw new IllegalStateException("Failed to attach the Cluster Mirror extension to broker " + nodeId + ": "
-                    + ClusterMirrorServer.describe(e), e);
+                attachFailure = new IllegalStateException("Failed to attach the Cluster Mirror extension to broker " + nodeId
+                    + ": " + ClusterMirrorServer.describe(e), e);
+                throw attachFailure;
             }
         }
         log.info("Cluster Mirror extension attached to broker {}", nodeId);
+    }
+
+    /**
+     * The last failure of {@link #attach}: while the broker starts, it surfaces in Kafka's start-up as a failed
+     * authorizer future, whose message does not say why.
+     */
+    Optional<IllegalStateException> attachFailure() {
+        synchronized (lock) {
+            return Optional.ofNullable(attachFailure);
+        }
     }
 
     /** Before the broker shuts down: closes what is attached; nothing is attached from now on. */
