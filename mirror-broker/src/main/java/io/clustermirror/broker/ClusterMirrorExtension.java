@@ -106,7 +106,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     }
 
     private void start() {
-        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer::isReady, hygiene::cleanForWrites);
+        ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer.loaded(), hygiene::cleanForWrites);
         metrics.addMetric(fencedTopicsMetric, (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();

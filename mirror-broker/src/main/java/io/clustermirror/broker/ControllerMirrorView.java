@@ -129,7 +129,7 @@ public final class ControllerMirrorView implements AutoCloseable {
             }
             tailer = started;
         }
-        ExtensionRegistry.register(controller.clusterId(), nodeId, started::image, started::isReady, topic -> true);
+        ExtensionRegistry.register(controller.clusterId(), nodeId, started::image, started.loaded(), topic -> true);
         started.start();
         log.info("Controller {} of cluster {} reads the mirror state through the brokers at {} to keep mirror topics read-only",
             nodeId, controller.clusterId(), bootstrap);

@@ -4,6 +4,7 @@ import io.clustermirror.common.image.MirrorImage;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -20,15 +21,17 @@ public final class ExtensionRegistry {
 
     /**
      * @param image              the node's mirror image
-     * @param ready              whether the image has loaded what was committed when the extension started
+     * @param loaded             completes once the image has loaded what was committed when the extension started
      * @param producerStateClean makes the node's leader replicas of a topic fit for client writes (their producer
      *                           state clean after a barrier) and says whether they are
      */
-    private record NodeView(Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,
+    private record NodeView(Supplier<MirrorImage> image, CompletableFuture<Void> loaded,
                             Predicate<String> producerStateClean) {
     }
 
     private static final Map<NodeKey, NodeView> NODES = new ConcurrentHashMap<>();
+    /** What attaches a node's extension while its broker starts ({@link #attachWhileStarting}), until taken. */
+    private static final Map<NodeKey, Runnable> STARTUP_ATTACHES = new ConcurrentHashMap<>();
     /** What attaches the extension to this JVM's brokers (the launcher, the agent, the test kit); null if nothing does. */
     private static volatile String attacher;
     /** Whether this JVM's controller-only nodes get a view of the mirror topics ({@link ControllerMirrorView}). */
@@ -67,12 +70,32 @@ public final class ExtensionRegistry {
     /** The node's own image once it holds everything committed when its view started; empty before (or without a view). */
     public static Optional<MirrorImage> loadedImage(String clusterId, int nodeId) {
         NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
-        return own != null && own.ready().getAsBoolean() ? Optional.of(own.image().get()) : Optional.empty();
+        return own != null && own.loaded().isDone() ? Optional.of(own.image().get()) : Optional.empty();
     }
 
-    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, java.util.function.BooleanSupplier ready,
+    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, CompletableFuture<Void> loaded,
                          Predicate<String> producerStateClean) {
-        NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, ready, producerStateClean));
+        NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, loaded, producerStateClean));
+    }
+
+    /**
+     * Before a broker starts (the launcher, the agent): {@code attach} attaches the node's extension and registers it.
+     * The node's authorizer runs it while the broker starts, before the broker opens its client listeners, so that they
+     * open once the mirror image is loaded ({@code MirrorAwareAuthorizer#start}).
+     */
+    public static void attachWhileStarting(String clusterId, int nodeId, Runnable attach) {
+        STARTUP_ATTACHES.put(new NodeKey(clusterId, nodeId), attach);
+    }
+
+    /** Takes what {@link #attachWhileStarting} left for the node, if anything: only one caller gets it. */
+    public static Optional<Runnable> takeStartupAttach(String clusterId, int nodeId) {
+        return Optional.ofNullable(STARTUP_ATTACHES.remove(new NodeKey(clusterId, nodeId)));
+    }
+
+    /** Completes once the node's own extension has loaded its image; empty while no extension is attached to the node. */
+    public static Optional<CompletableFuture<Void>> loaded(String clusterId, int nodeId) {
+        NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
+        return own == null ? Optional.empty() : Optional.of(own.loaded().copy());
     }
 
     static void unregister(String clusterId, int nodeId) {
@@ -97,7 +120,7 @@ public final class ExtensionRegistry {
      */
     public static boolean ready(String clusterId, int nodeId) {
         NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
-        return own != null && own.ready().getAsBoolean();
+        return own != null && own.loaded().isDone();
     }
 
     /**

@@ -53,6 +53,17 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private static final String JVM_PERFORMANCE_OPTS = "-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 "
         + "-XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true";
 
+    /** Which listeners a node's broker has. */
+    enum ListenerLayout {
+        /** One listener, {@code PLAINTEXT}, for clients and other brokers (as the quickstart's). */
+        SHARED,
+        /**
+         * Clients on {@code CLIENT}, brokers (and the extension's own clients) on {@code INTERNAL}: a starting broker holds
+         * {@code CLIENT} until its extension has loaded the mirror image.
+         */
+        SEPARATE_CLIENT
+    }
+
     /** How a node is started. */
     enum LaunchMode {
         /** {@code bin/cluster-mirror-server-start.sh}: the launcher. */
@@ -72,6 +83,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private final Path baseDir;
     private final String clusterId = Uuid.randomUuid().toString();
     private final Map<Integer, Node> nodes = new TreeMap<>();
+    /** The port of each node's {@code CLIENT} listener ({@link ListenerLayout#SEPARATE_CLIENT}); empty with one listener. */
+    private final Map<Integer, Integer> clientPorts = new TreeMap<>();
     // Guarded by this.
     private final Map<Integer, Process> processes = new TreeMap<>();
     private final Thread shutdownHook;
@@ -110,9 +123,12 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         }
     }
 
-    /** Nodes 1..{@code controllers} controller-only and the next {@code size - controllers} broker-only; all combined if 0. */
-    private ProcessCluster(String name, int size, int controllers, LaunchMode mode, boolean agent, Map<String, String> extraProperties)
-            throws IOException {
+    /**
+     * Nodes 1..{@code controllers} controller-only and the next {@code size - controllers} broker-only; all combined if 0.
+     * The brokers' listeners are as {@code layout} says.
+     */
+    private ProcessCluster(String name, int size, int controllers, LaunchMode mode, ListenerLayout layout, boolean agent,
+                           Map<String, String> extraProperties) throws IOException {
         this.name = name;
         this.mode = mode;
         this.checkout = findCheckout();
@@ -126,6 +142,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             Path dir = Files.createDirectories(baseDir.resolve("node-" + id));
             Role role = controllers == 0 ? Role.COMBINED : id <= controllers ? Role.CONTROLLER : Role.BROKER;
             nodes.put(id, new Node(id, role, freePort(ports), freePort(ports), dir));
+            if (layout == ListenerLayout.SEPARATE_CLIENT && role.broker()) {
+                clientPorts.put(id, freePort(ports));
+            }
         }
         this.shutdownHook = new Thread(this::killAll, "process-cluster-" + name + "-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -138,7 +157,12 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /** Formats and starts {@code size} combined nodes the given way, and waits until all brokers are ready. */
     static ProcessCluster start(String name, int size, LaunchMode mode) throws Exception {
-        return start(new ProcessCluster(name, size, 0, mode, true, Map.of()));
+        return start(name, size, mode, ListenerLayout.SHARED);
+    }
+
+    /** Formats and starts {@code size} combined nodes the given way with the given listeners, and waits until all are ready. */
+    static ProcessCluster start(String name, int size, LaunchMode mode, ListenerLayout layout) throws Exception {
+        return start(new ProcessCluster(name, size, 0, mode, layout, true, Map.of()));
     }
 
     /**
@@ -147,7 +171,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * state.
      */
     static ProcessCluster startDedicated(String name, int controllers, int brokers, LaunchMode mode) throws Exception {
-        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, true, Map.of()));
+        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, ListenerLayout.SHARED, true, Map.of()));
     }
 
     private static ProcessCluster start(ProcessCluster cluster) throws Exception {
@@ -180,7 +204,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * properties), which must refuse to start: returns its output once it exited with a non-zero status.
      */
     static String startRefused(String name, boolean agent, Map<String, String> extraProperties) throws Exception {
-        try (ProcessCluster cluster = new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, agent, extraProperties)) {
+        try (ProcessCluster cluster = new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, agent, extraProperties)) {
             Node node = cluster.nodes.get(1);
             cluster.writeProperties(node);
             cluster.format();
@@ -227,13 +251,6 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private void writeProperties(Node node) throws IOException {
         String voters = nodes.values().stream().filter(n -> n.role().controller())
             .map(n -> n.id() + "@localhost:" + n.controllerPort()).collect(Collectors.joining(","));
-        List<String> listeners = new ArrayList<>();
-        if (node.role().broker()) {
-            listeners.add("PLAINTEXT://localhost:" + node.brokerPort());
-        }
-        if (node.role().controller()) {
-            listeners.add("CONTROLLER://localhost:" + node.controllerPort());
-        }
         int rf = Math.min(3, brokerIds().size());
         String minIsr = rf >= 3 ? "2" : "1";
         String props = String.join("\n",
@@ -241,11 +258,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             "process.roles=" + node.role().processRoles,
             "node.id=" + node.id(),
             "controller.quorum.voters=" + voters,
-            "listeners=" + String.join(",", listeners),
-            node.role().broker() ? "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort() : "",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            // A controller-only node may not name it: it reads the mirror state on the brokers' PLAINTEXT listeners anyway.
-            node.role().broker() ? "inter.broker.listener.name=PLAINTEXT" : "",
+            listenerProperties(node),
             "controller.listener.names=CONTROLLER",
             "log.dirs=" + node.dataDir(),
             // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
@@ -268,6 +281,33 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             props += e.getKey() + "=" + e.getValue() + "\n";
         }
         Files.writeString(node.properties(), props, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The listener lines of the node's server properties: a controller's {@code CONTROLLER} listener, and a broker's
+     * listeners as {@link ListenerLayout} says. A controller-only node names no inter-broker listener: it reads the mirror
+     * state on the brokers' PLAINTEXT listeners anyway.
+     */
+    private String listenerProperties(Node node) {
+        String controller = node.role().controller() ? "CONTROLLER://localhost:" + node.controllerPort() : "";
+        if (!node.role().broker()) {
+            return String.join("\n", "listeners=" + controller,
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        }
+        String withController = controller.isEmpty() ? "" : "," + controller;
+        Integer clientPort = clientPorts.get(node.id());
+        if (clientPort == null) {
+            return String.join("\n",
+                "listeners=PLAINTEXT://localhost:" + node.brokerPort() + withController,
+                "advertised.listeners=PLAINTEXT://localhost:" + node.brokerPort(),
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT");
+        }
+        return String.join("\n",
+            "listeners=INTERNAL://localhost:" + node.brokerPort() + ",CLIENT://localhost:" + clientPort + withController,
+            "advertised.listeners=INTERNAL://localhost:" + node.brokerPort() + ",CLIENT://localhost:" + clientPort,
+            "listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name=INTERNAL");
     }
 
     /** Formats every node's log dir with the same cluster id (static quorum: no --standalone), all at once. */
@@ -415,7 +455,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     @Override
     public String bootstrapServers() {
-        return nodes.values().stream().filter(n -> n.role().broker()).map(n -> "localhost:" + n.brokerPort())
+        return nodes.values().stream().filter(n -> n.role().broker())
+            .map(n -> "localhost:" + clientPorts.getOrDefault(n.id(), n.brokerPort()))
             .collect(Collectors.joining(","));
     }
 

@@ -3,12 +3,14 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -25,10 +27,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,6 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * may fail: a node that shuts down keeps enforcing the read-only rule with a live image until it is down (so it never
  * refuses writes to other topics), and a new leader of a stopped topic removes the mirrored producers on the first
  * write instead of refusing it. Every acknowledged record is read back.
+ *
+ * <p>The destination's nodes have a client listener of their own, apart from the inter-broker one: a starting broker
+ * opens it only once its extension has loaded the mirror image, so that it never refuses writes to an ordinary topic
+ * while it cannot tell mirror topics from others, even when it leads partitions at once (a whole-cluster restart).
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(ProcessCluster.LaunchMode.class)
@@ -56,7 +65,7 @@ class RollingRestartTest {
     static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
         // Three source brokers: mirrored producer ids from three blocks, as the destination's brokers hand them out.
         source = MirrorTestCluster.builder().name("rolling-source").brokers(3).start();
-        destination = ProcessCluster.start("rolling-destination-" + mode, 3, mode);
+        destination = ProcessCluster.start("rolling-destination-" + mode, 3, mode, ProcessCluster.ListenerLayout.SEPARATE_CLIENT);
         mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
     }
 
@@ -71,26 +80,11 @@ class RollingRestartTest {
     void aRollingRestartFailsNoSendToAnOrdinaryOrAStoppedTopic() throws Exception {
         String ordinary = "rolling-ordinary";
         String stopped = "rolling-stopped";
-        try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 3))).all().get();
-        }
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(stopped, PARTITIONS, (short) 3))).all().get();
-        }
-        Workloads.writeWithManyProducers(source.bootstrapServers(), stopped, 30, 3);
-        mirrors.createClusterMirror("rolling", MirrorAssertions.mirrorConfig(source)).all().get();
-        mirrors.startMirrorTopics("rolling", List.of(stopped), List.of()).all().get();
-        MirrorAssertions.awaitCaughtUp(source, destination, stopped, PARTITIONS);
+        mirrorNextToAnOrdinaryTopic("rolling", stopped, ordinary);
         mirrors.stopMirrorTopics("rolling", List.of(stopped), List.of()).all().get();
         MirrorAssertions.awaitState(mirrors, "rolling", stopped, PARTITIONS, PartitionState.STOPPED);
 
-        AtomicBoolean done = new AtomicBoolean();
-        ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
-        ConcurrentLinkedQueue<String> failed = new ConcurrentLinkedQueue<>();
-        List<CompletableFuture<Void>> writers = new ArrayList<>();
-        for (String topic : List.of(ordinary, stopped)) {
-            writers.add(CompletableFuture.runAsync(() -> writeUntilDone(topic, done, acked, failed)));
-        }
+        Writers writers = new Writers(List.of(ordinary, stopped));
         try {
             for (int node : Set.copyOf(destination.nodeIds())) {
                 destination.stop(node);
@@ -100,24 +94,107 @@ class RollingRestartTest {
                         Leadership.awaitInSync(destination, new TopicPartition(topic, p), node);
                     }
                 }
-                log.info("Node {} restarted and back in sync; {} records acknowledged so far, {} failed", node, acked.size(), failed.size());
+                log.info("Node {} restarted and back in sync; {} records acknowledged so far, {} failed", node,
+                    writers.acked.size(), writers.failed.size());
             }
         } finally {
-            done.set(true);
+            writers.stop();
         }
-        CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(MirrorAssertions.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        writers.assertNoneFailedAndAllRead("the rolling restart");
+    }
 
-        assertEquals(List.of(), List.copyOf(failed).subList(0, Math.min(10, failed.size())),
-            failed.size() + " of " + (failed.size() + acked.size()) + " sends failed during the rolling restart");
-        assertTrue(acked.size() > 100, "the producers kept writing through the restarts: " + acked.size());
-        Set<String> read = new HashSet<>();
-        for (String topic : List.of(ordinary, stopped)) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                MirrorAssertions.readAll(destination, new TopicPartition(topic, p)).forEach(r -> read.add(r.split(" ")[2]));
+    /**
+     * Every node killed at once and started again while a producer writes: each broker leads partitions as soon as it is
+     * unfenced, before its extension has loaded the mirror image, so only the held client listener keeps the producer
+     * from a write it would refuse (TOPIC_AUTHORIZATION_FAILED, not retried). A mirror topic is still refused after it.
+     */
+    @Test
+    void aWholeClusterRestartFailsNoSendToAnOrdinaryTopic() throws Exception {
+        String ordinary = "restart-ordinary";
+        String mirrored = "restart-mirrored";
+        mirrorNextToAnOrdinaryTopic("restart", mirrored, ordinary);
+
+        Writers writers = new Writers(List.of(ordinary));
+        try {
+            TestUtils.waitFor(() -> writers.acked.size() > 50, MirrorAssertions.TIMEOUT, "the producer to write before the restart");
+            for (int node : destination.nodeIds()) {
+                destination.kill(node);
+            }
+            for (int node : destination.nodeIds()) {
+                destination.launch(node);
+            }
+            for (int node : destination.nodeIds()) {
+                destination.awaitReady(node);
+            }
+            int afterRestart = writers.acked.size();
+            TestUtils.waitFor(() -> writers.acked.size() > afterRestart + 100, MirrorAssertions.TIMEOUT,
+                "the producer to write after the restart");
+        } finally {
+            writers.stop();
+        }
+        writers.assertNoneFailedAndAllRead("the whole-cluster restart");
+        for (int node : destination.nodeIds()) {
+            assertTrue(destination.outputSinceLastStart(node).contains("Broker " + node + " opens its client listeners [CLIENT]: "
+                + "its Cluster Mirror state is loaded"), "node " + node + " held its client listener until the image was loaded");
+        }
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(), Map.of())) {
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> producer.send(new ProducerRecord<>(mirrored, 0, null, Workloads.bytes("local"))).get());
+            assertInstanceOf(TopicAuthorizationException.class, refused.getCause(), "a mirror topic stays read-only");
+        }
+    }
+
+    /**
+     * Creates {@code ordinary} on the destination, and {@code mirrored} on the source with records of colliding producer
+     * ids, mirrored by a new cluster mirror until caught up.
+     */
+    private static void mirrorNextToAnOrdinaryTopic(String mirror, String mirrored, String ordinary) throws Exception {
+        try (Admin admin = destination.admin()) {
+            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 3))).all().get();
+        }
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(mirrored, PARTITIONS, (short) 3))).all().get();
+        }
+        Workloads.writeWithManyProducers(source.bootstrapServers(), mirrored, 30, 3);
+        mirrors.createClusterMirror(mirror, MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics(mirror, List.of(mirrored), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, mirrored, PARTITIONS);
+    }
+
+    /** One producer per topic ({@link #writeUntilDone}) and what they were told. */
+    private static final class Writers {
+        private final List<String> topics;
+        private final AtomicBoolean done = new AtomicBoolean();
+        private final ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
+        private final ConcurrentLinkedQueue<String> failed = new ConcurrentLinkedQueue<>();
+        private final List<CompletableFuture<Void>> running = new ArrayList<>();
+
+        Writers(List<String> topics) {
+            this.topics = topics;
+            for (String topic : topics) {
+                running.add(CompletableFuture.runAsync(() -> writeUntilDone(topic, done, acked, failed)));
             }
         }
-        List<String> missing = acked.stream().filter(v -> !read.contains(v)).limit(10).toList();
-        assertEquals(List.of(), missing, "acknowledged records missing on the destination");
+
+        void stop() throws Exception {
+            done.set(true);
+            CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(MirrorAssertions.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        /** No send failed, the producers kept writing, and every acknowledged record is on the destination. */
+        void assertNoneFailedAndAllRead(String during) throws Exception {
+            assertEquals(List.of(), List.copyOf(failed).subList(0, Math.min(10, failed.size())),
+                failed.size() + " of " + (failed.size() + acked.size()) + " sends failed during " + during);
+            assertTrue(acked.size() > 100, "the producers kept writing through " + during + ": " + acked.size());
+            Set<String> read = new HashSet<>();
+            for (String topic : topics) {
+                for (int p = 0; p < PARTITIONS; p++) {
+                    MirrorAssertions.readAll(destination, new TopicPartition(topic, p)).forEach(r -> read.add(r.split(" ")[2]));
+                }
+            }
+            List<String> missing = acked.stream().filter(v -> !read.contains(v)).limit(10).toList();
+            assertEquals(List.of(), missing, "acknowledged records missing on the destination");
+        }
     }
 
     /** Sends numbered records round-robin over the partitions with an idempotent acks=all producer until told to stop. */

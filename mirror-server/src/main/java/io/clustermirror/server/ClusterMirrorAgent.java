@@ -21,7 +21,7 @@ import java.util.Properties;
  *   <li>before Kafka reads its configuration: the Kafka version check, and the read-only authorizer installed or
  *       checked exactly as the launcher does ({@link ReadOnlyAuthorizerSetup}: safe with no mirror-specific
  *       configuration, another authorizer refused);</li>
- *   <li>once the broker has started: the extension attached through the same {@link ExtensionLifecycle} as the
+ *   <li>while the broker starts: the extension attached through the same {@link ExtensionLifecycle} as the
  *       launcher's, and the node shut down if that fails;</li>
  *   <li>when the broker shuts down: the extension closed before, and detached after;</li>
  *   <li>on a controller-only node: the controller's view of the mirror topics ({@link ControllerMirrorView}) started
@@ -60,6 +60,11 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
         }
         log.info("Cluster Mirror {} agent on Kafka {}: authorizer.class.name={}", KafkaVersionCheck.clusterMirrorVersion(),
             KafkaVersionCheck.running(), serverProps.getProperty(ReadOnlyAuthorizerSetup.AUTHORIZER_CLASS_NAME));
+    }
+
+    @Override
+    public void brokerStarting(BrokerHandle broker) {
+        extension.attachWhileStarting(broker.brokerServer(), broker.nodeId());
     }
 
     @Override

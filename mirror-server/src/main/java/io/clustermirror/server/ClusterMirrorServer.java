@@ -50,12 +50,22 @@ public final class ClusterMirrorServer {
     }
 
     /**
-     * Starts the node, then attaches the extension to its broker. If attaching fails the node keeps
-     * running and the caller must shut it down: a destination broker must never run without it.
+     * Starts the node, attaching the extension to its broker while it starts ({@link ExtensionLifecycle#attachWhileStarting}).
+     * If attaching fails the node fails to start or keeps running, and the caller must shut it down: a destination broker
+     * must never run without the extension.
      */
     void startup() {
-        server.startup();
         Optional<Object> broker = server.broker();
+        broker.ifPresent(b -> extension.attachWhileStarting(b, server.nodeId()));
+        try {
+            server.startup();
+        } catch (RuntimeException e) {
+            extension.attachFailure().ifPresent(failure -> {
+                failure.addSuppressed(e);
+                throw failure; // the cause an operator can act on, not "a fatal error while waiting for ..."
+            });
+            throw e;
+        }
         if (broker.isEmpty()) {
             server.controllerOnly().ifPresent(controller -> controllerView = ControllerMirrorView.start(controller));
             log.info("Node {} has no broker role: the Cluster Mirror extension is not attached; the controller reads the "

@@ -1,5 +1,6 @@
 package io.clustermirror.server;
 
+import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.testkit.TestUtils;
 
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -121,10 +124,33 @@ class ClusterMirrorServerTest {
 
     @Test
     void failedAttachLeavesTheNodeForTheCallerToShutDown() throws Exception {
-        KafkaServerLauncher launcher = KafkaServerLauncher.create(formattedNode("broker,controller"));
-        ClusterMirrorServer server = new ClusterMirrorServer(launcher, broker -> {
+        assertStartFailsToAttach(KafkaServerLauncher.create(formattedNode("broker,controller")), broker -> {
             throw new UnsupportedOperationException("not yet");
         });
+    }
+
+    @Test
+    void failedAttachWhileStartingFailsTheStartWithoutOpeningTheClientListener() throws Exception {
+        Properties props = formattedNode("broker,controller");
+        int clientPort = freePort();
+        props.put("listeners", props.getProperty("listeners").replace("PLAINTEXT://", "INTERNAL://")
+            + ",CLIENT://localhost:" + clientPort);
+        props.put("listener.security.protocol.map", "INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("inter.broker.listener.name", "INTERNAL");
+        ExtensionRegistry.expectAttachments("the launcher");
+        List<String> clientListenerOpen = new CopyOnWriteArrayList<>();
+        assertStartFailsToAttach(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(props)), broker -> {
+            clientListenerOpen.add(String.valueOf(isOpen(clientPort)));
+            throw new UnsupportedOperationException("not yet");
+        });
+        assertEquals(List.of("false"), clientListenerOpen, "attached while starting, before the client listener opened");
+        assertFalse(isOpen(clientPort), "the client listener never opened");
+    }
+
+    /** The start fails with the attach's error, and the broker is down once the caller shut the node down. */
+    private static void assertStartFailsToAttach(KafkaServerLauncher launcher,
+                                                 Function<Object, ExtensionLifecycle.Attachment> failingAttacher) {
+        ClusterMirrorServer server = new ClusterMirrorServer(launcher, failingAttacher);
         try {
             IllegalStateException e = assertThrows(IllegalStateException.class, server::startup);
             assertEquals("Failed to attach the Cluster Mirror extension to broker 1: not yet", e.getMessage());
@@ -133,6 +159,14 @@ class ClusterMirrorServerTest {
         }
         server.awaitShutdown();
         assertTrue(KafkaServerLauncher.isBrokerShutdown(launcher.broker().get()));
+    }
+
+    private static boolean isOpen(int port) {
+        try (Socket socket = new Socket("localhost", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private Properties formattedNode(String roles) throws Exception {

@@ -85,6 +85,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /** This node serves clients' produce requests (a broker or combined node), so it must fail closed until ready. */
     private volatile boolean broker;
     private volatile boolean aclsEnabled = true;
+    private volatile Set<String> controllerListeners = Set.of();
+    private volatile long startupHoldMaxMs = StartupHold.HOLD_MAX_MS_DEFAULT;
     /** {@code super.users} as {@code type:name}, as StandardAuthorizer compares them. */
     private volatile Set<String> superUsers = Set.of();
 
@@ -99,6 +101,10 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         }
         Object acls = configs.get(ACLS_ENABLED_CONFIG);
         aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());
+        Object controllers = configs.get("controller.listener.names");
+        controllerListeners = controllers == null ? Set.of() : Arrays.stream(controllers.toString().split(","))
+            .map(String::trim).filter(name -> !name.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        startupHoldMaxMs = startupHoldMaxMs(configs.get(StartupHold.HOLD_MAX_MS_CONFIG));
         Object configuredSuperUsers = configs.get(SUPER_USERS_CONFIG);
         superUsers = configuredSuperUsers == null ? Set.of() : Arrays.stream(configuredSuperUsers.toString().split(";"))
             .map(String::trim).filter(user -> !user.isEmpty()).collect(Collectors.toUnmodifiableSet());
@@ -120,11 +126,38 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         }
     }
 
+    private static long startupHoldMaxMs(Object configured) {
+        if (configured == null) {
+            return StartupHold.HOLD_MAX_MS_DEFAULT;
+        }
+        try {
+            long ms = Long.parseLong(configured.toString().trim());
+            if (ms >= 0) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(StartupHold.HOLD_MAX_MS_CONFIG, configured, "must be a number of milliseconds, 0 or more "
+            + "(default " + StartupHold.HOLD_MAX_MS_DEFAULT + ")");
+    }
+
+    /**
+     * On a broker whose extension attaches while it starts ({@link ExtensionRegistry#attachWhileStarting}, the launcher
+     * and the agent): attaches it, and opens the client listeners once it has loaded the mirror image ({@link StartupHold}).
+     */
     @Override
     public Map<org.apache.kafka.common.Endpoint, ? extends CompletionStage<Void>> start(AuthorizerServerInfo serverInfo) {
         clusterId = serverInfo.clusterResource().clusterId();
         nodeId = serverInfo.brokerId();
-        return super.start(serverInfo);
+        Map<org.apache.kafka.common.Endpoint, ? extends CompletionStage<Void>> aclFutures = super.start(serverInfo);
+        if (!broker || StartupHold.onlyControllerListeners(serverInfo, controllerListeners)) {
+            return aclFutures;
+        }
+        return ExtensionRegistry.takeStartupAttach(clusterId, nodeId)
+            .map(attach -> StartupHold.attachAndHold(aclFutures, serverInfo, controllerListeners, startupHoldMaxMs, attach,
+                () -> ExtensionRegistry.loaded(clusterId, nodeId)))
+            .orElseGet(() -> new java.util.HashMap<>(aclFutures));
     }
 
     @Override
@@ -298,10 +331,11 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     }
 
     /**
-     * A broker that has just started serves clients before its extension is attached and has loaded the mirror
-     * image, so it cannot tell mirror topics from others yet: until then it refuses client writes to every topic
-     * (internal topics aside), failing closed. This lasts the seconds between the broker's start and the image
-     * load; producers see TOPIC_AUTHORIZATION_FAILED then.
+     * A broker whose extension has not loaded the mirror image yet cannot tell mirror topics from others: until then it
+     * refuses client writes to every topic (internal topics aside), failing closed; producers see
+     * TOPIC_AUTHORIZATION_FAILED. Clients reach it then only through a listener that is not held while it starts
+     * ({@link StartupHold}): the inter-broker listener when it is also a client listener, or any listener once
+     * {@value StartupHold#HOLD_MAX_MS_CONFIG} has passed.
      */
     private List<AuthorizationResult> refuseWritesUntilReady(AuthorizableRequestContext context, List<Action> actions,
                                                              List<AuthorizationResult> results) {

@@ -18,15 +18,16 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 /**
  * The drop-in way in: a Java agent weaves advice into stock Kafka's own start-up path, so that a node started by
  * Kafka's scripts ({@code kafka.Kafka server.properties}) gets from {@link Hooks} what the launcher gives it: its
- * server properties before Kafka reads them, its {@code BrokerServer} once started, and both edges of its shutdown.
+ * server properties before Kafka reads them, its {@code BrokerServer} before and after its start-up, and both edges of
+ * its shutdown.
  *
  * <p>Woven (advice only: no class format change, so nothing else of Kafka's behaviour moves):
  * <ul>
  *   <li>{@code kafka.Kafka$.buildServer(Properties)}: on entry {@link Hooks#configuring}; on exit the check that the
  *       node's {@code BrokerServer} was woven too, so that a node whose broker the agent could not reach refuses to
  *       start instead of running without the extension;</li>
- *   <li>{@code kafka.server.BrokerServer.startup()}: on normal exit (broker unfenced, listeners serving)
- *       {@link Hooks#brokerStarted};</li>
+ *   <li>{@code kafka.server.BrokerServer.startup()}: on entry {@link Hooks#brokerStarting}; on normal exit (broker
+ *       unfenced, listeners serving) {@link Hooks#brokerStarted};</li>
  *   <li>{@code kafka.server.BrokerServer.shutdown(Duration)}: on entry {@link Hooks#brokerShuttingDown}, on exit
  *       {@link Hooks#brokerShutDown};</li>
  *   <li>{@code kafka.server.ControllerServer.startup()} and {@code shutdown()}: on normal exit of the first
@@ -47,6 +48,9 @@ public final class DropInWeaving {
     public interface Hooks {
         /** Before Kafka builds the node's config from {@code serverProps}: may change them, or throw to refuse to start. */
         void configuring(Properties serverProps);
+
+        /** The broker is about to start; throwing makes Kafka shut the node down and exit. */
+        void brokerStarting(BrokerHandle broker);
 
         /** The broker has started; throwing makes Kafka shut the node down and exit. */
         void brokerStarted(BrokerHandle broker);
@@ -131,6 +135,13 @@ public final class DropInWeaving {
         }
     }
 
+    /** Called from the advice on entry of {@code BrokerServer.startup()}. */
+    public static void brokerStarting(Object brokerServer) {
+        if (engaged) {
+            HOOKS.get().brokerStarting(BrokerHandle.of(brokerServer));
+        }
+    }
+
     /** Called from the advice on normal exit of {@code BrokerServer.startup()}. */
     public static void brokerStarted(Object brokerServer) {
         if (engaged) {
@@ -204,9 +215,14 @@ public final class DropInWeaving {
         }
     }
 
-    /** Inlined into {@code kafka.server.BrokerServer.startup()}; runs on normal return only. */
+    /** Inlined into {@code kafka.server.BrokerServer.startup()}; its exit runs on normal return only. */
     public static final class StartupAdvice {
         private StartupAdvice() {
+        }
+
+        @Advice.OnMethodEnter
+        public static void enter(@Advice.This Object brokerServer) {
+            brokerStarting(brokerServer);
         }
 
         @Advice.OnMethodExit

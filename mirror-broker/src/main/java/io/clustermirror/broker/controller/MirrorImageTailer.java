@@ -78,6 +78,8 @@ public final class MirrorImageTailer implements AutoCloseable {
     private MirrorImage handedOut = MirrorImage.EMPTY;
     /** True once the image holds everything committed when the tailer started (or no mirror topic existed then). */
     private volatile boolean ready;
+    /** Completes when {@link #ready} turns true (it never turns false). */
+    private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     /** The ends of the internal topics when the tailer started reading them. */
     private LogEnds initialEnds = LogEnds.NONE;
     private volatile boolean running = true;
@@ -248,6 +250,11 @@ public final class MirrorImageTailer implements AutoCloseable {
         return asked;
     }
 
+    /** Completes once the image is loaded ({@link #isReady()}); never completes if the tailer closes before. */
+    public CompletableFuture<Void> loaded() {
+        return loaded.copy();
+    }
+
     private void publish(MirrorImage next) {
         image = next;
         handOut();
@@ -270,6 +277,7 @@ public final class MirrorImageTailer implements AutoCloseable {
     private void markReadyIfCaughtUp() {
         if (!ready && initialEnds.reachedBy(consumer, CLIENT_TIMEOUT)) {
             ready = true;
+            loaded.complete(null);
             log.info("Mirror image loaded: {} mirrors, {} mirror topics", image.mirrors().size(), image.topics().size());
         }
     }
@@ -341,6 +349,7 @@ public final class MirrorImageTailer implements AutoCloseable {
         }
         if (firstLook) {
             ready = true;
+            loaded.complete(null);
             firstLook = false;
             log.info("Mirror image loaded: no mirror state exists yet ({} and {} are not created)", InternalTopics.METADATA,
                 InternalTopics.STATE);
