@@ -2,7 +2,7 @@ package io.clustermirror.admin;
 
 import io.clustermirror.admin.internals.ControlPlaneReader;
 import io.clustermirror.admin.internals.MirrorDescriptions;
-import io.clustermirror.admin.internals.LogComparison;
+import io.clustermirror.admin.internals.BatchComparison;
 import io.clustermirror.admin.internals.MirrorVerifications;
 import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.common.ClusterMirrorException;
@@ -248,7 +248,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 sourceConfigs.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
                     image.mirror(mirror).orElseThrow().configs().get(MirrorConfig.BOOTSTRAP_SERVERS));
             }
-            ListenerProbe.check(sourceConfigs);
+            try {
+                ListenerProbe.check(sourceConfigs);
+            } catch (ListenerProbe.TlsListenerException e) {
+                throw sourceUnreadable(sourceConfigs, e.getMessage(), e);
+            }
             List<String> selected = targets.stream().map(t -> t.partition().topic()).distinct().toList();
             Duration requestTimeout = Duration.ofMillis(deadline.timeoutMs());
             Properties sourceAdminConfigs = clientConfigs(sourceConfigs, clientId + "-verify-source");
@@ -259,10 +263,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 try {
                     sourcePolicies = cleanupPolicies(sourceAdmin, selected, deadline);
                 } catch (ExecutionException | org.apache.kafka.common.errors.TimeoutException e) {
-                    throw new ClusterMirrorException(MirrorError.INVALID_CONFIG, "cannot read the source cluster at "
-                        + sourceConfigs.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) + " (" + e.getCause() + "); "
-                        + "give its client configs (security settings) with --source-command-config: the mirror's stored "
-                        + "source passwords are sealed and this tool cannot read them", e);
+                    throw sourceUnreadable(sourceConfigs, String.valueOf(e.getCause() != null ? e.getCause() : e), e);
                 }
                 MirrorVerifications.refuseCompacted(Map.of("source", sourcePolicies,
                     "destination", cleanupPolicies(admin, selected, deadline)));
@@ -273,6 +274,14 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 return verifications;
             }
         }));
+    }
+
+    /** The source cannot be read with the configs given: names them by address only, and the way to give the right ones. */
+    private static ClusterMirrorException sourceUnreadable(Properties sourceConfigs, String why, Exception cause) {
+        return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "cannot read the source cluster at "
+            + sourceConfigs.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) + " (" + why + "); give its client "
+            + "configs (security settings) with --source-command-config: the mirror's stored source passwords are sealed "
+            + "and this tool cannot read them", cause);
     }
 
     /** Compares one partition; a partition that cannot be read is reported as not verified rather than failing the rest. */
@@ -289,9 +298,9 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             RawLogReader.LogRange destinationLog = destination.range(tp);
             range = MirrorVerifications.range(target, sourceLog.logStartOffset(), destinationLog.logStartOffset(),
                 destinationLog.highWatermark());
-            LogComparison.Outcome outcome = LogComparison.compare(source.stream(tp, range.from(), range.to()),
+            BatchComparison.Outcome outcome = BatchComparison.compare(source.stream(tp, range.from(), range.to()),
                 destination.stream(tp, range.from(), range.to()), range.from(), range.to());
-            LogComparison.Difference difference = outcome.difference();
+            BatchComparison.Difference difference = outcome.difference();
             return new PartitionVerification(tp.topic(), tp.partition(), target.state(), outcome.verifiedFrom(),
                 outcome.verifiedTo(), outcome.identical(), difference == null ? unknown : difference.offset(),
                 difference == null ? null : difference.description(), outcome.batches(), outcome.bytes());

@@ -21,7 +21,7 @@ import java.util.Objects;
  * it was written is named even when the other side holds the same corruption. Records are decoded only to explain a
  * difference in the record data.
  */
-public final class LogComparison {
+public final class BatchComparison {
     /** Where the v2 header fields sit in a batch (Kafka's DefaultRecordBatch layout). */
     static final int LENGTH_OFFSET = 8;
     static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
@@ -32,7 +32,7 @@ public final class LogComparison {
     static final int MAX_TIMESTAMP_OFFSET = 35;
     static final int RECORDS_OFFSET = 61;
 
-    private LogComparison() {
+    private BatchComparison() {
     }
 
     /** Where two logs first differ: the offset a reader should look at, and what differs there. */
