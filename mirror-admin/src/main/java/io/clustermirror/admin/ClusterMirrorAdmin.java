@@ -120,6 +120,21 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                               MirrorTopicsOptions options);
 
+    /**
+     * An integrity check: compares the source's and the destination's batches of each partition of the selected topics
+     * (all of the mirror's when {@code topicsOrRegexes} is empty), every byte but the partition leader epoch, each side's
+     * CRC checked against its bytes. The range is what was mirrored: from the greater log start up to the barrier of a
+     * STOPPED partition, or up to the destination's high watermark when the check reaches the partition. Streams with
+     * bounded memory; the options' timeout bounds each read, not the whole check. Compacted topics are refused: each
+     * cluster's log cleaner rewrites batches on its own schedule, so their logs may legitimately differ.
+     *
+     * @param sourceClientConfigs Kafka client configs for reading the source (security settings; the mirror's stored
+     *                            passwords are sealed, so they must be given here); {@code bootstrap.servers} defaults to
+     *                            the mirror's source
+     */
+    VerifyMirrorTopicsResult verifyMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                Properties sourceClientConfigs, MirrorTopicsOptions options);
+
     /** Stops mirroring topics; see {@link #stopMirrorTopics(String, Collection, Collection)}. */
     MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                         Collection<String> excludes, MirrorTopicsOptions options);

@@ -2,13 +2,18 @@ package io.clustermirror.admin;
 
 import io.clustermirror.admin.internals.ControlPlaneReader;
 import io.clustermirror.admin.internals.MirrorDescriptions;
+import io.clustermirror.admin.internals.BatchComparison;
+import io.clustermirror.admin.internals.MirrorVerifications;
 import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.NamePatterns;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.fetch.RawLogReader;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
@@ -24,8 +29,10 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AbstractOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.DescribeProducersOptions;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
@@ -43,8 +50,11 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -224,6 +234,97 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             }
             return previews;
         }));
+    }
+
+    @Override
+    public VerifyMirrorTopicsResult verifyMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                       Properties sourceClientConfigs, MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        Properties sourceConfigs = new Properties();
+        sourceConfigs.putAll(sourceClientConfigs);
+        return new VerifyMirrorTopicsResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
+            MirrorImage image = readImage(deadline);
+            List<MirrorVerifications.Target> targets = MirrorVerifications.partitionsToVerify(image, mirror, topics, excluded);
+            if (!sourceConfigs.containsKey(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
+                sourceConfigs.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                    image.mirror(mirror).orElseThrow().configs().get(MirrorConfig.BOOTSTRAP_SERVERS));
+            }
+            try {
+                ListenerProbe.check(sourceConfigs);
+            } catch (ListenerProbe.TlsListenerException e) {
+                throw sourceUnreadable(sourceConfigs, e.getMessage(), e);
+            }
+            List<String> selected = targets.stream().map(t -> t.partition().topic()).distinct().toList();
+            Duration requestTimeout = Duration.ofMillis(deadline.timeoutMs());
+            Properties sourceAdminConfigs = clientConfigs(sourceConfigs, clientId + "-verify-source");
+            try (Admin sourceAdmin = Admin.create(sourceAdminConfigs);
+                 RawLogReader source = new RawLogReader(sourceAdmin, sourceConfigs, clientId + "-verify-source", requestTimeout);
+                 RawLogReader destination = new RawLogReader(admin, clientProps, clientId + "-verify", requestTimeout)) {
+                Map<String, String> sourcePolicies;
+                try {
+                    sourcePolicies = cleanupPolicies(sourceAdmin, selected, deadline);
+                } catch (ExecutionException | org.apache.kafka.common.errors.TimeoutException e) {
+                    throw sourceUnreadable(sourceConfigs, String.valueOf(e.getCause() != null ? e.getCause() : e), e);
+                }
+                MirrorVerifications.refuseCompacted(Map.of("source", sourcePolicies,
+                    "destination", cleanupPolicies(admin, selected, deadline)));
+                List<PartitionVerification> verifications = new ArrayList<>();
+                for (MirrorVerifications.Target target : targets) {
+                    verifications.add(verify(target, source, destination));
+                }
+                return verifications;
+            }
+        }));
+    }
+
+    /** The source cannot be read with the configs given: names them by address only, and the way to give the right ones. */
+    private static ClusterMirrorException sourceUnreadable(Properties sourceConfigs, String why, Exception cause) {
+        return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "cannot read the source cluster at "
+            + sourceConfigs.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) + " (" + why + "); give its client "
+            + "configs (security settings) with --source-command-config: the mirror's stored source passwords are sealed "
+            + "and this tool cannot read them", cause);
+    }
+
+    /** Compares one partition; a partition that cannot be read is reported as not verified rather than failing the rest. */
+    private static PartitionVerification verify(MirrorVerifications.Target target, RawLogReader source, RawLogReader destination) {
+        TopicPartition tp = target.partition();
+        long unknown = MirrorPartitionDescription.UNKNOWN;
+        if (target.state() == PartitionState.STOPPING) {
+            return new PartitionVerification(tp.topic(), tp.partition(), target.state(), unknown, unknown, false, unknown,
+                "not verified: the stop has not finished (no barrier yet); verify again once --describe shows STOPPED", 0, 0);
+        }
+        MirrorVerifications.Range range = null;
+        try {
+            RawLogReader.LogRange sourceLog = source.range(tp);
+            RawLogReader.LogRange destinationLog = destination.range(tp);
+            range = MirrorVerifications.range(target, sourceLog.logStartOffset(), destinationLog.logStartOffset(),
+                destinationLog.highWatermark());
+            BatchComparison.Outcome outcome = BatchComparison.compare(source.stream(tp, range.from(), range.to()),
+                destination.stream(tp, range.from(), range.to()), range.from(), range.to());
+            BatchComparison.Difference difference = outcome.difference();
+            return new PartitionVerification(tp.topic(), tp.partition(), target.state(), outcome.verifiedFrom(),
+                outcome.verifiedTo(), outcome.identical(), difference == null ? unknown : difference.offset(),
+                difference == null ? null : difference.description(), outcome.batches(), outcome.bytes());
+        } catch (KafkaException e) {
+            return new PartitionVerification(tp.topic(), tp.partition(), target.state(), range == null ? unknown : range.from(),
+                range == null ? unknown : range.to(), false, unknown, "not verified: " + e.getMessage(), 0, 0);
+        }
+    }
+
+    /** The {@code cleanup.policy} of each topic on one cluster. */
+    private Map<String, String> cleanupPolicies(Admin cluster, List<String> topics, Deadline deadline) throws Exception {
+        List<ConfigResource> resources = topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<String, String> policies = new HashMap<>();
+        if (resources.isEmpty()) {
+            return policies;
+        }
+        cluster.describeConfigs(resources, new DescribeConfigsOptions().timeoutMs(deadline.remainingTimeoutMs(time))).all()
+            .get().forEach((resource, config) -> {
+                ConfigEntry policy = config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
+                policies.put(resource.name(), policy == null ? null : policy.value());
+            });
+        return policies;
     }
 
     /** The producer ids with a transaction open on each partition (describeProducers of its leader). */
@@ -499,8 +600,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     private Properties clientConfigs(String clientId) {
+        return clientConfigs(clientProps, clientId);
+    }
+
+    private static Properties clientConfigs(Properties cluster, String clientId) {
         Properties props = new Properties();
-        props.putAll(clientProps);
+        props.putAll(cluster);
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         return props;
     }

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -215,7 +216,20 @@ class SecureSourceTest {
         String topic = "secure-plain";
         createSourceTopicWithAllKinds(topic, 2, Map.of());
         grantMirror("User:" + PLAIN_USER, topic);
-        mirrorAndCheck("plain", saslConfig(PLAIN, "PLAIN", PlainLoginModule.class.getName(), PLAIN_USER, plainPassword), topic, 2);
+        Map<String, String> config = saslConfig(PLAIN, "PLAIN", PlainLoginModule.class.getName(), PLAIN_USER, plainPassword);
+        mirrorAndCheck("plain", config, topic, 2);
+
+        // The integrity check reads the source itself, with the operator's client configs: the mirror's are sealed.
+        CliRun unconfigured = CliRun.run(destination.bootstrapServers(), "--verify", "--mirror", "plain", "--topics", topic);
+        assertEquals(1, unconfigured.exit(), unconfigured.out());
+        assertTrue(unconfigured.err().startsWith("INVALID_CONFIG: cannot read the source cluster at ")
+            && unconfigured.err().contains("--source-command-config"), unconfigured.err());
+        Path sourceClient = writeProperties("verify-plain.properties", config);
+        CliRun verified = CliRun.run(destination.bootstrapServers(), "--verify", "--mirror", "plain", "--topics", topic,
+            "--source-command-config", sourceClient.toString());
+        assertNoSecret(verified.out() + verified.err(), "the output of --verify");
+        assertEquals(0, verified.exit(), verified.out() + verified.err());
+        assertTrue(verified.out().contains("2 of 2 partition(s) identical."), verified.out());
     }
 
     /**
@@ -289,10 +303,7 @@ class SecureSourceTest {
         scramUser(user, Keystores.newPassword());
         String wrong = Keystores.newPassword();
         SECRETS.add(wrong);
-        Path file = dir.resolve("wrong-password.properties");
-        StringBuilder properties = new StringBuilder();
-        scramConfig(user, wrong).forEach((k, v) -> properties.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(file, properties.toString());
+        Path file = writeProperties("wrong-password.properties", scramConfig(user, wrong));
 
         long startNs = System.nanoTime();
         CliRun created = CliRun.run(destination.bootstrapServers(), "--create", "--mirror", "wrong", "--mirror-config", file.toString());
@@ -471,6 +482,13 @@ class SecureSourceTest {
         config.put("sasl.mechanism", mechanism);
         config.put("sasl.jaas.config", loginModule + " required username=\"" + user + "\" password=\"" + password + "\";");
         return config;
+    }
+
+    /** A client properties file in the test's directory, as an operator would write it. */
+    private static Path writeProperties(String name, Map<String, String> config) throws IOException {
+        StringBuilder properties = new StringBuilder();
+        config.forEach((k, v) -> properties.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        return Files.writeString(dir.resolve(name), properties.toString());
     }
 
     private static Map<String, String> scramConfig(String user, String password) {

@@ -10,6 +10,8 @@ import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
 import static io.clustermirror.admin.cli.CommandOptions.JSON;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR_CONFIG;
+import static io.clustermirror.admin.cli.CommandOptions.SOURCE_BOOTSTRAP_SERVER;
+import static io.clustermirror.admin.cli.CommandOptions.SOURCE_COMMAND_CONFIG;
 import static io.clustermirror.admin.cli.CommandOptions.TOPICS;
 
 /** The tool's actions, with the action-specific options each requires or accepts. */
@@ -28,7 +30,13 @@ public enum Action {
     PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",
-        List.of(MIRROR, TOPICS), List.of(EXCLUDE));
+        List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    VERIFY("--verify", "Prove a mirror's integrity: compare the source's and the destination's batches of each partition "
+        + "over the mirrored range (up to the barrier of a stopped topic, else the destination's high watermark), every byte "
+        + "but the partition leader epoch, each side's CRC checked. Prints IDENTICAL or DIFFERS at offset N per partition; "
+        + "exits 0 only if all are identical. Compacted topics are refused (each cluster compacts on its own).",
+        "--verify --mirror dr --topics orders", List.of(MIRROR),
+        List.of(TOPICS, EXCLUDE, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON));
 
     private final String flag;
     private final String description;

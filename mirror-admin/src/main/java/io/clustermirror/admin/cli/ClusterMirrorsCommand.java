@@ -8,6 +8,7 @@ import io.clustermirror.admin.DescribeClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
@@ -24,8 +25,9 @@ import java.util.function.Function;
 
 /**
  * {@code bin/kafka-cluster-mirrors.sh}: create, delete, list and describe mirrors, and start, stop, pause and
- * resume their topics, through {@link ClusterMirrorAdmin}. Prints one line to stderr on failure; exits with 0
- * on success, 1 if the operation failed and 2 if the command line is wrong.
+ * resume their topics, and verify their integrity, through {@link ClusterMirrorAdmin}. Prints one line to stderr on
+ * failure; exits with 0 on success, 1 if the operation failed (or a verified partition is not identical) and 2 if the
+ * command line is wrong.
  */
 public final class ClusterMirrorsCommand {
     static final int OK = 0;
@@ -72,8 +74,7 @@ public final class ClusterMirrorsCommand {
             return FAILED;
         }
         try {
-            run(options, admin, out);
-            return OK;
+            return run(options, admin, out);
         } catch (Exception e) {
             err.println(errorLine(e));
             return FAILED;
@@ -82,7 +83,8 @@ public final class ClusterMirrorsCommand {
         }
     }
 
-    static void run(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
+    /** Runs the action and returns the exit status: {@link #OK}, or {@link #FAILED} when a verified partition differs. */
+    static int run(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
         String mirror = options.mirror();
         switch (options.action()) {
             case CREATE -> {
@@ -125,7 +127,14 @@ public final class ClusterMirrorsCommand {
                 admin.pauseMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
             case RESUME -> printTopics(out, "Resumed", mirror,
                 admin.resumeMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case VERIFY -> {
+                List<PartitionVerification> verifications = admin.verifyMirrorTopics(mirror, options.topics(), options.excludes(),
+                    options.sourceClientProperties(), topicsOptions(options)).partitions().get();
+                out.print(options.json() ? OutputFormatter.verifyJson(verifications) : OutputFormatter.verifyText(verifications));
+                return verifications.stream().allMatch(PartitionVerification::identical) ? OK : FAILED;
+            }
         }
+        return OK;
     }
 
     private static MirrorTopicsOptions topicsOptions(CommandOptions options) {

@@ -34,6 +34,8 @@ public final class CommandOptions {
     static final String JSON = "--json";
     static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
     static final String DRY_RUN = "--dry-run";
+    static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
+    static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
     static final String HELP_FLAG = "--help";
     private static final int HELP_WIDTH = 100;
     private static final List<OptionSpec> OPTIONS = List.of(
@@ -48,13 +50,19 @@ public final class CommandOptions {
             + "bootstrap.servers, any Kafka client security settings for it and mirror.* settings. Secrets may be "
             + "ConfigProvider references such as ${file:/etc/mirror/secrets.properties:password}; they are never "
             + "printed.", "--mirror-config dr.properties"),
-        new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause and --resume: comma-separated topic names or "
+        new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify: the source cluster's brokers (default: the "
+            + "mirror's bootstrap.servers).", "--source-bootstrap-server src1:9092"),
+        new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify: Kafka client properties for reading the source cluster "
+            + "(security settings). The mirror's stored source passwords are sealed, so the tool cannot use them; secrets in "
+            + "this file are never printed.", "--source-command-config source-client.properties"),
+        new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause, --resume and --verify (default: all the mirror's topics): comma-separated topic names or "
             + "regular expressions matching whole names (Java syntax without backreferences and lookaround, matched "
             + "in linear time). A pattern given to --start leaves out topics that are already in a mirror; name a "
             + "stopped topic to start it again.", "--topics 'orders,payments-.*'"),
         new OptionSpec(EXCLUDE, "CSV", "With --topics: comma-separated names or regular expressions to leave out "
             + "of what --topics matched.", "--exclude 'payments-test,.*-tmp'"),
-        new OptionSpec(JSON, "", "For --list, --describe and --stop --dry-run: print a JSON document instead of text.",
+        new OptionSpec(JSON, "", "For --list, --describe, --stop --dry-run and --verify: print a JSON document instead of "
+            + "text.",
             "--describe --json"),
         new OptionSpec(DRY_RUN, "", "For --stop: change nothing and print, per partition, what the stop would do now: the "
             + "range it would truncate (the open transactions of the source, from the last stable offset to the end), the "
@@ -79,10 +87,11 @@ public final class CommandOptions {
     private final boolean json;
     private final boolean discardLocalWrites;
     private final boolean dryRun;
+    private final Properties sourceClientProperties;
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
-                           boolean json, boolean discardLocalWrites, boolean dryRun) {
+                           boolean json, boolean discardLocalWrites, boolean dryRun, Properties sourceClientProperties) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -93,6 +102,7 @@ public final class CommandOptions {
         this.json = json;
         this.discardLocalWrites = discardLocalWrites;
         this.dryRun = dryRun;
+        this.sourceClientProperties = sourceClientProperties;
     }
 
     /** True if the command line asks for help, which wins over everything else on it. */
@@ -126,8 +136,11 @@ public final class CommandOptions {
             EXCLUDE, ns.get("exclude") != null,
             JSON, ns.getBoolean("json"),
             DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"),
-            DRY_RUN, ns.getBoolean("dry_run"));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN)) {
+            DRY_RUN, ns.getBoolean("dry_run"),
+            SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null,
+            SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null);
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN,
+                SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
             }
@@ -153,9 +166,14 @@ public final class CommandOptions {
         clientProperties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, ns.getString("bootstrap_server"));
         Map<String, String> mirrorConfigs = ns.getString("mirror_config") == null ? Map.of()
             : toMap(loadProperties(MIRROR_CONFIG, ns.getString("mirror_config"), usage));
+        Properties sourceClientProperties = ns.getString("source_command_config") == null
+            ? new Properties() : loadProperties(SOURCE_COMMAND_CONFIG, ns.getString("source_command_config"), usage);
+        if (ns.getString("source_bootstrap_server") != null) {
+            sourceClientProperties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, ns.getString("source_bootstrap_server"));
+        }
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
-            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"));
+            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), sourceClientProperties);
     }
 
     public Action action() {
@@ -199,6 +217,14 @@ public final class CommandOptions {
     /** True for --stop --dry-run: print what the stop would do, change nothing. */
     public boolean dryRun() {
         return dryRun;
+    }
+
+    /**
+     * For --verify: client properties for the source, from --source-command-config with --source-bootstrap-server; empty
+     * if neither is given.
+     */
+    public Properties sourceClientProperties() {
+        return sourceClientProperties;
     }
 
     /** True if --start may remove records written to stopped topics since their stop. */
@@ -295,11 +321,12 @@ public final class CommandOptions {
             describe(help, withMetavar(option.flag()), option.description(), option.example());
         }
         help.append("\nExamples:\n");
-        for (Action action : List.of(Action.CREATE, Action.START, Action.DESCRIBE, Action.STOP)) {
+        for (Action action : List.of(Action.CREATE, Action.START, Action.DESCRIBE, Action.STOP, Action.VERIFY)) {
             help.append("  ").append(PROGRAM).append(" --bootstrap-server dest:9092 ").append(action.example())
                 .append('\n');
         }
-        help.append("\nExit status: 0 on success, 1 if the operation failed, 2 if the command line is wrong.\n");
+        help.append("\nExit status: 0 on success, 1 if the operation failed (or --verify found a difference),\n"
+            + "2 if the command line is wrong.\n");
         return help.toString();
     }
 

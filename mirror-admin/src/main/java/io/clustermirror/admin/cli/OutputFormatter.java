@@ -4,6 +4,7 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.MirrorConfig;
 
@@ -202,6 +203,55 @@ public final class OutputFormatter {
             p.openProducerIds().forEach(ids::add);
         }
         return json(root);
+    }
+
+    /**
+     * An integrity check, one line per partition: {@code topic-partition IDENTICAL [from, to)} or
+     * {@code topic-partition DIFFERS at offset N: what}, then a summary line.
+     */
+    public static String verifyText(List<PartitionVerification> verifications) {
+        StringBuilder out = new StringBuilder();
+        for (PartitionVerification v : verifications) {
+            out.append(v.topic()).append('-').append(v.partition()).append("  ");
+            if (v.identical()) {
+                out.append("IDENTICAL [").append(v.verifiedFrom()).append(", ").append(v.verifiedTo()).append(")  ")
+                    .append(v.batches()).append(" batches, ").append(v.bytes()).append(" bytes");
+            } else if (v.firstDifferenceOffset() >= 0) {
+                out.append("DIFFERS at offset ").append(v.firstDifferenceOffset()).append(": ").append(oneLine(v.difference()));
+            } else {
+                out.append("NOT VERIFIED: ").append(oneLine(v.difference()));
+            }
+            out.append('\n');
+        }
+        long identical = verifications.stream().filter(PartitionVerification::identical).count();
+        return out.append(identical).append(" of ").append(verifications.size()).append(" partition(s) identical.\n").toString();
+    }
+
+    /**
+     * An integrity check as JSON: {@code identical} for all, and a {@code partitions} array with one object per partition;
+     * {@code first_difference_offset} and {@code difference} are null when the partition is identical.
+     */
+    public static String verifyJson(List<PartitionVerification> verifications) {
+        ObjectNode root = root().put("identical", verifications.stream().allMatch(PartitionVerification::identical));
+        ArrayNode partitions = root.putArray("partitions");
+        for (PartitionVerification v : verifications) {
+            ObjectNode node = partitions.addObject()
+                .put("topic", v.topic())
+                .put("partition", v.partition())
+                .put("state", v.state().name());
+            putKnown(node, "verified_from", v.verifiedFrom());
+            putKnown(node, "verified_to", v.verifiedTo());
+            node.put("identical", v.identical());
+            putKnown(node, "first_difference_offset", v.firstDifferenceOffset());
+            node.put("difference", v.difference());
+            node.put("batches", v.batches());
+            node.put("bytes", v.bytes());
+        }
+        return json(root);
+    }
+
+    private static String oneLine(String text) {
+        return text.replaceAll("\\s+", " ");
     }
 
     /** Left-aligned columns two spaces apart; the last column is not padded (it may be free text). */

@@ -13,8 +13,10 @@ import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsResult;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.PreviewStopResult;
 import io.clustermirror.admin.StopPreview;
+import io.clustermirror.admin.VerifyMirrorTopicsResult;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -132,6 +134,47 @@ class ClusterMirrorsCommandTest {
         assertTrue(err().contains("--json with --stop needs --dry-run"), err());
     }
 
+    static final PartitionVerification IDENTICAL =
+        new PartitionVerification("orders", 0, PartitionState.MIRRORING, 10, 120, true, -1, null, 12, 4096);
+    static final PartitionVerification DIFFERS = new PartitionVerification("orders", 1, PartitionState.STOPPED, 0, 80, false, 57,
+        "destination batch [57, 59] fails its CRC check", 5, 2048);
+
+    @Test
+    void verifyPrintsEachPartitionAndExitsZeroOnlyIfAllAreIdentical() throws Exception {
+        Path sourceConfig = Files.writeString(dir.resolve("source.properties"),
+            "security.protocol=SASL_SSL\nsasl.jaas.config=PlainLoginModule required password=\"s3cret\";\n");
+        admin.verifications = List.of(IDENTICAL);
+        assertEquals(0, run("--verify", "--mirror", "dr", "--source-command-config", sourceConfig.toString(),
+            "--source-bootstrap-server", "src:9093"));
+        assertEquals(List.of("verify dr [] - [] source bootstrap=src:9093 protocol=SASL_SSL"), admin.calls);
+        assertTrue(out().startsWith("orders-0  IDENTICAL [10, 120)"), out());
+
+        out.reset();
+        admin.verifications = List.of(IDENTICAL, DIFFERS);
+        assertEquals(1, run("--verify", "--mirror", "dr", "--topics", "orders", "--source-command-config", sourceConfig.toString()));
+        String text = out();
+        assertTrue(text.contains("orders-1  DIFFERS at offset 57: destination batch [57, 59] fails its CRC check")
+            && text.contains("1 of 2 partition(s) identical."), text);
+        assertTrue(!text.contains("s3cret") && !err().contains("s3cret"), "the source's secrets are never printed");
+        out.reset();
+
+        assertEquals(1, run("--verify", "--mirror", "dr", "--json"));
+        com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
+        assertEquals(false, root.get("identical").asBoolean());
+        com.fasterxml.jackson.databind.JsonNode differs = root.get("partitions").get(1);
+        assertEquals("orders", differs.get("topic").asText());
+        assertEquals(1, differs.get("partition").asInt());
+        assertEquals(0, differs.get("verified_from").asLong());
+        assertEquals(80, differs.get("verified_to").asLong());
+        assertEquals(false, differs.get("identical").asBoolean());
+        assertEquals(57, differs.get("first_difference_offset").asLong());
+        assertTrue(root.get("partitions").get(0).get("first_difference_offset").isNull());
+
+        assertEquals(2, run("--verify", "--mirror", "dr", "--dry-run"));
+        assertTrue(err().contains("--dry-run cannot be used with --verify"), err());
+        assertEquals(2, run("--describe", "--source-bootstrap-server", "src:9092"));
+    }
+
     @Test
     void listAndDescribe() {
         assertEquals(0, run("--list"));
@@ -203,6 +246,7 @@ class ClusterMirrorsCommandTest {
         final Map<String, ClusterMirrorDescription> descriptions = Map.of(
             "dr", OutputFormatterTest.DR_DESCRIPTION, "empty", OutputFormatterTest.EMPTY_DESCRIPTION);
         List<String> topics = List.of();
+        List<PartitionVerification> verifications = List.of();
         ClusterMirrorException failure;
         boolean closed;
 
@@ -267,6 +311,15 @@ class ClusterMirrorsCommandTest {
                                                          Collection<String> excludes, MirrorTopicsOptions options) {
             calls.add("preview-stop " + mirror + " " + topicsOrRegexes + " - " + excludes);
             return new PreviewStopResult(KafkaFuture.completedFuture(PREVIEWS));
+        }
+
+        @Override
+        public VerifyMirrorTopicsResult verifyMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                           Collection<String> excludes, Properties sourceClientConfigs,
+                                                           MirrorTopicsOptions options) {
+            calls.add("verify " + mirror + " " + topicsOrRegexes + " - " + excludes + " source bootstrap="
+                + sourceClientConfigs.getProperty("bootstrap.servers") + " protocol=" + sourceClientConfigs.getProperty("security.protocol"));
+            return new VerifyMirrorTopicsResult(KafkaFuture.completedFuture(verifications));
         }
 
         private MirrorTopicsResult topicOp(String op, String mirror, Collection<String> topicsOrRegexes,
