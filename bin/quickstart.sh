@@ -105,9 +105,13 @@ cluster_ready() {
 # Formats and starts a node from config/<name>.properties, on free ports and with its data in $work.
 # Sets <name>_bootstrap.
 start_cluster() {
-  local name=$1 broker_port controller_port
+  local name=$1 broker_port controller_port internal_listener=""
   pick_port; broker_port=$REPLY
   pick_port; controller_port=$REPLY
+  # A config with a listener of its own for brokers (the destination's) keeps it, on a free port too.
+  if grep -q '^inter.broker.listener.name=INTERNAL' "$base_dir/config/$name.properties"; then
+    pick_port; internal_listener=",INTERNAL://localhost:$REPLY"
+  fi
   local bootstrap=localhost:$broker_port
   printf -v "${name}_bootstrap" '%s' "$bootstrap"
   mkdir -p "$work/$name"
@@ -116,8 +120,8 @@ start_cluster() {
   cat >> "$work/$name/server.properties" <<PROPERTIES
 
 # quickstart overrides
-listeners=PLAINTEXT://$bootstrap,CONTROLLER://localhost:$controller_port
-advertised.listeners=PLAINTEXT://$bootstrap,CONTROLLER://localhost:$controller_port
+listeners=PLAINTEXT://$bootstrap$internal_listener,CONTROLLER://localhost:$controller_port
+advertised.listeners=PLAINTEXT://$bootstrap$internal_listener,CONTROLLER://localhost:$controller_port
 controller.quorum.bootstrap.servers=localhost:$controller_port
 log.dirs=$work/$name/data
 PROPERTIES
