@@ -101,7 +101,9 @@ class DedicatedControllerTest {
             admin.createTopics(List.of(new NewTopic("dc-plain", 1, (short) 2))).all().get();
             admin.createPartitions(Map.of("dc-plain", NewPartitions.increaseTo(2))).all().get();
             admin.incrementalAlterConfigs(Map.of(resource("dc-plain"), List.of(retention("1")))).all().get();
-            assertEquals("1", explicitConfigs(admin, "dc-plain").get("retention.ms"));
+            // A broker serves DescribeConfigs from its metadata, which follows the controller's change a moment later.
+            TestUtils.waitFor(() -> "1".equals(explicitConfigs(admin, "dc-plain").get("retention.ms")), MirrorAssertions.TIMEOUT,
+                "an ordinary topic takes retention.ms=1");
             admin.deleteTopics(List.of("dc-plain")).all().get();
         }
         MirrorAssertions.awaitState(mirrors, "dc", topic, 1, PartitionState.MIRRORING);
