@@ -41,7 +41,7 @@ import java.util.concurrent.CompletableFuture;
  * handle still works, but leadership listeners must be installed again (a restart builds a new
  * metadata loader).
  */
-public final class BrokerHandle {
+public final class BrokerHandle implements LeaderLogs {
     private static final Logger log = LoggerFactory.getLogger(BrokerHandle.class);
 
     /**
@@ -97,6 +97,7 @@ public final class BrokerHandle {
         return broker;
     }
 
+    @Override
     public int nodeId() {
         return broker.config().nodeId();
     }
@@ -187,6 +188,7 @@ public final class BrokerHandle {
     }
 
     /** The local log's state if this broker is the partition's leader. */
+    @Override
     public Optional<LeaderLogState> leaderLogState(TopicPartition partition) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty()) {
@@ -215,6 +217,7 @@ public final class BrokerHandle {
      * {@code startOffset}, up to the log end and about {@code maxBytes}; for verification and tests.
      * Empty records if the broker hosts no replica.
      */
+    @Override
     public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
@@ -248,6 +251,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records)
             throws NotLeaderException {
         Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
@@ -324,6 +328,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
         p.truncateTo(offset, false);
@@ -408,6 +413,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public Map<Integer, Long> inSyncFollowerLogEndOffsets(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
         scala.collection.immutable.Set<Object> isr = p.inSyncReplicaIds();
@@ -426,6 +432,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         org.apache.kafka.server.partition.AssignmentState assignment = leaderAt(partition, leaderEpoch).assignmentState();
         return new ReplicaAssignment(java.util.List.copyOf(assignment.replicas()),
@@ -439,6 +446,7 @@ public final class BrokerHandle {
      * open transactions. Runs under the log's lock, then snapshots the state at the log end so that a restart
      * loads the cleaned state. Idempotent: returns the number of producers removed, 0 if none was stale.
      */
+    @Override
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {

@@ -21,6 +21,7 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +108,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.hygiene = hygiene;
         this.imageCatchUp = imageCatchUp;
         this.handover = new LeadershipHandover(clients, broker.nodeId());
-        this.procedures = new LeaderLogProcedures(broker, handover);
+        this.procedures = new LeaderLogProcedures(broker, handover::moveTo, Time.SYSTEM);
         this.alignmentExecutor = procedureThread("cluster-mirror-alignments-" + broker.nodeId());
         this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
