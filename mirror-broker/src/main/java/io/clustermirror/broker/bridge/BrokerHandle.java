@@ -41,7 +41,7 @@ import java.util.concurrent.CompletableFuture;
  * handle still works, but leadership listeners must be installed again (a restart builds a new
  * metadata loader).
  */
-public final class BrokerHandle implements LeaderLogs {
+public final class BrokerHandle implements LocalReplicas {
     private static final Logger log = LoggerFactory.getLogger(BrokerHandle.class);
 
     /**
@@ -204,6 +204,7 @@ public final class BrokerHandle implements LeaderLogs {
     }
 
     /** Log end offset of the local replica (leader or follower), if this broker hosts one. */
+    @Override
     public java.util.OptionalLong localLogEndOffset(TopicPartition partition) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
@@ -354,6 +355,7 @@ public final class BrokerHandle implements LeaderLogs {
      * Whether the local replica holds a MIRROR_PID_RESET barrier at {@code offset}; empty if its log does not
      * reach that offset (yet).
      */
+    @Override
     public Optional<Boolean> holdsBarrierAt(TopicPartition partition, long offset) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty() || p.get().log().get().logEndOffset() <= offset
@@ -376,6 +378,7 @@ public final class BrokerHandle implements LeaderLogs {
      *
      * @return false if this broker leads the partition or its leader is not known or not alive
      */
+    @Override
     public boolean truncateFollowerTo(TopicPartition partition, long offset) {
         ReplicaManager rm = broker.replicaManager();
         synchronized (privateField(ReplicaManager.class, rm, "replicaStateChangeLock")) {

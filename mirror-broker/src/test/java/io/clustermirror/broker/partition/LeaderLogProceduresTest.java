@@ -22,7 +22,7 @@ class LeaderLogProceduresTest {
     private static final int EPOCH = 4;
 
     private final MockTime time = new MockTime(0, 1_700_000_000_000L, 0);
-    private final InMemoryLeaderLogs log = new InMemoryLeaderLogs(TP, NODE, EPOCH);
+    private final InMemoryReplica log = new InMemoryReplica(TP, NODE, EPOCH);
     private final List<String> handovers = new ArrayList<>();
     private final List<String> truncations = new ArrayList<>();
     private final LeaderLogProcedures procedures = new LeaderLogProcedures(log,

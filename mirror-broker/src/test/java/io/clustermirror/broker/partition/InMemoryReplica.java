@@ -3,7 +3,8 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.broker.TestBatches;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.LeaderLogState;
-import io.clustermirror.broker.bridge.LeaderLogs;
+import io.clustermirror.broker.bridge.LocalReplicas;
+import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
 import org.apache.kafka.common.TopicPartition;
@@ -14,13 +15,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * One local leader replica in memory, batch by batch, for the procedures on a leader's log. Its in-sync followers either
- * replicate at once (they hold the leader's log end, and the high watermark is the log end) or not at all.
+ * One local replica in memory, batch by batch: the leader (for the procedures on a leader's log) or, with {@link #leader}
+ * false, a follower. A leader's in-sync followers either replicate at once (they hold the leader's log end, and the high
+ * watermark is the log end) or not at all.
  */
-final class InMemoryLeaderLogs implements LeaderLogs {
+final class InMemoryReplica implements LocalReplicas {
     final TopicPartition tp;
     final int nodeId;
     int leaderEpoch;
@@ -34,7 +37,7 @@ final class InMemoryLeaderLogs implements LeaderLogs {
     final List<MemoryRecords> batches = new ArrayList<>();
     final List<String> changes = new ArrayList<>();
 
-    InMemoryLeaderLogs(TopicPartition tp, int nodeId, int leaderEpoch) {
+    InMemoryReplica(TopicPartition tp, int nodeId, int leaderEpoch) {
         this.tp = tp;
         this.nodeId = nodeId;
         this.leaderEpoch = leaderEpoch;
@@ -42,7 +45,7 @@ final class InMemoryLeaderLogs implements LeaderLogs {
     }
 
     /** Appends {@code n} records at the log end, written at {@code epoch}. */
-    InMemoryLeaderLogs withRecords(int n, int epoch) {
+    InMemoryReplica withRecords(int n, int epoch) {
         batches.add(TestBatches.batch(logEnd(), n, 1000L, (short) 0, (int) logEnd(), epoch));
         return this;
     }
@@ -114,6 +117,30 @@ final class InMemoryLeaderLogs implements LeaderLogs {
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
         changes.add("remove producers before " + barrierOffset);
         return 1;
+    }
+
+    @Override
+    public OptionalLong localLogEndOffset(TopicPartition partition) {
+        return OptionalLong.of(logEnd());
+    }
+
+    @Override
+    public Optional<Boolean> holdsBarrierAt(TopicPartition partition, long offset) {
+        if (offset >= logEnd()) {
+            return Optional.empty();
+        }
+        return Optional.of(batches.stream().map(InMemoryReplica::batch)
+            .anyMatch(b -> b.baseOffset() == offset && BarrierBatch.isBarrier(b)));
+    }
+
+    @Override
+    public boolean truncateFollowerTo(TopicPartition partition, long offset) {
+        if (leader) {
+            return false;
+        }
+        changes.add("truncate follower " + offset);
+        batches.removeIf(b -> batch(b).baseOffset() >= offset);
+        return true;
     }
 
     private void checkLeader(int epoch) throws NotLeaderException {
