@@ -41,7 +41,7 @@ import java.util.concurrent.CompletableFuture;
  * handle still works, but leadership listeners must be installed again (a restart builds a new
  * metadata loader).
  */
-public final class BrokerHandle {
+public final class BrokerHandle implements LocalReplicas {
     private static final Logger log = LoggerFactory.getLogger(BrokerHandle.class);
 
     /**
@@ -97,6 +97,7 @@ public final class BrokerHandle {
         return broker;
     }
 
+    @Override
     public int nodeId() {
         return broker.config().nodeId();
     }
@@ -187,6 +188,7 @@ public final class BrokerHandle {
     }
 
     /** The local log's state if this broker is the partition's leader. */
+    @Override
     public Optional<LeaderLogState> leaderLogState(TopicPartition partition) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty()) {
@@ -202,6 +204,7 @@ public final class BrokerHandle {
     }
 
     /** Log end offset of the local replica (leader or follower), if this broker hosts one. */
+    @Override
     public java.util.OptionalLong localLogEndOffset(TopicPartition partition) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
@@ -215,6 +218,7 @@ public final class BrokerHandle {
      * {@code startOffset}, up to the log end and about {@code maxBytes}; for verification and tests.
      * Empty records if the broker hosts no replica.
      */
+    @Override
     public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
@@ -248,6 +252,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records)
             throws NotLeaderException {
         Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
@@ -324,6 +329,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
         p.truncateTo(offset, false);
@@ -349,6 +355,7 @@ public final class BrokerHandle {
      * Whether the local replica holds a MIRROR_PID_RESET barrier at {@code offset}; empty if its log does not
      * reach that offset (yet).
      */
+    @Override
     public Optional<Boolean> holdsBarrierAt(TopicPartition partition, long offset) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty() || p.get().log().get().logEndOffset() <= offset
@@ -371,6 +378,7 @@ public final class BrokerHandle {
      *
      * @return false if this broker leads the partition or its leader is not known or not alive
      */
+    @Override
     public boolean truncateFollowerTo(TopicPartition partition, long offset) {
         ReplicaManager rm = broker.replicaManager();
         synchronized (privateField(ReplicaManager.class, rm, "replicaStateChangeLock")) {
@@ -408,6 +416,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public Map<Integer, Long> inSyncFollowerLogEndOffsets(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
         scala.collection.immutable.Set<Object> isr = p.inSyncReplicaIds();
@@ -426,6 +435,7 @@ public final class BrokerHandle {
      *
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
+    @Override
     public ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         org.apache.kafka.server.partition.AssignmentState assignment = leaderAt(partition, leaderEpoch).assignmentState();
         return new ReplicaAssignment(java.util.List.copyOf(assignment.replicas()),
@@ -439,6 +449,7 @@ public final class BrokerHandle {
      * open transactions. Runs under the log's lock, then snapshots the state at the log end so that a restart
      * loads the cleaned state. Idempotent: returns the number of producers removed, 0 if none was stale.
      */
+    @Override
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {

@@ -1,13 +1,14 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,12 +55,20 @@ final class LeaderLogProcedures {
         void truncated(long fromOffset, long toOffset);
     }
 
-    private final BrokerHandle broker;
-    private final LeadershipHandover handover;
+    /** Moves a partition's leadership to another in-sync replica ({@link LeadershipHandover#moveTo}). */
+    interface LeadershipMover {
+        void moveTo(TopicPartition tp, java.util.List<Integer> replicas, int target) throws StepTimeoutException, InterruptedException;
+    }
 
-    LeaderLogProcedures(BrokerHandle broker, LeadershipHandover handover) {
+    private final LeaderLogs broker;
+    private final LeadershipMover handover;
+    private final Time time;
+
+    /** @param time the clock of the waits' deadlines and polls, and of the barrier's timestamp */
+    LeaderLogProcedures(LeaderLogs broker, LeadershipMover handover, Time time) {
         this.broker = broker;
         this.handover = handover;
+        this.time = time;
     }
 
     /**
@@ -90,7 +99,7 @@ final class LeaderLogProcedures {
         truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
         handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
-        MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, System.currentTimeMillis());
+        MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, time.milliseconds());
         permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
             mirror, tp, end, sourceClusterId);
@@ -273,13 +282,16 @@ final class LeaderLogProcedures {
 
     private void await(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, StateCondition condition, String what)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
-        long deadline = System.currentTimeMillis() + WAIT_MS;
+        long deadline = time.milliseconds() + WAIT_MS;
         while (!condition.test(leaderState(tp, leaderEpoch))) {
             permit.check(); // a superseded procedure frees its thread at once
-            if (System.currentTimeMillis() > deadline) {
+            if (time.milliseconds() > deadline) {
                 throw new StepTimeoutException(what + " of " + tp + " within " + WAIT_MS + " ms (" + leaderState(tp, leaderEpoch) + ")");
             }
-            Thread.sleep(POLL_MS); // polling a broker-local condition; no event to wait on exists
+            if (Thread.interrupted()) {
+                throw new InterruptedException("waiting until " + what + " of " + tp);
+            }
+            time.sleep(POLL_MS); // polling a broker-local condition; no event to wait on exists
         }
     }
 

@@ -86,6 +86,6 @@ final class LogAlignment {
     /** This mirror fetched into the partition: it got past PREPARING, or recorded a mirrored offset, and is not stopped. */
     static boolean mirroredInto(PartitionStateRecord own) {
         return own.state() != PartitionState.STOPPED
-            && (own.lastMirroredOffset() >= 0 || PartitionMirrorManager.PAST_PREPARING.contains(own.state()));
+            && (own.lastMirroredOffset() >= 0 || PartitionStateMachine.RECORDED_ALIGNED.contains(own.state()));
     }
 }

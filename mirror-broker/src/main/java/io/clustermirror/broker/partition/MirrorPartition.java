@@ -28,30 +28,34 @@ import java.util.Objects;
  * @param retryAtMs   when a FAILED partition retries, or {@link #NO_RETRY}
  * @param lastError   the last failure's message, or null
  * @param generation  the generation of the work on the partition's log
+ * @param recorded    the partition's state in {@code __mirror_state} as the image last showed it (UNKNOWN if none)
+ * @param mirroredInto this mirror has fetched into the log (under this leadership, or an earlier one as recorded): the
+ *                    log may hold mirrored data, so a stop must truncate it and write a barrier
  */
 public record MirrorPartition(String mirror, TopicPartition partition, PartitionState state, boolean leader,
                               int leaderEpoch, DesiredState desired, int failures, long retryAtMs, String lastError,
-                              long generation) {
+                              long generation, PartitionState recorded, boolean mirroredInto) {
     public static final long NO_RETRY = -1L;
 
     public MirrorPartition {
         Objects.requireNonNull(mirror, "mirror");
         Objects.requireNonNull(partition, "partition");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(recorded, "recorded");
         if (failures < 0) {
             throw new IllegalArgumentException("failures must not be negative: " + failures);
         }
     }
 
     /**
-     * A partition this broker has just learned about: UNKNOWN, not leader, no failures.
+     * A partition this broker has just learned about: UNKNOWN, not leader, no failures, nothing recorded or mirrored.
      *
      * @param generation the generation to continue from: at least that of any earlier procedure on the partition's log,
      *                   so that none of them is mistaken for a current one
      */
     public static MirrorPartition unknown(String mirror, TopicPartition partition, DesiredState desired, long generation) {
         return new MirrorPartition(mirror, partition, PartitionState.UNKNOWN, false, -1, desired, 0, NO_RETRY, null,
-            generation);
+            generation, PartitionState.UNKNOWN, false);
     }
 
     /** True while this broker fetches for the partition: only a leader in MIRRORING does. */
@@ -61,38 +65,54 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
 
     MirrorPartition withDesired(DesiredState newDesired) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs,
-            lastError, generation);
+            lastError, generation, recorded, mirroredInto);
     }
 
-    /** Leader at {@code epoch}; a new leadership starts with a clean failure record. */
-    MirrorPartition asLeader(int epoch) {
-        return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null, generation);
+    /**
+     * Leader at {@code epoch}; a new leadership starts with a clean failure record and knows of mirrored data only what
+     * the record it found shows.
+     */
+    MirrorPartition asLeader(int epoch, PartitionState found, boolean foundMirroredInto) {
+        return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null, generation, found,
+            foundMirroredInto);
     }
 
     MirrorPartition asFollower() {
         return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs,
-            lastError, generation);
+            lastError, generation, recorded, mirroredInto);
     }
 
     /** In {@code next}, a state other than FAILED, so no retry is pending. */
     MirrorPartition to(PartitionState next) {
         return new MirrorPartition(mirror, partition, next, leader, leaderEpoch, desired, failures, NO_RETRY,
-            lastError, generation);
+            lastError, generation, recorded, mirroredInto);
     }
 
     MirrorPartition failed(String error, long retryAt) {
         return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired,
-            failures + 1, retryAt, error, generation);
+            failures + 1, retryAt, error, generation, recorded, mirroredInto);
+    }
+
+    MirrorPartition withRecorded(PartitionState newRecorded) {
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
+            generation, newRecorded, mirroredInto);
+    }
+
+    /** A fetcher has taken the partition: from now on its log may hold mirrored data. */
+    MirrorPartition asMirroredInto() {
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
+            generation, recorded, true);
     }
 
     /** The next generation: a procedure issued now, or none in flight any more. */
     MirrorPartition nextGeneration() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation + 1);
+            generation + 1, recorded, mirroredInto);
     }
 
     /** Past failures forgotten: the partition made progress or completed its stop. */
     MirrorPartition healthy() {
-        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null, generation);
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null, generation, recorded,
+            mirroredInto);
     }
 }

@@ -4,7 +4,7 @@ package io.clustermirror.broker.partition;
  * Side effects requested by {@link PartitionStateMachine}, run in order by the single executor that owns all
  * I/O for mirror partitions. Each runs with the partition's leader epoch of the {@link Transition} that
  * issued it, so that an action of an old leadership is fenced by Kafka itself. The procedures on the log
- * ({@link Prepare}, {@link RepairDivergence}, {@link RunStop}) also run with the transition's
+ * ({@link Prepare}, {@link RepairDivergence}, {@link RunStop}, {@link StopUnmirrored}) also run with the transition's
  * {@link MirrorPartition#generation()}: they change the log only while it is current, and report their outcome
  * with it ({@link PartitionEvent.ProcedureOutcome}).
  *
@@ -28,7 +28,10 @@ public sealed interface PartitionAction {
     record RepairDivergence(int sourceEpoch, long sourceEpochEndOffset) implements PartitionAction {
     }
 
-    /** Add the partition to the mirror's fetchers, fetching from the destination log end. */
+    /**
+     * Add the partition to the mirror's fetchers, fetching from the destination log end; the executor posts
+     * {@link PartitionEvent.FetchingStarted} once a fetcher has it, or {@link PartitionEvent.FetchFailed}.
+     */
     record StartFetching() implements PartitionAction {
     }
 
@@ -43,6 +46,14 @@ public sealed interface PartitionAction {
      * the last mirrored data does not write another.
      */
     record RunStop() implements PartitionAction {
+    }
+
+    /**
+     * Make a partition this mirror never fetched into a normal topic partition: its log holds only its own data, so
+     * nothing is truncated and no barrier is written. The executor waits until no change of a superseded procedure runs
+     * (a preparation's truncation), then posts {@link PartitionEvent.StopSucceeded}.
+     */
+    record StopUnmirrored() implements PartitionAction {
     }
 
     /** Write the partition's current state to {@code __mirror_state}, with its leader epoch. */

@@ -10,7 +10,7 @@ import io.clustermirror.common.PartitionState;
 public sealed interface PartitionEvent {
     /**
      * The outcome of a procedure on the log ({@link PartitionAction.Prepare}, {@link PartitionAction.RepairDivergence},
-     * {@link PartitionAction.RunStop}), tagged with the {@link MirrorPartition#generation()} it was issued in. An
+     * {@link PartitionAction.RunStop}, {@link PartitionAction.StopUnmirrored}), tagged with the {@link MirrorPartition#generation()} it was issued in. An
      * outcome of an earlier generation arrives late: the machine ignores it.
      */
     sealed interface ProcedureOutcome extends PartitionEvent {
@@ -20,10 +20,11 @@ public sealed interface PartitionEvent {
     /**
      * This broker leads the destination partition at {@code leaderEpoch}.
      *
-     * @param persisted the state last recorded in {@code __mirror_state} for the partition; UNKNOWN if none
-     *                  (null is read as UNKNOWN)
+     * @param persisted       the state last recorded in {@code __mirror_state} for the partition; UNKNOWN if none
+     *                        (null is read as UNKNOWN)
+     * @param mirroredOffsets the record names a last mirrored offset: an earlier leader fetched into the log
      */
-    record BecameLeader(int leaderEpoch, PartitionState persisted) implements PartitionEvent {
+    record BecameLeader(int leaderEpoch, PartitionState persisted, boolean mirroredOffsets) implements PartitionEvent {
         public BecameLeader {
             persisted = persisted == null ? PartitionState.UNKNOWN : persisted;
         }
@@ -31,6 +32,16 @@ public sealed interface PartitionEvent {
 
     /** Another broker leads the destination partition now. */
     record BecameFollower() implements PartitionEvent {
+    }
+
+    /**
+     * The image shows another state recorded for the partition in {@code __mirror_state} ({@code recorded}; UNKNOWN if
+     * none), this leader's own or an earlier one's.
+     */
+    record RecordedStateChanged(PartitionState recorded) implements PartitionEvent {
+        public RecordedStateChanged {
+            recorded = recorded == null ? PartitionState.UNKNOWN : recorded;
+        }
     }
 
     /** The operator's desired state changed; null when the topic left its mirror. */
@@ -63,8 +74,24 @@ public sealed interface PartitionEvent {
     record FetchFailed(String error) implements PartitionEvent {
     }
 
+    /** {@link PartitionAction.StartFetching} handed the partition to a fetcher: its log may hold mirrored data from now on. */
+    record FetchingStarted() implements PartitionEvent {
+    }
+
     /** The fetcher appended data or caught up: the partition is healthy. */
     record MadeProgress() implements PartitionEvent {
+    }
+
+    /** The fetcher's progress (lag, lineage) changed since it was last recorded, and the periodic snapshot is due. */
+    record ProgressSnapshotDue() implements PartitionEvent {
+    }
+
+    /**
+     * What the record must show changed under the partition: a procedure truncated the log (describe shows the range, a
+     * later failure must not lose it) or the fetcher mirrored a barrier (the followers' producer-state hygiene learns it
+     * from the record).
+     */
+    record LineageChanged() implements PartitionEvent {
     }
 
     /** The retry scheduled by {@link PartitionAction.ScheduleRetry} is due. */
@@ -75,7 +102,10 @@ public sealed interface PartitionEvent {
     record FetcherStopped() implements PartitionEvent {
     }
 
-    /** {@link PartitionAction.RunStop} finished: truncated to the LSO, barrier written, producer state reset. */
+    /**
+     * {@link PartitionAction.RunStop} finished (truncated to the LSO, barrier written, producer state reset), or
+     * {@link PartitionAction.StopUnmirrored} did.
+     */
     record StopSucceeded(long generation) implements ProcedureOutcome {
     }
 

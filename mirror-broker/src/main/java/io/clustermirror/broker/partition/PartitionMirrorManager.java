@@ -21,13 +21,13 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,8 +52,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
     private static final long PERSIST_INTERVAL_MS = 5_000;
     private static final long CATCH_UP_WARN_MS = 10_000;
-    static final Set<PartitionState> PAST_PREPARING =
-        java.util.EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING, PartitionState.PAUSED, PartitionState.STOPPING);
 
     private final BrokerHandle broker;
     private final BrokerClientConfigs clientConfigs;
@@ -95,8 +93,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long barrierOffset = -1;
         long truncatedFromOffset = -1;
         long truncatedToOffset = -1;
-        /** This mirror has fetched into the partition (now or under an earlier leader): its log may hold mirrored data. */
-        boolean everMirrored;
     }
 
     /**
@@ -112,7 +108,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.hygiene = hygiene;
         this.imageCatchUp = imageCatchUp;
         this.handover = new LeadershipHandover(clients, broker.nodeId());
-        this.procedures = new LeaderLogProcedures(broker, handover);
+        this.procedures = new LeaderLogProcedures(broker, handover::moveTo, Time.SYSTEM);
         this.alignmentExecutor = procedureThread("cluster-mirror-alignments-" + broker.nodeId());
         this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
         this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
@@ -198,7 +194,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }));
     }
 
-    /** Brings one partition's machine in line with leadership and desired state. */
+    /** Brings one partition's machine in line with leadership, the recorded state and the desired state. */
     private void reconcile(TopicPartition tp) {
         Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
         MirrorPartition current = partitions.get(tp);
@@ -216,11 +212,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
             progress.remove(tp);
             return;
         }
+        Optional<PartitionStateRecord> persisted = image.partitionState(current.mirror(), tp.topic(), tp.partition());
+        PartitionState recorded = persisted.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN);
         if (leadership != null && (!current.leader() || current.leaderEpoch() != leadership.leaderEpoch())) {
-            Optional<PartitionStateRecord> persisted = image.partitionState(current.mirror(), tp.topic(), tp.partition());
             progress.put(tp, restoredProgress(persisted));
-            handle(tp, new PartitionEvent.BecameLeader(leadership.leaderEpoch(),
-                persisted.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN)));
+            handle(tp, new PartitionEvent.BecameLeader(leadership.leaderEpoch(), recorded,
+                persisted.map(r -> r.lastMirroredOffset() >= 0).orElse(false)));
+        }
+        if (partitions.get(tp).recorded() != recorded) {
+            handle(tp, new PartitionEvent.RecordedStateChanged(recorded));
         }
         if (partitions.get(tp).desired() != topic.get().desired()) {
             handle(tp, new PartitionEvent.DesiredChanged(topic.get().desired()));
@@ -237,8 +237,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
             p.barrierOffset = r.barrierOffset();
             p.truncatedFromOffset = r.truncatedFromOffset();
             p.truncatedToOffset = r.truncatedToOffset();
-            p.everMirrored = r.lastMirroredOffset() >= 0 || EnumSet.of(PartitionState.MIRRORING, PartitionState.PAUSING,
-                PartitionState.PAUSED, PartitionState.STOPPING, PartitionState.STOPPED).contains(r.state());
         });
         return p;
     }
@@ -281,7 +279,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
-            return startStop(tp, p);
+            startStop(tp, p);
+        } else if (action instanceof PartitionAction.StopUnmirrored) {
+            log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
+            fence(tp).awaitChangesInProgress();
+            return Optional.of(new PartitionEvent.StopSucceeded(p.generation()));
         } else if (action instanceof PartitionAction.RepairDivergence repair) {
             startRepair(tp, p, repair);
         } else if (action instanceof PartitionAction.ScheduleRetry retry) {
@@ -305,18 +307,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return p != null && p.generation() == generation;
     }
 
-    /**
-     * Starts the stop on the stop thread; its outcome comes back as an event. A partition this mirror never fetched into
-     * (e.g. refused as a loop while preparing) holds only its own data: it stops at once, with no truncation and no
-     * barrier, so stopping it loses nothing; only a truncation of a preparation it superseded may still be finishing, and
-     * the topic turns writable after it.
-     */
-    private Optional<PartitionEvent> startStop(TopicPartition tp, MirrorPartition p) {
-        if (!progress.computeIfAbsent(tp, k -> new Progress()).everMirrored) {
-            log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
-            fence(tp).awaitChangesInProgress();
-            return Optional.of(new PartitionEvent.StopSucceeded(p.generation()));
-        }
+    /** Starts the stop on the stop thread; its outcome comes back as an event. */
+    private void startStop(TopicPartition tp, MirrorPartition p) {
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
         LogFence.Permit permit = fence(tp).permit(p.generation());
         stopExecutor.execute(() -> {
@@ -352,7 +344,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 handle(tp, event);
             }));
         });
-        return Optional.empty();
     }
 
     /** Records a truncation at once (describe shows it; a later failure must not lose it). */
@@ -361,10 +352,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
             pr.truncatedFromOffset = from;
             pr.truncatedToOffset = to;
-            MirrorPartition current = partitions.get(tp);
-            if (current != null) {
-                persist(tp, current);
-            }
+            handle(tp, new PartitionEvent.LineageChanged());
         }));
     }
 
@@ -376,11 +364,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
         Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
-        // Only a partition that got past PREPARING continues at once (a leader change). FAILED and PREPARING do not
-        // prove it: a preparation refused as a loop must be refused again on every retry.
-        if (own.map(o -> PAST_PREPARING.contains(o.state())).orElse(false)) {
-            return Optional.of(new PartitionEvent.PrepareSucceeded(p.generation()));
-        }
         Optional<MirrorRecord> mirror = image.mirror(p.mirror());
         if (mirror.isEmpty()) {
             return Optional.empty(); // the mirror is going: the image that removes it takes the partition out
@@ -454,7 +437,6 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 && pr.lastMirroredOffset < aligned.logEnd() - 1) {
             pr.lastMirroredOffset = aligned.logEnd() - 1;
             pr.lastMirroredEpoch = aligned.sourceEpoch();
-            pr.everMirrored = true;
         }
     }
 
@@ -480,18 +462,17 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-        pr.everMirrored = true;
         long fetchOffset = logState.get().logEndOffset();
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
         f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch);
-        return Optional.empty();
+        return Optional.of(new PartitionEvent.FetchingStarted());
     }
 
     private void persist(TopicPartition tp, MirrorPartition p) {
         MirrorTopicRecord topic = image.topic(tp.topic()).orElse(null);
-        if (topic == null || !p.leader()) {
-            return;
+        if (topic == null) {
+            return; // the topic left the mirror: the image that removed it takes the partition out
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
@@ -505,10 +486,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Periodic lag snapshot of mirroring partitions whose progress changed. */
     private void persistProgress() {
         for (TopicPartition tp : new ArrayList<>(dirty)) {
-            MirrorPartition p = partitions.get(tp);
-            if (p != null && p.state() == PartitionState.MIRRORING) {
-                persist(tp, p);
-            }
+            handle(tp, new PartitionEvent.ProgressSnapshotDue());
         }
         dirty.clear();
     }
@@ -587,8 +565,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         public void onProgress(TopicPartition tp, long lastMirroredOffset, int lastSourceEpoch, long firstSourceEpochStart, long sourceEndOffset) {
             executor.execute(() -> guarded(() -> {
                 Progress pr = progress.get(tp);
-                MirrorPartition p = partitions.get(tp);
-                if (pr == null || p == null) {
+                if (pr == null || !partitions.containsKey(tp)) {
                     return;
                 }
                 pr.lastMirroredOffset = lastMirroredOffset;
@@ -599,9 +576,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     pr.sourceEpochs.add(new EpochStart(lastSourceEpoch, firstSourceEpochStart));
                 }
                 dirty.add(tp);
-                if (p.failures() > 0 || p.lastError() != null) {
-                    handle(tp, new PartitionEvent.MadeProgress());
-                }
+                handle(tp, new PartitionEvent.MadeProgress());
             }));
         }
 
@@ -630,11 +605,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
         public void onBarrier(TopicPartition tp, long barrierOffset) {
             executor.execute(() -> guarded(() -> {
                 Progress pr = progress.get(tp);
-                MirrorPartition p = partitions.get(tp);
-                if (pr != null && p != null) {
-                    // Recorded at once: the followers' producer-state hygiene learns the barrier from __mirror_state.
+                if (pr != null) {
                     pr.barrierOffset = Math.max(pr.barrierOffset, barrierOffset);
-                    persist(tp, p);
+                    handle(tp, new PartitionEvent.LineageChanged());
                 }
             }));
         }

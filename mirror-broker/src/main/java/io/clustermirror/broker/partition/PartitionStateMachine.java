@@ -7,15 +7,20 @@ import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopFetching;
+import io.clustermirror.broker.partition.PartitionAction.StopUnmirrored;
 import io.clustermirror.broker.partition.PartitionEvent.BecameFollower;
 import io.clustermirror.broker.partition.PartitionEvent.BecameLeader;
 import io.clustermirror.broker.partition.PartitionEvent.DesiredChanged;
 import io.clustermirror.broker.partition.PartitionEvent.FetchFailed;
 import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
+import io.clustermirror.broker.partition.PartitionEvent.FetchingStarted;
+import io.clustermirror.broker.partition.PartitionEvent.LineageChanged;
 import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
+import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
+import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
@@ -26,7 +31,9 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.PartitionState;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 import static io.clustermirror.common.PartitionState.FAILED;
 import static io.clustermirror.common.PartitionState.MIRRORING;
@@ -45,22 +52,28 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  * <p>Invariants:
  * <ul>
  *   <li>Only a leader acts. A follower ignores every event but {@link BecameLeader}; it only tracks the
- *       desired state, so that a later leadership starts from the current one.</li>
+ *       desired and the recorded state, so that a later leadership starts from the current ones.</li>
  *   <li>A partition fetches only in MIRRORING and only while leader: {@link StartFetching} is issued only on
  *       entering MIRRORING as leader, and leaving MIRRORING issues {@link StopFetching} (so does losing
  *       leadership, a new leader epoch, or leaving the mirror, in MIRRORING or PAUSING).</li>
  *   <li>{@link RunStop} is issued only in STOPPING, and after a {@link StopFetching} only on its
  *       {@link FetcherStopped}: no mirrored append can follow the stop's truncation and barrier, and an
- *       executor that posts FetcherStopped after each StopFetching runs each stop once.</li>
+ *       executor that posts FetcherStopped after each StopFetching runs each stop once. A partition this mirror
+ *       never fetched into ({@link MirrorPartition#mirroredInto()} false: no {@link FetchingStarted} under this
+ *       leadership, no mirrored data in the record it found) holds only its own data: it gets
+ *       {@link StopUnmirrored} instead, at the same points, and is neither truncated nor given a barrier.</li>
  *   <li>STOPPED is left only when the desired state changes to MIRRORING (to PREPARING, which re-aligns the
  *       log) or the topic leaves its mirror (to UNKNOWN). A new leader finding STOPPED persisted (or a new
  *       epoch of a STOPPED leader) stays STOPPED unless the desired state is MIRRORING or null.</li>
  *   <li>Mirroring starts (or restarts after a failure, a new leadership or a pause) only through PREPARING:
  *       a partition can reach PAUSED without ever being aligned (paused while PREPARING, UNKNOWN or FAILED),
  *       so resuming from PAUSED aligns again (a log this mirror was copying into is kept as it is). Only a
- *       resume that arrives while the fetcher is still stopping (PAUSING) continues without it.</li>
+ *       resume that arrives while the fetcher is still stopping (PAUSING) continues without it, and so does a
+ *       partition whose {@link MirrorPartition#recorded() recorded} state is past PREPARING ({@link #RECORDED_ALIGNED}:
+ *       a new leader continues where its predecessor was): it enters MIRRORING at once.</li>
  *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
- *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted.</li>
+ *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted. So is a leader's
+ *       {@link LineageChanged} at once, and its {@link ProgressSnapshotDue} in MIRRORING.</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
  *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
@@ -70,7 +83,7 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       MIRRORING and PAUSING. Only the stop's own outcome, a new leadership or leaving the mirror moves a
  *       partition out of STOPPING: a desire to mirror again takes effect once the stop has completed.</li>
  *   <li>Every transition that issues a procedure on the log ({@link Prepare}, {@link RepairDivergence},
- *       {@link RunStop}), or that changes the state, the leadership or the leader epoch, starts a new
+ *       {@link RunStop}, {@link StopUnmirrored}), or that changes the state, the leadership or the leader epoch, starts a new
  *       {@link MirrorPartition#generation() generation}. A procedure belongs to the generation of the transition
  *       that issued it: the executor lets it change the log only while that generation is current, so nothing
  *       a superseded procedure does can follow the work of a newer one (a stop's truncation and barrier in
@@ -82,8 +95,16 @@ public final class PartitionStateMachine {
     private static final PartitionAction START_FETCHING = new StartFetching();
     private static final PartitionAction STOP_FETCHING = new StopFetching();
     private static final PartitionAction RUN_STOP = new RunStop();
+    private static final PartitionAction STOP_UNMIRRORED = new StopUnmirrored();
     private static final PartitionAction PERSIST = new PersistState();
     private static final String UNKNOWN_ERROR = "unknown error";
+    /**
+     * Recorded states that let a new preparation continue at once: the partition got past PREPARING under some leader.
+     * FAILED and PREPARING do not prove it (a preparation refused as a loop is refused again on every retry).
+     */
+    static final Set<PartitionState> RECORDED_ALIGNED = EnumSet.of(MIRRORING, PAUSING, PAUSED, STOPPING);
+    /** Recorded states that show an earlier leader fetched into the log (as does a recorded last mirrored offset). */
+    private static final Set<PartitionState> RECORDED_MIRRORED_INTO = EnumSet.of(MIRRORING, PAUSING, PAUSED, STOPPING, STOPPED);
 
     private final long retryBackoffMs;
     private final long retryBackoffMaxMs;
@@ -114,7 +135,8 @@ public final class PartitionStateMachine {
         MirrorPartition next = t.next();
         return next.state() != current.state() || next.leader() != current.leader()
             || next.leaderEpoch() != current.leaderEpoch()
-            || t.actions().stream().anyMatch(a -> a instanceof Prepare || a instanceof RepairDivergence || a instanceof RunStop);
+            || t.actions().stream().anyMatch(a -> a instanceof Prepare || a instanceof RepairDivergence || a instanceof RunStop
+                || a instanceof StopUnmirrored);
     }
 
     private Transition decide(MirrorPartition current, PartitionEvent event, long nowMs) {
@@ -124,6 +146,9 @@ public final class PartitionStateMachine {
         if (event instanceof DesiredChanged e) {
             MirrorPartition p = current.withDesired(e.desired());
             return p.leader() ? desiredChanged(p) : stay(p);
+        }
+        if (event instanceof RecordedStateChanged e) {
+            return stay(current.withRecorded(e.recorded()));
         }
         if (!current.leader()) {
             return stay(current);
@@ -150,6 +175,12 @@ public final class PartitionStateMachine {
         if (event instanceof RepairFailed e && state == MIRRORING) {
             return fail(current, e.error(), nowMs, STOP_FETCHING);
         }
+        if (event instanceof FetchingStarted && state == MIRRORING) {
+            return stay(current.asMirroredInto());
+        }
+        if (event instanceof ProgressSnapshotDue && state == MIRRORING || event instanceof LineageChanged) {
+            return go(current, PERSIST);
+        }
         if (event instanceof MadeProgress && state == MIRRORING) {
             boolean hadError = current.lastError() != null;
             MirrorPartition healthy = current.healthy();
@@ -162,7 +193,7 @@ public final class PartitionStateMachine {
             return current.desired() == DesiredState.MIRRORING ? startFetching(current) : settle(current, false);
         }
         if (event instanceof FetcherStopped && state == STOPPING) {
-            return go(current, RUN_STOP);
+            return go(current, stop(current));
         }
         if (event instanceof StopSucceeded && state == STOPPING) {
             // The log now ends with a barrier: only PREPARING may realign it for mirroring, and a pause
@@ -191,7 +222,8 @@ public final class PartitionStateMachine {
         }
         // A fetcher of the previous epoch cannot append any more (the epoch fences it), but must still go.
         boolean stopFetcher = current.leader() && fetcherMayRun(current.state());
-        MirrorPartition leader = current.asLeader(event.leaderEpoch());
+        MirrorPartition leader = current.asLeader(event.leaderEpoch(), event.persisted(),
+            event.mirroredOffsets() || RECORDED_MIRRORED_INTO.contains(event.persisted()));
         // A stopped partition is a normal writable one: only a desire to mirror again (or leaving the
         // mirror) may change it, never a pause that arrived after the stop.
         boolean stopped = event.persisted() == STOPPED || current.leader() && current.state() == STOPPED;
@@ -209,7 +241,7 @@ public final class PartitionStateMachine {
         }
         return switch (p.desired()) {
             case MIRRORING -> switch (state) {
-                case UNKNOWN, STOPPED, PAUSED -> go(p.to(PREPARING), PERSIST, PREPARE);
+                case UNKNOWN, STOPPED, PAUSED -> prepare(p);
                 // PAUSING, FAILED and STOPPING pick the desired state up at their next step.
                 default -> stay(p);
             };
@@ -238,15 +270,25 @@ public final class PartitionStateMachine {
             return stay(p.to(UNKNOWN));
         }
         return switch (p.desired()) {
-            case MIRRORING -> go(p.to(PREPARING), PERSIST, PREPARE);
+            case MIRRORING -> prepare(p);
             case PAUSED -> go(p.to(PAUSED), PERSIST);
             case STOPPED -> stopping(p, fetcherStopping);
         };
     }
 
-    /** Enters STOPPING; {@link RunStop} now, or on {@link FetcherStopped} if the fetcher is still stopping. */
+    /** Enters STOPPING; the stop now, or on {@link FetcherStopped} if the fetcher is still stopping. */
     private static Transition stopping(MirrorPartition p, boolean fetcherStopping) {
-        return fetcherStopping ? go(p.to(STOPPING), PERSIST) : go(p.to(STOPPING), PERSIST, RUN_STOP);
+        return fetcherStopping ? go(p.to(STOPPING), PERSIST) : go(p.to(STOPPING), PERSIST, stop(p));
+    }
+
+    /** A log that may hold mirrored data is truncated and gets a barrier; any other is only released. */
+    private static PartitionAction stop(MirrorPartition p) {
+        return p.mirroredInto() ? RUN_STOP : STOP_UNMIRRORED;
+    }
+
+    /** Toward MIRRORING: through PREPARING, unless the record shows the log got past it (a new leader continues). */
+    private static Transition prepare(MirrorPartition p) {
+        return RECORDED_ALIGNED.contains(p.recorded()) ? startFetching(p) : go(p.to(PREPARING), PERSIST, PREPARE);
     }
 
     private static Transition startFetching(MirrorPartition p) {

@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LocalReplicas;
 import io.clustermirror.broker.fetch.ClusterLogReader;
 import io.clustermirror.common.barrier.BarrierBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -12,6 +13,8 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.server.util.KafkaScheduler;
+import org.apache.kafka.server.util.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,9 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps mirrored producer state out of every local replica of a partition whose log holds a MIRROR_PID_RESET
@@ -39,9 +39,10 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProducerStateHygiene.class);
     private static final long PASS_INTERVAL_MS = 1_000;
 
-    private final BrokerHandle broker;
-    private final LocalClients clients;
-    private final ScheduledExecutorService executor;
+    private final LocalReplicas broker;
+    private final LeaderReader leaderReader;
+    /** Runs the passes, one at a time: on one thread of its own on a broker, directly in tests. */
+    private final Scheduler scheduler;
     /** The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}. */
     private volatile Map<TopicPartition, Long> barriers = Map.of();
     /** Barriers of partitions whose current mirror has stopped them: the stop's own barrier. */
@@ -53,15 +54,31 @@ public final class ProducerStateHygiene implements AutoCloseable {
     /** Leader epoch at which each local leader replica was last found clean. */
     private final Map<TopicPartition, Integer> cleanAtEpoch = new ConcurrentHashMap<>();
 
+    /** The batches the partition's leader, wherever it is, holds in {@code [from, to)}, and which broker that leader is. */
+    interface LeaderReader {
+        LeaderBatches read(TopicPartition tp, long from, long to);
+    }
+
+    record LeaderBatches(int leader, List<RecordBatch> batches) {
+    }
+
     public ProducerStateHygiene(BrokerHandle broker, LocalClients clients) {
+        this(broker, (tp, from, to) -> {
+            try (ClusterLogReader leader = new ClusterLogReader(clients.properties(), "cluster-mirror-" + broker.nodeId() + "-repair",
+                    java.time.Duration.ofSeconds(10))) {
+                List<RecordBatch> batches = leader.batches(tp, from, to);
+                return new LeaderBatches(leader.lastLeader(), batches);
+            }
+        }, new KafkaScheduler(1, true, "cluster-mirror-producer-state-" + broker.nodeId() + "-"));
+    }
+
+    /** @param scheduler a single-threaded scheduler, started here and shut down by {@link #close} */
+    ProducerStateHygiene(LocalReplicas broker, LeaderReader leaderReader, Scheduler scheduler) {
         this.broker = broker;
-        this.clients = clients;
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cluster-mirror-producer-state-" + broker.nodeId());
-            t.setDaemon(true);
-            return t;
-        });
-        executor.scheduleWithFixedDelay(this::pass, PASS_INTERVAL_MS, PASS_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        this.leaderReader = leaderReader;
+        this.scheduler = scheduler;
+        scheduler.startup();
+        scheduler.schedule("producer-state-pass", this::pass, PASS_INTERVAL_MS, PASS_INTERVAL_MS);
     }
 
     /**
@@ -84,7 +101,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
         }
         barriers = Map.copyOf(next);
         stopBarriers = Map.copyOf(stopped);
-        executor.execute(this::pass);
+        scheduler.scheduleOnce("producer-state-pass", this::pass);
     }
 
     public void onLeadershipChanges(List<LeaderChange> changes) {
@@ -96,7 +113,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
                 replicas.put(c.partition(), c);
             }
         }
-        executor.execute(this::pass);
+        scheduler.scheduleOnce("producer-state-pass", this::pass);
     }
 
     /** The stop cleaned the leader itself: writes are safe at this epoch without waiting for a pass. */
@@ -196,15 +213,14 @@ public final class ProducerStateHygiene implements AutoCloseable {
 
     /** What proves the leader holds the barrier at {@code offset}; empty if it does not, or cannot be read now. */
     private Optional<String> leaderHoldsBarrierAt(TopicPartition tp, long offset) {
-        try (ClusterLogReader leader = new ClusterLogReader(clients.properties(), "cluster-mirror-" + broker.nodeId() + "-repair",
-                java.time.Duration.ofSeconds(10))) {
-            List<RecordBatch> batches = leader.batches(tp, offset, offset + 1);
-            if (leader.lastLeader() == broker.nodeId()) {
+        try {
+            LeaderBatches leader = leaderReader.read(tp, offset, offset + 1);
+            if (leader.leader() == broker.nodeId()) {
                 return Optional.empty(); // this broker's metadata of the leadership lags: look again later
             }
-            for (RecordBatch b : batches) {
+            for (RecordBatch b : leader.batches()) {
                 if (b.baseOffset() == offset && BarrierBatch.isBarrier(b)) {
-                    return Optional.of("broker " + leader.lastLeader() + ", the leader, holds the barrier at offset " + offset
+                    return Optional.of("broker " + leader.leader() + ", the leader, holds the barrier at offset " + offset
                         + " (CRC " + b.checksum() + ")");
                 }
             }
@@ -219,9 +235,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown(); // never interrupt: a pass may be writing a producer state snapshot
         try {
-            executor.awaitTermination(10, TimeUnit.SECONDS);
+            scheduler.shutdown(); // never interrupts: a pass may be writing a producer state snapshot
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

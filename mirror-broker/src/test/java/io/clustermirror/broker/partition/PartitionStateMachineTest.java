@@ -7,15 +7,20 @@ import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopFetching;
+import io.clustermirror.broker.partition.PartitionAction.StopUnmirrored;
 import io.clustermirror.broker.partition.PartitionEvent.BecameFollower;
 import io.clustermirror.broker.partition.PartitionEvent.BecameLeader;
 import io.clustermirror.broker.partition.PartitionEvent.DesiredChanged;
 import io.clustermirror.broker.partition.PartitionEvent.FetchFailed;
 import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
+import io.clustermirror.broker.partition.PartitionEvent.FetchingStarted;
+import io.clustermirror.broker.partition.PartitionEvent.LineageChanged;
 import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
+import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
+import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.SourceDiverged;
@@ -61,6 +66,7 @@ class PartitionStateMachineTest {
     private static final PartitionAction START = new StartFetching();
     private static final PartitionAction STOP_FETCHING = new StopFetching();
     private static final PartitionAction RUN_STOP = new RunStop();
+    private static final PartitionAction STOP_UNMIRRORED = new StopUnmirrored();
     private static final PartitionAction PERSIST = new PersistState();
 
     private final PartitionStateMachine machine = new PartitionStateMachine(BASE, MAX);
@@ -79,7 +85,7 @@ class PartitionStateMachineTest {
     private static MirrorPartition leaderIn(PartitionState state) {
         boolean failed = state == FAILED;
         return new MirrorPartition("dr", TP, state, true, EPOCH, typicalDesired(state), failed ? 1 : 0,
-            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 0);
+            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 0, UNKNOWN, true);
     }
 
     private record Expected(PartitionState state, List<PartitionAction> actions) {
@@ -119,7 +125,7 @@ class PartitionStateMachineTest {
 
     @Test
     void newEpochWhileLeaderStopsTheFetcherAndDecidesAgain() {
-        List<Transition> transitions = expect(new BecameLeader(EPOCH + 1, UNKNOWN), Map.of(
+        List<Transition> transitions = expect(new BecameLeader(EPOCH + 1, UNKNOWN, true), Map.of(
             UNKNOWN, to(UNKNOWN),
             PREPARING, to(PREPARING, PERSIST, PREPARE),
             MIRRORING, to(PREPARING, STOP_FETCHING, PERSIST, PREPARE),
@@ -139,7 +145,7 @@ class PartitionStateMachineTest {
 
     @Test
     void newEpochFindingStoppedPersistedStaysStopped() {
-        Transition t = machine.handle(leaderIn(STOPPING), new BecameLeader(EPOCH + 1, STOPPED), NOW);
+        Transition t = machine.handle(leaderIn(STOPPING), new BecameLeader(EPOCH + 1, STOPPED, false), NOW);
         assertEquals(STOPPED, t.next().state());
         assertEquals(EPOCH + 1, t.next().leaderEpoch());
         assertEquals(List.of(), t.actions());
@@ -147,34 +153,47 @@ class PartitionStateMachineTest {
 
     @Test
     void repeatedOrStaleLeaderNotificationIsIgnored() {
-        expect(new BecameLeader(EPOCH, UNKNOWN), Map.of());
-        expect(new BecameLeader(EPOCH - 1, STOPPED), Map.of());
+        expect(new BecameLeader(EPOCH, UNKNOWN, false), Map.of());
+        expect(new BecameLeader(EPOCH - 1, STOPPED, false), Map.of());
     }
 
+    /**
+     * A new leader decides from the desired state and the record it found: the recorded state (past PREPARING: continue at
+     * once; STOPPED: stay stopped) and whether the log was ever mirrored into (a recorded state that follows fetching, or a
+     * recorded last mirrored offset), which decides between a stop with barrier and a plain release.
+     */
     @Test
     void becameLeaderDecidesFromDesiredAndPersisted() {
         for (PartitionState state : PartitionState.values()) {
             for (PartitionState persisted : PartitionState.values()) {
-                for (DesiredState desired : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED,
-                        DesiredState.STOPPED)) {
-                    MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old", 0);
-                    Transition t = machine.handle(follower, new BecameLeader(9, persisted), NOW);
-                    Expected expected;
-                    if (desired == null) {
-                        expected = to(UNKNOWN);
-                    } else if (desired == DesiredState.MIRRORING) {
-                        expected = to(PREPARING, PERSIST, PREPARE);
-                    } else if (persisted == STOPPED) {
-                        expected = to(STOPPED); // a pause or stop cannot make a stopped topic read-only again
-                    } else if (desired == DesiredState.PAUSED) {
-                        expected = to(PAUSED, PERSIST);
-                    } else {
-                        expected = to(STOPPING, PERSIST, RUN_STOP);
+                for (boolean mirroredOffsets : List.of(false, true)) {
+                    for (DesiredState desired : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED,
+                            DesiredState.STOPPED)) {
+                        MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old", 0,
+                            UNKNOWN, !mirroredOffsets);
+                        Transition t = machine.handle(follower, new BecameLeader(9, persisted, mirroredOffsets), NOW);
+                        boolean mirroredInto = mirroredOffsets || persisted == MIRRORING || persisted == PAUSING
+                            || persisted == PAUSED || persisted == STOPPING || persisted == STOPPED;
+                        boolean aligned = persisted == MIRRORING || persisted == PAUSING || persisted == PAUSED
+                            || persisted == STOPPING;
+                        Expected expected;
+                        if (desired == null) {
+                            expected = to(UNKNOWN);
+                        } else if (desired == DesiredState.MIRRORING) {
+                            expected = aligned ? to(MIRRORING, START, PERSIST) : to(PREPARING, PERSIST, PREPARE);
+                        } else if (persisted == STOPPED) {
+                            expected = to(STOPPED); // a pause or stop cannot make a stopped topic read-only again
+                        } else if (desired == DesiredState.PAUSED) {
+                            expected = to(PAUSED, PERSIST);
+                        } else {
+                            expected = to(STOPPING, PERSIST, mirroredInto ? RUN_STOP : STOP_UNMIRRORED);
+                        }
+                        String pair = "(" + state + ", " + desired + ", persisted " + persisted + ", mirrored offsets "
+                            + mirroredOffsets + ")";
+                        assertEquals(new MirrorPartition("dr", TP, expected.state(), true, 9, desired, 0,
+                            MirrorPartition.NO_RETRY, null, 1, persisted, mirroredInto), t.next(), pair);
+                        assertEquals(expected.actions(), t.actions(), pair);
                     }
-                    String pair = "(" + state + ", " + desired + ", persisted " + persisted + ")";
-                    assertEquals(new MirrorPartition("dr", TP, expected.state(), true, 9, desired, 0,
-                        MirrorPartition.NO_RETRY, null, 1), t.next(), pair);
-                    assertEquals(expected.actions(), t.actions(), pair);
                 }
             }
         }
@@ -184,7 +203,7 @@ class PartitionStateMachineTest {
     void newEpochOfAFetchingLeaderToStopRunsTheStopAfterTheFetcherStopped() {
         for (PartitionState state : List.of(MIRRORING, PAUSING)) {
             MirrorPartition p = leaderIn(state).withDesired(DesiredState.STOPPED);
-            p = step(p, new BecameLeader(EPOCH + 1, state), STOPPING, STOP_FETCHING, PERSIST);
+            p = step(p, new BecameLeader(EPOCH + 1, state, false), STOPPING, STOP_FETCHING, PERSIST);
             p = step(p, new FetcherStopped(), STOPPING, RUN_STOP);
             step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         }
@@ -194,13 +213,13 @@ class PartitionStateMachineTest {
     void newEpochOfAStoppedLeaderIgnoresALaterPause() {
         MirrorPartition stopped = leaderIn(STOPPED);
         MirrorPartition p = step(stopped, new DesiredChanged(DesiredState.PAUSED), STOPPED);
-        p = step(p, new BecameLeader(EPOCH + 1, PAUSING), STOPPED);
+        p = step(p, new BecameLeader(EPOCH + 1, PAUSING, false), STOPPED);
         assertEquals(EPOCH + 1, p.leaderEpoch());
     }
 
     @Test
     void becameLeaderReadsMissingPersistedStateAsUnknown() {
-        assertEquals(UNKNOWN, new BecameLeader(1, null).persisted());
+        assertEquals(UNKNOWN, new BecameLeader(1, null, false).persisted());
     }
 
     @Test
@@ -310,14 +329,14 @@ class PartitionStateMachineTest {
     void madeProgress() {
         expect(new MadeProgress(), Map.of());
         MirrorPartition recovered = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            4, MirrorPartition.NO_RETRY, "timeout", 0);
+            4, MirrorPartition.NO_RETRY, "timeout", 0, UNKNOWN, true);
         Transition t = machine.handle(recovered, new MadeProgress(), NOW);
         assertEquals(List.of(PERSIST), t.actions());
         assertEquals(0, t.next().failures());
         assertNull(t.next().lastError());
         // Failures without an error message: reset, but nothing to persist.
         MirrorPartition quiet = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, null, 0);
+            2, MirrorPartition.NO_RETRY, null, 0, UNKNOWN, true);
         Transition q = machine.handle(quiet, new MadeProgress(), NOW);
         assertEquals(List.of(), q.actions());
         assertEquals(0, q.next().failures());
@@ -394,7 +413,8 @@ class PartitionStateMachineTest {
     void followerIgnoresEverythingButLeadershipAndTracksTheDesiredState() {
         List<PartitionEvent> events = new ArrayList<>(List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(),
             new RetryDue(), new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(DesiredState.STOPPED),
-            new DesiredChanged(null)));
+            new DesiredChanged(null), new FetchingStarted(), new ProgressSnapshotDue(), new LineageChanged(),
+            new RecordedStateChanged(MIRRORING)));
         for (int kind = 0; kind < OUTCOMES; kind++) {
             events.add(outcome(kind, 0));
         }
@@ -402,7 +422,8 @@ class PartitionStateMachineTest {
             MirrorPartition follower = leaderIn(state).asFollower();
             for (PartitionEvent event : events) {
                 Transition t = machine.handle(follower, event, NOW + MAX);
-                MirrorPartition expected = event instanceof DesiredChanged d ? follower.withDesired(d.desired()) : follower;
+                MirrorPartition expected = event instanceof DesiredChanged d ? follower.withDesired(d.desired())
+                    : event instanceof RecordedStateChanged r ? follower.withRecorded(r.recorded()) : follower;
                 assertEquals(expected, t.next(), "(" + state + ", " + event + ")");
                 assertEquals(List.of(), t.actions(), "(" + state + ", " + event + ")");
             }
@@ -410,12 +431,87 @@ class PartitionStateMachineTest {
     }
 
     @Test
+    void fetchingStartedMarksTheLogMirroredInto() {
+        for (PartitionState state : PartitionState.values()) {
+            MirrorPartition unmirrored = withMirroredInto(leaderIn(state), false);
+            Transition t = machine.handle(unmirrored, new FetchingStarted(), NOW);
+            assertEquals(state == MIRRORING ? withMirroredInto(unmirrored, true) : unmirrored, t.next(), state.toString());
+            assertEquals(List.of(), t.actions(), state.toString());
+        }
+    }
+
+    /** A partition this mirror never fetched into holds only its own data: it is released, never truncated or given a barrier. */
+    @Test
+    void aStopOfAPartitionNeverMirroredIntoReleasesIt() {
+        for (PartitionState state : List.of(UNKNOWN, PREPARING, PAUSED, FAILED)) {
+            MirrorPartition p = withMirroredInto(leaderIn(state), false);
+            p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, STOP_UNMIRRORED);
+            step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
+        }
+        MirrorPartition p = step(withMirroredInto(leaderIn(STOPPING), false), new BecameLeader(EPOCH + 1, UNKNOWN, false), STOPPING,
+            PERSIST, STOP_UNMIRRORED);
+        assertFalse(p.mirroredInto());
+        p = step(withMirroredInto(leaderIn(STOPPING), false), new BecameLeader(EPOCH + 1, FAILED, true), STOPPING, PERSIST, RUN_STOP);
+        assertTrue(p.mirroredInto(), "a recorded last mirrored offset shows an earlier leader fetched into the log");
+    }
+
+    @Test
+    void recordedStateIsTrackedWithoutActions() {
+        for (PartitionState state : PartitionState.values()) {
+            for (MirrorPartition p : List.of(leaderIn(state), leaderIn(state).asFollower())) {
+                Transition t = machine.handle(p, new RecordedStateChanged(PAUSED), NOW);
+                assertEquals(p.withRecorded(PAUSED), t.next(), p.toString());
+                assertEquals(List.of(), t.actions(), p.toString());
+            }
+        }
+        assertEquals(UNKNOWN, new RecordedStateChanged(null).recorded());
+    }
+
+    /** A record past PREPARING (a leader change, a restart) lets mirroring continue at once; any other aligns first. */
+    @Test
+    void aRecordPastPreparingContinuesWithoutAligning() {
+        for (PartitionState recorded : PartitionState.values()) {
+            boolean aligned = PartitionStateMachine.RECORDED_ALIGNED.contains(recorded);
+            for (PartitionState from : List.of(UNKNOWN, STOPPED, PAUSED)) {
+                MirrorPartition p = leaderIn(from).withRecorded(recorded);
+                Transition t = machine.handle(p, new DesiredChanged(DesiredState.MIRRORING), NOW);
+                assertEquals(aligned ? MIRRORING : PREPARING, t.next().state(), from + ", recorded " + recorded);
+                assertEquals(aligned ? List.of(START, PERSIST) : List.of(PERSIST, PREPARE), t.actions(), from + ", recorded " + recorded);
+            }
+            Transition retry = machine.handle(leaderIn(FAILED).withRecorded(recorded), new RetryDue(), NOW);
+            assertEquals(aligned ? List.of(START, PERSIST) : List.of(PERSIST, PREPARE), retry.actions(), "retry, recorded " + recorded);
+        }
+        assertEquals(java.util.EnumSet.of(MIRRORING, PAUSING, PAUSED, STOPPING), PartitionStateMachine.RECORDED_ALIGNED,
+            "FAILED and PREPARING do not prove an alignment: a refused preparation is refused again on every retry");
+    }
+
+    @Test
+    void progressIsRecordedPeriodicallyWhileMirroringAndLineageAtOnce() {
+        expect(new ProgressSnapshotDue(), Map.of(MIRRORING, to(MIRRORING, PERSIST)));
+        Map<PartitionState, Expected> always = new HashMap<>();
+        for (PartitionState state : PartitionState.values()) {
+            always.put(state, to(state, PERSIST));
+        }
+        List<Transition> lineage = expect(new LineageChanged(), always);
+        for (Transition t : lineage) {
+            assertEquals(0, t.next().generation(), "recording changes nothing in flight");
+        }
+    }
+
+    private static MirrorPartition withMirroredInto(MirrorPartition p, boolean mirroredInto) {
+        return new MirrorPartition(p.mirror(), p.partition(), p.state(), p.leader(), p.leaderEpoch(), p.desired(), p.failures(),
+            p.retryAtMs(), p.lastError(), p.generation(), p.recorded(), mirroredInto);
+    }
+
+    @Test
     void startMirrorPauseResumeStop() {
         MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
         assertFalse(p.leader());
-        p = step(p, new BecameLeader(0, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        p = step(p, new BecameLeader(0, UNKNOWN, false), PREPARING, PERSIST, PREPARE);
         p = step(p, new PrepareSucceeded(p.generation()), MIRRORING, START, PERSIST);
         assertTrue(p.fetching());
+        p = step(p, new FetchingStarted(), MIRRORING);
+        assertTrue(p.mirroredInto());
         p = step(p, new MadeProgress(), MIRRORING);
         p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSING, STOP_FETCHING, PERSIST);
         assertFalse(p.fetching());
@@ -427,7 +523,7 @@ class PartitionStateMachineTest {
         p = step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
         // Terminal until the operator starts mirroring again, across leader changes.
         p = step(p, new BecameFollower(), STOPPED);
-        p = step(p, new BecameLeader(1, STOPPED), STOPPED);
+        p = step(p, new BecameLeader(1, STOPPED, false), STOPPED);
         p = step(p, new RetryDue(), STOPPED);
         step(p, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
     }
@@ -436,7 +532,7 @@ class PartitionStateMachineTest {
     @Test
     void aPauseDuringPreparationDoesNotSkipTheAlignment() {
         MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
-        p = step(p, new BecameLeader(0, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        p = step(p, new BecameLeader(0, UNKNOWN, false), PREPARING, PERSIST, PREPARE);
         long preparation = p.generation();
         p = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSED, PERSIST);
         p = step(p, new PrepareSucceeded(preparation), PAUSED);
@@ -468,7 +564,7 @@ class PartitionStateMachineTest {
         p = step(p, new BecameFollower(), MIRRORING, STOP_FETCHING);
         p = step(p, new FetcherStopped(), MIRRORING);
         p = step(p, new DesiredChanged(DesiredState.PAUSED), MIRRORING);
-        p = step(p, new BecameLeader(EPOCH + 2, MIRRORING), PAUSED, PERSIST);
+        p = step(p, new BecameLeader(EPOCH + 2, MIRRORING, false), PAUSED, PERSIST);
         assertEquals(EPOCH + 2, p.leaderEpoch());
     }
 
@@ -500,12 +596,12 @@ class PartitionStateMachineTest {
     @Test
     void backoffNeverOverflows() {
         MirrorPartition many = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0);
+            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW + MAX)),
             machine.handle(many, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine huge = new PartitionStateMachine(Long.MAX_VALUE / 3, Long.MAX_VALUE);
         MirrorPartition third = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, "e", 0);
+            2, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(Long.MAX_VALUE)),
             huge.handle(third, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine noWait = new PartitionStateMachine(0, 0);
@@ -539,7 +635,9 @@ class PartitionStateMachineTest {
         Random random = new Random(42);
         List<PartitionEvent> events = List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(), new RetryDue(),
             new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
-            new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED));
+            new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED), new FetchingStarted(),
+            new ProgressSnapshotDue(), new LineageChanged(), new RecordedStateChanged(UNKNOWN), new RecordedStateChanged(PAUSED),
+            new RecordedStateChanged(MIRRORING), new RecordedStateChanged(FAILED));
         Map<PartitionState, Integer> seen = new HashMap<>();
         for (int walk = 0; walk < 200; walk++) {
             MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
@@ -547,7 +645,7 @@ class PartitionStateMachineTest {
             long now = 0;
             for (int i = 0; i < 200; i++) {
                 int pick = random.nextInt(10);
-                PartitionEvent event = pick == 0 ? new BecameLeader(random.nextBoolean() ? ++epoch : epoch, p.state())
+                PartitionEvent event = pick == 0 ? new BecameLeader(random.nextBoolean() ? ++epoch : epoch, p.state(), random.nextBoolean())
                     : pick < 4 ? outcome(random.nextInt(OUTCOMES), p.generation() - random.nextInt(2))
                     : events.get(random.nextInt(events.size()));
                 now += random.nextInt(500);
@@ -566,9 +664,16 @@ class PartitionStateMachineTest {
                 if (!next.leader()) {
                     assertTrue(t.actions().stream().allMatch(a -> a.equals(STOP_FETCHING)), where);
                 }
-                if (t.actions().contains(RUN_STOP)) {
+                if (t.actions().contains(RUN_STOP) || t.actions().contains(STOP_UNMIRRORED)) {
                     assertEquals(STOPPING, next.state(), where);
                     assertFalse(t.actions().contains(STOP_FETCHING), "the stop waits for FetcherStopped: " + where);
+                    assertEquals(next.mirroredInto(), t.actions().contains(RUN_STOP), "a barrier only after mirrored data: " + where);
+                }
+                if (p.leader() && next.leader() && p.leaderEpoch() == next.leaderEpoch() && p.mirroredInto()) {
+                    assertTrue(next.mirroredInto(), "a leadership never forgets it fetched into the log: " + where);
+                }
+                if (t.actions().contains(PREPARE)) {
+                    assertFalse(PartitionStateMachine.RECORDED_ALIGNED.contains(next.recorded()), "continues past PREPARING: " + where);
                 }
                 assertEquals(next.state() == FAILED, next.retryAtMs() != MirrorPartition.NO_RETRY, where);
                 if (next.state() == FAILED) {
@@ -611,7 +716,8 @@ class PartitionStateMachineTest {
     }
 
     private static boolean isProcedure(PartitionAction action) {
-        return action instanceof Prepare || action instanceof RepairDivergence || action instanceof RunStop;
+        return action instanceof Prepare || action instanceof RepairDivergence || action instanceof RunStop
+            || action instanceof StopUnmirrored;
     }
 
     /**
@@ -642,7 +748,7 @@ class PartitionStateMachineTest {
             for (PartitionAction action : t.actions()) {
                 if (action.equals(STOP_FETCHING)) {
                     events.add(new FetcherStopped());
-                } else if (action.equals(RUN_STOP)) {
+                } else if (action.equals(RUN_STOP) || action.equals(STOP_UNMIRRORED)) {
                     outcomes.add(new StopSucceeded(t.next().generation()));
                 }
             }
@@ -657,8 +763,11 @@ class PartitionStateMachineTest {
         for (PartitionState state : PartitionState.values()) {
             for (DesiredState before : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED, DesiredState.STOPPED)) {
                 boolean failed = state == FAILED;
-                out.add(new MirrorPartition("dr", TP, state, true, EPOCH, before, failed ? 1 : 0,
-                    failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 7));
+                // MIRRORING and PAUSING follow a fetch: their log is always mirrored into.
+                for (boolean mirroredInto : state == MIRRORING || state == PAUSING ? List.of(true) : List.of(true, false)) {
+                    out.add(new MirrorPartition("dr", TP, state, true, EPOCH, before, failed ? 1 : 0,
+                        failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 7, UNKNOWN, mirroredInto));
+                }
             }
         }
         return out;
@@ -685,7 +794,11 @@ class PartitionStateMachineTest {
                 List<Transition> transitions = runStop(start, late);
                 MirrorPartition end = transitions.get(transitions.size() - 1).next();
                 assertEquals(STOPPED, end.state(), where + ": " + transitions);
-                long stops = transitions.stream().flatMap(t -> t.actions().stream()).filter(RUN_STOP::equals).count();
+                PartitionAction expectedStop = start.mirroredInto() ? RUN_STOP : STOP_UNMIRRORED;
+                long stops = transitions.stream().flatMap(t -> t.actions().stream())
+                    .filter(a -> a.equals(RUN_STOP) || a.equals(STOP_UNMIRRORED)).count();
+                assertTrue(transitions.stream().flatMap(t -> t.actions().stream())
+                    .noneMatch(a -> (a.equals(RUN_STOP) || a.equals(STOP_UNMIRRORED)) && !a.equals(expectedStop)), where);
                 assertEquals(start.state() == STOPPING || start.state() == STOPPED ? 0 : 1, stops, "one stop: " + where);
                 for (Transition t : transitions) {
                     assertTrue(t.next().state() == STOPPING || t.next().state() == STOPPED, "straight to STOPPING: " + where);
@@ -723,9 +836,10 @@ class PartitionStateMachineTest {
     @Test
     void stopWhilePreparingSupersedesThePreparation() {
         MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
-        p = step(p, new BecameLeader(EPOCH, UNKNOWN), PREPARING, PERSIST, PREPARE);
+        p = step(p, new BecameLeader(EPOCH, UNKNOWN, false), PREPARING, PERSIST, PREPARE);
         long preparation = p.generation();
-        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        // Never mirrored into: released without truncation or barrier, once the preparation's changes are done.
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, STOP_UNMIRRORED);
         long stop = p.generation();
         assertTrue(stop > preparation);
         p = step(p, new PrepareSucceeded(preparation), STOPPING); // not MIRRORING: nothing fetches after the stop
@@ -781,7 +895,7 @@ class PartitionStateMachineTest {
         long first = p.generation();
         p = step(p, new BecameFollower(), STOPPING);
         p = step(p, new StopSucceeded(first), STOPPING);
-        p = step(p, new BecameLeader(EPOCH + 1, STOPPING), STOPPING, PERSIST, RUN_STOP);
+        p = step(p, new BecameLeader(EPOCH + 1, STOPPING, false), STOPPING, PERSIST, RUN_STOP);
         step(p, new StopSucceeded(p.generation()), STOPPED, PERSIST);
     }
 

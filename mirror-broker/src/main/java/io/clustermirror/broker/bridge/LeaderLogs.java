@@ -1,0 +1,40 @@
+package io.clustermirror.broker.bridge;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The operations on this broker's local leader replicas that the multi-step procedures on a leader's log use
+ * (alignment, stop): reading the log and its followers' positions, truncating, appending, cleaning producer state.
+ * {@link BrokerHandle} implements it on a running broker; the procedures are tested against an in-memory one.
+ *
+ * <p>Every method may be called from any thread. A method taking a leader epoch acts only while this broker leads the
+ * partition at that epoch and throws {@link NotLeaderException} otherwise, so a deposed leader's step is fenced.
+ */
+public interface LeaderLogs {
+    int nodeId();
+
+    /** The local log's state if this broker is the partition's leader. */
+    Optional<LeaderLogState> leaderLogState(TopicPartition partition);
+
+    /** A copy of the local replica's batches from the batch containing {@code startOffset}, about {@code maxBytes}. */
+    MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes);
+
+    /** Appends whole batches as the leader at {@code leaderEpoch}, keeping their offsets. */
+    AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records) throws NotLeaderException;
+
+    /** Truncates the leader's log to {@code offset} (the first offset removed). */
+    void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException;
+
+    /** The log end offsets of the in-sync followers as the leader last saw them (its own replica excluded). */
+    Map<Integer, Long> inSyncFollowerLogEndOffsets(TopicPartition partition, int leaderEpoch) throws NotLeaderException;
+
+    /** The partition's replica assignment as its leader at {@code leaderEpoch} knows it. */
+    ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException;
+
+    /** Removes the producers whose last write precedes {@code barrierOffset} from the local replica's producer state. */
+    int removeProducersBefore(TopicPartition partition, long barrierOffset);
+}

@@ -1,0 +1,132 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.bridge.NotLeaderException;
+import io.clustermirror.common.barrier.BarrierBatch;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.MockTime;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The stop and the alignment against an in-memory leader log, on mock time: no broker. */
+class LeaderLogProceduresTest {
+    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final int NODE = 1;
+    private static final int EPOCH = 4;
+
+    private final MockTime time = new MockTime(0, 1_700_000_000_000L, 0);
+    private final InMemoryReplica log = new InMemoryReplica(TP, NODE, EPOCH);
+    private final List<String> handovers = new ArrayList<>();
+    private final List<String> truncations = new ArrayList<>();
+    private final LeaderLogProcedures procedures = new LeaderLogProcedures(log,
+        (tp, replicas, target) -> handovers.add(tp + " -> " + target + " of " + replicas), time);
+    private final LogFence fence = new LogFence(7);
+
+    private LeaderLogProcedures.Outcome stop() throws Exception {
+        return procedures.stop("dr", TP, EPOCH, fence.permit(7), "source-cluster", (from, to) -> truncations.add(from + ".." + to));
+    }
+
+    @Test
+    void stopTruncatesToTheLastStableOffsetAndWritesTheBarrierRightAfter() throws Exception {
+        log.withRecords(3, 2).withRecords(2, 2); // mirrored at the source's epoch 2; [3, 5) is an open transaction
+        log.lastStableOffset = 3;
+        log.followerEnds.put(2, 0L);
+
+        LeaderLogProcedures.Outcome outcome = stop();
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, 3, 5), outcome);
+        assertEquals(List.of("3..5"), truncations, "the truncation is reported as it happens");
+        assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), log.changes);
+        RecordBatch barrier = log.lastBatch();
+        assertTrue(BarrierBatch.isBarrier(barrier));
+        assertEquals(3, barrier.baseOffset());
+        assertEquals(EPOCH, barrier.partitionLeaderEpoch(), "the barrier is written in the stopping leader's epoch");
+        assertEquals(Optional.of("source-cluster"), BarrierBatch.sourceClusterId(barrier));
+        assertEquals(time.milliseconds(), barrier.maxTimestamp(), "stamped by the injected clock");
+        assertEquals(List.of(), handovers, "the log ends in an older epoch: the barrier starts a new one anyway");
+    }
+
+    @Test
+    void aStopFindingItsBarrierAtTheLogEndWritesNoOther() throws Exception {
+        log.withRecords(3, 2);
+        log.batches.add(BarrierBatch.build(3, EPOCH, "source-cluster", 1L));
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, -1, -1), stop());
+        assertEquals(List.of("remove producers before 3"), log.changes, "idempotent: nothing truncated, no second barrier");
+    }
+
+    @Test
+    void aWaitThatNeverCompletesTimesOutOnTheClockBeforeChangingTheLog() {
+        log.withRecords(3, 2);
+        log.followerEnds.put(2, 1L);
+        log.replicating = false; // the follower never catches up: HW stays below the log end
+        long start = time.milliseconds();
+
+        LeaderLogProcedures.StepTimeoutException e = assertThrows(LeaderLogProcedures.StepTimeoutException.class, this::stop);
+
+        assertTrue(e.getMessage().contains("did not replicate the log end"), e.getMessage());
+        assertTrue(time.milliseconds() - start > LeaderLogProcedures.WAIT_MS, "waited the whole step on mock time");
+        assertEquals(List.of(), log.changes);
+    }
+
+    @Test
+    void aSupersededStopChangesNothing() {
+        log.withRecords(3, 2);
+        fence.advanceTo(8);
+
+        assertThrows(LogFence.SupersededException.class, this::stop);
+        assertEquals(List.of(), log.changes);
+    }
+
+    @Test
+    void aDeposedLeaderStopsBeforeItsNextStep() {
+        log.withRecords(3, 2);
+        log.leaderEpoch = EPOCH + 1;
+
+        assertThrows(NotLeaderException.class, this::stop);
+        assertEquals(List.of(), log.changes);
+    }
+
+    /** A replica out of the ISR may hold more of the current epoch: the barrier must start a new epoch on another leader. */
+    @Test
+    void aReplicaThatMissedTheCutMakesTheStopHandTheLeadershipOver() {
+        log.withRecords(3, EPOCH).withRecords(2, EPOCH);
+        log.lastStableOffset = 3;
+        log.replicas.addAll(List.of(2, 3));
+        log.followerEnds.put(2, 0L); // in sync; broker 3 is not
+
+        NotLeaderException e = assertThrows(NotLeaderException.class, this::stop);
+
+        assertTrue(e.getMessage().contains("handed the leadership"), e.getMessage());
+        assertEquals(List.of(TP + " -> 2 of [1, 2, 3]"), handovers);
+        assertEquals(List.of("truncate 3"), log.changes, "truncated, but no barrier: the new leader writes it in its epoch");
+    }
+
+    @Test
+    void withNoOtherReplicaInSyncTheBarrierGoesAtTheCurrentEpoch() throws Exception {
+        log.withRecords(3, EPOCH);
+        log.replicas.add(3); // out of the ISR, and no in-sync replica to take over
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, -1, -1), stop());
+        assertEquals(List.of(), handovers);
+        assertEquals(List.of("append 3", "remove producers before 3"), log.changes);
+    }
+
+    @Test
+    void alignmentKeepsALogWithNothingToCut() throws Exception {
+        log.withRecords(3, 2);
+
+        LeaderLogProcedures.Aligned aligned = procedures.alignWithSource("dr", TP, EPOCH, fence.permit(7), new LogAlignment.Keep(),
+            (from, to) -> List.of(), (from, to) -> truncations.add(from + ".." + to));
+
+        assertEquals(new LeaderLogProcedures.Aligned(3, -1, -1), aligned);
+        assertEquals(List.of(), log.changes);
+    }
+}
