@@ -171,7 +171,13 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * state.
      */
     static ProcessCluster startDedicated(String name, int controllers, int brokers, LaunchMode mode) throws Exception {
-        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, ListenerLayout.SHARED, true, Map.of()));
+        return startDedicated(name, controllers, brokers, mode, ListenerLayout.SHARED);
+    }
+
+    /** As {@link #startDedicated(String, int, int, LaunchMode)}, with the brokers' listeners as {@code layout} says. */
+    static ProcessCluster startDedicated(String name, int controllers, int brokers, LaunchMode mode, ListenerLayout layout)
+        throws Exception {
+        return start(new ProcessCluster(name, controllers + brokers, controllers, mode, layout, true, Map.of()));
     }
 
     private static ProcessCluster start(ProcessCluster cluster) throws Exception {
@@ -285,14 +291,19 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /**
      * The listener lines of the node's server properties: a controller's {@code CONTROLLER} listener, and a broker's
-     * listeners as {@link ListenerLayout} says. A controller-only node names no inter-broker listener: it reads the mirror
-     * state on the brokers' PLAINTEXT listeners anyway.
+     * listeners as {@link ListenerLayout} says. A controller-only node reads the mirror state on the brokers' inter-broker
+     * listener (PLAINTEXT by default; INTERNAL named with separate client listeners, which starting brokers hold).
      */
     private String listenerProperties(Node node) {
         String controller = node.role().controller() ? "CONTROLLER://localhost:" + node.controllerPort() : "";
         if (!node.role().broker()) {
+            if (clientPorts.isEmpty()) {
+                return String.join("\n", "listeners=" + controller,
+                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            }
             return String.join("\n", "listeners=" + controller,
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+                "listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=INTERNAL");
         }
         String withController = controller.isEmpty() ? "" : "," + controller;
         Integer clientPort = clientPorts.get(node.id());

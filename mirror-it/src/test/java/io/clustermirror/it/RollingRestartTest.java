@@ -37,15 +37,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A rolling restart of the destination with SIGTERM, node by node, as an operator runs one, while idempotent producers
- * (acks=all, the client's default retries) write to an ordinary topic and to a mirror topic that was STOPPED. No send
- * may fail: a node that shuts down keeps enforcing the read-only rule with a live image until it is down (so it never
- * refuses writes to other topics), and a new leader of a stopped topic removes the mirrored producers on the first
- * write instead of refusing it. Every acknowledged record is read back.
+ * A rolling restart of the destination's brokers with SIGTERM, one by one, as an operator runs one, while idempotent
+ * producers (acks=all, the client's default retries) write to an ordinary topic and to a mirror topic that was STOPPED.
+ * No send may fail: a broker that shuts down keeps enforcing the read-only rule with a live image until it is down (so
+ * it never refuses writes to other topics), and a new leader of a stopped topic removes the mirrored producers on the
+ * first write instead of refusing it. Every acknowledged record is read back.
  *
- * <p>The destination's nodes have a client listener of their own, apart from the inter-broker one: a starting broker
- * opens it only once its extension has loaded the mirror image, so that it never refuses writes to an ordinary topic
- * while it cannot tell mirror topics from others, even when it leads partitions at once (a whole-cluster restart).
+ * <p>The destination is the smallest that survives a broker going down: a dedicated controller and two brokers, topics
+ * of replication factor 2 (a two-node combined quorum would lose its majority with one node down). Its brokers have a
+ * client listener of their own, apart from the inter-broker one: a starting broker opens it only once its extension has
+ * loaded the mirror image, so that it never refuses writes to an ordinary topic while it cannot tell mirror topics from
+ * others, even when it leads partitions at once (a whole-cluster restart).
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(ProcessCluster.LaunchMode.class)
@@ -65,7 +67,8 @@ class RollingRestartTest {
     static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
         // Three source brokers: mirrored producer ids from three blocks, as the destination's brokers hand them out.
         source = MirrorTestCluster.builder().name("rolling-source").brokers(3).start();
-        destination = ProcessCluster.start("rolling-destination-" + mode, 3, mode, ProcessCluster.ListenerLayout.SEPARATE_CLIENT);
+        destination = ProcessCluster.startDedicated("rolling-destination-" + mode, 1, 2, mode,
+            ProcessCluster.ListenerLayout.SEPARATE_CLIENT);
         mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
     }
 
@@ -83,10 +86,16 @@ class RollingRestartTest {
         mirrorNextToAnOrdinaryTopic("rolling", stopped, ordinary);
         mirrors.stopMirrorTopics("rolling", List.of(stopped), List.of()).all().get();
         MirrorAssertions.awaitState(mirrors, "rolling", stopped, PARTITIONS, PartitionState.STOPPED);
+        try (Admin admin = destination.admin()) {
+            for (String topic : List.of(ordinary, stopped)) {
+                assertEquals(2, Leadership.partitionInfo(admin, new TopicPartition(topic, 0)).replicas().size(),
+                    topic + " has a replica on each broker");
+            }
+        }
 
         Writers writers = new Writers(List.of(ordinary, stopped));
         try {
-            for (int node : Set.copyOf(destination.nodeIds())) {
+            for (int node : destination.brokerIds()) {
                 destination.stop(node);
                 destination.start(node);
                 for (String topic : List.of(ordinary, stopped)) {
@@ -94,7 +103,7 @@ class RollingRestartTest {
                         Leadership.awaitInSync(destination, new TopicPartition(topic, p), node);
                     }
                 }
-                log.info("Node {} restarted and back in sync; {} records acknowledged so far, {} failed", node,
+                log.info("Broker {} restarted and back in sync; {} records acknowledged so far, {} failed", node,
                     writers.acked.size(), writers.failed.size());
             }
         } finally {
@@ -104,9 +113,10 @@ class RollingRestartTest {
     }
 
     /**
-     * Every node killed at once and started again while a producer writes: each broker leads partitions as soon as it is
-     * unfenced, before its extension has loaded the mirror image, so only the held client listener keeps the producer
-     * from a write it would refuse (TOPIC_AUTHORIZATION_FAILED, not retried). A mirror topic is still refused after it.
+     * Every node (the controller and both brokers) killed at once and started again while a producer writes: each broker
+     * leads partitions as soon as it is unfenced, before its extension has loaded the mirror image, so only the held
+     * client listener keeps the producer from a write it would refuse (TOPIC_AUTHORIZATION_FAILED, not retried). A mirror
+     * topic is still refused after it.
      */
     @Test
     void aWholeClusterRestartFailsNoSendToAnOrdinaryTopic() throws Exception {
@@ -123,7 +133,11 @@ class RollingRestartTest {
             for (int node : destination.nodeIds()) {
                 destination.launch(node);
             }
-            for (int node : destination.nodeIds()) {
+            // Brokers first: the controller reads the mirror state through them.
+            for (int node : destination.brokerIds()) {
+                destination.awaitReady(node);
+            }
+            for (int node : destination.controllerOnlyIds()) {
                 destination.awaitReady(node);
             }
             int afterRestart = writers.acked.size();
@@ -133,7 +147,7 @@ class RollingRestartTest {
             writers.stop();
         }
         writers.assertNoneFailedAndAllRead("the whole-cluster restart");
-        for (int node : destination.nodeIds()) {
+        for (int node : destination.brokerIds()) {
             assertTrue(destination.outputSinceLastStart(node).contains("Broker " + node + " opens its client listeners [CLIENT]: "
                 + "its Cluster Mirror state is loaded"), "node " + node + " held its client listener until the image was loaded");
         }
@@ -150,7 +164,7 @@ class RollingRestartTest {
      */
     private static void mirrorNextToAnOrdinaryTopic(String mirror, String mirrored, String ordinary) throws Exception {
         try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 3))).all().get();
+            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 2))).all().get();
         }
         try (Admin admin = source.admin()) {
             admin.createTopics(List.of(new NewTopic(mirrored, PARTITIONS, (short) 3))).all().get();
