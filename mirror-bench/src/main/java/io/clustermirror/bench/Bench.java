@@ -1,6 +1,8 @@
 package io.clustermirror.bench;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.PartitionVerification;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
@@ -194,6 +196,8 @@ public final class Bench {
                 cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all().get(60, TimeUnit.SECONDS);
                 res.put("catch_up", catchUp(() -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), dest::cpuSeconds,
                     logBytes, start, cpu0));
+                log("[" + codec + "] " + name + ": --verify of the caught-up topic");
+                res.put("verify", verify(cm));
             }
             String lagTopic = "lag-" + name;
             createTopic(source.admin(), lagTopic, Map.of());
@@ -202,6 +206,25 @@ public final class Bench {
             log("[" + codec + "] " + name + ": lag at " + lagRate + " MB/s");
             res.put("lag", lag(source.bootstrap(), dest.bootstrap(), lagTopic, codec, dest::cpuSeconds));
         }
+        return res;
+    }
+
+    /**
+     * The integrity check ({@code --verify}) over the caught-up topic: both logs read with raw fetches and compared batch by
+     * batch. Throughput is one side's stored bytes per second of the whole check.
+     */
+    private static Map<String, Object> verify(ClusterMirrorAdmin cm) throws Exception {
+        long start = System.nanoTime();
+        List<PartitionVerification> partitions = cm.verifyMirrorTopics("bench", List.of(TOPIC), List.of(), new Properties(),
+            new MirrorTopicsOptions()).partitions().get(30, TimeUnit.MINUTES);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long bytes = partitions.stream().mapToLong(PartitionVerification::bytes).sum();
+        Map<String, Object> res = new LinkedHashMap<>();
+        res.put("identical", partitions.stream().allMatch(PartitionVerification::identical));
+        res.put("batches", partitions.stream().mapToLong(PartitionVerification::batches).sum());
+        res.put("bytes", bytes);
+        res.put("seconds", round(seconds));
+        res.put("MiBps", round(bytes / seconds / 1048576.0));
         return res;
     }
 

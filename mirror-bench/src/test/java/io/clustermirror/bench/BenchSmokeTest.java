@@ -54,6 +54,10 @@ class BenchSmokeTest {
             Double lagged = Bench.get(r, system, "lag", "measured_records");
             assertTrue(lagged != null && lagged > 0, system + " lag records");
         }
+        Double verifiedBytes = Bench.get(r, "mirror", "verify", "bytes");
+        assertTrue(verifiedBytes != null && verifiedBytes > 0, "--verify compared the caught-up topic");
+        assertEquals(Boolean.TRUE, ((Map<?, ?>) ((Map<?, ?>) r.get("mirror")).get("verify")).get("identical"),
+            "--verify finds the mirrored topic identical");
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_mm2"));
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_replication"));
         for (String ext : List.of("md", "json", "png")) {
