@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.fetch.FetchClients;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -142,7 +143,7 @@ public final class ClusterLogReader implements AutoCloseable {
     }
 
     private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, long deadline) {
-        NetworkClient client = clients.computeIfAbsent(leader.node.id(), id -> NetworkClients.to(leader.node, clientProperties,
+        NetworkClient client = clients.computeIfAbsent(leader.node.id(), id -> FetchClients.to(leader.node, clientProperties,
             clientId, (int) timeout.toMillis(), MAX_RESPONSE_BYTES, metrics, "cluster-mirror-log-reader", Map.of("client-id", clientId),
             logContext));
         Map<TopicPartition, FetchRequest.PartitionData> data = Map.of(tp, new FetchRequest.PartitionData(leader.topicId, offset,

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.fetch.FetchClients;
 import io.clustermirror.common.ListenerProbe;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -43,7 +44,7 @@ final class SourceClients implements AutoCloseable {
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", mirror);
         tags.put("source-broker", String.valueOf(node.id()));
-        return new NetworkSourceEndpoint(node, NetworkClients.to(node, sourceClientProperties, clientId,
+        return new NetworkSourceEndpoint(node, FetchClients.to(node, sourceClientProperties, clientId,
             settings.fetchRequestTimeoutMs(), settings.maxResponseBytes(), networkMetrics, "cluster-mirror-fetcher", tags,
             logContext), settings, Time.SYSTEM, logContext);
     }
