@@ -37,6 +37,11 @@ cleanup() {
     for name in source destination; do
       if [ -s "$work/$name/server.out" ]; then
         echo >&2
+        # The first error names the cause; the tail shows where the server was when it stopped.
+        if grep -q -E '(\] ERROR |^ERROR: )' "$work/$name/server.out"; then
+          echo "--- first error in the $name server's output ---" >&2
+          grep -m 1 -A 3 -E '(\] ERROR |^ERROR: )' "$work/$name/server.out" >&2
+        fi
         echo "--- last lines of the $name server's output ---" >&2
         tail -n 15 "$work/$name/server.out" >&2
       fi
@@ -79,10 +84,20 @@ port_in_use() {
   (exec 3<>"/dev/tcp/localhost/$1") 2>/dev/null
 }
 
-# Sets REPLY to a free port not picked before: fixed ports could clash with other local services.
+# The ports the kernel hands to outgoing connections; a listener port taken from them can be in use by
+# a client socket (even one of the servers' own) by the time the server binds it.
+ephemeral_low=32768
+if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+  read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range
+fi
+port_floor=10000
+[ "$ephemeral_low" -gt $((port_floor + 1000)) ] || port_floor=1024
+
+# Sets REPLY to a free port below the ephemeral range, not picked before: fixed ports could clash
+# with other local services.
 pick_port() {
   while :; do
-    REPLY=$((20000 + RANDOM % 40000))
+    REPLY=$((port_floor + RANDOM % (ephemeral_low - port_floor)))
     if [[ " ${picked_ports[*]} " != *" $REPLY "* ]] && ! port_in_use "$REPLY"; then
       picked_ports+=("$REPLY")
       return
