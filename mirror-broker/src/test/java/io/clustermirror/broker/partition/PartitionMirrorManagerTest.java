@@ -5,6 +5,7 @@ import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.image.MirrorImage;
@@ -59,7 +60,8 @@ class PartitionMirrorManagerTest {
     /** Failures the source's image reads still throw, one per read. */
     private int sourceFailures;
 
-    private final PartitionMirrorManager manager = new PartitionMirrorManager(replica, "destination-cluster", new Metrics(),
+    private final Metrics metrics = new Metrics();
+    private final PartitionMirrorManager manager = new PartitionMirrorManager(replica, "destination-cluster", metrics,
         new PartitionMirrorManager.Collaborators(
             new ProducerStateHygiene(replica, (tp, from, to) -> {
                 throw new AssertionError("no repair of followers here");
@@ -137,7 +139,10 @@ class PartitionMirrorManagerTest {
 
     @AfterEach
     void close() {
-        manager.close();
+        if (!events.isShutdown()) {
+            manager.close();
+        }
+        metrics.close();
     }
 
     private static MirrorImage image(DesiredState desired) {
@@ -223,6 +228,21 @@ class PartitionMirrorManagerTest {
         PartitionStateRecord stopped = lastRecord();
         assertEquals(3, stopped.barrierOffset(), "STOPPED names its barrier: the followers' hygiene learns it from the record");
         assertEquals(2, stopped.lastMirroredOffset());
+    }
+
+    @Test
+    void closingClosesTheFetchersAndDropsAPendingRetry() {
+        mirroring();
+        fetchListener.onFailure(TP, MirrorError.SOURCE_TOPIC_CHANGED, "the source topic was recreated");
+        runAll();
+        assertEquals(List.of(FAILED), recordedStates());
+
+        manager.close();
+        time.sleep(BACKOFF_MS);
+        runAll();
+
+        assertEquals(List.of("remove orders-0", "close dr"), fetcherCalls);
+        assertEquals(List.of(FAILED), recordedStates(), "the retry due after close does not run");
     }
 
     @Test
