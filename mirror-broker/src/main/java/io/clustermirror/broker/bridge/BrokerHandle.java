@@ -340,6 +340,7 @@ public final class BrokerHandle implements LocalReplicas {
      * leader-epoch cache, or its log end if {@code epoch} is its latest. Empty if the cache does not know
      * the epoch or anything below it. Failback uses it to find where this log and a mirror of it diverge.
      */
+    @Override
     public java.util.OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {

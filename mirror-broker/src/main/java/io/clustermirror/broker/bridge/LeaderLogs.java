@@ -20,6 +20,9 @@ public interface LeaderLogs {
     /** The local log's state if this broker is the partition's leader. */
     Optional<LeaderLogState> leaderLogState(TopicPartition partition);
 
+    /** The end offset of leader epoch {@code epoch} in the local log (Kafka's epoch cache), if the log knows the epoch. */
+    java.util.OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch);
+
     /** A copy of the local replica's batches from the batch containing {@code startOffset}, about {@code maxBytes}. */
     MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes);
 

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * is unreachable) and {@link SourceFetchers} (the fetcher threads {@code cluster-mirror-fetcher-<mirror>-<sourceBrokerId>},
  * each fetching through its {@link SourceEndpoint} and appending). A partition is owned by exactly one thread at a time.
  */
-public final class MirrorFetcherManager implements AutoCloseable {
+public final class MirrorFetcherManager implements PartitionFetcher {
     private final String mirror;
     private final Logger log;
     private final FetchedPartitions partitions;
@@ -55,13 +55,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         this.coordinator.start();
     }
 
-    /**
-     * Starts mirroring a partition from {@code fetchOffset} (the destination log end).
-     *
-     * @param expectedSourceTopicId the source topic id recorded at start; any other id fails the partition
-     * @param destLeaderEpoch       the destination leader epoch to stamp and append with
-     * @param lastFetchedEpoch      source epoch of the last mirrored batch, or -1
-     */
+    @Override
     public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset,
                              int destLeaderEpoch, int lastFetchedEpoch) {
         if (!running) {
@@ -76,7 +70,7 @@ public final class MirrorFetcherManager implements AutoCloseable {
         coordinator.rediscover(st, false, 0L);
     }
 
-    /** Stops mirroring a partition; returns once no append for it is in flight or will start. */
+    @Override
     public void removePartition(TopicPartition partition) {
         PartitionFetchState st = partitions.remove(partition);
         if (st != null) {

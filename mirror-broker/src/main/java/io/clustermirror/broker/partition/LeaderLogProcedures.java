@@ -56,8 +56,13 @@ final class LeaderLogProcedures {
     }
 
     /** Moves a partition's leadership to another in-sync replica ({@link LeadershipHandover#moveTo}). */
-    interface LeadershipMover {
+    interface LeadershipMover extends AutoCloseable {
         void moveTo(TopicPartition tp, java.util.List<Integer> replicas, int target) throws StepTimeoutException, InterruptedException;
+
+        /** Releases the clients the moves use, if any. */
+        @Override
+        default void close() {
+        }
     }
 
     private final LeaderLogs broker;

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
  * replicas in another order, which moves no data and keeps the epoch), then a preferred leader election moves the
  * leadership to it. The partition keeps the new replica order afterwards.
  */
-final class LeadershipHandover implements AutoCloseable {
+final class LeadershipHandover implements LeaderLogProcedures.LeadershipMover {
     private static final long TIMEOUT_MS = 15_000;
 
     private final String clientId;
@@ -41,7 +41,8 @@ final class LeadershipHandover implements AutoCloseable {
      *
      * @throws LeaderLogProcedures.StepTimeoutException if the reassignment or the election did not complete; retrying is safe
      */
-    void moveTo(TopicPartition tp, List<Integer> replicas, int target)
+    @Override
+    public void moveTo(TopicPartition tp, List<Integer> replicas, int target)
             throws LeaderLogProcedures.StepTimeoutException, InterruptedException {
         List<Integer> order = new ArrayList<>();
         order.add(target);

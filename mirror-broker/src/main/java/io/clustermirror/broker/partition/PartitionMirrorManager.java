@@ -5,10 +5,12 @@ import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
+import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.fetch.ClusterLogReader;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
+import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -21,6 +23,7 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +38,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,21 +58,24 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private static final long PERSIST_INTERVAL_MS = 5_000;
     private static final long CATCH_UP_WARN_MS = 10_000;
 
-    private final BrokerHandle broker;
-    private final BrokerClientConfigs clientConfigs;
+    private final LeaderLogs broker;
+    private final String clusterId;
+    private final Time time;
     private final ScheduledExecutorService executor;
     /** The health of the executor's thread, which runs every event and action of the partitions this broker leads. */
     private final ThreadHealth health;
     private final PartitionStateMachine machine;
-    private final StateWriter stateWriter;
+    private final StateRecords stateWriter;
     private final LeaderLogProcedures procedures;
-    private final LeadershipHandover handover;
+    private final LeaderLogProcedures.LeadershipMover handover;
     private final ProducerStateHygiene hygiene;
     private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
+    private final FetcherFactory fetcherFactory;
+    private final SourceCluster source;
     /** Runs alignments and divergence repairs, which read the source and may take tens of seconds. */
-    private final java.util.concurrent.ExecutorService alignmentExecutor;
+    private final ExecutorService alignmentExecutor;
     /** Runs stops, on a thread of their own so that a stop never waits behind an alignment. */
-    private final java.util.concurrent.ExecutorService stopExecutor;
+    private final ExecutorService stopExecutor;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -75,7 +83,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, LeaderChange> pendingLeaders = new HashMap<>();
     private final Map<TopicPartition, MirrorPartition> partitions = new HashMap<>();
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
-    private final Map<String, MirrorFetcherManager> fetchers = new HashMap<>();
+    private final Map<String, PartitionFetcher> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
     /**
      * The log fence of every partition this broker has had a machine for. Never removed: a partition that leaves its
@@ -95,6 +103,75 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long truncatedToOffset = -1;
     }
 
+    /** Writes partition states to {@code __mirror_state} ({@link StateWriter} on a broker). */
+    interface StateRecords extends AutoCloseable {
+        /** @param superseded log keys of the partition's older records, tombstoned once the record landed */
+        void write(PartitionStateRecord record, List<String> superseded);
+
+        @Override
+        void close();
+    }
+
+    /** Creates the fetchers of one mirror ({@link MirrorFetcherManager} on a broker). */
+    interface FetcherFactory {
+        PartitionFetcher create(MirrorConfig config, FetchListener listener);
+    }
+
+    /** What the preparations and repairs read from a mirror's source cluster. */
+    interface SourceCluster {
+        /** The source's own mirror image: whether it copies a topic from this cluster, and what it mirrored from it. */
+        MirrorImage image(MirrorConfig config);
+
+        /** A reader of the source's log of {@code tp}; closing it releases its clients. */
+        SourceLog log(MirrorConfig config, String clientId, TopicPartition tp);
+    }
+
+    /** The batches of one source partition. */
+    interface SourceLog extends LogComparison.BatchReader, AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * The threads the manager runs on and its clock: on a broker, a single event thread, one thread for alignments and
+     * repairs (they read the source and may take tens of seconds) and one for stops (so that a stop never waits behind an
+     * alignment); in tests, executors the test steps on mock time.
+     *
+     * @param events single-threaded: every event and action of the partitions runs on it, in order
+     */
+    record Threads(Time time, ScheduledExecutorService events, ExecutorService alignments, ExecutorService stops) {
+        static Threads of(int nodeId) {
+            ScheduledThreadPoolExecutor events = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "cluster-mirror-partitions-" + nodeId);
+                t.setDaemon(true);
+                return t;
+            });
+            // Pending retries are dropped at close: they would act on a closed state writer and fetchers.
+            events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            return new Threads(Time.SYSTEM, events, procedureThread("cluster-mirror-alignments-" + nodeId),
+                procedureThread("cluster-mirror-stops-" + nodeId));
+        }
+
+        private static ExecutorService procedureThread(String name) {
+            return Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+    }
+
+    /**
+     * What the manager acts on besides the local logs; it closes the state records and the handover.
+     *
+     * @param imageCatchUp a read barrier on the mirror image: completes once the image holds everything committed to
+     *                     the internal topics when it was called
+     */
+    record Collaborators(ProducerStateHygiene hygiene, StateRecords stateRecords, FetcherFactory fetchers, SourceCluster source,
+                         LeaderLogProcedures.LeadershipMover handover,
+                         java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp) {
+    }
+
     /**
      * @param imageCatchUp  a read barrier on the mirror image: completes once the image holds everything committed to
      *                      the internal topics when it was called
@@ -103,34 +180,57 @@ public final class PartitionMirrorManager implements AutoCloseable {
     public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
                                   java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp,
                                   long retryBackoffMs, long retryBackoffMaxMs, BrokerClientConfigs clientConfigs) {
+        this(broker, broker.clusterId(), broker.metrics(), new Collaborators(hygiene, new StateWriter(clients, broker.nodeId()),
+                (config, listener) -> new MirrorFetcherManager(config, clientConfigs.clientProperties(config), broker.nodeId(),
+                    new LocalLeaderAppender(broker), listener, broker.metrics()),
+                sourceCluster(clientConfigs), new LeadershipHandover(clients, broker.nodeId()), imageCatchUp),
+            new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs), Threads.of(broker.nodeId()));
+    }
+
+    /** @param clusterId the id of this (the destination) cluster */
+    PartitionMirrorManager(LeaderLogs broker, String clusterId, Metrics metrics, Collaborators parts, PartitionStateMachine machine,
+                           Threads threads) {
         this.broker = broker;
-        this.clientConfigs = clientConfigs;
-        this.hygiene = hygiene;
-        this.imageCatchUp = imageCatchUp;
-        this.handover = new LeadershipHandover(clients, broker.nodeId());
-        this.procedures = new LeaderLogProcedures(broker, handover::moveTo, Time.SYSTEM);
-        this.alignmentExecutor = procedureThread("cluster-mirror-alignments-" + broker.nodeId());
-        this.stopExecutor = procedureThread("cluster-mirror-stops-" + broker.nodeId());
-        this.machine = new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs);
-        this.stateWriter = new StateWriter(clients, broker.nodeId());
-        this.health = new ThreadHealth(broker.metrics(), log, "partitions-" + broker.nodeId());
-        java.util.concurrent.ScheduledThreadPoolExecutor events = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cluster-mirror-partitions-" + broker.nodeId());
-            t.setDaemon(true);
-            return t;
-        });
-        // Pending retries are dropped at close: they would act on a closed state writer and fetchers.
-        events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.executor = events;
+        this.clusterId = clusterId;
+        this.time = threads.time();
+        this.hygiene = parts.hygiene();
+        this.imageCatchUp = parts.imageCatchUp();
+        this.fetcherFactory = parts.fetchers();
+        this.source = parts.source();
+        this.handover = parts.handover();
+        this.procedures = new LeaderLogProcedures(broker, handover, time);
+        this.alignmentExecutor = threads.alignments();
+        this.stopExecutor = threads.stops();
+        this.machine = machine;
+        this.stateWriter = parts.stateRecords();
+        this.health = new ThreadHealth(metrics, log, "partitions-" + broker.nodeId());
+        this.executor = threads.events();
         executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
-    private static java.util.concurrent.ExecutorService procedureThread(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+    private static SourceCluster sourceCluster(BrokerClientConfigs clientConfigs) {
+        return new SourceCluster() {
+            @Override
+            public MirrorImage image(MirrorConfig config) {
+                return MirrorImageReader.read(clientConfigs.clientProperties(config), Duration.ofSeconds(15));
+            }
+
+            @Override
+            public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+                ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(30));
+                return new SourceLog() {
+                    @Override
+                    public List<org.apache.kafka.common.record.internal.RecordBatch> batches(long from, long to) {
+                        return reader.batches(tp, from, to);
+                    }
+
+                    @Override
+                    public void close() {
+                        reader.close();
+                    }
+                };
+            }
+        };
     }
 
     /**
@@ -156,7 +256,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         if (gained.isEmpty()) {
             return;
         }
-        long askedMs = System.currentTimeMillis();
+        long askedMs = time.milliseconds();
         java.util.concurrent.CompletableFuture<Void> caughtUp = imageCatchUp.get();
         executor.schedule(() -> {
             if (!caughtUp.isDone()) {
@@ -176,7 +276,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     reconcile(change.partition());
                 }
             }
-            long waitedMs = System.currentTimeMillis() - askedMs;
+            long waitedMs = time.milliseconds() - askedMs;
             if (waitedMs > CATCH_UP_WARN_MS) {
                 log.warn("New leaderships of {} partition(s) waited {} ms for the mirror state to load", gained.size(), waitedMs);
             }
@@ -251,7 +351,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             if (before == null) {
                 return;
             }
-            Transition t = machine.handle(before, event, System.currentTimeMillis());
+            Transition t = machine.handle(before, event, time.milliseconds());
             partitions.put(tp, t.next());
             fence(tp).advanceTo(t.next().generation());
             if (before.state() != t.next().state()) {
@@ -273,7 +373,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         } else if (action instanceof PartitionAction.StartFetching) {
             return startFetching(tp, p);
         } else if (action instanceof PartitionAction.StopFetching) {
-            MirrorFetcherManager f = fetchers.get(p.mirror());
+            PartitionFetcher f = fetchers.get(p.mirror());
             if (f != null) {
                 f.removePartition(tp);
             }
@@ -287,7 +387,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         } else if (action instanceof PartitionAction.RepairDivergence repair) {
             startRepair(tp, p, repair);
         } else if (action instanceof PartitionAction.ScheduleRetry retry) {
-            long delay = Math.max(0, retry.atMs() - System.currentTimeMillis());
+            long delay = Math.max(0, retry.atMs() - time.milliseconds());
             executor.schedule(() -> guarded(() -> {
                 if (partitions.containsKey(tp)) {
                     handle(tp, new PartitionEvent.RetryDue());
@@ -375,13 +475,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
             try {
                 permit.check(); // a preparation a stop superseded while queued does not even read the source
                 MirrorConfig config = MirrorConfig.validate(mirror.get().name(), mirror.get().configs());
-                MirrorImage sourceImage = MirrorImageReader.read(clientConfigs.clientProperties(config), Duration.ofSeconds(15));
-                Optional<String> loop = sourceImage.mirrorCopyingFrom(broker.clusterId(), tp.topic());
+                MirrorImage sourceImage = source.image(config);
+                Optional<String> loop = sourceImage.mirrorCopyingFrom(clusterId, tp.topic());
                 if (loop.isPresent()) {
                     event = new PartitionEvent.PrepareFailed(p.generation(), MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()
                         + " from this cluster (its mirror '" + loop.get() + "'); stop one direction"));
                 } else {
-                    Optional<PartitionStateRecord> fromUs = sourceImage.partitionStateMirroredFrom(broker.clusterId(), tp.topic(), tp.partition());
+                    Optional<PartitionStateRecord> fromUs = sourceImage.partitionStateMirroredFrom(clusterId, tp.topic(), tp.partition());
                     LeaderLogState log = broker.leaderLogState(tp).orElseThrow(() ->
                         new io.clustermirror.broker.bridge.NotLeaderException("no longer the leader of " + tp));
                     java.util.OptionalLong ourEnd = fromUs.filter(r -> r.lastMirroredEpoch() >= 0)
@@ -420,10 +520,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
     private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p,
                                                         LogFence.Permit permit, LogAlignment.Plan plan) throws Exception {
-        try (ClusterLogReader source = new ClusterLogReader(clientConfigs.clientProperties(config),
-                "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", Duration.ofSeconds(30))) {
-            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan,
-                (from, to) -> source.batches(tp, from, to), truncationRecorder(tp));
+        try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp)) {
+            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan, sourceLog, truncationRecorder(tp));
         }
     }
 
@@ -450,14 +548,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
         if (logState.isEmpty() || logState.get().leaderEpoch() != p.leaderEpoch()) {
             return Optional.empty(); // leadership moved on; the coming leadership event restarts the machine
         }
-        MirrorFetcherManager f;
+        PartitionFetcher f;
         try {
-            f = fetchers.computeIfAbsent(p.mirror(), name -> {
-                MirrorConfig config = MirrorConfig.validate(name, mirror.get().configs());
-                return new MirrorFetcherManager(config, clientConfigs.clientProperties(config), broker.nodeId(),
-                    new LocalLeaderAppender(broker), new Listener(),
-                    broker.metrics());
-            });
+            f = fetchers.computeIfAbsent(p.mirror(),
+                name -> fetcherFactory.create(MirrorConfig.validate(name, mirror.get().configs()), new Listener()));
         } catch (RuntimeException e) {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }
@@ -478,7 +572,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
-            destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, System.currentTimeMillis());
+            destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds());
         stateWriter.write(record, image.stateLogKeysSupersededBy(record));
         dirty.remove(tp);
     }
@@ -638,14 +732,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
         alignmentExecutor.shutdown();
         stopExecutor.shutdown();
         try {
-            long deadline = System.currentTimeMillis() + LeaderLogProcedures.WAIT_MS;
+            long deadline = time.milliseconds() + LeaderLogProcedures.WAIT_MS;
             alignmentExecutor.awaitTermination(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS);
-            stopExecutor.awaitTermination(Math.max(0, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+            stopExecutor.awaitTermination(Math.max(0, deadline - time.milliseconds()), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         executor.execute(() -> {
-            fetchers.values().forEach(MirrorFetcherManager::close);
+            fetchers.values().forEach(PartitionFetcher::close);
             fetchers.clear();
         });
         executor.shutdown();

@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * shows them) are tombstoned, best effort: a key left behind still loses to the newer epoch, and the next write
  * tombstones it again.
  */
-final class StateWriter implements AutoCloseable {
+final class StateWriter implements PartitionMirrorManager.StateRecords {
     private static final Logger log = LoggerFactory.getLogger(StateWriter.class);
     private static final long RETRY_BACKOFF_MS = 1_000;
 
@@ -69,7 +69,8 @@ final class StateWriter implements AutoCloseable {
      * @param superseded log keys of the partition's older records ({@code MirrorImage.stateLogKeysSupersededBy}), tombstoned
      *                   once the record landed
      */
-    synchronized void write(PartitionStateRecord record, List<String> superseded) {
+    @Override
+    public synchronized void write(PartitionStateRecord record, List<String> superseded) {
         if (closed) {
             return;
         }

@@ -78,6 +78,16 @@ final class InMemoryReplica implements LocalReplicas {
         return Optional.of(new LeaderLogState(leaderEpoch, 0, end, Math.min(hw, end), lso));
     }
 
+    /** Where {@code epoch} ends: the first offset written at a later epoch, or the log end; empty if only later epochs wrote. */
+    @Override
+    public OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch) {
+        if (batches.isEmpty() || batch(batches.get(0)).partitionLeaderEpoch() > epoch) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(batches.stream().map(InMemoryReplica::batch).filter(b -> b.partitionLeaderEpoch() > epoch)
+            .mapToLong(RecordBatch::baseOffset).findFirst().orElse(logEnd()));
+    }
+
     @Override
     public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
         return TestBatches.concat(batches.stream().filter(b -> batch(b).lastOffset() >= startOffset).toArray(MemoryRecords[]::new));

@@ -1,0 +1,353 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.bridge.LeaderChange;
+import io.clustermirror.broker.fetch.FetchListener;
+import io.clustermirror.broker.fetch.PartitionFetcher;
+import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.MockTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static io.clustermirror.common.PartitionState.FAILED;
+import static io.clustermirror.common.PartitionState.MIRRORING;
+import static io.clustermirror.common.PartitionState.PAUSED;
+import static io.clustermirror.common.PartitionState.PAUSING;
+import static io.clustermirror.common.PartitionState.PREPARING;
+import static io.clustermirror.common.PartitionState.STOPPED;
+import static io.clustermirror.common.PartitionState.STOPPING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The executor of the partition state machines against in-memory collaborators, on mock time and a stepped event loop:
+ * what it records in {@code __mirror_state} and how it drives the fetchers.
+ */
+class PartitionMirrorManagerTest {
+    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final Uuid TOPIC_ID = Uuid.fromString("a1b2c3d4e5f6a7b8c9d0eA");
+    private static final String SOURCE_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA";
+    private static final int NODE = 1;
+    private static final long BACKOFF_MS = 100;
+
+    private final MockTime time = new MockTime(0, 1_700_000_000_000L, 0);
+    private final ManualExecutor events = new ManualExecutor(time);
+    private final ManualExecutor procedures = new ManualExecutor(time);
+    private final InMemoryReplica replica = new InMemoryReplica(TP, NODE, 3);
+    /** The source's log of the partition. */
+    private final InMemoryReplica sourceLog = new InMemoryReplica(TP, 9, 2);
+    private final List<PartitionStateRecord> written = new ArrayList<>();
+    private final List<String> fetcherCalls = new ArrayList<>();
+    private FetchListener fetchListener;
+    private CompletableFuture<Void> imageCatchUp = new CompletableFuture<>();
+    /** Failures the source's image reads still throw, one per read. */
+    private int sourceFailures;
+
+    private final Metrics metrics = new Metrics();
+    private final PartitionMirrorManager manager = new PartitionMirrorManager(replica, "destination-cluster", metrics,
+        new PartitionMirrorManager.Collaborators(
+            new ProducerStateHygiene(replica, (tp, from, to) -> {
+                throw new AssertionError("no repair of followers here");
+            }, new DirectScheduler()),
+            new PartitionMirrorManager.StateRecords() {
+                @Override
+                public void write(PartitionStateRecord record, List<String> superseded) {
+                    written.add(record);
+                }
+
+                @Override
+                public void close() {
+                }
+            },
+            this::fetcher,
+            new PartitionMirrorManager.SourceCluster() {
+                @Override
+                public MirrorImage image(MirrorConfig config) {
+                    if (sourceFailures > 0) {
+                        sourceFailures--;
+                        throw new IllegalStateException("source unreachable");
+                    }
+                    return MirrorImage.EMPTY;
+                }
+
+                @Override
+                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+                    return new PartitionMirrorManager.SourceLog() {
+                        @Override
+                        public List<RecordBatch> batches(long from, long to) {
+                            List<RecordBatch> found = new ArrayList<>();
+                            sourceLog.batches.forEach(records -> records.batches().forEach(b -> {
+                                if (b.lastOffset() >= from && b.baseOffset() < to) {
+                                    found.add(b);
+                                }
+                            }));
+                            return found;
+                        }
+
+                        @Override
+                        public void close() {
+                        }
+                    };
+                }
+            },
+            (tp, replicas, target) -> {
+                throw new AssertionError("no handover with a single replica");
+            },
+            () -> imageCatchUp),
+        new PartitionStateMachine(BACKOFF_MS, 1_000),
+        new PartitionMirrorManager.Threads(time, events, procedures, procedures));
+
+    private PartitionFetcher fetcher(MirrorConfig config, FetchListener listener) {
+        fetchListener = listener;
+        return new PartitionFetcher() {
+            @Override
+            public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch,
+                                     int lastFetchedEpoch) {
+                assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
+                fetcherCalls.add("add " + partition + " from " + fetchOffset + " at epoch " + destLeaderEpoch
+                    + " after source epoch " + lastFetchedEpoch);
+            }
+
+            @Override
+            public void removePartition(TopicPartition partition) {
+                fetcherCalls.add("remove " + partition);
+            }
+
+            @Override
+            public void close() {
+                fetcherCalls.add("close " + config.name());
+            }
+        };
+    }
+
+    @AfterEach
+    void close() {
+        if (!events.isShutdown()) {
+            manager.close();
+        }
+        metrics.close();
+    }
+
+    private static MirrorImage image(DesiredState desired) {
+        return new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source:9092"), "source-cluster", 1L)),
+            Map.of(TP.topic(), new MirrorTopicRecord(TP.topic(), "dr", desired, SOURCE_TOPIC_ID, 1, 1L)), Map.of());
+    }
+
+    /** Runs the event loop and the procedures until neither has anything due. */
+    private void runAll() {
+        while (events.runDue() + procedures.runDue() > 0) {
+            // each round may have queued more
+        }
+    }
+
+    private void lead(int epoch) {
+        replica.leaderEpoch = epoch;
+        replica.leader = true;
+        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, epoch, false)));
+    }
+
+    private List<PartitionState> recordedStates() {
+        return written.stream().map(PartitionStateRecord::state).toList();
+    }
+
+    private PartitionStateRecord lastRecord() {
+        return written.get(written.size() - 1);
+    }
+
+    /** Leads at epoch 3 with the image loaded and mirrors from the empty log's end. */
+    private void mirroring() {
+        manager.onImage(image(DesiredState.MIRRORING));
+        lead(3);
+        imageCatchUp.complete(null);
+        runAll();
+        assertEquals(List.of(PREPARING, MIRRORING), recordedStates());
+        written.clear();
+        fetcherCalls.clear();
+    }
+
+    @Test
+    void aNewLeaderWaitsForTheImageReadBarrierThenMirrorsFromTheLogEnd() {
+        manager.onImage(image(DesiredState.MIRRORING));
+        lead(3);
+        runAll();
+        assertEquals(List.of(), written, "nothing is decided on an image that may not hold the previous leader's state");
+        assertEquals(List.of(), fetcherCalls);
+
+        imageCatchUp.complete(null);
+        runAll();
+
+        assertEquals(List.of(PREPARING, MIRRORING), recordedStates());
+        assertTrue(written.stream().allMatch(r -> r.leaderEpoch() == 3 && r.leaderId() == NODE), written.toString());
+        assertEquals(List.of("add orders-0 from 0 at epoch 3 after source epoch -1"), fetcherCalls);
+    }
+
+    @Test
+    void aLostLeadershipStopsFetchingAtOnce() {
+        mirroring();
+        imageCatchUp = new CompletableFuture<>(); // a read barrier that never completes must not hold the loss back
+        replica.leader = false;
+
+        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
+        runAll();
+
+        assertEquals(List.of("remove orders-0"), fetcherCalls);
+        assertEquals(List.of(), written, "a follower records nothing: the new leader does");
+    }
+
+    @Test
+    void aStopTruncatesNothingStableWritesTheBarrierAndRecordsStoppedWithIt() {
+        mirroring();
+        replica.withRecords(3, 2); // mirrored from the source's epoch 2
+        fetchListener.onProgress(TP, 2, 2, 0, 3);
+        runAll();
+
+        manager.onImage(image(DesiredState.STOPPED));
+        runAll();
+
+        assertEquals(List.of("remove orders-0"), fetcherCalls, "the fetcher is gone before the stop changes the log");
+        assertEquals(List.of(STOPPING, STOPPED), recordedStates());
+        assertEquals(List.of("append 3", "remove producers before 3"), replica.changes);
+        assertTrue(BarrierBatch.isBarrier(replica.lastBatch()));
+        PartitionStateRecord stopped = lastRecord();
+        assertEquals(3, stopped.barrierOffset(), "STOPPED names its barrier: the followers' hygiene learns it from the record");
+        assertEquals(2, stopped.lastMirroredOffset());
+    }
+
+    @Test
+    void closingClosesTheFetchersAndDropsAPendingRetry() {
+        mirroring();
+        fetchListener.onFailure(TP, MirrorError.SOURCE_TOPIC_CHANGED, "the source topic was recreated");
+        runAll();
+        assertEquals(List.of(FAILED), recordedStates());
+
+        manager.close();
+        time.sleep(BACKOFF_MS);
+        runAll();
+
+        assertEquals(List.of("remove orders-0", "close dr"), fetcherCalls);
+        assertEquals(List.of(FAILED), recordedStates(), "the retry due after close does not run");
+    }
+
+    @Test
+    void aNeverMirroredPartitionStopsWithoutBarrierOrTruncation() {
+        replica.withRecords(2, 3); // the destination's own data
+        manager.onImage(image(DesiredState.STOPPED));
+        lead(3);
+        imageCatchUp.complete(null);
+        runAll();
+
+        assertEquals(List.of(STOPPING, STOPPED), recordedStates());
+        assertEquals(-1, lastRecord().barrierOffset());
+        assertEquals(List.of(), replica.changes, "its log holds only its own data");
+        assertEquals(List.of(), fetcherCalls);
+    }
+
+    @Test
+    void aPauseStopsFetchingAndAResumeAlignsAndFetchesAgainFromTheLogEnd() {
+        mirroring();
+        replica.withRecords(4, 2);
+        fetchListener.onProgress(TP, 3, 2, 0, 4);
+
+        manager.onImage(image(DesiredState.PAUSED));
+        runAll();
+        assertEquals(List.of("remove orders-0"), fetcherCalls);
+        assertEquals(List.of(PAUSING, PAUSED), recordedStates());
+
+        manager.onImage(image(DesiredState.MIRRORING));
+        runAll();
+        assertEquals(List.of(PAUSING, PAUSED, PREPARING, MIRRORING), recordedStates());
+        assertEquals(List.of("remove orders-0", "add orders-0 from 4 at epoch 3 after source epoch 2"), fetcherCalls);
+        assertEquals(List.of(), replica.changes, "a log this mirror was copying into is kept as it is");
+    }
+
+    @Test
+    void aDivergenceReportedByTheFetcherIsRepairedThenMirroringGoesOnFromTheCut() {
+        mirroring();
+        sourceLog.withRecords(3, 2).withRecords(1, 5); // an unclean election on the source replaced [3, 5)
+        replica.withRecords(3, 2).withRecords(2, 2);
+        fetchListener.onProgress(TP, 4, 2, 0, 5);
+        runAll();
+
+        fetchListener.onDivergence(TP, 2, 3);
+        runAll();
+
+        assertEquals(List.of("truncate 3"), replica.changes);
+        assertEquals(List.of("add orders-0 from 3 at epoch 3 after source epoch 2"), fetcherCalls,
+            "the fetcher dropped the partition itself; it is handed back at the cut");
+        PartitionStateRecord truncated = written.stream().filter(r -> r.truncatedFromOffset() >= 0).findFirst().orElse(null);
+        assertNotNull(truncated, "the truncation is recorded: " + written);
+        assertEquals(List.of(3L, 5L), List.of(truncated.truncatedFromOffset(), truncated.truncatedToOffset()));
+        assertEquals(MIRRORING, lastRecord().state());
+        assertEquals(2, lastRecord().lastMirroredOffset());
+    }
+
+    @Test
+    void aFailedPreparationIsRetriedWithBackoffOnTheClock() {
+        sourceFailures = 2;
+        manager.onImage(image(DesiredState.MIRRORING));
+        lead(3);
+        imageCatchUp.complete(null);
+        runAll();
+        assertEquals(List.of(PREPARING, FAILED), recordedStates());
+        assertTrue(lastRecord().lastError().contains("source unreachable"), lastRecord().lastError());
+
+        time.sleep(BACKOFF_MS - 1);
+        runAll();
+        assertEquals(2, written.size(), "not retried before its time");
+
+        time.sleep(1);
+        runAll();
+        assertEquals(List.of(PREPARING, FAILED, PREPARING, FAILED), recordedStates());
+
+        time.sleep(2 * BACKOFF_MS - 1);
+        runAll();
+        assertEquals(4, written.size(), "the backoff doubles");
+
+        time.sleep(1);
+        runAll();
+        assertEquals(List.of(PREPARING, FAILED, PREPARING, FAILED, PREPARING, MIRRORING), recordedStates());
+        assertEquals(List.of("add orders-0 from 0 at epoch 3 after source epoch -1"), fetcherCalls);
+
+        replica.withRecords(1, 2);
+        fetchListener.onProgress(TP, 0, 2, 0, 1);
+        runAll();
+        assertEquals(MIRRORING, lastRecord().state());
+        assertEquals(null, lastRecord().lastError(), "the error is cleared once the fetcher makes progress");
+    }
+
+    @Test
+    void theOutcomesAndEventsOfAnOldLeaderEpochAreIgnored() {
+        manager.onImage(image(DesiredState.MIRRORING));
+        lead(3);
+        imageCatchUp.complete(null);
+        events.runDue(); // PREPARING at epoch 3; its preparation waits on the procedure thread
+        assertEquals(List.of(PREPARING), recordedStates());
+
+        lead(4);
+        events.runDue(); // a new epoch: its own preparation is queued behind the old one
+        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, 3, false))); // late, of the old epoch
+        runAll();
+
+        assertEquals(List.of("add orders-0 from 0 at epoch 4 after source epoch -1"), fetcherCalls,
+            "only the current epoch fetches; the old preparation's outcome is dropped");
+        assertEquals(List.of(PREPARING, PREPARING, MIRRORING), recordedStates());
+        assertEquals(List.of(3, 4, 4), written.stream().map(PartitionStateRecord::leaderEpoch).toList());
+    }
+}
