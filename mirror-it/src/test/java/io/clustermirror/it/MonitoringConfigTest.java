@@ -2,7 +2,6 @@ package io.clustermirror.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.prometheus.jmx.JmxCollector;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -50,22 +49,23 @@ class MonitoringConfigTest {
     private static final Path DASHBOARD = CHECKOUT.resolve("config/monitoring/grafana-dashboard.json");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})? (\\S+)", Pattern.MULTILINE);
 
+    private static ClusterPair clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static String scrape;
 
     @BeforeAll
     static void mirrorATopicAndScrape() throws Exception {
-        source = MirrorTestCluster.builder().name("monitoring-source").brokers(1).start();
-        destination = MirrorTestCluster.builder().name("monitoring-destination").brokers(1).withExtension(true).start();
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("monitoring-source").brokers(1),
+            MirrorTestCluster.builder().name("monitoring-destination").brokers(1));
+        source = clusters.source;
+        destination = clusters.destination;
         try (Admin admin = source.admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
         }
         Workloads.writeAllKinds(source.bootstrapServers(), TOPIC, 1, RECORDS / 4);
-        try (ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
-            mirrors.createClusterMirror("mon", MirrorAssertions.mirrorConfig(source)).all().get();
-            mirrors.startMirrorTopics("mon", List.of(TOPIC), List.of()).topics().get();
-        }
+        clusters.mirrors.createClusterMirror("mon", MirrorAssertions.mirrorConfig(source)).all().get();
+        clusters.mirrors.startMirrorTopics("mon", List.of(TOPIC), List.of()).topics().get();
         MirrorAssertions.awaitCaughtUp(source, destination, TOPIC, 1);
         // The per-source-broker bytes appear with the first fetch, the lag once the fetcher saw the source's end.
         TestUtils.waitForCondition(() -> {
@@ -77,11 +77,8 @@ class MonitoringConfigTest {
 
     @AfterAll
     static void stopClusters() throws Exception {
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
+        if (clusters != null) {
+            clusters.close();
         }
     }
 
