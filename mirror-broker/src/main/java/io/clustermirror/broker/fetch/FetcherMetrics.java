@@ -62,7 +62,10 @@ final class FetcherMetrics implements AutoCloseable {
         }
         Sensor s = metrics.sensor(name, bytesFetched);
         sensors.add(name);
-        Map<String, String> tags = Map.of("mirror", mirror, "source-broker", String.valueOf(sourceBroker));
+        // Ordered: JMX names (and the exporter rules in config/monitoring) follow the tags' order.
+        Map<String, String> tags = new LinkedHashMap<>();
+        tags.put("mirror", mirror);
+        tags.put("source-broker", String.valueOf(sourceBroker));
         s.add(metrics.metricName("bytes-fetched-rate", GROUP, "bytes per second fetched from this source broker", tags),
             new Rate());
         s.add(metrics.metricName("bytes-fetched-total", GROUP, "bytes fetched from this source broker", tags),
