@@ -124,6 +124,11 @@ public final class RawLogReader implements AutoCloseable {
             return !fetched.isEmpty();
         }
 
+        /** The broker the stream last fetched from (the partition's leader then), or -1 before its first fetch. */
+        public int leaderId() {
+            return leader == null ? -1 : leader.node().id();
+        }
+
         @Override
         public RawBatch next() {
             if (!hasNext()) {
