@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Reads the stored batches of one partition of a Kafka cluster, as they are (consumer Fetch, read_uncommitted, up to
  * the high watermark): what a comparison of two logs needs, CRCs and control batches included. One-shot reads for
- * alignment and repair, never the mirroring data path. Not thread-safe; close it after use.
+ * alignment and repair and the lag probes of paused partitions ({@link #head}), never the mirroring data path. Not
+ * thread-safe; close it after use.
  */
 public final class ClusterLogReader implements AutoCloseable {
     private static final int MAX_BYTES = 1024 * 1024;
@@ -87,7 +88,7 @@ public final class ClusterLogReader implements AutoCloseable {
         List<RecordBatch> out = new ArrayList<>();
         long position = Math.max(from, leader.logStartOffset);
         while (position < to) {
-            FetchResponseData.PartitionData pd = fetch(tp, leader, position, deadline);
+            FetchResponseData.PartitionData pd = fetch(tp, leader, position, MAX_BYTES, deadline);
             Errors error = Errors.forCode(pd.errorCode());
             if (error == Errors.OFFSET_OUT_OF_RANGE) {
                 long start = listOffset(tp, OffsetSpec.earliest(), deadline);
@@ -118,6 +119,44 @@ public final class ClusterLogReader implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The source's end and its first batch at or past {@code offset} (one small fetch: the broker returns the first batch
+     * whole whatever the size limit). Below the log start the first batch is the log start's, at or past the high
+     * watermark there is none.
+     *
+     * @throws KafkaException with the cause when the cluster cannot be read within the timeout
+     */
+    public Head head(TopicPartition tp, long offset) {
+        long deadline = time.milliseconds() + timeout.toMillis();
+        Leader leader = leader(tp, deadline);
+        lastLeader = leader.node.id();
+        long position = Math.max(offset, leader.logStartOffset);
+        FetchResponseData.PartitionData pd = fetch(tp, leader, position, 1, deadline);
+        Errors error = Errors.forCode(pd.errorCode());
+        if (error == Errors.OFFSET_OUT_OF_RANGE) {
+            return new Head(listOffset(tp, OffsetSpec.latest(), deadline), Optional.empty()); // at or past the end
+        }
+        if (error != Errors.NONE) {
+            throw new KafkaException("reading " + tp + " at offset " + position + " from broker " + leader.node.id()
+                + " failed with " + error.name());
+        }
+        for (RecordBatch b : ((MemoryRecords) FetchResponse.recordsOrFail(pd)).batches()) {
+            if (b.lastOffset() >= position) {
+                return new Head(pd.highWatermark(), Optional.of(b));
+            }
+        }
+        return new Head(pd.highWatermark(), Optional.empty());
+    }
+
+    /**
+     * What {@link #head} saw.
+     *
+     * @param highWatermark the partition's high watermark
+     * @param firstBatch    the first batch at or past the offset asked for, if the log has one below the high watermark
+     */
+    public record Head(long highWatermark, Optional<RecordBatch> firstBatch) {
+    }
+
     /** The broker the last {@link #batches} call read from (the partition's leader then), or -1. */
     public int lastLeader() {
         return lastLeader;
@@ -142,15 +181,15 @@ public final class ClusterLogReader implements AutoCloseable {
         return await(admin.listOffsets(Map.of(tp, spec)).partitionResult(tp), deadline).offset();
     }
 
-    private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, long deadline) {
+    private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, int maxBytes, long deadline) {
         NetworkClient client = clients.computeIfAbsent(leader.node.id(), id -> FetchClients.to(leader.node, clientProperties,
             clientId, (int) timeout.toMillis(), MAX_RESPONSE_BYTES, metrics, "cluster-mirror-log-reader", Map.of("client-id", clientId),
             logContext));
         Map<TopicPartition, FetchRequest.PartitionData> data = Map.of(tp, new FetchRequest.PartitionData(leader.topicId, offset,
-            FetchRequest.INVALID_LOG_START_OFFSET, MAX_BYTES, Optional.empty(), Optional.empty()));
+            FetchRequest.INVALID_LOG_START_OFFSET, maxBytes, Optional.empty(), Optional.empty()));
         FetchRequest.Builder request = FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 0, 0, data)
             .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
-            .setMaxBytes(MAX_BYTES);
+            .setMaxBytes(maxBytes);
         try {
             if (!NetworkClientUtils.awaitReady(client, leader.node, time, Math.max(1, deadline - time.milliseconds()))) {
                 throw new TimeoutException("no connection to broker " + leader.node.id() + " within " + timeout.toMillis() + " ms");

@@ -284,6 +284,7 @@ final class SourceFetcher extends Thread {
         Records records = FetchResponse.recordsOrFail(pd);
         if (records == null || records.sizeInBytes() == 0) {
             context.listener().onSourceEndOffset(st.tp, sourceEnd);
+            reportCaughtUp(st, sourceEnd);
             return;
         }
         if (!(records instanceof MemoryRecords memoryRecords)) {
@@ -313,6 +314,23 @@ final class SourceFetcher extends Thread {
                 st.notBeforeMs = time.milliseconds() + backoff;
             }
             context.listener().onSourceEndOffset(st.tp, sourceEnd);
+            reportCaughtUp(st, sourceEnd);
+            return;
+        }
+        reportOldestUnmirrored(st, UnmirroredRecords.afterAppend(st.fetchOffset, sourceEnd, batches.lastTimestamp()));
+    }
+
+    /** Without data appended, only reaching the source's end changes what is unmirrored (the next data says how old it is). */
+    private void reportCaughtUp(PartitionFetchState st, long sourceEnd) {
+        if (st.fetchOffset >= sourceEnd) {
+            reportOldestUnmirrored(st, UnmirroredRecords.afterAppend(st.fetchOffset, sourceEnd, -1));
+        }
+    }
+
+    private void reportOldestUnmirrored(PartitionFetchState st, long timestamp) {
+        if (st.reportedOldestUnmirrored != timestamp) {
+            st.reportedOldestUnmirrored = timestamp;
+            context.listener().onOldestUnmirrored(st.tp, timestamp);
         }
     }
 
