@@ -5,6 +5,7 @@ import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -323,7 +324,7 @@ final class SourceFetcher extends Thread {
     /** Without data appended, only reaching the source's end changes what is unmirrored (the next data says how old it is). */
     private void reportCaughtUp(PartitionFetchState st, long sourceEnd) {
         if (st.fetchOffset >= sourceEnd) {
-            reportOldestUnmirrored(st, UnmirroredRecords.afterAppend(st.fetchOffset, sourceEnd, -1));
+            reportOldestUnmirrored(st, PartitionStateRecord.NOTHING_UNMIRRORED);
         }
     }
 
