@@ -184,7 +184,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             futures.put(name, snapshot.thenApply(s -> {
                 MirrorRecord mirror = s.image().mirror(name).orElseThrow(() ->
                     new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'"));
-                return MirrorDescriptions.description(s.image(), mirror, s.destinationEndOffsets());
+                return MirrorDescriptions.description(s.image(), mirror, s.destinationEndOffsets(), time.milliseconds());
             }));
         }
         return new DescribeClusterMirrorsResult(futures);
@@ -230,7 +230,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 long end = ends.getOrDefault(tp, (long) MirrorPartitionDescription.UNKNOWN);
                 long lso = stable.getOrDefault(tp, end);
                 long records = lso >= 0 && lso < end ? countRecords(tp, lso, end, deadline) : 0;
-                previews.add(StopPreviews.preview(image, mirror, tp, end, lso, records, open.getOrDefault(tp, List.of())));
+                previews.add(StopPreviews.preview(image, mirror, tp, end, lso, records, open.getOrDefault(tp, List.of()),
+                    time.milliseconds()));
             }
             return previews;
         }));

@@ -20,11 +20,22 @@ import io.clustermirror.common.PartitionState;
  * @param truncatedFromOffset  first offset removed when stopping truncated the log to its last stable offset
  * @param truncatedToOffset    end (exclusive) of the range removed when stopping
  * @param leaderId             the destination broker leading the partition when it last reported
+ * @param lagMs                the age in milliseconds of the oldest source record the destination does not have yet
+ *                             (the recovery point objective), 0 when caught up; it grows while the partition is paused
+ *                             or failed and the source takes records; unknown until its leader reports it
  */
 public record MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset,
                                          long destinationEndOffset, long lag, long lastMirroredOffset,
                                          int lastMirroredEpoch, String lastError, long barrierOffset,
-                                         long truncatedFromOffset, long truncatedToOffset, int leaderId) {
+                                         long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs) {
     /** The value of offsets, epochs and ids that are not known or not set. */
     public static final int UNKNOWN = -1;
+
+    /** A description without the lag in milliseconds (unknown), as the API described partitions before it. */
+    public MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset, long destinationEndOffset, long lag,
+                                      long lastMirroredOffset, int lastMirroredEpoch, String lastError, long barrierOffset,
+                                      long truncatedFromOffset, long truncatedToOffset, int leaderId) {
+        this(partition, state, sourceEndOffset, destinationEndOffset, lag, lastMirroredOffset, lastMirroredEpoch, lastError,
+            barrierOffset, truncatedFromOffset, truncatedToOffset, leaderId, UNKNOWN);
+    }
 }

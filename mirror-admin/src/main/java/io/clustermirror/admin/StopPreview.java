@@ -19,11 +19,21 @@ import java.util.List;
  * @param recordsToTruncate    the records in that range (data records; transaction markers are not counted)
  * @param openProducerIds      the producer ids of the transactions open on the destination (mirrored from the source),
  *                             which are what the stop cuts
+ * @param lagMs                the partition's lag in milliseconds ({@link MirrorPartitionDescription#lagMs()}): the age
+ *                             of the oldest source record a stop now would leave behind, or -1 when unknown
  */
 public record StopPreview(String topic, int partition, PartitionState state, long destinationEndOffset, long lastStableOffset,
-                          long truncateFromOffset, long truncateToOffset, long recordsToTruncate, List<Long> openProducerIds) {
+                          long truncateFromOffset, long truncateToOffset, long recordsToTruncate, List<Long> openProducerIds,
+                          long lagMs) {
     public StopPreview {
         openProducerIds = List.copyOf(openProducerIds);
+    }
+
+    /** A preview without the lag in milliseconds (unknown), as the API previewed stops before it. */
+    public StopPreview(String topic, int partition, PartitionState state, long destinationEndOffset, long lastStableOffset,
+                       long truncateFromOffset, long truncateToOffset, long recordsToTruncate, List<Long> openProducerIds) {
+        this(topic, partition, state, destinationEndOffset, lastStableOffset, truncateFromOffset, truncateToOffset, recordsToTruncate,
+            openProducerIds, MirrorPartitionDescription.UNKNOWN);
     }
 
     /** True if the stop would remove records (or markers) from this partition. */

@@ -120,6 +120,7 @@ public final class OutputFormatter {
                     putKnown(partition, "sourceEndOffset", p.sourceEndOffset());
                     putKnown(partition, "destinationEndOffset", p.destinationEndOffset());
                     putKnown(partition, "lag", p.lag());
+                    putKnown(partition, "lag_ms", p.lagMs());
                     putKnown(partition, "lastMirroredOffset", p.lastMirroredOffset());
                     putKnown(partition, "lastMirroredEpoch", p.lastMirroredEpoch());
                     partition.put("lastError", p.lastError());
@@ -149,7 +150,8 @@ public final class OutputFormatter {
             new Column<>("STATE", r -> r.partition().state().name()),
             new Column<>("SOURCE-END", r -> known(r.partition().sourceEndOffset())),
             new Column<>("DEST-END", r -> known(r.partition().destinationEndOffset())),
-            new Column<>("LAG", r -> known(r.partition().lag()))));
+            new Column<>("LAG", r -> known(r.partition().lag())),
+            new Column<>("LAG-MS", r -> known(r.partition().lagMs()))));
         List<Row> rows = topics.stream()
             .flatMap(t -> t.partitions().stream().map(p -> new Row(t.topic(), p)))
             .collect(Collectors.toList());
@@ -177,6 +179,7 @@ public final class OutputFormatter {
             new Column<>("LAST-STABLE", p -> known(p.lastStableOffset())),
             new Column<>("WOULD-TRUNCATE", p -> p.truncates() ? "[" + p.truncateFromOffset() + "," + p.truncateToOffset() + ")" : NONE),
             new Column<>("RECORDS", p -> String.valueOf(p.recordsToTruncate())),
+            new Column<>("LAG-MS", p -> known(p.lagMs())),
             new Column<>("OPEN-PRODUCER-IDS", p -> p.openProducerIds().isEmpty() ? NONE
                 : p.openProducerIds().stream().map(String::valueOf).collect(Collectors.joining(","))));
         long truncating = previews.stream().filter(StopPreview::truncates).count();
@@ -199,6 +202,7 @@ public final class OutputFormatter {
             putKnown(node, "truncate_from", p.truncateFromOffset());
             putKnown(node, "truncate_to", p.truncateToOffset());
             node.put("records_to_truncate", p.recordsToTruncate());
+            putKnown(node, "lag_ms", p.lagMs());
             ArrayNode ids = node.putArray("open_producer_ids");
             p.openProducerIds().forEach(ids::add);
         }

@@ -42,14 +42,15 @@ public final class MirrorDescriptions {
      *
      * @param destinationEndOffsets live end offsets of the destination partitions; a partition missing from
      *                              the map (e.g. its topic is not created yet) shows an unknown end offset
+     * @param nowMs                 the time of the description, which the lag of a partition that does not fetch grows with
      */
     public static ClusterMirrorDescription description(MirrorImage image, MirrorRecord mirror,
-                                                       Map<TopicPartition, Long> destinationEndOffsets) {
+                                                       Map<TopicPartition, Long> destinationEndOffsets, long nowMs) {
         List<MirrorTopicDescription> topics = new ArrayList<>();
         for (MirrorTopicRecord topic : image.topicsOf(mirror.name())) {
             List<MirrorPartitionDescription> partitions = IntStream.range(0, topic.partitions())
                 .mapToObj(p -> partition(image, topic, p,
-                    destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN)))
+                    destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN), nowMs))
                 .collect(Collectors.toList());
             MirrorTopicDescription.Command lastCommand = topic.lastCommand() == null ? null
                 : new MirrorTopicDescription.Command(topic.lastCommand().commandId(), String.valueOf(topic.lastCommand().op()),
@@ -61,12 +62,12 @@ public final class MirrorDescriptions {
     }
 
     private static MirrorPartitionDescription partition(MirrorImage image, MirrorTopicRecord topic, int partition,
-                                                        long destinationEndOffset) {
+                                                        long destinationEndOffset, long nowMs) {
         return image.partitionState(topic.mirror(), topic.topic(), partition)
             .map(s -> new MirrorPartitionDescription(partition, s.state(), s.sourceLogEndOffset(),
                 destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
                 s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
-                s.truncatedToOffset(), s.leaderId()))
+                s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs)))
             // No leader has reported the partition yet.
             .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,
                 destinationEndOffset, UNKNOWN, UNKNOWN, UNKNOWN, null, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN));

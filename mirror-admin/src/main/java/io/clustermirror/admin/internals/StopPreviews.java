@@ -13,6 +13,7 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.stream.IntStream;
 
@@ -45,15 +46,17 @@ public final class StopPreviews {
 
     /**
      * What the stop would do to one partition: truncate from the last stable offset to the end when a transaction is
-     * open there, nothing otherwise (also when the end is unknown: the stop then waits for the partition's leader).
+     * open there, nothing otherwise (also when the end is unknown: the stop then waits for the partition's leader). With
+     * the partition's lag in milliseconds at {@code nowMs}: how old the source records are that a stop now would leave
+     * behind.
      */
     public static StopPreview preview(MirrorImage image, String mirror, TopicPartition tp, long end, long lastStableOffset,
-                                      long records, List<Long> openProducerIds) {
-        PartitionState state = image.partitionState(mirror, tp.topic(), tp.partition()).map(PartitionStateRecord::state)
-            .orElse(PartitionState.UNKNOWN);
+                                      long records, List<Long> openProducerIds, long nowMs) {
+        Optional<PartitionStateRecord> recorded = image.partitionState(mirror, tp.topic(), tp.partition());
+        PartitionState state = recorded.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN);
         boolean truncates = end >= 0 && lastStableOffset >= 0 && lastStableOffset < end;
         long unknown = MirrorPartitionDescription.UNKNOWN;
         return new StopPreview(tp.topic(), tp.partition(), state, end, lastStableOffset, truncates ? lastStableOffset : unknown,
-            truncates ? end : unknown, truncates ? records : 0, openProducerIds);
+            truncates ? end : unknown, truncates ? records : 0, openProducerIds, recorded.map(r -> r.lagMs(nowMs)).orElse(unknown));
     }
 }

@@ -111,7 +111,7 @@ class ClusterMirrorsCommandTest {
     }
 
     static final List<StopPreview> PREVIEWS = List.of(
-        new StopPreview("orders", 0, PartitionState.MIRRORING, 120, 100, 100, 120, 15, List.of(7L, 9L)),
+        new StopPreview("orders", 0, PartitionState.MIRRORING, 120, 100, 100, 120, 15, List.of(7L, 9L), 4_200),
         new StopPreview("orders", 1, PartitionState.MIRRORING, 80, 80, -1, -1, 0, List.of()));
 
     @Test
@@ -120,6 +120,7 @@ class ClusterMirrorsCommandTest {
         assertEquals(List.of("preview-stop dr [orders] - []"), admin.calls, "only the preview ran, no stop");
         String text = out();
         assertTrue(text.contains("WOULD-TRUNCATE") && text.contains("[100,120)") && text.contains("7,9"), text);
+        assertTrue(text.contains("LAG-MS") && text.contains("4200"), text);
         assertTrue(text.endsWith("Dry run, nothing changed: a stop now would truncate 15 record(s) in 1 of 2 partition(s).\n"), text);
         out.reset();
         assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--dry-run", "--json"));
@@ -129,6 +130,8 @@ class ClusterMirrorsCommandTest {
         assertEquals(15, partitions.get(0).get("records_to_truncate").asLong());
         assertEquals("[7,9]", partitions.get(0).get("open_producer_ids").toString());
         assertTrue(partitions.get(1).get("truncate_from").isNull());
+        assertEquals(4_200, partitions.get(0).get("lag_ms").asLong(), "how old the records a stop now leaves behind are");
+        assertTrue(partitions.get(1).get("lag_ms").isNull(), "unknown");
         out.reset();
         assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--json"));
         assertTrue(err().contains("--json with --stop needs --dry-run"), err());

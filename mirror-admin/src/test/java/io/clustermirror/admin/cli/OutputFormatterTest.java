@@ -20,7 +20,7 @@ class OutputFormatterTest {
 
     static MirrorPartitionDescription mirroring(int partition, long sourceEnd, long destEnd) {
         return new MirrorPartitionDescription(partition, PartitionState.MIRRORING, sourceEnd, destEnd,
-            Math.max(0, sourceEnd - destEnd), sourceEnd - 1, 3, null, -1, -1, -1, 1);
+            Math.max(0, sourceEnd - destEnd), sourceEnd - 1, 3, null, -1, -1, -1, 1, sourceEnd > destEnd ? 300 : 0);
     }
 
     static final ClusterMirrorDescription DR_DESCRIPTION = new ClusterMirrorDescription("dr",
@@ -31,9 +31,9 @@ class OutputFormatterTest {
             new MirrorTopicDescription("orders", DesiredState.MIRRORING, List.of(
                 mirroring(0, 1200, 1200),
                 new MirrorPartitionDescription(1, PartitionState.FAILED, 900, 850, 50, 849, 3,
-                    "SOURCE_TOPIC_CHANGED: source topic id changed\n(recreated?)", -1, -1, -1, 2))),
+                    "SOURCE_TOPIC_CHANGED: source topic id changed\n(recreated?)", -1, -1, -1, 2, 1500))),
             new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
-                new MirrorPartitionDescription(0, PartitionState.STOPPED, 40, 41, 0, 39, 5, null, 40, 38, 40, 1),
+                new MirrorPartitionDescription(0, PartitionState.STOPPED, 40, 41, 0, 39, 5, null, 40, 38, 40, 1, 250),
                 new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1,
                     -1)), new MirrorTopicDescription.Command("c-7", "STOP", 0L, "stopping 1 topic(s) of mirror 'dr'"))));
 
@@ -67,12 +67,12 @@ class OutputFormatterTest {
         assertEquals(
             "Mirror: dr\tSource: src1:9092,src2:9092\tSource cluster id: SrcId\tTopics: 2\n"
             + "Configs: mirror.fetch.max.bytes=1048576, sasl.jaas.config=[hidden]\n"
-            + "TOPIC     PARTITION  STATE      SOURCE-END  DEST-END  LAG  TRUNCATED  BARRIER  LAST-ERROR\n"
-            + "orders    0          MIRRORING  1200        1200      0    -          -        -\n"
-            + "orders    1          FAILED     900         850       50   -          -        "
+            + "TOPIC     PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAG-MS  TRUNCATED  BARRIER  LAST-ERROR\n"
+            + "orders    0          MIRRORING  1200        1200      0    0       -          -        -\n"
+            + "orders    1          FAILED     900         850       50   1500    -          -        "
             + "SOURCE_TOPIC_CHANGED: source topic id changed (recreated?)\n"
-            + "payments  0          STOPPED    40          41        0    [38,40)    40       -\n"
-            + "payments  1          UNKNOWN    -           -         -    -          -        -\n"
+            + "payments  0          STOPPED    40          41        0    250     [38,40)    40       -\n"
+            + "payments  1          UNKNOWN    -           -         -    -       -          -        -\n"
             + "Last command per topic:\n"
             + "  payments: STOP at 1970-01-01T00:00:00Z (id c-7): stopping 1 topic(s) of mirror 'dr'\n"
             + "\n"
@@ -86,8 +86,8 @@ class OutputFormatterTest {
         ClusterMirrorDescription d = new ClusterMirrorDescription("dr", Map.of("bootstrap.servers", "s:9092"), "Id",
             List.of(new MirrorTopicDescription("t", DesiredState.MIRRORING, List.of(mirroring(0, 10, 7)))));
         assertEquals("Mirror: dr\tSource: s:9092\tSource cluster id: Id\tTopics: 1\n"
-            + "TOPIC  PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAST-ERROR\n"
-            + "t      0          MIRRORING  10          7         3    -\n",
+            + "TOPIC  PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAG-MS  LAST-ERROR\n"
+            + "t      0          MIRRORING  10          7         3    300     -\n",
             OutputFormatter.describeTable(List.of(d)));
     }
 
@@ -124,6 +124,7 @@ class OutputFormatterTest {
             + "        \"sourceEndOffset\" : 40,\n"
             + "        \"destinationEndOffset\" : 41,\n"
             + "        \"lag\" : 0,\n"
+            + "        \"lag_ms\" : 250,\n"
             + "        \"lastMirroredOffset\" : 39,\n"
             + "        \"lastMirroredEpoch\" : 5,\n"
             + "        \"lastError\" : null,\n"
@@ -137,6 +138,7 @@ class OutputFormatterTest {
             + "        \"sourceEndOffset\" : null,\n"
             + "        \"destinationEndOffset\" : null,\n"
             + "        \"lag\" : null,\n"
+            + "        \"lag_ms\" : null,\n"
             + "        \"lastMirroredOffset\" : null,\n"
             + "        \"lastMirroredEpoch\" : null,\n"
             + "        \"lastError\" : null,\n"

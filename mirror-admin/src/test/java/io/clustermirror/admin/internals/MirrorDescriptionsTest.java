@@ -27,7 +27,7 @@ class MirrorDescriptionsTest {
         new MirrorTopicRecord("orders", "dr", DesiredState.STOPPED, "TopicId", 2, 1L);
     private static final PartitionStateRecord ORDERS_0 = new PartitionStateRecord("dr", "orders", 0,
         PartitionState.STOPPED, 4, 2, "TopicId", 99, 3, List.of(new EpochStart(3, 0)), 100, 100, null,
-        100, 98, 100, 1L);
+        100, 98, 100, 1_000L, 750L);
     private static final MirrorImage IMAGE = new MirrorImage(Map.of("dr", DR),
         Map.of("orders", ORDERS, "other", new MirrorTopicRecord("other", "elsewhere", DesiredState.MIRRORING,
             "OtherId", 1, 1L)),
@@ -52,12 +52,13 @@ class MirrorDescriptionsTest {
     @Test
     void descriptionHidesSecretsAndShowsUnreportedPartitionsAsUnknown() {
         ClusterMirrorDescription d = MirrorDescriptions.description(IMAGE, DR,
-            Map.of(new TopicPartition("orders", 0), 101L));
+            Map.of(new TopicPartition("orders", 0), 101L), 60_000L);
         assertEquals("[hidden]", d.configs().get("sasl.jaas.config"));
         assertEquals("src:9092", d.sourceBootstrapServers());
         assertEquals(List.of(new MirrorTopicDescription("orders", DesiredState.STOPPED, List.of(
-            new MirrorPartitionDescription(0, PartitionState.STOPPED, 100, 101, 0, 99, 3, null, 100, 98, 100, 2),
-            new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1, -1)))),
+            // Stopped with records 250 ms old not mirrored: what the stop left behind, however long ago.
+            new MirrorPartitionDescription(0, PartitionState.STOPPED, 100, 101, 0, 99, 3, null, 100, 98, 100, 2, 250),
+            new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1, -1, -1)))),
             d.topics());
     }
 }

@@ -12,12 +12,14 @@ import org.apache.kafka.common.utils.Utils;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
  * Reads the stored batches of one partition of a Kafka cluster, as they are (consumer Fetch, read_uncommitted, up to
  * the high watermark), CRCs and control batches included, each checked against its CRC: what the alignment's log
- * comparison and the producer-state repair need. One-shot reads, never the mirroring data path. A
+ * comparison, the producer-state repair and the lag probes of paused partitions ({@link #head}) need. One-shot reads,
+ * never the mirroring data path. A
  * {@link RawLogReader} over an admin client of its own; not thread-safe; close it after use.
  */
 public final class ClusterLogReader implements AutoCloseable {
@@ -61,6 +63,31 @@ public final class ClusterLogReader implements AutoCloseable {
             lastLeader = stream.leaderId();
         }
         return out;
+    }
+
+    /**
+     * The partition's high watermark and its first batch at or past {@code offset} (one batch is fetched). Below the log
+     * start the first batch is the log start's; at or past the high watermark there is none.
+     *
+     * @throws KafkaException with the cause when the cluster cannot be read within the timeout
+     */
+    public Head head(TopicPartition tp, long offset) {
+        RawLogReader.LogRange range = reader.range(tp);
+        RawLogReader.BatchStream stream = reader.stream(tp, Math.max(offset, range.logStartOffset()), range.highWatermark(), 1);
+        try {
+            return new Head(range.highWatermark(), stream.hasNext() ? Optional.of(stream.next().batch()) : Optional.empty());
+        } finally {
+            lastLeader = stream.leaderId();
+        }
+    }
+
+    /**
+     * What {@link #head} saw.
+     *
+     * @param highWatermark the partition's high watermark
+     * @param firstBatch    the first batch at or past the offset asked for, if the log has one below the high watermark
+     */
+    public record Head(long highWatermark, Optional<RecordBatch> firstBatch) {
     }
 
     /** The broker the last {@link #batches} call read from (the partition's leader then), or -1. */

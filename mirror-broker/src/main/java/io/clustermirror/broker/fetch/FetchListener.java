@@ -19,6 +19,15 @@ public interface FetchListener {
     /** The source's end offset was seen (also when no data came back): keeps lag current. */
     void onSourceEndOffset(TopicPartition partition, long sourceEndOffset);
 
+    /**
+     * The source timestamp of the oldest record the destination does not have yet changed ({@link UnmirroredRecords}): after
+     * a response was appended, or when the destination reached the source's end. The default ignores it.
+     *
+     * @param oldestUnmirroredTimestamp the timestamp, or {@code PartitionStateRecord.NOTHING_UNMIRRORED}
+     */
+    default void onOldestUnmirrored(TopicPartition partition, long oldestUnmirroredTimestamp) {
+    }
+
     /** A MIRROR_PID_RESET barrier from the source was appended at {@code barrierOffset} and its producers cleared. */
     void onBarrier(TopicPartition partition, long barrierOffset);
 

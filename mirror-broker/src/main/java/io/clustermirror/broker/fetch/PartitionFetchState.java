@@ -38,6 +38,8 @@ final class PartitionFetchState {
     volatile int errorCount;
     /** Set by the coordinator's periodic metadata refresh: the owning fetcher hands the partition back. */
     volatile boolean leaderMoved;
+    /** The oldest unmirrored source timestamp last reported ({@link UnmirroredRecords}); {@link Long#MIN_VALUE} before the first. */
+    long reportedOldestUnmirrored = Long.MIN_VALUE;
     /** Source broker currently fetching it, -1 while pending. */
     volatile int sourceBroker = -1;
 

@@ -45,13 +45,16 @@ final class SourceBatches {
     private final MirrorError corruptionError;
     private final long corruptOffset;
     private final int partialBytes;
+    private final long lastTimestamp;
 
-    private SourceBatches(List<Run> runs, String corruption, MirrorError corruptionError, long corruptOffset, int partialBytes) {
+    private SourceBatches(List<Run> runs, String corruption, MirrorError corruptionError, long corruptOffset, int partialBytes,
+                          long lastTimestamp) {
         this.runs = runs;
         this.corruption = corruption;
         this.corruptionError = corruptionError;
         this.corruptOffset = corruptOffset;
         this.partialBytes = partialBytes;
+        this.lastTimestamp = lastTimestamp;
     }
 
     List<Run> runs() {
@@ -74,6 +77,14 @@ final class SourceBatches {
     /** Base offset of the bad batch (or the last good offset + 1 if unknown); -1 if none. */
     long corruptOffset() {
         return corruptOffset;
+    }
+
+    /**
+     * The newest timestamp of the last batch of the runs (its max timestamp: the append time of a LogAppendTime topic), -1
+     * without runs. The source wrote the records after the runs no earlier than this.
+     */
+    long lastTimestamp() {
+        return lastTimestamp;
     }
 
     /** Bytes after the last whole batch (a partial batch), 0 if none. */
@@ -102,6 +113,7 @@ final class SourceBatches {
         MirrorError corruptionError = MirrorError.CORRUPT_MESSAGE;
         long corruptOffset = -1;
         long expectedNext = fetchOffset;
+        long lastTimestamp = -1;
 
         Iterator<MutableRecordBatch> it = records.batches().iterator();
         while (true) {
@@ -157,6 +169,7 @@ final class SourceBatches {
                 runRecords = 0;
             }
             runLast = b.lastOffset();
+            lastTimestamp = b.maxTimestamp();
             runBatches++;
             Integer count = b.countOrNull();
             runRecords += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
@@ -172,7 +185,8 @@ final class SourceBatches {
             runs.add(run(buf, runStart, pos, runBase, runLast, runEpoch, prevEpoch, runBatches, runRecords, -1L));
         }
         int partial = corruption == null ? buf.limit() - pos : 0;
-        return new SourceBatches(List.copyOf(runs), corruption, corruption == null ? null : corruptionError, corruptOffset, partial);
+        return new SourceBatches(List.copyOf(runs), corruption, corruption == null ? null : corruptionError, corruptOffset, partial,
+            lastTimestamp);
     }
 
     private static Run run(ByteBuffer buf, int from, int to, long base, long last, int epoch, int prevEpoch,

@@ -5,6 +5,7 @@ import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -284,6 +285,7 @@ final class SourceFetcher extends Thread {
         Records records = FetchResponse.recordsOrFail(pd);
         if (records == null || records.sizeInBytes() == 0) {
             context.listener().onSourceEndOffset(st.tp, sourceEnd);
+            reportCaughtUp(st, sourceEnd);
             return;
         }
         if (!(records instanceof MemoryRecords memoryRecords)) {
@@ -313,6 +315,23 @@ final class SourceFetcher extends Thread {
                 st.notBeforeMs = time.milliseconds() + backoff;
             }
             context.listener().onSourceEndOffset(st.tp, sourceEnd);
+            reportCaughtUp(st, sourceEnd);
+            return;
+        }
+        reportOldestUnmirrored(st, UnmirroredRecords.afterAppend(st.fetchOffset, sourceEnd, batches.lastTimestamp()));
+    }
+
+    /** Without data appended, only reaching the source's end changes what is unmirrored (the next data says how old it is). */
+    private void reportCaughtUp(PartitionFetchState st, long sourceEnd) {
+        if (st.fetchOffset >= sourceEnd) {
+            reportOldestUnmirrored(st, PartitionStateRecord.NOTHING_UNMIRRORED);
+        }
+    }
+
+    private void reportOldestUnmirrored(PartitionFetchState st, long timestamp) {
+        if (st.reportedOldestUnmirrored != timestamp) {
+            st.reportedOldestUnmirrored = timestamp;
+            context.listener().onOldestUnmirrored(st.tp, timestamp);
         }
     }
 

@@ -82,7 +82,10 @@ public sealed interface PartitionEvent {
     record MadeProgress() implements PartitionEvent {
     }
 
-    /** The fetcher's progress (lag, lineage) changed since it was last recorded, and the periodic snapshot is due. */
+    /**
+     * The partition's progress (lag, lineage, the age of its unmirrored records; from the fetcher, or a probe of the source
+     * while paused) changed since it was last recorded, or records are missing, and the periodic snapshot is due.
+     */
     record ProgressSnapshotDue() implements PartitionEvent {
     }
 

@@ -11,6 +11,7 @@ import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
 import io.clustermirror.broker.fetch.PartitionFetcher;
+import io.clustermirror.broker.fetch.UnmirroredRecords;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -57,6 +58,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionMirrorManager.class);
     private static final long PERSIST_INTERVAL_MS = 5_000;
     private static final long CATCH_UP_WARN_MS = 10_000;
+    /** How often the source is probed for the records that arrive while a partition is paused. */
+    static final long PROBE_INTERVAL_MS = 5_000;
 
     private final LeaderLogs broker;
     private final String clusterId;
@@ -76,6 +79,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final ExecutorService alignmentExecutor;
     /** Runs stops, on a thread of their own so that a stop never waits behind an alignment. */
     private final ExecutorService stopExecutor;
+    /** Runs the probes of the source for paused partitions, so that they never wait behind an alignment or a stop. */
+    private final ExecutorService probeExecutor;
+    private final LagMetrics lagMetrics;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -91,6 +97,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private final Map<TopicPartition, LogFence> fences = new HashMap<>();
     private MirrorImage image = MirrorImage.EMPTY;
+    /** True while a probe round runs: rounds never pile up behind a slow source. */
+    private boolean probing;
+    /** The last probe failure logged per mirror, so that an unreachable source is logged once, not every round. */
+    private final Map<String, String> probeFailures = new HashMap<>();
 
     /** What the data plane reported for one partition since this broker became its leader. */
     private static final class Progress {
@@ -101,6 +111,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long barrierOffset = -1;
         long truncatedFromOffset = -1;
         long truncatedToOffset = -1;
+        /** The source timestamp of the oldest record the destination lacks, or {@link PartitionStateRecord#NOTHING_UNMIRRORED}. */
+        long oldestUnmirroredTimestamp = PartitionStateRecord.NOTHING_UNMIRRORED;
     }
 
     /** Writes partition states to {@code __mirror_state} ({@link StateWriter} on a broker). */
@@ -124,6 +136,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
         /** A reader of the source's log of {@code tp}; closing it releases its clients. */
         SourceLog log(MirrorConfig config, String clientId, TopicPartition tp);
+
+        /**
+         * The source's end and first batch at or past each given offset (the destinations' ends of paused partitions).
+         *
+         * @throws RuntimeException when the source cannot be read
+         */
+        Map<TopicPartition, ClusterLogReader.Head> heads(MirrorConfig config, String clientId, Map<TopicPartition, Long> offsets);
     }
 
     /** The batches of one source partition. */
@@ -135,11 +154,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /**
      * The threads the manager runs on and its clock: on a broker, a single event thread, one thread for alignments and
      * repairs (they read the source and may take tens of seconds) and one for stops (so that a stop never waits behind an
-     * alignment); in tests, executors the test steps on mock time.
+     * alignment) and one for the probes of paused partitions' sources; in tests, executors the test steps on mock time.
      *
      * @param events single-threaded: every event and action of the partitions runs on it, in order
      */
-    record Threads(Time time, ScheduledExecutorService events, ExecutorService alignments, ExecutorService stops) {
+    record Threads(Time time, ScheduledExecutorService events, ExecutorService alignments, ExecutorService stops,
+                   ExecutorService probes) {
         static Threads of(int nodeId) {
             ScheduledThreadPoolExecutor events = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "cluster-mirror-partitions-" + nodeId);
@@ -149,7 +169,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             // Pending retries are dropped at close: they would act on a closed state writer and fetchers.
             events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             return new Threads(Time.SYSTEM, events, procedureThread("cluster-mirror-alignments-" + nodeId),
-                procedureThread("cluster-mirror-stops-" + nodeId));
+                procedureThread("cluster-mirror-stops-" + nodeId), procedureThread("cluster-mirror-lag-probes-" + nodeId));
         }
 
         private static ExecutorService procedureThread(String name) {
@@ -201,11 +221,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.procedures = new LeaderLogProcedures(broker, handover, time);
         this.alignmentExecutor = threads.alignments();
         this.stopExecutor = threads.stops();
+        this.probeExecutor = threads.probes();
+        this.lagMetrics = new LagMetrics(metrics, time);
         this.machine = machine;
         this.stateWriter = parts.stateRecords();
         this.health = new ThreadHealth(metrics, log, "partitions-" + broker.nodeId());
         this.executor = threads.events();
         executor.scheduleWithFixedDelay(() -> guarded(this::persistProgress), PERSIST_INTERVAL_MS, PERSIST_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        executor.scheduleWithFixedDelay(() -> guarded(this::probePausedPartitions), PROBE_INTERVAL_MS, PROBE_INTERVAL_MS,
+            TimeUnit.MILLISECONDS);
     }
 
     private static SourceCluster sourceCluster(BrokerClientConfigs clientConfigs) {
@@ -229,6 +253,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
                         reader.close();
                     }
                 };
+            }
+
+            @Override
+            public Map<TopicPartition, ClusterLogReader.Head> heads(MirrorConfig config, String clientId, Map<TopicPartition, Long> offsets) {
+                Map<TopicPartition, ClusterLogReader.Head> heads = new HashMap<>();
+                try (ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(10))) {
+                    offsets.forEach((tp, offset) -> heads.put(tp, reader.head(tp, offset)));
+                }
+                return heads;
             }
         };
     }
@@ -310,6 +343,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             handle(tp, new PartitionEvent.DesiredChanged(null));
             partitions.remove(tp);
             progress.remove(tp);
+            publishLag(tp);
             return;
         }
         Optional<PartitionStateRecord> persisted = image.partitionState(current.mirror(), tp.topic(), tp.partition());
@@ -337,6 +371,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
             p.barrierOffset = r.barrierOffset();
             p.truncatedFromOffset = r.truncatedFromOffset();
             p.truncatedToOffset = r.truncatedToOffset();
+            if (r.oldestUnmirroredTimestamp() != null) {
+                p.oldestUnmirroredTimestamp = r.oldestUnmirroredTimestamp();
+            }
         });
         return p;
     }
@@ -349,7 +386,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             PartitionEvent event = pending.poll();
             MirrorPartition before = partitions.get(tp);
             if (before == null) {
-                return;
+                break;
             }
             Transition t = machine.handle(before, event, time.milliseconds());
             partitions.put(tp, t.next());
@@ -361,6 +398,18 @@ public final class PartitionMirrorManager implements AutoCloseable {
             for (PartitionAction action : t.actions()) {
                 execute(tp, t.next(), action).ifPresent(pending::add);
             }
+        }
+        publishLag(tp);
+    }
+
+    /** The lag gauge shows a partition while this broker leads it and it is not stopped. */
+    private void publishLag(TopicPartition tp) {
+        MirrorPartition p = partitions.get(tp);
+        Progress pr = progress.get(tp);
+        if (p == null || pr == null || !p.leader() || p.state() == PartitionState.STOPPED) {
+            lagMetrics.untrack(tp);
+        } else {
+            lagMetrics.track(p.mirror(), tp, pr.oldestUnmirroredTimestamp);
         }
     }
 
@@ -572,17 +621,103 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
-            destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds());
+            destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds(),
+            pr.oldestUnmirroredTimestamp);
         stateWriter.write(record, image.stateLogKeysSupersededBy(record));
         dirty.remove(tp);
     }
 
-    /** Periodic lag snapshot of mirroring partitions whose progress changed. */
+    /**
+     * Periodic lag snapshot of the partitions whose progress changed, and of the mirroring ones that lack source records
+     * (their lag grows also when no progress is made: the record shows its age as of its write).
+     */
     private void persistProgress() {
+        progress.forEach((tp, pr) -> {
+            MirrorPartition p = partitions.get(tp);
+            if (p != null && p.state() == PartitionState.MIRRORING && pr.oldestUnmirroredTimestamp >= 0) {
+                dirty.add(tp);
+            }
+        });
         for (TopicPartition tp : new ArrayList<>(dirty)) {
             handle(tp, new PartitionEvent.ProgressSnapshotDue());
         }
         dirty.clear();
+    }
+
+    /**
+     * Starts a probe round for the paused partitions this broker leads: one small read of the source at each destination
+     * end finds the records that arrived since the pause, and how old the oldest of them is. Paused partitions are not
+     * fetched, so nothing else would notice them.
+     */
+    private void probePausedPartitions() {
+        if (probing) {
+            return;
+        }
+        Map<String, Map<TopicPartition, Long>> ends = new HashMap<>();
+        partitions.forEach((tp, p) -> {
+            if (p.leader() && p.state() == PartitionState.PAUSED && image.mirror(p.mirror()).isPresent()) {
+                broker.leaderLogState(tp).ifPresent(log -> ends.computeIfAbsent(p.mirror(), m -> new HashMap<>()).put(tp, log.logEndOffset()));
+            }
+        });
+        if (ends.isEmpty()) {
+            return;
+        }
+        Map<String, MirrorConfig> configs = new HashMap<>();
+        ends.keySet().forEach(name -> configs.put(name, MirrorConfig.validate(name, image.mirror(name).orElseThrow().configs())));
+        probing = true;
+        probeExecutor.execute(() -> {
+            Map<TopicPartition, ClusterLogReader.Head> heads = new HashMap<>();
+            Map<String, String> failures = new HashMap<>();
+            try {
+                ends.forEach((mirror, offsets) -> {
+                    try {
+                        heads.putAll(source.heads(configs.get(mirror), "cluster-mirror-" + mirror + "-" + broker.nodeId() + "-lag-probe", offsets));
+                    } catch (RuntimeException e) {
+                        failures.put(mirror, String.valueOf(e.getMessage()));
+                    }
+                });
+            } finally {
+                executor.execute(() -> guarded(() -> {
+                    probing = false;
+                    probed(ends, heads, failures);
+                }));
+            }
+        });
+    }
+
+    /** Applies a probe round to the partitions still paused at the destination end it probed at. */
+    private void probed(Map<String, Map<TopicPartition, Long>> ends, Map<TopicPartition, ClusterLogReader.Head> heads,
+                        Map<String, String> failures) {
+        ends.keySet().forEach(mirror -> {
+            String failure = failures.get(mirror);
+            if (failure != null && !failure.equals(probeFailures.get(mirror))) {
+                log.warn("Mirror '{}': cannot read the source for the lag of its paused partitions ({}); their lag keeps "
+                    + "growing from the oldest missing record seen so far, and records written to the source since are not "
+                    + "counted until it can be read", mirror, failure);
+            }
+            if (failure == null) {
+                probeFailures.remove(mirror);
+            } else {
+                probeFailures.put(mirror, failure);
+            }
+        });
+        ends.values().forEach(offsets -> offsets.forEach((tp, destEnd) -> {
+            ClusterLogReader.Head head = heads.get(tp);
+            MirrorPartition p = partitions.get(tp);
+            Progress pr = progress.get(tp);
+            boolean unchanged = p != null && p.leader() && p.state() == PartitionState.PAUSED && pr != null
+                && broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L).equals(destEnd);
+            if (head == null || !unchanged) {
+                return;
+            }
+            long oldest = UnmirroredRecords.atProbe(destEnd, head.highWatermark(), head.firstBatch());
+            if (oldest != pr.oldestUnmirroredTimestamp || head.highWatermark() != pr.sourceEndOffset) {
+                pr.oldestUnmirroredTimestamp = oldest;
+                pr.sourceEndOffset = head.highWatermark();
+                dirty.add(tp);
+                publishLag(tp);
+            }
+        }));
     }
 
     private void closeFetchersOfDeletedMirrors() {
@@ -675,6 +810,18 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
 
         @Override
+        public void onOldestUnmirrored(TopicPartition tp, long oldestUnmirroredTimestamp) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                if (pr != null && partitions.containsKey(tp) && pr.oldestUnmirroredTimestamp != oldestUnmirroredTimestamp) {
+                    pr.oldestUnmirroredTimestamp = oldestUnmirroredTimestamp;
+                    dirty.add(tp);
+                    publishLag(tp);
+                }
+            }));
+        }
+
+        @Override
         public void onSourceEndOffset(TopicPartition tp, long sourceEndOffset) {
             executor.execute(() -> guarded(() -> {
                 Progress pr = progress.get(tp);
@@ -731,6 +878,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         // Never interrupt: a procedure may be appending to or truncating a log.
         alignmentExecutor.shutdown();
         stopExecutor.shutdown();
+        probeExecutor.shutdownNow(); // a probe only reads the source
         try {
             long deadline = time.milliseconds() + LeaderLogProcedures.WAIT_MS;
             alignmentExecutor.awaitTermination(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS);
@@ -750,6 +898,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         stateWriter.close();
         handover.close();
+        lagMetrics.close();
         health.close();
     }
 }

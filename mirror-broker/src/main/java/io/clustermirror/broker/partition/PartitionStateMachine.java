@@ -73,7 +73,8 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       a new leader continues where its predecessor was): it enters MIRRORING at once.</li>
  *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
  *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted. So is a leader's
- *       {@link LineageChanged} at once, and its {@link ProgressSnapshotDue} in MIRRORING.</li>
+ *       {@link LineageChanged} at once, and its {@link ProgressSnapshotDue} in MIRRORING and in PAUSED (where a probe of the
+ *       source finds the records that arrive while paused: the lag grows).</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
  *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
@@ -178,7 +179,7 @@ public final class PartitionStateMachine {
         if (event instanceof FetchingStarted && state == MIRRORING) {
             return stay(current.asMirroredInto());
         }
-        if (event instanceof ProgressSnapshotDue && state == MIRRORING || event instanceof LineageChanged) {
+        if (event instanceof ProgressSnapshotDue && (state == MIRRORING || state == PAUSED) || event instanceof LineageChanged) {
             return go(current, PERSIST);
         }
         if (event instanceof MadeProgress && state == MIRRORING) {

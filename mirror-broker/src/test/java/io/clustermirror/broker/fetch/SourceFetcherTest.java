@@ -98,6 +98,20 @@ class SourceFetcherTest {
     }
 
     @Test
+    void reportsHowOldTheUnmirroredRecordsAreAfterEachResponseUntilCaughtUp() {
+        TopicPartition tp = add(0, 0, -1);
+        endpoint.answer(req -> fetched(Map.of(tp, data(batch(0, 3, 4), 10))));
+        fetcher.runOnce();
+        endpoint.answer(req -> fetched(Map.of(tp, data(batch(3, 7, 4), 10))));
+        fetcher.runOnce();
+        endpoint.answer(req -> fetched(Map.of(tp, data(MemoryRecords.EMPTY, 10))));
+        fetcher.runOnce();
+
+        // Behind after the first response: the records after offset 2 were written no earlier than its newest (1000 + 2).
+        assertEquals(List.of(tp + " 1002", tp + " -1"), listener.oldestUnmirrored, "reported on change only");
+    }
+
+    @Test
     void theSessionGoesOnThroughPartitionAndSessionErrors() {
         TopicPartition p0 = add(0, 0, -1);
         TopicPartition p1 = add(1, 0, -1);
@@ -359,6 +373,7 @@ class SourceFetcherTest {
     private static final class RecordingListener implements FetchListener {
         final List<String> events = new ArrayList<>();
         final List<Failure> failures = new ArrayList<>();
+        final List<String> oldestUnmirrored = new ArrayList<>();
 
         List<String> eventsOf(TopicPartition tp) {
             return events.stream().filter(e -> e.contains(" " + tp + " ")).toList();
@@ -372,6 +387,11 @@ class SourceFetcherTest {
 
         @Override
         public void onSourceEndOffset(TopicPartition partition, long sourceEndOffset) {
+        }
+
+        @Override
+        public void onOldestUnmirrored(TopicPartition partition, long oldestUnmirroredTimestamp) {
+            oldestUnmirrored.add(partition + " " + oldestUnmirroredTimestamp);
         }
 
         @Override

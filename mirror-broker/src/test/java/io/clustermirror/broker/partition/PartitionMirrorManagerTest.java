@@ -1,6 +1,7 @@
 package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.bridge.LeaderChange;
+import io.clustermirror.broker.fetch.ClusterLogReader;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.common.DesiredState;
@@ -106,13 +107,22 @@ class PartitionMirrorManagerTest {
                         }
                     };
                 }
+
+                @Override
+                public Map<TopicPartition, ClusterLogReader.Head> heads(MirrorConfig config, String clientId,
+                                                                        Map<TopicPartition, Long> offsets) {
+                    long offset = offsets.get(TP);
+                    return Map.of(TP, new ClusterLogReader.Head(sourceLog.logEnd(), sourceLog.batches.stream()
+                        .flatMap(records -> java.util.stream.StreamSupport.stream(records.batches().spliterator(), false))
+                        .filter(b -> b.lastOffset() >= offset).map(RecordBatch.class::cast).findFirst()));
+                }
             },
             (tp, replicas, target) -> {
                 throw new AssertionError("no handover with a single replica");
             },
             () -> imageCatchUp),
         new PartitionStateMachine(BACKOFF_MS, 1_000),
-        new PartitionMirrorManager.Threads(time, events, procedures, procedures));
+        new PartitionMirrorManager.Threads(time, events, procedures, procedures, procedures));
 
     private PartitionFetcher fetcher(MirrorConfig config, FetchListener listener) {
         fetchListener = listener;
@@ -275,6 +285,77 @@ class PartitionMirrorManagerTest {
         assertEquals(List.of(PAUSING, PAUSED, PREPARING, MIRRORING), recordedStates());
         assertEquals(List.of("remove orders-0", "add orders-0 from 4 at epoch 3 after source epoch 2"), fetcherCalls);
         assertEquals(List.of(), replica.changes, "a log this mirror was copying into is kept as it is");
+    }
+
+    @Test
+    void aPausedPartitionsLagGrowsWithTheRecordsTheSourceTookSinceAndAResumeCatchesUp() {
+        mirroring();
+        sourceLog.withRecords(4, 2);
+        replica.withRecords(4, 2);
+        fetchListener.onProgress(TP, 3, 2, 0, 4);
+        fetchListener.onOldestUnmirrored(TP, PartitionStateRecord.NOTHING_UNMIRRORED);
+        manager.onImage(image(DesiredState.PAUSED));
+        runAll();
+        assertEquals(0L, lagMs(), "caught up when paused");
+
+        sourceLog.withRecords(2, 2); // offsets 4 and 5, the first written at 1000 by the producer's clock
+        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        runAll();
+        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        runAll();
+        PartitionStateRecord paused = lastRecord();
+        assertEquals(PAUSED, paused.state());
+        assertEquals(1000L, paused.oldestUnmirroredTimestamp(), "the probe at the destination end found the first missing batch");
+        assertEquals(6, paused.sourceLogEndOffset());
+        assertEquals(time.milliseconds() - 1000L, lagMs());
+        assertEquals(time.milliseconds() + 60_000 - 1000L, paused.lagMs(time.milliseconds() + 60_000), "it grows while paused");
+        time.sleep(1_000);
+        assertEquals(time.milliseconds() - 1000L, lagMs());
+
+        manager.onImage(image(DesiredState.MIRRORING));
+        runAll();
+        replica.withRecords(2, 2);
+        fetchListener.onProgress(TP, 5, 2, -1, 6);
+        fetchListener.onOldestUnmirrored(TP, PartitionStateRecord.NOTHING_UNMIRRORED);
+        runAll();
+        assertEquals(0L, lagMs(), "caught up after the resume");
+        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        runAll();
+        assertEquals(PartitionStateRecord.NOTHING_UNMIRRORED, lastRecord().oldestUnmirroredTimestamp());
+    }
+
+    @Test
+    void aMirroringPartitionThatLacksRecordsIsRecordedEveryFewSecondsAndItsGaugeGoesWithTheLeadership() {
+        mirroring();
+        fetchListener.onOldestUnmirrored(TP, time.milliseconds() - 200);
+        runAll();
+        for (int round = 1; round <= 2; round++) {
+            time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+            runAll();
+            assertEquals(round, written.size(), "a new record every round, progress or not");
+            assertEquals(200L + round * PartitionMirrorManager.PROBE_INTERVAL_MS,
+                lastRecord().lagMs(time.milliseconds() + 60_000), "the age as of the record's write");
+        }
+        assertEquals(200L + 2 * PartitionMirrorManager.PROBE_INTERVAL_MS, lagMs());
+        assertEquals(lagMs(), metricValue("lag-ms-max", Map.of("mirror", "dr")));
+
+        replica.leader = false;
+        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
+        runAll();
+        assertEquals(null, metrics.metric(metrics.metricName("lag-ms", "cluster-mirror", lagTags())), "only the leader shows it");
+        assertEquals(null, metrics.metric(metrics.metricName("lag-ms-max", "cluster-mirror", Map.of("mirror", "dr"))));
+    }
+
+    private static Map<String, String> lagTags() {
+        return Map.of("mirror", "dr", "topic", TP.topic(), "partition", String.valueOf(TP.partition()));
+    }
+
+    private long lagMs() {
+        return metricValue("lag-ms", lagTags());
+    }
+
+    private long metricValue(String name, Map<String, String> tags) {
+        return ((Number) metrics.metric(metrics.metricName(name, "cluster-mirror", tags)).metricValue()).longValue();
     }
 
     @Test

@@ -486,8 +486,8 @@ class PartitionStateMachineTest {
     }
 
     @Test
-    void progressIsRecordedPeriodicallyWhileMirroringAndLineageAtOnce() {
-        expect(new ProgressSnapshotDue(), Map.of(MIRRORING, to(MIRRORING, PERSIST)));
+    void progressIsRecordedPeriodicallyWhileMirroringOrPausedAndLineageAtOnce() {
+        expect(new ProgressSnapshotDue(), Map.of(MIRRORING, to(MIRRORING, PERSIST), PAUSED, to(PAUSED, PERSIST)));
         Map<PartitionState, Expected> always = new HashMap<>();
         for (PartitionState state : PartitionState.values()) {
             always.put(state, to(state, PERSIST));

@@ -92,7 +92,15 @@ public final class RawLogReader implements AutoCloseable {
      *                        when the log start passes the stream's position while it reads (retention)
      */
     public BatchStream stream(TopicPartition tp, long from, long to) {
-        return new BatchStream(tp, from, to);
+        return new BatchStream(tp, from, to, FETCH_MAX_BYTES);
+    }
+
+    /**
+     * As {@link #stream(TopicPartition, long, long)}, asking for at most {@code fetchMaxBytes} per fetch: 1 reads one
+     * batch per fetch (Kafka returns the first batch whole whatever the limit), for a look at the head of a range.
+     */
+    public BatchStream stream(TopicPartition tp, long from, long to, int fetchMaxBytes) {
+        return new BatchStream(tp, from, to, fetchMaxBytes);
     }
 
     /** A log's bounds: the first offset it holds and its high watermark. */
@@ -104,15 +112,17 @@ public final class RawLogReader implements AutoCloseable {
         private final TopicPartition tp;
         private final long from;
         private final long to;
+        private final int fetchMaxBytes;
         private final ArrayDeque<RawBatch> fetched = new ArrayDeque<>();
         private Leader leader;
         private long position;
         private boolean ended;
 
-        private BatchStream(TopicPartition tp, long from, long to) {
+        private BatchStream(TopicPartition tp, long from, long to, int fetchMaxBytes) {
             this.tp = tp;
             this.from = from;
             this.to = to;
+            this.fetchMaxBytes = fetchMaxBytes;
             this.position = from;
         }
 
@@ -148,7 +158,7 @@ public final class RawLogReader implements AutoCloseable {
                 if (leader == null) {
                     leader = leader(tp, deadline);
                 }
-                FetchResponseData.PartitionData pd = fetch(tp, leader, position, deadline);
+                FetchResponseData.PartitionData pd = fetch(tp, leader, position, fetchMaxBytes, deadline);
                 Errors error = Errors.forCode(pd.errorCode());
                 if (error == Errors.NONE) {
                     data = pd;
@@ -209,15 +219,15 @@ public final class RawLogReader implements AutoCloseable {
         return await(admin.listOffsets(Map.of(tp, spec)).partitionResult(tp), deadline).offset();
     }
 
-    private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, long deadline) {
+    private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, int maxBytes, long deadline) {
         NetworkClient client = clients.computeIfAbsent(leader.node().id(), id -> FetchClients.to(leader.node(), clientProperties,
             clientId, (int) requestTimeout.toMillis(), MAX_RESPONSE_BYTES, metrics, "cluster-mirror-raw-log-reader",
             Map.of("client-id", clientId), logContext));
         Map<TopicPartition, FetchRequest.PartitionData> data = Map.of(tp, new FetchRequest.PartitionData(leader.topicId(), offset,
-            FetchRequest.INVALID_LOG_START_OFFSET, FETCH_MAX_BYTES, Optional.empty(), Optional.empty()));
+            FetchRequest.INVALID_LOG_START_OFFSET, maxBytes, Optional.empty(), Optional.empty()));
         FetchRequest.Builder request = FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 0, 0, data)
             .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
-            .setMaxBytes(FETCH_MAX_BYTES);
+            .setMaxBytes(maxBytes);
         try {
             if (!NetworkClientUtils.awaitReady(client, leader.node(), time, Math.max(1, deadline - time.milliseconds()))) {
                 throw new TimeoutException("no connection to broker " + leader.node().id() + " within "

@@ -28,15 +28,48 @@ import java.util.List;
  * @param truncatedFromOffset first offset removed by the stop's truncation to the LSO, or -1
  * @param truncatedToOffset   end (exclusive) of the range removed at stop, or -1
  * @param updatedMs           time of the write
+ * @param oldestUnmirroredTimestamp the source timestamp of the oldest record the destination did not have at
+ *                            {@code updatedMs} ({@link #NOTHING_UNMIRRORED} when it had everything the source had), or
+ *                            null in a record of a writer that did not track it
  */
 public record PartitionStateRecord(String mirror, String topic, int partition, PartitionState state,
                                    int leaderEpoch, int leaderId, String sourceTopicId,
                                    long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
                                    long sourceLogEndOffset, long destLogEndOffset, String lastError,
                                    long barrierOffset, long truncatedFromOffset, long truncatedToOffset,
-                                   long updatedMs) {
+                                   long updatedMs, Long oldestUnmirroredTimestamp) {
+    /** {@link #oldestUnmirroredTimestamp()} of a destination that held everything the source had. */
+    public static final long NOTHING_UNMIRRORED = -1L;
+
     public PartitionStateRecord {
         sourceEpochs = sourceEpochs == null ? List.of() : List.copyOf(sourceEpochs);
+    }
+
+    /** A record that does not know the source's timestamps, as the writers before {@code oldestUnmirroredTimestamp} wrote. */
+    public PartitionStateRecord(String mirror, String topic, int partition, PartitionState state, int leaderEpoch, int leaderId,
+                                String sourceTopicId, long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
+                                long sourceLogEndOffset, long destLogEndOffset, String lastError, long barrierOffset,
+                                long truncatedFromOffset, long truncatedToOffset, long updatedMs) {
+        this(mirror, topic, partition, state, leaderEpoch, leaderId, sourceTopicId, lastMirroredOffset, lastMirroredEpoch, sourceEpochs,
+            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs, null);
+    }
+
+    /**
+     * The age in milliseconds of the oldest source record the destination does not have (the mirror's recovery point
+     * objective), 0 when it has everything, -1 when the record does not say. While the partition mirrors, the age as of
+     * the record's write ({@code updatedMs}: its leader writes a new record every few seconds while records are missing);
+     * while it does not fetch (paused, failed, preparing) the missing records only grow older, so the age at {@code nowMs}.
+     * A stopped partition keeps the age it had when mirroring ended.
+     */
+    public long lagMs(long nowMs) {
+        if (oldestUnmirroredTimestamp == null) {
+            return -1;
+        }
+        if (oldestUnmirroredTimestamp < 0) {
+            return 0;
+        }
+        boolean frozen = state == PartitionState.MIRRORING || state == PartitionState.STOPPED;
+        return Math.max(0, (frozen ? updatedMs : Math.max(nowMs, updatedMs)) - oldestUnmirroredTimestamp);
     }
 
     /** Replication lag in offsets as last seen, never negative. */

@@ -94,6 +94,24 @@ class RecordCodecTest {
         PartitionStateRecord failed = new PartitionStateRecord("dr", "orders", 0, PartitionState.FAILED, 1, 1, null,
             -1L, -1, null, 0L, 0L, "source topic recreated", 9L, 3L, 9L, 1L);
         assertEquals(failed, RecordCodec.decodeState(RecordCodec.encodeState(failed)));
+        PartitionStateRecord lagging = withOldestUnmirrored(STATE, 1_699_999_999_000L);
+        assertEquals(lagging, RecordCodec.decodeState(RecordCodec.encodeState(lagging)));
+    }
+
+    @Test
+    void aStateWrittenBeforeTheSourceTimestampsReadsAsNotKnowingThem() {
+        String old = new String(RecordCodec.encodeState(STATE), StandardCharsets.UTF_8);
+        assertTrue(!old.contains("oldestUnmirroredTimestamp"), old);
+        PartitionStateRecord read = RecordCodec.decodeState(utf8(old));
+        assertEquals(null, read.oldestUnmirroredTimestamp());
+        assertEquals(-1L, read.lagMs(STATE.updatedMs() + 5_000), "unknown, not caught up");
+    }
+
+    static PartitionStateRecord withOldestUnmirrored(PartitionStateRecord r, Long timestamp) {
+        return new PartitionStateRecord(r.mirror(), r.topic(), r.partition(), r.state(), r.leaderEpoch(), r.leaderId(),
+            r.sourceTopicId(), r.lastMirroredOffset(), r.lastMirroredEpoch(), r.sourceEpochs(), r.sourceLogEndOffset(),
+            r.destLogEndOffset(), r.lastError(), r.barrierOffset(), r.truncatedFromOffset(), r.truncatedToOffset(), r.updatedMs(),
+            timestamp);
     }
 
     @Test
