@@ -49,11 +49,15 @@ public final class StopPreviews {
      */
     public static StopPreview preview(MirrorImage image, String mirror, TopicPartition tp, long end, long lastStableOffset,
                                       long records, List<Long> openProducerIds) {
-        PartitionState state = image.partitionState(mirror, tp.topic(), tp.partition()).map(PartitionStateRecord::state)
-            .orElse(PartitionState.UNKNOWN);
+        PartitionState state = stateOf(image, mirror, tp);
         boolean truncates = end >= 0 && lastStableOffset >= 0 && lastStableOffset < end;
         long unknown = MirrorPartitionDescription.UNKNOWN;
         return new StopPreview(tp.topic(), tp.partition(), state, end, lastStableOffset, truncates ? lastStableOffset : unknown,
             truncates ? end : unknown, truncates ? records : 0, openProducerIds);
+    }
+
+    /** The partition's actual state as its leader last reported it, UNKNOWN before any report. */
+    static PartitionState stateOf(MirrorImage image, String mirror, TopicPartition tp) {
+        return image.partitionState(mirror, tp.topic(), tp.partition()).map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN);
     }
 }
