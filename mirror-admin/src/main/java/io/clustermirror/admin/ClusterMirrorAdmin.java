@@ -121,6 +121,22 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
                                               MirrorTopicsOptions options);
 
     /**
+     * A dry-run of {@link #startMirrorTopics} for topics whose logs a start cuts: per partition of the selected topics that
+     * are STOPPED on this cluster (or that the source mirrored from this cluster and stopped: failback), the range a start
+     * would truncate now and the records in it, without changing anything. Reads the source's mirror state for failback;
+     * {@link MirrorTopicsOptions#sourceClientConfigs} gives the settings to reach it. New topics are left out: a start
+     * creates them empty.
+     */
+    default PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                        Collection<String> excludes) {
+        return previewStartMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** A start dry-run; see {@link #previewStartMirrorTopics(String, Collection, Collection)}. */
+    PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                MirrorTopicsOptions options);
+
+    /**
      * An integrity check: compares the source's and the destination's batches of each partition of the selected topics
      * (all of the mirror's when {@code topicsOrRegexes} is empty), every byte but the partition leader epoch, each side's
      * CRC checked against its bytes. The range is what was mirrored: from the greater log start up to the barrier of a
