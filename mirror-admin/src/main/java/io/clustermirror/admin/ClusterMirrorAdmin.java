@@ -99,7 +99,8 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     /**
      * Stops mirroring topics (failover): each partition stops fetching, truncates to its last stable offset,
      * writes a producer-state barrier and becomes a normal writable topic. Arguments as for
-     * {@link #startMirrorTopics(String, Collection, Collection)}.
+     * {@link #startMirrorTopics(String, Collection, Collection)}. With {@link MirrorTopicsOptions#planned(boolean)}, it
+     * first waits until every selected partition has caught up with the source, so that nothing is truncated.
      */
     default MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                 Collection<String> excludes) {

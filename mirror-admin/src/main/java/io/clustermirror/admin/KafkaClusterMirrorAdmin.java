@@ -243,8 +243,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     /** Both sides' offsets of the partitions, read now: the source's first, so the destination's are at least as recent. */
     private List<PartitionCatchUp> catchUp(MirrorImage image, String mirror, List<TopicPartition> partitions, Admin sourceAdmin,
                                            Properties sourceConfigs, Deadline deadline) throws InterruptedException {
-        Map<TopicPartition, Long> sourceStable = endOffsets(sourceAdmin, partitions, IsolationLevel.READ_COMMITTED, deadline);
-        Map<TopicPartition, Long> sourceEnds = endOffsets(sourceAdmin, partitions, IsolationLevel.READ_UNCOMMITTED, deadline);
+        Map<TopicPartition, Long> sourceStable = offsets(sourceAdmin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED,
+            deadline);
+        Map<TopicPartition, Long> sourceEnds = offsets(sourceAdmin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED,
+            deadline);
         if (sourceEnds.isEmpty() && !partitions.isEmpty()) {
             throw sourceUnreadable(sourceConfigs, "no offsets of " + partitions.get(0).topic() + " could be read within "
                 + deadline.timeoutMs() + " ms", null);
@@ -650,23 +652,13 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     /**
-     * Live end offsets of destination partitions. A partition that cannot be read (e.g. its topic is still being
-     * created) is left out rather than failing the whole description.
-     */
-    /**
      * The destination partitions' ends as consumers of that isolation level see them: the high watermark, or the last
      * stable offset for read_committed. A partition whose offsets cannot be read now (no leader, topic not created yet)
      * is left out.
      */
     private Map<TopicPartition, Long> destinationEndOffsets(List<TopicPartition> partitions, IsolationLevel isolation,
                                                            Deadline deadline) throws InterruptedException {
-        return endOffsets(admin, partitions, isolation, deadline);
-    }
-
-    /** {@link #destinationEndOffsets} on any cluster. */
-    private Map<TopicPartition, Long> endOffsets(Admin cluster, List<TopicPartition> partitions, IsolationLevel isolation,
-                                                 Deadline deadline) throws InterruptedException {
-        return offsets(cluster, partitions, OffsetSpec.latest(), isolation, deadline);
+        return offsets(admin, partitions, OffsetSpec.latest(), isolation, deadline);
     }
 
     /** The partitions' offsets of that spec on a cluster; a partition whose offset cannot be read now is left out. */
