@@ -99,7 +99,8 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     /**
      * Stops mirroring topics (failover): each partition stops fetching, truncates to its last stable offset,
      * writes a producer-state barrier and becomes a normal writable topic. Arguments as for
-     * {@link #startMirrorTopics(String, Collection, Collection)}.
+     * {@link #startMirrorTopics(String, Collection, Collection)}. With {@link MirrorTopicsOptions#planned(boolean)}, it
+     * first waits until every selected partition has caught up with the source, so that nothing is truncated.
      */
     default MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                 Collection<String> excludes) {
@@ -119,6 +120,22 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     /** A failover dry-run; see {@link #previewStopMirrorTopics(String, Collection, Collection)}. */
     PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                               MirrorTopicsOptions options);
+
+    /**
+     * A dry-run of {@link #startMirrorTopics} for topics whose logs a start cuts: per partition of the selected topics that
+     * are STOPPED on this cluster (or that the source mirrored from this cluster and stopped: failback), the range a start
+     * would truncate now and the records in it, without changing anything. Reads the source's mirror state for failback;
+     * {@link MirrorTopicsOptions#sourceClientConfigs} gives the settings to reach it. New topics are left out: a start
+     * creates them empty.
+     */
+    default PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                        Collection<String> excludes) {
+        return previewStartMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** A start dry-run; see {@link #previewStartMirrorTopics(String, Collection, Collection)}. */
+    PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                MirrorTopicsOptions options);
 
     /**
      * An integrity check: compares the source's and the destination's batches of each partition of the selected topics

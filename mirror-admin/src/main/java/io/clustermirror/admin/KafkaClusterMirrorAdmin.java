@@ -4,6 +4,8 @@ import io.clustermirror.admin.internals.ControlPlaneReader;
 import io.clustermirror.admin.internals.MirrorDescriptions;
 import io.clustermirror.admin.internals.BatchComparison;
 import io.clustermirror.admin.internals.MirrorVerifications;
+import io.clustermirror.admin.internals.PlannedStops;
+import io.clustermirror.admin.internals.StartPreviews;
 import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
@@ -98,6 +100,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         "check that the destination brokers run the Cluster Mirror extension (bin/cluster-mirror-server-start.sh)";
     private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
     private static final long SEALING_KEY_POLL_MS = 250;
+    private static final long CATCH_UP_POLL_MS = 500;
 
     private final Properties clientProps;
     private final String clientId;
@@ -199,7 +202,58 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                Collection<String> excludes, MirrorTopicsOptions options) {
-        return mirrorTopics(CommandOp.STOP, mirror, topicsOrRegexes, excludes, options);
+        return options.planned() ? plannedStop(mirror, topicsOrRegexes, excludes, options)
+            : mirrorTopics(CommandOp.STOP, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    /**
+     * A planned failover: waits until every selected partition has caught up with the source, checking both sides'
+     * offsets every {@link #CATCH_UP_POLL_MS}, then stops them with a fresh deadline for the command; stops nothing if the
+     * options' timeout passes first.
+     */
+    private MirrorTopicsResult plannedStop(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                           MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        Properties sourceConfigs = options.sourceClientConfigs();
+        return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER, deadline -> {
+            checkPatterns(topics, excluded);
+            MirrorImage image = readImage(deadline);
+            List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
+            PlannedStops.refusePaused(image, partitions);
+            checkSourceConfigs(image, mirror, sourceConfigs);
+            try (Admin sourceAdmin = Admin.create(clientConfigs(sourceConfigs, clientId + "-planned-stop-source"))) {
+                while (true) {
+                    List<PartitionCatchUp> behind = catchUp(image, mirror, partitions, sourceAdmin, sourceConfigs, deadline).stream()
+                        .filter(p -> !p.caughtUp()).toList();
+                    if (behind.isEmpty()) {
+                        break;
+                    }
+                    if (deadline.remainingMs(time) <= CATCH_UP_POLL_MS) {
+                        throw new NotCaughtUpException(behind, deadline.timeoutMs());
+                    }
+                    time.sleep(CATCH_UP_POLL_MS);
+                }
+            }
+            return execute(CommandOp.STOP, mirror, Map.of(), topics, excluded, false,
+                new Deadline(defaultTimeoutMs, time.milliseconds() + defaultTimeoutMs)).topics();
+        }));
+    }
+
+    /** Both sides' offsets of the partitions, read now: the source's first, so the destination's are at least as recent. */
+    private List<PartitionCatchUp> catchUp(MirrorImage image, String mirror, List<TopicPartition> partitions, Admin sourceAdmin,
+                                           Properties sourceConfigs, Deadline deadline) throws InterruptedException {
+        Map<TopicPartition, Long> sourceStable = offsets(sourceAdmin, partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED,
+            deadline);
+        Map<TopicPartition, Long> sourceEnds = offsets(sourceAdmin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED,
+            deadline);
+        if (sourceEnds.isEmpty() && !partitions.isEmpty()) {
+            throw sourceUnreadable(sourceConfigs, "no offsets of " + partitions.get(0).topic() + " could be read within "
+                + deadline.timeoutMs() + " ms", null);
+        }
+        return PlannedStops.catchUp(image, mirror, partitions, sourceStable, sourceEnds,
+            destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline),
+            destinationEndOffsets(partitions, IsolationLevel.READ_COMMITTED, deadline), time.milliseconds());
     }
 
     @Override
@@ -238,6 +292,42 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     @Override
+    public PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                       MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        Properties sourceConfigs = options.sourceClientConfigs();
+        return new PreviewStartResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
+            MirrorImage image = readImage(deadline);
+            if (image.mirror(mirror).isEmpty()) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + mirror + "'");
+            }
+            checkSourceConfigs(image, mirror, sourceConfigs);
+            MirrorImage sourceImage;
+            try {
+                sourceImage = MirrorImageReader.read(clientConfigs(sourceConfigs, clientId + "-start-preview-source"),
+                    Duration.ofMillis(deadline.remainingMs(time)));
+            } catch (KafkaException e) {
+                throw sourceUnreadable(sourceConfigs, e.getMessage(), e);
+            }
+            String localClusterId = admin.describeCluster(new DescribeClusterOptions().timeoutMs(deadline.remainingTimeoutMs(time)))
+                .clusterId().get();
+            List<TopicPartition> partitions = StartPreviews.partitionsToStart(image, sourceImage, localClusterId, mirror, topics, excluded);
+            Map<TopicPartition, Long> starts = offsets(admin, partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED, deadline);
+            Map<TopicPartition, Long> ends = destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline);
+            List<StartPreview> previews = new ArrayList<>();
+            long unknown = MirrorPartitionDescription.UNKNOWN;
+            for (TopicPartition tp : partitions) {
+                StartPreview preview = StartPreviews.preview(image, sourceImage, localClusterId, mirror, tp,
+                    starts.getOrDefault(tp, unknown), ends.getOrDefault(tp, unknown));
+                previews.add(preview.truncates() ? preview.withRecordsToTruncate(countRecords(tp, preview.truncateFromOffset(),
+                    preview.truncateToOffset(), deadline)) : preview);
+            }
+            return previews;
+        }));
+    }
+
+    @Override
     public VerifyMirrorTopicsResult verifyMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                                        Properties sourceClientConfigs, MirrorTopicsOptions options) {
         List<String> topics = List.copyOf(topicsOrRegexes);
@@ -247,15 +337,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         return new VerifyMirrorTopicsResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
             MirrorImage image = readImage(deadline);
             List<MirrorVerifications.Target> targets = MirrorVerifications.partitionsToVerify(image, mirror, topics, excluded);
-            if (!sourceConfigs.containsKey(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
-                sourceConfigs.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                    image.mirror(mirror).orElseThrow().configs().get(MirrorConfig.BOOTSTRAP_SERVERS));
-            }
-            try {
-                ListenerProbe.check(sourceConfigs);
-            } catch (ListenerProbe.TlsListenerException e) {
-                throw sourceUnreadable(sourceConfigs, e.getMessage(), e);
-            }
+            checkSourceConfigs(image, mirror, sourceConfigs);
             List<String> selected = targets.stream().map(t -> t.partition().topic()).distinct().toList();
             Duration requestTimeout = Duration.ofMillis(deadline.timeoutMs());
             Properties sourceAdminConfigs = clientConfigs(sourceConfigs, clientId + "-verify-source");
@@ -277,6 +359,22 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 return verifications;
             }
         }));
+    }
+
+    /**
+     * Completes the client configs for the mirror's source: {@code bootstrap.servers} defaults to the mirror's, and a TLS
+     * listener reached in plaintext is refused with the settings to give.
+     */
+    private static void checkSourceConfigs(MirrorImage image, String mirror, Properties sourceConfigs) {
+        if (!sourceConfigs.containsKey(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
+            sourceConfigs.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                image.mirror(mirror).orElseThrow().configs().get(MirrorConfig.BOOTSTRAP_SERVERS));
+        }
+        try {
+            ListenerProbe.check(sourceConfigs);
+        } catch (ListenerProbe.TlsListenerException e) {
+            throw sourceUnreadable(sourceConfigs, e.getMessage(), e);
+        }
     }
 
     /** The source cannot be read with the configs given: names them by address only, and the way to give the right ones. */
@@ -376,16 +474,20 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
         boolean discardLocalWrites = op == CommandOp.START && options.discardLocalWrites();
         return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            // Refused here rather than by the controller: an invalid pattern never reaches the command log.
-            for (String expression : concat(topics, excluded)) {
-                try {
-                    NamePatterns.compile(expression.trim());
-                } catch (IllegalArgumentException e) {
-                    throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, e.getMessage());
-                }
-            }
+            checkPatterns(topics, excluded);
             return execute(op, mirror, Map.of(), topics, excluded, discardLocalWrites, deadline).topics();
         }));
+    }
+
+    /** Refused here rather than by the controller: an invalid pattern never reaches the command log. */
+    private static void checkPatterns(List<String> topics, List<String> excluded) {
+        for (String expression : concat(topics, excluded)) {
+            try {
+                NamePatterns.compile(expression.trim());
+            } catch (IllegalArgumentException e) {
+                throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, e.getMessage());
+            }
+        }
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
@@ -551,21 +653,23 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     /**
-     * Live end offsets of destination partitions. A partition that cannot be read (e.g. its topic is still being
-     * created) is left out rather than failing the whole description.
-     */
-    /**
      * The destination partitions' ends as consumers of that isolation level see them: the high watermark, or the last
      * stable offset for read_committed. A partition whose offsets cannot be read now (no leader, topic not created yet)
      * is left out.
      */
     private Map<TopicPartition, Long> destinationEndOffsets(List<TopicPartition> partitions, IsolationLevel isolation,
                                                            Deadline deadline) throws InterruptedException {
+        return offsets(admin, partitions, OffsetSpec.latest(), isolation, deadline);
+    }
+
+    /** The partitions' offsets of that spec on a cluster; a partition whose offset cannot be read now is left out. */
+    private Map<TopicPartition, Long> offsets(Admin cluster, List<TopicPartition> partitions, OffsetSpec spec,
+                                              IsolationLevel isolation, Deadline deadline) throws InterruptedException {
         if (partitions.isEmpty()) {
             return Map.of();
         }
-        ListOffsetsResult result = admin.listOffsets(
-            partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())),
+        ListOffsetsResult result = cluster.listOffsets(
+            partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> spec)),
             new ListOffsetsOptions(isolation).timeoutMs(deadline.remainingTimeoutMs(time)));
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {

@@ -34,6 +34,8 @@ public enum MirrorError {
     MIRROR_CONTROLLER_UNAVAILABLE,
     /** The client's principal lacks the permission on the CLUSTER resource: ALTER for commands, DESCRIBE for reads. */
     CLUSTER_AUTHORIZATION_FAILED,
+    /** A planned stop's topics did not catch up with the source within its timeout; nothing was stopped. */
+    MIRROR_TOPIC_NOT_CAUGHT_UP,
     UNKNOWN_SERVER_ERROR;
 
     /** The one-line form printed by tools: {@code NAME: message}. */

@@ -2,6 +2,7 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.StartPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -95,10 +96,18 @@ class FailbackTest {
 
         // Failback: A mirrors B; its log is cut at B's barrier and then copies B's barrier and B's writes.
         mirrorsOnA.createClusterMirror("from-b", MirrorAssertions.mirrorConfig(b)).all().get();
+        long endOnA;
+        try (Admin admin = a.admin()) {
+            endOnA = MirrorAssertions.endOffset(admin, tp);
+        }
+        List<StartPreview> previews = mirrorsOnA.previewStartMirrorTopics("from-b", List.of(topic), List.of()).partitions().get();
+        assertEquals(List.of(new StartPreview(topic, 0, PartitionState.UNKNOWN, -1, failoverPoint, endOnA, StartPreview.Cut.SOURCE_BARRIER,
+            failoverPoint, endOnA, 10)), previews, "the start dry-run sees B's barrier and A's unmirrored writes");
         mirrorsOnA.startMirrorTopics("from-b", List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(b, a, topic, 1);
         MirrorPartitionDescription onA = describe(mirrorsOnA, "from-b", topic);
         assertEquals(failoverPoint, onA.truncatedFromOffset(), "A was cut at the failover point: " + onA);
+        assertEquals(endOnA, onA.truncatedToOffset(), "A's cut is the one the dry-run predicted: " + onA);
         MirrorAssertions.assertIdenticalLogs(b, a, topic, 1);
         List<String> recordsOnA = MirrorAssertions.readAll(a, tp);
         assertEquals(MirrorAssertions.readAll(b, tp), recordsOnA);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
@@ -32,7 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The failover dry-run ({@code --stop --dry-run}, {@link ClusterMirrorAdmin#previewStopMirrorTopics}) on real clusters:
  * with a transaction left open on the source and {@code mirror.fetch.isolation.level=read_uncommitted}, the destination
  * holds the open transaction's records; the dry-run names the range, its records and the producer id, changes nothing,
- * and the real stop then truncates exactly that range.
+ * and the real stop then truncates exactly that range. The start dry-run ({@code --start --dry-run},
+ * {@link ClusterMirrorAdmin#previewStartMirrorTopics}) of a stopped topic with local writes predicts exactly the range the
+ * real start cuts.
  */
 class FailoverDryRunTest {
     private static ClusterPair clusters;
@@ -117,6 +121,60 @@ class FailoverDryRunTest {
             assertEquals(preview.truncateFromOffset(), stopped.truncatedFromOffset(), "the stop cut what the dry-run said: " + stopped);
             assertEquals(preview.truncateToOffset(), stopped.truncatedToOffset(), "the stop cut what the dry-run said: " + stopped);
             open.abortTransaction();
+        }
+    }
+
+    @Test
+    void theStartDryRunPredictsTheCutOfAStoppedTopicWithLocalWrites() throws Exception {
+        MirrorTestCluster source = clusters.source;
+        MirrorTestCluster destination = clusters.destination;
+        ClusterMirrorAdmin mirrors = clusters.mirrors;
+        String topic = "restart-orders";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        sendIdempotent(source, topic, "mirrored", 6);
+        mirrors.createClusterMirror("restart", MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics("restart", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        mirrors.stopMirrorTopics("restart", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "restart", topic, 1, PartitionState.STOPPED);
+        long barrier = MirrorAssertions.describe(mirrors, "restart", topic, 0).barrierOffset();
+        sendIdempotent(destination, topic, "local", 7);
+        long end;
+        try (Admin admin = destination.admin()) {
+            end = MirrorAssertions.endOffset(admin, tp);
+        }
+        assertEquals(barrier + 1 + 7, end, "the barrier, then the local writes");
+
+        List<StartPreview> previews = mirrors.previewStartMirrorTopics("restart", List.of("restart-.*"), List.of()).partitions().get();
+        assertEquals(List.of(new StartPreview(topic, 0, PartitionState.STOPPED, barrier, -1, end, StartPreview.Cut.BARRIER,
+            barrier, end, 7)), previews, "cut back to the barrier, removing the local writes");
+        CliRun json = CliRun.run(destination.bootstrapServers(), "--start", "--mirror", "restart", "--topics", topic, "--dry-run", "--json");
+        assertEquals(0, json.exit(), json.err());
+        JsonNode partition = new ObjectMapper().readTree(json.out()).get("partitions").get(0);
+        assertEquals(barrier, partition.get("truncate_from").asLong(), json.out());
+        assertEquals(end, partition.get("truncate_to").asLong(), json.out());
+        assertEquals(7, partition.get("records_to_truncate").asLong(), json.out());
+        MirrorPartitionDescription stillStopped = MirrorAssertions.describe(mirrors, "restart", topic, 0);
+        assertEquals(PartitionState.STOPPED, stillStopped.state(), "the dry-run changed nothing");
+        assertEquals(MirrorPartitionDescription.UNKNOWN, stillStopped.truncatedFromOffset(), "the dry-run changed nothing");
+
+        mirrors.startMirrorTopics("restart", List.of(topic), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)).all().get();
+        TestUtils.waitFor(() -> MirrorAssertions.describe(mirrors, "restart", topic, 0).truncatedFromOffset() >= 0,
+            MirrorAssertions.TIMEOUT, "the start to cut the log");
+        MirrorAssertions.awaitState(mirrors, "restart", topic, 1, PartitionState.MIRRORING);
+        MirrorPartitionDescription restarted = MirrorAssertions.describe(mirrors, "restart", topic, 0);
+        assertEquals(previews.get(0).truncateFromOffset(), restarted.truncatedFromOffset(), "the start cut what the dry-run said: " + restarted);
+        assertEquals(previews.get(0).truncateToOffset(), restarted.truncatedToOffset(), "the start cut what the dry-run said: " + restarted);
+    }
+
+    /** Sends {@code count} records to partition 0 of the topic with a new idempotent producer. */
+    private static void sendIdempotent(MirrorTestCluster cluster, String topic, String tag, int count) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(cluster.bootstrapServers(),
+                Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            Workloads.sendBatch(producer, topic, 0, tag, count);
         }
     }
 }

@@ -10,6 +10,7 @@ import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
 import static io.clustermirror.admin.cli.CommandOptions.JSON;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR_CONFIG;
+import static io.clustermirror.admin.cli.CommandOptions.PLANNED;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_BOOTSTRAP_SERVER;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_COMMAND_CONFIG;
 import static io.clustermirror.admin.cli.CommandOptions.TOPICS;
@@ -24,9 +25,11 @@ public enum Action {
     DESCRIBE("--describe", "Show a mirror's configs (secrets hidden) and the state of each partition of its "
         + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON)),
     START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
-        "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE, DISCARD_LOCAL_WRITES)),
+        "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS),
+        List.of(EXCLUDE, DISCARD_LOCAL_WRITES, DRY_RUN, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
     STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
-        "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE, DRY_RUN, JSON)),
+        "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS),
+        List.of(EXCLUDE, DRY_RUN, PLANNED, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
     PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",

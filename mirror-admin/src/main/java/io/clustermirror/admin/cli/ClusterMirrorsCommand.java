@@ -8,7 +8,9 @@ import io.clustermirror.admin.DescribeClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.NotCaughtUpException;
 import io.clustermirror.admin.PartitionVerification;
+import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 /**
@@ -111,13 +114,23 @@ public final class ClusterMirrorsCommand {
                 out.print(options.json() ? OutputFormatter.describeJson(descriptions)
                     : OutputFormatter.describeTable(descriptions));
             }
-            case START -> printTopics(out, "Started", mirror,
-                admin.startMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case START -> {
+                if (options.dryRun()) {
+                    List<StartPreview> previews = admin.previewStartMirrorTopics(mirror, options.topics(), options.excludes(),
+                        topicsOptions(options).sourceClientConfigs(options.sourceClientProperties())).partitions().get();
+                    out.print(options.json() ? OutputFormatter.startPreviewJson(previews) : OutputFormatter.startPreviewTable(previews));
+                } else {
+                    printTopics(out, "Started", mirror,
+                        admin.startMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+                }
+            }
             case STOP -> {
                 if (options.dryRun()) {
                     List<StopPreview> previews = admin.previewStopMirrorTopics(mirror, options.topics(), options.excludes(),
                         topicsOptions(options)).partitions().get();
                     out.print(options.json() ? OutputFormatter.stopPreviewJson(previews) : OutputFormatter.stopPreviewTable(previews));
+                } else if (options.planned()) {
+                    plannedStop(options, admin, out);
                 } else {
                     printTopics(out, "Stopped", mirror,
                         admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
@@ -139,6 +152,25 @@ public final class ClusterMirrorsCommand {
 
     private static MirrorTopicsOptions topicsOptions(CommandOptions options) {
         return new MirrorTopicsOptions().timeoutMs(options.timeoutMs()).discardLocalWrites(options.discardLocalWrites());
+    }
+
+    /** --stop --planned; with --json, a timeout prints the partitions behind as JSON too (and still fails). */
+    private static void plannedStop(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
+        String mirror = options.mirror();
+        MirrorTopicsResult result = admin.stopMirrorTopics(mirror, options.topics(), options.excludes(),
+            topicsOptions(options).planned(true).sourceClientConfigs(options.sourceClientProperties()));
+        if (!options.json()) {
+            printTopics(out, "Stopped", mirror, result);
+            return;
+        }
+        try {
+            out.print(OutputFormatter.plannedStopJson(mirror, result.topics().get(), List.of()));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof NotCaughtUpException notCaughtUp) {
+                out.print(OutputFormatter.plannedStopJson(mirror, List.of(), notCaughtUp.behind()));
+            }
+            throw e;
+        }
     }
 
     private static void printTopics(PrintStream out, String verb, String mirror, MirrorTopicsResult result)

@@ -34,6 +34,7 @@ public final class CommandOptions {
     static final String JSON = "--json";
     static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
     static final String DRY_RUN = "--dry-run";
+    static final String PLANNED = "--planned";
     static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
     static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
     static final String HELP_FLAG = "--help";
@@ -44,29 +45,38 @@ public final class CommandOptions {
         new OptionSpec(COMMAND_CONFIG, "FILE", "Kafka client properties for connecting to the destination cluster "
             + "(security, timeouts).", "--command-config admin-client.properties"),
         new OptionSpec(TIMEOUT_MS, "MS", "How long to wait for the operation, in milliseconds (default: the "
-            + "client's default.api.timeout.ms, 60000).", "--timeout-ms 120000"),
+            + "client's default.api.timeout.ms, 60000). For --stop --planned: how long to wait for the topics to catch up.",
+            "--timeout-ms 120000"),
         new OptionSpec(MIRROR, "NAME", "The mirror's name.", "--mirror dr"),
         new OptionSpec(MIRROR_CONFIG, "FILE", "For --create: properties file with the source cluster's "
             + "bootstrap.servers, any Kafka client security settings for it and mirror.* settings. Secrets may be "
             + "ConfigProvider references such as ${file:/etc/mirror/secrets.properties:password}; they are never "
             + "printed.", "--mirror-config dr.properties"),
-        new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify: the source cluster's brokers (default: the "
-            + "mirror's bootstrap.servers).", "--source-bootstrap-server src1:9092"),
-        new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify: Kafka client properties for reading the source cluster "
-            + "(security settings). The mirror's stored source passwords are sealed, so the tool cannot use them; secrets in "
-            + "this file are never printed.", "--source-command-config source-client.properties"),
+        new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify, --stop --planned and --start --dry-run: the "
+            + "source cluster's brokers (default: the mirror's bootstrap.servers).", "--source-bootstrap-server src1:9092"),
+        new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify, --stop --planned and --start --dry-run: Kafka "
+            + "client properties for reading the source cluster (security settings). The mirror's stored source passwords "
+            + "are sealed, so the tool cannot use them; secrets in this file are never printed.", "--source-command-config source-client.properties"),
         new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause, --resume and --verify (default: all the mirror's topics): comma-separated topic names or "
             + "regular expressions matching whole names (Java syntax without backreferences and lookaround, matched "
             + "in linear time). A pattern given to --start leaves out topics that are already in a mirror; name a "
             + "stopped topic to start it again.", "--topics 'orders,payments-.*'"),
         new OptionSpec(EXCLUDE, "CSV", "With --topics: comma-separated names or regular expressions to leave out "
             + "of what --topics matched.", "--exclude 'payments-test,.*-tmp'"),
-        new OptionSpec(JSON, "", "For --list, --describe, --stop --dry-run and --verify: print a JSON document instead of "
+        new OptionSpec(JSON, "", "For --list, --describe, --start --dry-run, --stop --dry-run, --stop --planned and --verify: print a JSON document instead of "
             + "text.",
             "--describe --json"),
         new OptionSpec(DRY_RUN, "", "For --stop: change nothing and print, per partition, what the stop would do now: the "
             + "range it would truncate (the open transactions of the source, from the last stable offset to the end), the "
-            + "records in it and the producer ids of those transactions.", "--stop --mirror dr --topics orders --dry-run"),
+            + "records in it and the producer ids of those transactions. For --start: change nothing and print, per partition "
+            + "of the selected stopped topics, the range a start would truncate now (back to the stop's barrier, or the "
+            + "source's on failback) and the records written since the stop in it.", "--stop --mirror dr --topics orders --dry-run"),
+        new OptionSpec(PLANNED, "", "For --stop: a planned failover, once the source's producers are stopped. Waits until "
+            + "every selected partition holds all the source holds (the destination's last stable offset has reached the "
+            + "source's end, read from the source; no transaction open on either side), then stops them: nothing is "
+            + "truncated. If --timeout-ms passes first, nothing is stopped and the tool exits 1 naming the partitions still "
+            + "behind and by how many offsets. A paused topic is refused.", "--stop --mirror dr --topics orders --planned "
+            + "--timeout-ms 300000"),
         new OptionSpec(DISCARD_LOCAL_WRITES, "", "For --start: start named stopped topics again even though records "
             + "were written to them since their stop; mirroring resumes where it stopped, so those records are removed "
             + "(--describe shows the truncated range). Without it such a start fails with MIRROR_TOPIC_HAS_LOCAL_WRITES, "
@@ -87,11 +97,13 @@ public final class CommandOptions {
     private final boolean json;
     private final boolean discardLocalWrites;
     private final boolean dryRun;
+    private final boolean planned;
     private final Properties sourceClientProperties;
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
-                           boolean json, boolean discardLocalWrites, boolean dryRun, Properties sourceClientProperties) {
+                           boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned,
+                           Properties sourceClientProperties) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -102,6 +114,7 @@ public final class CommandOptions {
         this.json = json;
         this.discardLocalWrites = discardLocalWrites;
         this.dryRun = dryRun;
+        this.planned = planned;
         this.sourceClientProperties = sourceClientProperties;
     }
 
@@ -137,9 +150,10 @@ public final class CommandOptions {
             JSON, ns.getBoolean("json"),
             DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"),
             DRY_RUN, ns.getBoolean("dry_run"),
+            PLANNED, ns.getBoolean("planned"),
             SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null,
             SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null);
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN,
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED,
                 SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
@@ -150,8 +164,28 @@ public final class CommandOptions {
                 throw new UsageException(action.flag() + " needs " + withMetavar(option), usage);
             }
         }
-        if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN)) {
-            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN, usage);
+        if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN) && !given.get(PLANNED)) {
+            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN + " or " + PLANNED, usage);
+        }
+        if (action == Action.START && !given.get(DRY_RUN)) {
+            for (String option : List.of(JSON, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
+                if (given.get(option)) {
+                    throw new UsageException(option + " with " + action.flag() + " needs " + DRY_RUN, usage);
+                }
+            }
+        }
+        if (action == Action.START && given.get(DRY_RUN) && given.get(DISCARD_LOCAL_WRITES)) {
+            throw new UsageException(DISCARD_LOCAL_WRITES + " cannot be used with " + DRY_RUN + ": the dry-run shows what a "
+                + "start would truncate either way", usage);
+        }
+        if (given.get(PLANNED) && given.get(DRY_RUN)) {
+            throw new UsageException(PLANNED + " cannot be used with " + DRY_RUN + ": the dry-run already shows what a stop "
+                + "would truncate now", usage);
+        }
+        if (action == Action.STOP && !given.get(PLANNED)
+                && (given.get(SOURCE_BOOTSTRAP_SERVER) || given.get(SOURCE_COMMAND_CONFIG))) {
+            throw new UsageException((given.get(SOURCE_BOOTSTRAP_SERVER) ? SOURCE_BOOTSTRAP_SERVER : SOURCE_COMMAND_CONFIG)
+                + " with " + action.flag() + " needs " + PLANNED, usage);
         }
         String mirror = ns.getString("mirror");
         if (mirror != null && mirror.isBlank()) {
@@ -173,7 +207,8 @@ public final class CommandOptions {
         }
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
-            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), sourceClientProperties);
+            ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), ns.getBoolean("planned"),
+            sourceClientProperties);
     }
 
     public Action action() {
@@ -214,13 +249,18 @@ public final class CommandOptions {
         return json;
     }
 
-    /** True for --stop --dry-run: print what the stop would do, change nothing. */
+    /** True for --stop --dry-run and --start --dry-run: print what the operation would do, change nothing. */
     public boolean dryRun() {
         return dryRun;
     }
 
+    /** True for --stop --planned: wait for the topics to catch up with the source, then stop them. */
+    public boolean planned() {
+        return planned;
+    }
+
     /**
-     * For --verify: client properties for the source, from --source-command-config with --source-bootstrap-server; empty
+     * For --verify and --stop --planned: client properties for the source, from --source-command-config with --source-bootstrap-server; empty
      * if neither is given.
      */
     public Properties sourceClientProperties() {

@@ -5,6 +5,8 @@ import io.clustermirror.admin.ClusterMirrorListing;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.PartitionVerification;
+import io.clustermirror.admin.PartitionCatchUp;
+import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.MirrorConfig;
 
@@ -205,6 +207,76 @@ public final class OutputFormatter {
             putKnown(node, "lag_ms", p.lagMs());
             ArrayNode ids = node.putArray("open_producer_ids");
             p.openProducerIds().forEach(ids::add);
+        }
+        return json(root);
+    }
+
+    /**
+     * A start dry-run, one row per partition: this mirror's barrier and the source's (failback), the destination's end,
+     * what decides the cut, the range the start would truncate and the records in it. A summary line follows.
+     */
+    public static String startPreviewTable(List<StartPreview> previews) {
+        List<Column<StartPreview>> columns = List.of(
+            new Column<>("TOPIC", StartPreview::topic),
+            new Column<>("PARTITION", p -> String.valueOf(p.partition())),
+            new Column<>("STATE", p -> p.state().name()),
+            new Column<>("BARRIER", p -> known(p.barrierOffset())),
+            new Column<>("SOURCE-BARRIER", p -> known(p.sourceBarrierOffset())),
+            new Column<>("DEST-END", p -> known(p.destinationEndOffset())),
+            new Column<>("CUT", p -> p.cut().name()),
+            new Column<>("WOULD-TRUNCATE", p -> p.truncates() ? "[" + p.truncateFromOffset() + "," + p.truncateToOffset() + ")" : NONE),
+            new Column<>("RECORDS", p -> String.valueOf(p.recordsToTruncate())));
+        long truncating = previews.stream().filter(StartPreview::truncates).count();
+        long records = previews.stream().mapToLong(StartPreview::recordsToTruncate).sum();
+        long compared = previews.stream().filter(p -> p.cut() == StartPreview.Cut.BATCH_COMPARISON).count();
+        return table(columns, previews) + "Dry run, nothing changed: a start now would truncate " + records + " record(s) in "
+            + truncating + " of " + previews.size() + " partition(s)"
+            + (records > 0 ? "; it needs --discard-local-writes" : "")
+            + (compared > 0 ? "; " + compared + " partition(s) without a barrier are cut where their batches first differ "
+                + "from the source's, found only when the start compares them" : "") + ".\n";
+    }
+
+    /** A start dry-run as JSON: a {@code partitions} array with one object per partition. */
+    public static String startPreviewJson(List<StartPreview> previews) {
+        ObjectNode root = root();
+        ArrayNode partitions = root.putArray("partitions");
+        for (StartPreview p : previews) {
+            ObjectNode node = partitions.addObject()
+                .put("topic", p.topic())
+                .put("partition", p.partition())
+                .put("state", p.state().name());
+            putKnown(node, "barrier_offset", p.barrierOffset());
+            putKnown(node, "source_barrier_offset", p.sourceBarrierOffset());
+            putKnown(node, "destination_end", p.destinationEndOffset());
+            node.put("cut", p.cut().name());
+            putKnown(node, "truncate_from", p.truncateFromOffset());
+            putKnown(node, "truncate_to", p.truncateToOffset());
+            node.put("records_to_truncate", p.recordsToTruncate());
+        }
+        return json(root);
+    }
+
+    /**
+     * A planned stop as JSON: {@code stopped} true with the {@code topics} stopped, or false with the
+     * {@code partitions_behind} (offsets of both sides and the {@code lag} in offsets) when it timed out.
+     */
+    public static String plannedStopJson(String mirror, List<String> stoppedTopics, List<PartitionCatchUp> behind) {
+        ObjectNode root = root().put("mirror", mirror).put("stopped", behind.isEmpty());
+        ArrayNode topics = root.putArray("topics");
+        stoppedTopics.forEach(topics::add);
+        ArrayNode partitions = root.putArray("partitions_behind");
+        for (PartitionCatchUp p : behind) {
+            ObjectNode node = partitions.addObject()
+                .put("topic", p.topic())
+                .put("partition", p.partition())
+                .put("state", p.state().name());
+            putKnown(node, "source_last_stable_offset", p.sourceLastStableOffset());
+            putKnown(node, "source_end", p.sourceEndOffset());
+            putKnown(node, "destination_last_stable_offset", p.destinationLastStableOffset());
+            putKnown(node, "destination_end", p.destinationEndOffset());
+            putKnown(node, "lag", p.lag());
+            putKnown(node, "lag_ms", p.lagMs());
+            node.put("source_transaction_open", p.sourceTransactionOpen());
         }
         return json(root);
     }

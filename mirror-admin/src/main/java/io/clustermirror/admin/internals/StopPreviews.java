@@ -53,10 +53,25 @@ public final class StopPreviews {
     public static StopPreview preview(MirrorImage image, String mirror, TopicPartition tp, long end, long lastStableOffset,
                                       long records, List<Long> openProducerIds, long nowMs) {
         Optional<PartitionStateRecord> recorded = image.partitionState(mirror, tp.topic(), tp.partition());
-        PartitionState state = recorded.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN);
+        PartitionState state = stateOf(recorded);
         boolean truncates = end >= 0 && lastStableOffset >= 0 && lastStableOffset < end;
         long unknown = MirrorPartitionDescription.UNKNOWN;
         return new StopPreview(tp.topic(), tp.partition(), state, end, lastStableOffset, truncates ? lastStableOffset : unknown,
-            truncates ? end : unknown, truncates ? records : 0, openProducerIds, recorded.map(r -> r.lagMs(nowMs)).orElse(unknown));
+            truncates ? end : unknown, truncates ? records : 0, openProducerIds, lagMs(image, mirror, tp, nowMs));
+    }
+
+    /** The partition's actual state as its leader last reported it, UNKNOWN before any report. */
+    static PartitionState stateOf(MirrorImage image, String mirror, TopicPartition tp) {
+        return stateOf(image.partitionState(mirror, tp.topic(), tp.partition()));
+    }
+
+    /** The partition's lag in milliseconds at {@code nowMs} as its leader last recorded it, UNKNOWN before any report. */
+    static long lagMs(MirrorImage image, String mirror, TopicPartition tp, long nowMs) {
+        return image.partitionState(mirror, tp.topic(), tp.partition()).map(r -> r.lagMs(nowMs))
+            .orElse((long) MirrorPartitionDescription.UNKNOWN);
+    }
+
+    private static PartitionState stateOf(Optional<PartitionStateRecord> recorded) {
+        return recorded.map(PartitionStateRecord::state).orElse(PartitionState.UNKNOWN);
     }
 }

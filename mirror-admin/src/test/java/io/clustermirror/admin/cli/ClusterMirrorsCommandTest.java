@@ -13,8 +13,12 @@ import io.clustermirror.admin.ListClusterMirrorsOptions;
 import io.clustermirror.admin.ListClusterMirrorsResult;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.NotCaughtUpException;
+import io.clustermirror.admin.PartitionCatchUp;
 import io.clustermirror.admin.PartitionVerification;
+import io.clustermirror.admin.PreviewStartResult;
 import io.clustermirror.admin.PreviewStopResult;
+import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.admin.VerifyMirrorTopicsResult;
 import io.clustermirror.common.ClusterMirrorException;
@@ -137,6 +141,78 @@ class ClusterMirrorsCommandTest {
         assertTrue(err().contains("--json with --stop needs --dry-run"), err());
     }
 
+    @Test
+    void plannedStopWaitsThroughTheClientAndPrintsWhatStopped() throws Exception {
+        admin.topics = List.of("orders");
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned", "--timeout-ms", "5000",
+            "--source-bootstrap-server", "src:9093"));
+        assertEquals(List.of("stop planned timeout=5000 source=src:9093 dr [orders] - []"), admin.calls);
+        assertEquals("Stopped mirroring 1 topic of mirror 'dr': orders\n", out());
+        out.reset();
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned", "--json"));
+        com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
+        assertEquals(true, root.get("stopped").asBoolean());
+        assertEquals("[\"orders\"]", root.get("topics").toString());
+    }
+
+    @Test
+    void plannedStopThatTimesOutNamesThePartitionsBehindAndExitsOne() throws Exception {
+        admin.failure = new NotCaughtUpException(List.of(
+            new PartitionCatchUp("orders", 1, PartitionState.MIRRORING, 500, 504, 500, 500, 1200)), 5000);
+        assertEquals(1, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned", "--json"));
+        assertTrue(err().startsWith("MIRROR_TOPIC_NOT_CAUGHT_UP: 1 partition(s) had not caught up with the source after 5000 ms, "
+            + "so nothing was stopped: orders-1 (MIRRORING): 4 offset(s) and 1200 ms behind"), err());
+        com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
+        assertEquals(false, root.get("stopped").asBoolean());
+        com.fasterxml.jackson.databind.JsonNode behind = root.get("partitions_behind").get(0);
+        assertEquals(1, behind.get("partition").asInt());
+        assertEquals(4, behind.get("lag").asLong());
+        assertEquals(1200, behind.get("lag_ms").asLong());
+        assertEquals(504, behind.get("source_end").asLong());
+        assertEquals(500, behind.get("destination_end").asLong());
+        assertEquals(true, behind.get("source_transaction_open").asBoolean());
+    }
+
+    @Test
+    void plannedGoesOnlyWithAStopThatIsNotADryRun() {
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned", "--dry-run"));
+        assertTrue(err().contains("--planned cannot be used with --dry-run"), err());
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--planned"));
+        assertTrue(err().contains("--planned cannot be used with --start"), err());
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--source-bootstrap-server", "src:9092"));
+        assertTrue(err().contains("--source-bootstrap-server with --stop needs --planned"), err());
+        assertEquals(List.of(), admin.calls);
+    }
+
+    static final List<StartPreview> START_PREVIEWS = List.of(
+        new StartPreview("orders", 0, PartitionState.STOPPED, 100, -1, 131, StartPreview.Cut.BARRIER, 100, 131, 30),
+        new StartPreview("orders", 1, PartitionState.STOPPED, 80, -1, 81, StartPreview.Cut.BARRIER, 80, 81, 0));
+
+    @Test
+    void startDryRunPrintsWhatTheStartWouldTruncateAndChangesNothing() throws Exception {
+        assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders", "--dry-run", "--source-bootstrap-server", "src:9093"));
+        assertEquals(List.of("preview-start dr [orders] - [] source=src:9093"), admin.calls, "only the preview ran, no start");
+        String text = out();
+        assertTrue(text.contains("WOULD-TRUNCATE") && text.contains("[100,131)") && text.contains("BARRIER"), text);
+        assertTrue(text.endsWith("Dry run, nothing changed: a start now would truncate 30 record(s) in 2 of 2 partition(s); "
+            + "it needs --discard-local-writes.\n"), text);
+        out.reset();
+        assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders", "--dry-run", "--json"));
+        com.fasterxml.jackson.databind.JsonNode partition = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out())
+            .get("partitions").get(0);
+        assertEquals("orders", partition.get("topic").asText());
+        assertEquals(0, partition.get("partition").asInt());
+        assertEquals(100, partition.get("truncate_from").asLong());
+        assertEquals(131, partition.get("truncate_to").asLong());
+        assertEquals(30, partition.get("records_to_truncate").asLong());
+        assertEquals("BARRIER", partition.get("cut").asText());
+        out.reset();
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--json"));
+        assertTrue(err().contains("--json with --start needs --dry-run"), err());
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--dry-run", "--discard-local-writes"));
+        assertTrue(err().contains("--discard-local-writes cannot be used with --dry-run"), err());
+    }
+
     static final PartitionVerification IDENTICAL =
         new PartitionVerification("orders", 0, PartitionState.MIRRORING, 10, 120, true, -1, null, 12, 4096);
     static final PartitionVerification DIFFERS = new PartitionVerification("orders", 1, PartitionState.STOPPED, 0, 80, false, 57,
@@ -217,9 +293,7 @@ class ClusterMirrorsCommandTest {
     @Test
     void usageErrorIsCauseAndUsageAndExitTwo() {
         assertEquals(2, run("--start", "--mirror", "dr"));
-        assertEquals("Error: --start needs --topics CSV\n"
-            + "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT --start --mirror NAME --topics CSV "
-            + "[--exclude CSV] [--discard-local-writes] [--command-config FILE] [--timeout-ms MS]; see --help\n", err());
+        assertEquals("Error: --start needs --topics CSV\n" + Action.START.usage() + "\n", err());
         assertEquals(List.of(), admin.calls);
     }
 
@@ -294,7 +368,8 @@ class ClusterMirrorsCommandTest {
         @Override
         public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                    Collection<String> excludes, MirrorTopicsOptions options) {
-            return topicOp("stop", mirror, topicsOrRegexes, excludes);
+            return topicOp(options.planned() ? "stop planned timeout=" + options.timeoutMs() + " source="
+                + options.sourceClientConfigs().getProperty("bootstrap.servers") : "stop", mirror, topicsOrRegexes, excludes);
         }
 
         @Override
@@ -314,6 +389,14 @@ class ClusterMirrorsCommandTest {
                                                          Collection<String> excludes, MirrorTopicsOptions options) {
             calls.add("preview-stop " + mirror + " " + topicsOrRegexes + " - " + excludes);
             return new PreviewStopResult(KafkaFuture.completedFuture(PREVIEWS));
+        }
+
+        @Override
+        public PreviewStartResult previewStartMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                           Collection<String> excludes, MirrorTopicsOptions options) {
+            calls.add("preview-start " + mirror + " " + topicsOrRegexes + " - " + excludes
+                + (options.sourceClientConfigs().isEmpty() ? "" : " source=" + options.sourceClientConfigs().getProperty("bootstrap.servers")));
+            return new PreviewStartResult(KafkaFuture.completedFuture(START_PREVIEWS));
         }
 
         @Override

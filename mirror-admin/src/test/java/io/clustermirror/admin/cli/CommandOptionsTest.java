@@ -22,7 +22,9 @@ class CommandOptionsTest {
     private static final String GENERAL_USAGE =
         "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT ACTION [options]; see --help";
     private static final String START_USAGE = "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT "
-        + "--start --mirror NAME --topics CSV [--exclude CSV] [--discard-local-writes] [--command-config FILE] [--timeout-ms MS]; see --help";
+        + "--start --mirror NAME --topics CSV [--exclude CSV] [--discard-local-writes] [--dry-run] "
+        + "[--source-bootstrap-server HOST:PORT] [--source-command-config FILE] [--json] [--command-config FILE] [--timeout-ms MS]; "
+        + "see --help";
 
     @TempDir
     Path dir;
@@ -114,8 +116,10 @@ class CommandOptionsTest {
         assertEquals("--mirror cannot be used with --list", usageError("--list", "--mirror", "dr").getMessage());
         assertEquals("--discard-local-writes cannot be used with --stop",
             usageError("--stop", "--mirror", "dr", "--topics", "a", "--discard-local-writes").getMessage());
-        assertEquals("--json cannot be used with --start",
+        assertEquals("--json with --start needs --dry-run",
             usageError("--start", "--mirror", "dr", "--topics", "a", "--json").getMessage());
+        assertEquals("--json cannot be used with --pause",
+            usageError("--pause", "--mirror", "dr", "--topics", "a", "--json").getMessage());
         assertEquals("--topics cannot be used with --create",
             usageError("--create", "--mirror", "dr", "--mirror-config", "f", "--topics", "a").getMessage());
         assertEquals("--mirror-config cannot be used with --stop",
