@@ -29,6 +29,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AbstractOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -142,7 +143,42 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), false, deadline);
+            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall,
+                configsAtCall.get(MirrorConfig.BOOTSTRAP_SERVERS), deadline), List.of(), List.of(), false, deadline);
+            return null;
+        }));
+    }
+
+    @Override
+    public AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops,
+                                                                     AlterClusterMirrorConfigsOptions options) {
+        Map<String, String> set = new HashMap<>();
+        List<String> deleted = new ArrayList<>();
+        ClusterMirrorException refused = null;
+        for (AlterConfigOp op : ops) {
+            String key = op.configEntry().name();
+            switch (op.opType()) {
+                case SET -> set.put(key, op.configEntry().value());
+                case DELETE -> deleted.add(key);
+                default -> refused = new ClusterMirrorException(MirrorError.INVALID_REQUEST, "operation " + op.opType()
+                    + " on config '" + key + "' is not supported: a mirror config is SET or DELETEd");
+            }
+        }
+        ClusterMirrorException invalid = refused;
+        return new AlterClusterMirrorConfigsResult(submit(options, ClusterAccess.ALTER, deadline -> {
+            if (invalid != null) {
+                throw invalid;
+            }
+            Map<String, String> sealed = set;
+            if (set.keySet().stream().anyMatch(key -> MirrorConfig.isInlineSecret(key, set.get(key)))) {
+                // Sealed for the bootstrap.servers the mirror will have: a secret is bound to them.
+                String bootstrap = set.containsKey(MirrorConfig.BOOTSTRAP_SERVERS) ? set.get(MirrorConfig.BOOTSTRAP_SERVERS)
+                    : readImage(deadline).mirror(name).orElseThrow(() -> new ClusterMirrorException(
+                        MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'")).configs().get(MirrorConfig.BOOTSTRAP_SERVERS);
+                sealed = sealInlineSecrets(name, set, bootstrap, deadline);
+            }
+            send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.ALTER, name, sealed, List.of(), List.of(),
+                time.milliseconds(), false, deleted), deadline);
             return null;
         }));
     }
@@ -423,7 +459,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
      * written: a secret never reaches {@code __mirror_commands} in clear. Refused, naming both ways out, when the
      * controller has no password-encoder secret.
      */
-    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, Deadline deadline) throws Exception {
+    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, String bootstrapServers,
+                                                  Deadline deadline) throws Exception {
         List<String> inline = configs.entrySet().stream().filter(e -> MirrorConfig.isInlineSecret(e.getKey(), e.getValue()))
             .map(Map.Entry::getKey).sorted().toList();
         if (inline.isEmpty()) {
@@ -434,7 +471,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         if (published.publicKey() == null) {
             throw SealingKey.inlineSecretRefused(inline.get(0));
         }
-        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs);
+        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs, bootstrapServers);
     }
 
     /**
@@ -465,12 +502,16 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
     }
 
-    /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
+    /** A command with a new id, sent ({@link #send}). */
     private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
                                   List<String> excludes, boolean discardLocalWrites, Deadline deadline) throws Exception {
+        return send(new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics, excludes, time.milliseconds(),
+            discardLocalWrites), deadline);
+    }
+
+    /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
+    private CommandResult send(MirrorCommand command, Deadline deadline) throws Exception {
         ensureCommandsTopic(deadline);
-        MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
-            excludes, time.milliseconds(), discardLocalWrites);
         byte[] key = RecordCodec.encodeKey(command.commandId());
         TopicPartition commands = new TopicPartition(InternalTopics.COMMANDS, 0);
         long offset = producer()
