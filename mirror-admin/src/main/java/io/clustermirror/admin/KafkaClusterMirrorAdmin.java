@@ -152,22 +152,23 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops,
                                                                      AlterClusterMirrorConfigsOptions options) {
-        Map<String, String> set = new HashMap<>();
-        List<String> deleted = new ArrayList<>();
-        ClusterMirrorException refused = null;
-        for (AlterConfigOp op : ops) {
-            String key = op.configEntry().name();
-            switch (op.opType()) {
-                case SET -> set.put(key, op.configEntry().value());
-                case DELETE -> deleted.add(key);
-                default -> refused = new ClusterMirrorException(MirrorError.INVALID_REQUEST, "operation " + op.opType()
-                    + " on config '" + key + "' is not supported: a mirror config is SET or DELETEd");
-            }
-        }
-        ClusterMirrorException invalid = refused;
+        List<AlterConfigOp> opsAtCall = List.copyOf(ops);
         return new AlterClusterMirrorConfigsResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            if (invalid != null) {
-                throw invalid;
+            Map<String, String> set = new HashMap<>();
+            List<String> deleted = new ArrayList<>();
+            for (AlterConfigOp op : opsAtCall) {
+                String key = op.configEntry().name();
+                if (op.opType() == AlterConfigOp.OpType.DELETE) {
+                    deleted.add(key);
+                } else if (op.opType() != AlterConfigOp.OpType.SET) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "operation " + op.opType() + " on config '"
+                        + key + "' is not supported: a mirror config is SET or DELETEd");
+                } else if (op.configEntry().value() == null) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + key + "' is SET without a value: "
+                        + "give one, or DELETE the config to return it to its default");
+                } else {
+                    set.put(key, op.configEntry().value());
+                }
             }
             Map<String, String> sealed = set;
             if (set.keySet().stream().anyMatch(key -> MirrorConfig.isInlineSecret(key, set.get(key)))) {
