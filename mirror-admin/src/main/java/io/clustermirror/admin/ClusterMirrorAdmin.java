@@ -1,5 +1,7 @@
 package io.clustermirror.admin;
 
+import org.apache.kafka.clients.admin.AlterConfigOp;
+
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -51,6 +53,24 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     /** Creates a mirror; see {@link #createClusterMirror(String, Map)}. */
     CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
                                                   CreateClusterMirrorOptions options);
+
+    /**
+     * Changes a running mirror's configs without stopping or pausing its topics: each {@link AlterConfigOp} SETs a config
+     * or DELETEs one (back to its default); APPEND and SUBTRACT are not supported. The fetchers and the metadata sync
+     * move to new source clients and continue where they were. Typical uses: new source credentials (inline secrets
+     * are encrypted as at create), other source listeners in {@code bootstrap.servers}, {@code mirror.fetch.*} tuning,
+     * a wider {@code mirror.topics.include}. A change of the source connection is tried against the source before it is
+     * stored and must reach the same cluster. The change applies as a whole or not at all: an unknown key or invalid
+     * value fails with {@code INVALID_CONFIG} naming it, and {@code bootstrap.servers} cannot be deleted. When
+     * {@code bootstrap.servers} changes, encrypted secrets are given again in the same call (they are bound to it).
+     */
+    default AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops) {
+        return alterClusterMirrorConfigs(name, ops, new AlterClusterMirrorConfigsOptions());
+    }
+
+    /** Changes a mirror's configs; see {@link #alterClusterMirrorConfigs(String, Collection)}. */
+    AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops,
+                                                              AlterClusterMirrorConfigsOptions options);
 
     /** Deletes a mirror. The controller refuses ({@code CLUSTER_MIRROR_NOT_EMPTY}) while it has topics. */
     default DeleteClusterMirrorResult deleteClusterMirror(String name) {

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AbstractOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -145,7 +146,43 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, deadline), List.of(), List.of(), false, deadline);
+            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall,
+                configsAtCall.get(MirrorConfig.BOOTSTRAP_SERVERS), deadline), List.of(), List.of(), false, deadline);
+            return null;
+        }));
+    }
+
+    @Override
+    public AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops,
+                                                                     AlterClusterMirrorConfigsOptions options) {
+        List<AlterConfigOp> opsAtCall = List.copyOf(ops);
+        return new AlterClusterMirrorConfigsResult(submit(options, ClusterAccess.ALTER, deadline -> {
+            Map<String, String> set = new HashMap<>();
+            List<String> deleted = new ArrayList<>();
+            for (AlterConfigOp op : opsAtCall) {
+                String key = op.configEntry().name();
+                if (op.opType() == AlterConfigOp.OpType.DELETE) {
+                    deleted.add(key);
+                } else if (op.opType() != AlterConfigOp.OpType.SET) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "operation " + op.opType() + " on config '"
+                        + key + "' is not supported: a mirror config is SET or DELETEd");
+                } else if (op.configEntry().value() == null) {
+                    throw new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + key + "' is SET without a value: "
+                        + "give one, or DELETE the config to return it to its default");
+                } else {
+                    set.put(key, op.configEntry().value());
+                }
+            }
+            Map<String, String> sealed = set;
+            if (set.keySet().stream().anyMatch(key -> MirrorConfig.isInlineSecret(key, set.get(key)))) {
+                // Sealed for the bootstrap.servers the mirror will have: a secret is bound to them.
+                String bootstrap = set.containsKey(MirrorConfig.BOOTSTRAP_SERVERS) ? set.get(MirrorConfig.BOOTSTRAP_SERVERS)
+                    : readImage(deadline).mirror(name).orElseThrow(() -> new ClusterMirrorException(
+                        MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'")).configs().get(MirrorConfig.BOOTSTRAP_SERVERS);
+                sealed = sealInlineSecrets(name, set, bootstrap, deadline);
+            }
+            send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.ALTER, name, sealed, List.of(), List.of(),
+                time.milliseconds(), false, deleted), deadline);
             return null;
         }));
     }
@@ -526,7 +563,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
      * written: a secret never reaches {@code __mirror_commands} in clear. Refused, naming both ways out, when the
      * controller has no password-encoder secret.
      */
-    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, Deadline deadline) throws Exception {
+    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, String bootstrapServers,
+                                                  Deadline deadline) throws Exception {
         List<String> inline = configs.entrySet().stream().filter(e -> MirrorConfig.isInlineSecret(e.getKey(), e.getValue()))
             .map(Map.Entry::getKey).sorted().toList();
         if (inline.isEmpty()) {
@@ -537,7 +575,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         if (published.publicKey() == null) {
             throw SealingKey.inlineSecretRefused(inline.get(0));
         }
-        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs);
+        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs, bootstrapServers);
     }
 
     /**
@@ -568,12 +606,16 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
     }
 
-    /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
+    /** A command with a new id, sent ({@link #send}). */
     private CommandResult execute(CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
                                   List<String> excludes, boolean discardLocalWrites, Deadline deadline) throws Exception {
+        return send(new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics, excludes, time.milliseconds(),
+            discardLocalWrites), deadline);
+    }
+
+    /** Writes a command to {@code __mirror_commands} and waits for the controller's result for it. */
+    private CommandResult send(MirrorCommand command, Deadline deadline) throws Exception {
         ensureCommandsTopic(deadline);
-        MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, configs, topics,
-            excludes, time.milliseconds(), discardLocalWrites);
         byte[] key = RecordCodec.encodeKey(command.commandId());
         TopicPartition commands = new TopicPartition(InternalTopics.COMMANDS, 0);
         long offset = producer()

@@ -161,6 +161,8 @@ class ControlPlaneAuthorizationTest {
             assertClusterAuthorizationFailed(alice.createClusterMirror("alice", MirrorAssertions.mirrorConfig(source)).all());
             assertClusterAuthorizationFailed(alice.stopMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all());
             assertClusterAuthorizationFailed(alice.pauseMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all());
+            assertClusterAuthorizationFailed(alice.alterClusterMirrorConfigs(MIRROR, List.of(new AlterConfigOp(
+                new ConfigEntry("mirror.fetch.max.wait.ms", "100"), AlterConfigOp.OpType.SET))).all());
             assertClusterAuthorizationFailed(alice.deleteClusterMirror(MIRROR).all());
             assertClusterAuthorizationFailed(alice.listClusterMirrors().names());
             assertClusterAuthorizationFailed(alice.describeClusterMirrors(List.of(MIRROR)).all());
@@ -289,8 +291,14 @@ class ControlPlaneAuthorizationTest {
                 .map(MirrorTopicDescription::topic).toList());
             assertClusterAuthorizationFailed(viewer.createClusterMirror(probe, MirrorAssertions.mirrorConfig(source)).all());
             assertClusterAuthorizationFailed(viewer.stopMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all());
+            List<AlterConfigOp> tuning = List.of(new AlterConfigOp(new ConfigEntry("mirror.fetch.max.wait.ms", "100"),
+                AlterConfigOp.OpType.SET));
+            assertClusterAuthorizationFailed(viewer.alterClusterMirrorConfigs(MIRROR, tuning).all());
 
             operator.createClusterMirror(probe, MirrorAssertions.mirrorConfig(source)).all().get();
+            operator.alterClusterMirrorConfigs(probe, tuning).all().get();
+            assertEquals("100", viewer.describeClusterMirrors(List.of(probe)).all().get().get(probe).configs()
+                .get("mirror.fetch.max.wait.ms"));
             assertTrue(operator.listClusterMirrors().names().get().contains(probe));
             operator.deleteClusterMirror(probe).all().get();
             assertFalse(viewer.listClusterMirrors().names().get().contains(probe));

@@ -228,6 +228,27 @@ final class MirrorAssertions {
         }
     }
 
+    /** Waits until every partition of the topic is MIRRORING with no last error. */
+    static void awaitMirroringWithoutError(ClusterMirrorAdmin mirrors, String mirror, String topic, int partitions)
+            throws InterruptedException {
+        TestUtils.waitFor(() -> {
+            for (int p = 0; p < partitions; p++) {
+                MirrorPartitionDescription d = describe(mirrors, mirror, topic, p);
+                if (d.state() != PartitionState.MIRRORING || d.lastError() != null) {
+                    return false;
+                }
+            }
+            return true;
+        }, TIMEOUT, "every partition of " + topic + " MIRRORING with no last error");
+    }
+
+    /** Fails if {@code text} holds one of the secrets; never prints the text (it would print the secret). */
+    static void assertNoSecret(java.util.Collection<String> secrets, String text, String where) {
+        if (secrets.stream().anyMatch(text::contains)) {
+            org.junit.jupiter.api.Assertions.fail(where + " shows a password");
+        }
+    }
+
     static Map<String, String> mirrorConfig(TestCluster source) {
         Map<String, String> m = new HashMap<>();
         m.put("bootstrap.servers", source.bootstrapServers());

@@ -3,7 +3,6 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.InternalTopics;
-import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
@@ -43,9 +42,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,7 +52,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Mirroring from a source that authenticates and authorizes its clients, each mirror with least privilege. The source
@@ -389,22 +385,11 @@ class SecureSourceTest {
     }
 
     private static void awaitMirroringWithoutError(String mirror, String topic, int partitions) throws InterruptedException {
-        TestUtils.waitFor(() -> {
-            for (int p = 0; p < partitions; p++) {
-                MirrorPartitionDescription d = MirrorAssertions.describe(mirrors, mirror, topic, p);
-                if (d.state() != PartitionState.MIRRORING || d.lastError() != null) {
-                    return false;
-                }
-            }
-            return true;
-        }, TIMEOUT, "every partition of " + topic + " MIRRORING with no last error");
+        MirrorAssertions.awaitMirroringWithoutError(mirrors, mirror, topic, partitions);
     }
 
-    /** Fails if {@code text} holds a password of the test; never prints the text (it would print the password). */
     private static void assertNoSecret(String text, String where) {
-        if (SECRETS.stream().anyMatch(text::contains)) {
-            fail(where + " shows a password");
-        }
+        MirrorAssertions.assertNoSecret(SECRETS, text, where);
     }
 
     private static void createSourceTopicWithAllKinds(String topic, int partitions, Map<String, String> configs) throws Exception {
@@ -436,19 +421,9 @@ class SecureSourceTest {
         grant(principal, ResourceType.TOPIC, InternalTopics.STATE, PatternType.LITERAL, AclOperation.READ);
     }
 
-    /** Allows the operations on the source and waits until its broker's authorizer has them. */
     private static void grant(String principal, ResourceType type, String name, PatternType pattern, AclOperation... operations)
             throws Exception {
-        List<AclBinding> acls = new ArrayList<>();
-        for (AclOperation operation : operations) {
-            acls.add(new AclBinding(new ResourcePattern(type, name, pattern),
-                new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW)));
-        }
-        try (Admin admin = source.admin()) {
-            admin.createAcls(acls).all().get();
-            TestUtils.waitFor(() -> new HashSet<>(admin.describeAcls(AclBindingFilter.ANY).values().get()).containsAll(acls), TIMEOUT,
-                "the ACLs of " + principal + " on the source broker");
-        }
+        SourceAcls.grant(source, principal, type, name, pattern, operations);
     }
 
     /**

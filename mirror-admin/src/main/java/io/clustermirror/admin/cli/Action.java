@@ -4,6 +4,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static io.clustermirror.admin.cli.CommandOptions.ADD_CONFIG;
+import static io.clustermirror.admin.cli.CommandOptions.ADD_CONFIG_FILE;
+import static io.clustermirror.admin.cli.CommandOptions.DELETE_CONFIG;
 import static io.clustermirror.admin.cli.CommandOptions.DISCARD_LOCAL_WRITES;
 import static io.clustermirror.admin.cli.CommandOptions.DRY_RUN;
 import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
@@ -39,7 +42,11 @@ public enum Action {
         + "but the partition leader epoch, each side's CRC checked. Prints IDENTICAL or DIFFERS at offset N per partition; "
         + "exits 0 only if all are identical. Compacted topics are refused (each cluster compacts on its own).",
         "--verify --mirror dr --topics orders", List.of(MIRROR),
-        List.of(TOPICS, EXCLUDE, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON));
+        List.of(TOPICS, EXCLUDE, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
+    ALTER("--alter", "Change a running mirror's configs: its topics keep mirroring from where they are, on source clients "
+        + "built with the new configs. The change is all or nothing; a change of the source connection is tried before it "
+        + "is stored.", "--alter --mirror dr --add-config-file new-credentials.properties", List.of(MIRROR),
+        List.of(ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG));
 
     private final String flag;
     private final String description;

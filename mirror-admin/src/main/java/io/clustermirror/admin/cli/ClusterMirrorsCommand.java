@@ -1,5 +1,6 @@
 package io.clustermirror.admin.cli;
 
+import io.clustermirror.admin.AlterClusterMirrorConfigsOptions;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.CreateClusterMirrorOptions;
@@ -15,11 +16,14 @@ import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Exit;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
@@ -27,7 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 /**
- * {@code bin/kafka-cluster-mirrors.sh}: create, delete, list and describe mirrors, and start, stop, pause and
+ * {@code bin/kafka-cluster-mirrors.sh}: create, alter, delete, list and describe mirrors, and start, stop, pause and
  * resume their topics, and verify their integrity, through {@link ClusterMirrorAdmin}. Prints one line to stderr on
  * failure; exits with 0 on success, 1 if the operation failed (or a verified partition is not identical) and 2 if the
  * command line is wrong.
@@ -94,6 +98,15 @@ public final class ClusterMirrorsCommand {
                 admin.createClusterMirror(mirror, options.mirrorConfigs(),
                     new CreateClusterMirrorOptions().timeoutMs(options.timeoutMs())).all().get();
                 out.println("Created cluster mirror '" + mirror + "'.");
+            }
+            case ALTER -> {
+                CommandOptions.ConfigChanges changes = options.configChanges();
+                List<AlterConfigOp> ops = new ArrayList<>();
+                changes.set().forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+                changes.deleted().forEach(k -> ops.add(new AlterConfigOp(new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)));
+                admin.alterClusterMirrorConfigs(mirror, ops, new AlterClusterMirrorConfigsOptions().timeoutMs(options.timeoutMs()))
+                    .all().get();
+                out.println(OutputFormatter.mirrorConfigsAltered(mirror, changes.set().keySet(), changes.deleted()));
             }
             case DELETE -> {
                 admin.deleteClusterMirror(mirror, new DeleteClusterMirrorOptions().timeoutMs(options.timeoutMs()))

@@ -37,6 +37,9 @@ public final class CommandOptions {
     static final String PLANNED = "--planned";
     static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
     static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
+    static final String ADD_CONFIG = "--add-config";
+    static final String ADD_CONFIG_FILE = "--add-config-file";
+    static final String DELETE_CONFIG = "--delete-config";
     static final String HELP_FLAG = "--help";
     private static final int HELP_WIDTH = 100;
     private static final List<OptionSpec> OPTIONS = List.of(
@@ -52,6 +55,13 @@ public final class CommandOptions {
             + "bootstrap.servers, any Kafka client security settings for it and mirror.* settings. Secrets may be "
             + "ConfigProvider references such as ${file:/etc/mirror/secrets.properties:password}; they are never "
             + "printed.", "--mirror-config dr.properties"),
+        new OptionSpec(ADD_CONFIG, "K=V,...", "For --alter: mirror configs to set, comma-separated; square brackets keep "
+            + "a value with commas whole, as in kafka-configs.sh. Give secrets with --add-config-file instead: a command "
+            + "line is visible to other users of the host.", "--add-config 'bootstrap.servers=[src3:9093,src4:9093]'"),
+        new OptionSpec(ADD_CONFIG_FILE, "FILE", "For --alter: properties file of mirror configs to set (secrets are "
+            + "encrypted before they leave the tool, as at --create, and never printed).", "--add-config-file new-credentials.properties"),
+        new OptionSpec(DELETE_CONFIG, "K,...", "For --alter: mirror configs to remove (back to their defaults), "
+            + "comma-separated; bootstrap.servers cannot be removed.", "--delete-config mirror.fetch.min.bytes"),
         new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify, --stop --planned and --start --dry-run: the "
             + "source cluster's brokers (default: the mirror's bootstrap.servers).", "--source-bootstrap-server src1:9092"),
         new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify, --stop --planned and --start --dry-run: Kafka "
@@ -99,11 +109,17 @@ public final class CommandOptions {
     private final boolean dryRun;
     private final boolean planned;
     private final Properties sourceClientProperties;
+    private final ConfigChanges configChanges;
+
+    /** What --alter changes: configs to set and keys to delete. */
+    record ConfigChanges(Map<String, String> set, List<String> deleted) {
+        static final ConfigChanges NONE = new ConfigChanges(Map.of(), List.of());
+    }
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
                            boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned,
-                           Properties sourceClientProperties) {
+                           Properties sourceClientProperties, ConfigChanges configChanges) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -116,6 +132,7 @@ public final class CommandOptions {
         this.dryRun = dryRun;
         this.planned = planned;
         this.sourceClientProperties = sourceClientProperties;
+        this.configChanges = configChanges;
     }
 
     /** True if the command line asks for help, which wins over everything else on it. */
@@ -142,19 +159,22 @@ public final class CommandOptions {
         }
         Action action = ns.get("action");
         String usage = action.usage();
-        Map<String, Boolean> given = Map.of(
-            MIRROR, ns.get("mirror") != null,
-            MIRROR_CONFIG, ns.get("mirror_config") != null,
-            TOPICS, ns.get("topics") != null,
-            EXCLUDE, ns.get("exclude") != null,
-            JSON, ns.getBoolean("json"),
-            DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes"),
-            DRY_RUN, ns.getBoolean("dry_run"),
-            PLANNED, ns.getBoolean("planned"),
-            SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null,
-            SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null);
+        Map<String, Boolean> given = Map.ofEntries(
+            Map.entry(ADD_CONFIG, ns.get("add_config") != null),
+            Map.entry(ADD_CONFIG_FILE, ns.get("add_config_file") != null),
+            Map.entry(DELETE_CONFIG, ns.get("delete_config") != null),
+            Map.entry(MIRROR, ns.get("mirror") != null),
+            Map.entry(MIRROR_CONFIG, ns.get("mirror_config") != null),
+            Map.entry(TOPICS, ns.get("topics") != null),
+            Map.entry(EXCLUDE, ns.get("exclude") != null),
+            Map.entry(JSON, ns.getBoolean("json")),
+            Map.entry(DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes")),
+            Map.entry(DRY_RUN, ns.getBoolean("dry_run")),
+            Map.entry(PLANNED, ns.getBoolean("planned")),
+            Map.entry(SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null),
+            Map.entry(SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null));
         for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED,
-                SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
+                SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
             }
@@ -163,6 +183,10 @@ public final class CommandOptions {
             if (!given.get(option)) {
                 throw new UsageException(action.flag() + " needs " + withMetavar(option), usage);
             }
+        }
+        if (action == Action.ALTER && !given.get(ADD_CONFIG) && !given.get(ADD_CONFIG_FILE) && !given.get(DELETE_CONFIG)) {
+            throw new UsageException(action.flag() + " needs " + withMetavar(ADD_CONFIG) + ", " + withMetavar(ADD_CONFIG_FILE)
+                + " or " + withMetavar(DELETE_CONFIG), usage);
         }
         if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN) && !given.get(PLANNED)) {
             throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN + " or " + PLANNED, usage);
@@ -208,7 +232,57 @@ public final class CommandOptions {
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
             ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), ns.getBoolean("planned"),
-            sourceClientProperties);
+            sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
+    }
+
+    /** The configs --add-config and --add-config-file set and --delete-config deletes; a key is given once. */
+    private static ConfigChanges configChanges(Namespace ns, String usage) throws UsageException {
+        Map<String, String> set = new TreeMap<>();
+        if (ns.getString("add_config_file") != null) {
+            set.putAll(toMap(loadProperties(ADD_CONFIG_FILE, ns.getString("add_config_file"), usage)));
+        }
+        if (ns.getString("add_config") != null) {
+            for (String entry : splitOutsideBrackets(ns.getString("add_config"))) {
+                int eq = entry.indexOf('=');
+                if (eq <= 0) {
+                    throw new UsageException(ADD_CONFIG + " takes key=value entries; '" + entry.split("=", 2)[0]
+                        + "' has no key or no '='", usage);
+                }
+                String key = entry.substring(0, eq).trim();
+                String value = entry.substring(eq + 1).trim();
+                if (value.startsWith("[") && value.endsWith("]")) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                if (set.put(key, value) != null) {
+                    throw new UsageException("config '" + key + "' is given twice to " + ADD_CONFIG + "/" + ADD_CONFIG_FILE, usage);
+                }
+            }
+        }
+        List<String> deleted = ns.getString("delete_config") == null ? List.of()
+            : Arrays.stream(ns.getString("delete_config").split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        for (String key : deleted) {
+            if (set.containsKey(key)) {
+                throw new UsageException("config '" + key + "' is both set and deleted; give it once", usage);
+            }
+        }
+        return new ConfigChanges(set, deleted);
+    }
+
+    /** Splits at commas outside square brackets: {@code a=1,b=[x,y]} is {@code a=1} and {@code b=[x,y]}. */
+    private static List<String> splitOutsideBrackets(String csv) {
+        List<String> parts = new java.util.ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < csv.length(); i++) {
+            char c = csv.charAt(i);
+            depth += c == '[' ? 1 : c == ']' && depth > 0 ? -1 : 0;
+            if (c == ',' && depth == 0) {
+                parts.add(csv.substring(start, i));
+                start = i + 1;
+            }
+        }
+        parts.add(csv.substring(start));
+        return parts.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
     }
 
     public Action action() {
@@ -265,6 +339,11 @@ public final class CommandOptions {
      */
     public Properties sourceClientProperties() {
         return sourceClientProperties;
+    }
+
+    /** For --alter: the configs to set and to delete; empty otherwise. */
+    public ConfigChanges configChanges() {
+        return configChanges;
     }
 
     /** True if --start may remove records written to stopped topics since their stop. */

@@ -142,6 +142,13 @@ public final class OutputFormatter {
             + mirror + "'" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics));
     }
 
+    /** What --alter changed, by config name only: a value may be a secret. */
+    public static String mirrorConfigsAltered(String mirror, java.util.Collection<String> set, java.util.Collection<String> deleted) {
+        return "Altered cluster mirror '" + mirror + "'"
+            + (set.isEmpty() ? "" : "; set " + String.join(", ", new java.util.TreeSet<>(set)))
+            + (deleted.isEmpty() ? "" : "; deleted " + String.join(", ", new java.util.TreeSet<>(deleted))) + ".";
+    }
+
     private static String partitionTable(List<MirrorTopicDescription> topics) {
         if (topics.isEmpty()) {
             return "(no topics)\n";

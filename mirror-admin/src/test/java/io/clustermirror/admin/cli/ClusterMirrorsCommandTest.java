@@ -1,5 +1,7 @@
 package io.clustermirror.admin.cli;
 
+import io.clustermirror.admin.AlterClusterMirrorConfigsOptions;
+import io.clustermirror.admin.AlterClusterMirrorConfigsResult;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
@@ -25,6 +27,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigException;
@@ -46,6 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -95,6 +99,42 @@ class ClusterMirrorsCommandTest {
         assertEquals(0, run("--delete", "--mirror", "dr"));
         assertEquals("Deleted cluster mirror 'dr'.\n", out());
         assertEquals(List.of("delete dr timeout=null"), admin.calls);
+    }
+
+    @Test
+    void alterSendsEveryChangeAndPrintsOnlyTheirNames() throws Exception {
+        Path credentials = Files.writeString(dir.resolve("credentials.properties"),
+            "sasl.jaas.config=ScramLoginModule required username=\"m\" password=\"n3w\";\n");
+        assertEquals(0, run("--alter", "--mirror", "dr", "--add-config",
+            "bootstrap.servers=[src3:9093,src4:9093],mirror.fetch.max.wait.ms=200", "--add-config-file", credentials.toString(),
+            "--delete-config", "mirror.fetch.min.bytes", "--timeout-ms", "9"));
+        assertEquals(List.of("alter dr SET bootstrap.servers=src3:9093,src4:9093, SET mirror.fetch.max.wait.ms=200, "
+            + "SET sasl.jaas.config=ScramLoginModule required username=\"m\" password=\"n3w\";, DELETE mirror.fetch.min.bytes "
+            + "timeout=9"), admin.calls);
+        assertEquals("Altered cluster mirror 'dr'; set bootstrap.servers, mirror.fetch.max.wait.ms, sasl.jaas.config; "
+            + "deleted mirror.fetch.min.bytes.\n", out());
+        assertTrue(!out().contains("n3w") && err().isEmpty(), "a secret is never printed");
+    }
+
+    @Test
+    void alterErrorsNameTheCause() {
+        admin.failure = new ClusterMirrorException(MirrorError.INVALID_CONFIG, "unknown config 'mirror.fetch.max.byte'");
+        assertEquals(1, run("--alter", "--mirror", "dr", "--add-config", "mirror.fetch.max.byte=1"));
+        assertEquals("INVALID_CONFIG: unknown config 'mirror.fetch.max.byte'\n", err());
+        err.reset();
+        assertEquals(2, run("--alter", "--mirror", "dr"));
+        assertTrue(err().startsWith("Error: --alter needs --add-config K=V,..., --add-config-file FILE or --delete-config K,...\n"),
+            err());
+        err.reset();
+        assertEquals(2, run("--alter", "--mirror", "dr", "--add-config", "a=1", "--delete-config", "a"));
+        assertTrue(err().startsWith("Error: config 'a' is both set and deleted; give it once"), err());
+        err.reset();
+        assertEquals(2, run("--alter", "--mirror", "dr", "--add-config", "=1"));
+        assertTrue(err().startsWith("Error: --add-config takes key=value entries"), err());
+        err.reset();
+        assertEquals(2, run("--create", "--mirror", "dr", "--mirror-config", "x", "--delete-config", "a"));
+        assertTrue(err().startsWith("Error: --delete-config cannot be used with --create"), err());
+        assertEquals(1, admin.calls.size(), "usage errors send nothing");
     }
 
     @Test
@@ -332,6 +372,15 @@ class ClusterMirrorsCommandTest {
                                                              CreateClusterMirrorOptions options) {
             calls.add("create " + name + " " + configs + " timeout=" + options.timeoutMs());
             return new CreateClusterMirrorResult(KafkaFuture.completedFuture(null));
+        }
+
+        @Override
+        public AlterClusterMirrorConfigsResult alterClusterMirrorConfigs(String name, Collection<AlterConfigOp> ops,
+                                                                         AlterClusterMirrorConfigsOptions options) {
+            calls.add("alter " + name + " " + ops.stream().map(op -> op.opType() + " " + op.configEntry().name()
+                + (op.configEntry().value() == null ? "" : "=" + op.configEntry().value())).collect(Collectors.joining(", "))
+                + " timeout=" + options.timeoutMs());
+            return new AlterClusterMirrorConfigsResult(failure != null ? failed(failure) : KafkaFuture.completedFuture(null));
         }
 
         @Override

@@ -70,6 +70,7 @@ final class CommandProcessor {
                 case PAUSE -> changeDesired(image, command, DesiredState.PAUSED, nowMs);
                 case RESUME -> changeDesired(image, command, DesiredState.MIRRORING, nowMs);
                 case ADD_PARTITIONS -> addPartitions(image, command, nowMs);
+                case ALTER -> alter(image, command);
             };
         } catch (ClusterMirrorException e) {
             return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
@@ -92,6 +93,33 @@ final class CommandProcessor {
         return new CommandOutcome(
             CommandResult.ok(command.commandId(), "created mirror '" + command.mirror() + "' of source cluster " + sourceClusterId, List.of()),
             List.of(new CommandOutcome.MetadataWrite(RecordCodec.mirrorKey(command.mirror()), RecordCodec.encodeMirror(record))),
+            List.of());
+    }
+
+    /**
+     * ALTER: the mirror's configs changed as the command says ({@link MirrorConfigAlteration}); no topic changes state.
+     * A change of the source connection is proven like CREATE's, by asking the source for its cluster id with the new
+     * configs: it must still be the mirror's source. The brokers' fetchers and the metadata sync rebuild their source
+     * clients when they see the new record.
+     */
+    private CommandOutcome alter(MirrorImage image, MirrorCommand command) {
+        MirrorRecord mirror = requireMirror(image, command.mirror());
+        MirrorConfigAlteration alteration = MirrorConfigAlteration.of(mirror, command.configs(), command.deletedConfigs());
+        if (alteration.connectionChanged()) {
+            String sourceClusterId = source.clusterId(alteration.config());
+            if (!sourceClusterId.equals(mirror.sourceClusterId())) {
+                throw new ClusterMirrorException(MirrorError.INVALID_CONFIG, "with the new configs, bootstrap.servers reaches "
+                    + "cluster " + sourceClusterId + ", not the source of mirror '" + mirror.name() + "' ("
+                    + mirror.sourceClusterId() + "); point it at that cluster's brokers, or create another mirror");
+            }
+        }
+        MirrorRecord altered = new MirrorRecord(mirror.name(), alteration.config().originals(), mirror.sourceClusterId(),
+            mirror.createdMs());
+        String message = "altered mirror '" + mirror.name() + "'"
+            + (command.configs().isEmpty() ? "" : "; set " + String.join(", ", new TreeSet<>(command.configs().keySet())))
+            + (command.deletedConfigs().isEmpty() ? "" : "; deleted " + String.join(", ", new TreeSet<>(command.deletedConfigs())));
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.of()),
+            List.of(new CommandOutcome.MetadataWrite(RecordCodec.mirrorKey(mirror.name()), RecordCodec.encodeMirror(altered))),
             List.of());
     }
 

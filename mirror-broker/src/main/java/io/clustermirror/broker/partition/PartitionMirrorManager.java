@@ -89,7 +89,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, LeaderChange> pendingLeaders = new HashMap<>();
     private final Map<TopicPartition, MirrorPartition> partitions = new HashMap<>();
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
-    private final Map<String, PartitionFetcher> fetchers = new HashMap<>();
+    private final Map<String, MirrorFetchers> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
     /**
      * The log fence of every partition this broker has had a machine for. Never removed: a partition that leaves its
@@ -113,6 +113,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long truncatedToOffset = -1;
         /** The source timestamp of the oldest record the destination lacks, or {@link PartitionStateRecord#NOTHING_UNMIRRORED}. */
         long oldestUnmirroredTimestamp = PartitionStateRecord.NOTHING_UNMIRRORED;
+    }
+
+    /**
+     * The fetchers of one mirror, the configs they were built with (a mirror whose configs change gets new ones) and the
+     * listener they report to.
+     */
+    private record MirrorFetchers(PartitionFetcher fetcher, Map<String, String> configs, Listener listener) {
     }
 
     /** Writes partition states to {@code __mirror_state} ({@link StateWriter} on a broker). */
@@ -324,6 +331,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             all.addAll(localLeaders.keySet());
             all.forEach(this::reconcile);
             closeFetchersOfDeletedMirrors();
+            rebuildFetchersOfAlteredMirrors();
         }));
     }
 
@@ -422,9 +430,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
         } else if (action instanceof PartitionAction.StartFetching) {
             return startFetching(tp, p);
         } else if (action instanceof PartitionAction.StopFetching) {
-            PartitionFetcher f = fetchers.get(p.mirror());
+            MirrorFetchers f = fetchers.get(p.mirror());
             if (f != null) {
-                f.removePartition(tp);
+                f.fetcher().removePartition(tp);
             }
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
@@ -599,8 +607,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         PartitionFetcher f;
         try {
-            f = fetchers.computeIfAbsent(p.mirror(),
-                name -> fetcherFactory.create(MirrorConfig.validate(name, mirror.get().configs()), new Listener()));
+            f = fetchers.computeIfAbsent(p.mirror(), name -> {
+                Listener listener = new Listener();
+                return new MirrorFetchers(fetcherFactory.create(MirrorConfig.validate(name, mirror.get().configs()), listener),
+                    mirror.get().configs(), listener);
+            }).fetcher();
         } catch (RuntimeException e) {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }
@@ -725,9 +736,47 @@ public final class PartitionMirrorManager implements AutoCloseable {
             if (image.mirror(e.getKey()).isPresent()) {
                 return false;
             }
-            e.getValue().close();
+            e.getValue().fetcher().close();
             return true;
         });
+    }
+
+    /**
+     * A mirror whose configs changed (an ALTER, or secrets sealed again for a new key) gets new fetchers, and with them
+     * new source clients: each of its fetching partitions leaves the old fetchers (no append of theirs is then in
+     * flight) and starts on the new ones at the destination log end, with its leader epoch and last fetched epoch, as a
+     * new leader's fetch does. The partitions stay MIRRORING: nothing is prepared again or truncated.
+     */
+    private void rebuildFetchersOfAlteredMirrors() {
+        for (String mirror : List.copyOf(fetchers.keySet())) {
+            Optional<MirrorRecord> record = image.mirror(mirror);
+            if (record.isEmpty() || record.get().configs().equals(fetchers.get(mirror).configs())) {
+                continue;
+            }
+            List<MirrorPartition> moving = partitions.values().stream().filter(p -> p.mirror().equals(mirror) && p.fetching())
+                .toList();
+            PartitionFetcher old = fetchers.remove(mirror).fetcher();
+            moving.forEach(p -> old.removePartition(p.partition()));
+            old.close();
+            log.info("Mirror '{}': its configs changed; {} fetching partition(s) continue on new source clients", mirror,
+                moving.size());
+            // Queued behind the progress the old fetchers reported before they let go, so that each partition continues
+            // with its last fetched epoch as of its log end.
+            executor.execute(() -> guarded(() -> moving.forEach(before -> {
+                TopicPartition tp = before.partition();
+                MirrorPartition now = partitions.get(tp);
+                if (now != null && now.fetching() && now.leaderEpoch() == before.leaderEpoch()) {
+                    startFetching(tp, now).ifPresent(event -> handle(tp, event));
+                }
+            })));
+        }
+    }
+
+    /** True if a fetcher callback comes from the current fetchers of the mirror; a replaced one's reports are stale. */
+    private boolean current(Listener listener, TopicPartition tp) {
+        MirrorPartition p = partitions.get(tp);
+        MirrorFetchers f = p == null ? null : fetchers.get(p.mirror());
+        return f != null && f.listener() == listener;
     }
 
     /**
@@ -832,11 +881,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }));
         }
 
-        /** The fetcher dropped the partition: the machine has the log repaired ({@link #startRepair}). */
+        /**
+         * The fetcher dropped the partition: the machine has the log repaired ({@link #startRepair}). Not from replaced
+         * fetchers: the new ones fetch from the log end with the last fetched epoch and see any divergence themselves.
+         */
         @Override
         public void onDivergence(TopicPartition tp, int sourceEpoch, long sourceEpochEndOffset) {
             executor.execute(() -> guarded(() -> {
-                if (partitions.containsKey(tp)) {
+                if (current(this, tp)) {
                     handle(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
                 }
             }));
@@ -853,10 +905,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }));
         }
 
+        /** Not from replaced fetchers: the failure of an old source client is not the new one's. */
         @Override
         public void onFailure(TopicPartition tp, MirrorError error, String message) {
             executor.execute(() -> guarded(() -> {
-                if (partitions.containsKey(tp)) {
+                if (current(this, tp)) {
                     handle(tp, new PartitionEvent.FetchFailed(error.format(message)));
                 }
             }));
@@ -887,7 +940,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         executor.execute(() -> {
-            fetchers.values().forEach(PartitionFetcher::close);
+            fetchers.values().forEach(f -> f.fetcher().close());
             fetchers.clear();
         });
         executor.shutdown();

@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * The metadata sync of every mirror, run on the broker where the MirrorController runs, so
  * that exactly one broker syncs each mirror (during a controller move two may overlap briefly: every action is
  * idempotent or goes through the controller). A supervisor thread compares the image with the running tasks once
- * a second and starts a {@link MirrorSyncTask} per mirror (restarting it if the mirror was recreated), stopping
+ * a second and starts a {@link MirrorSyncTask} per mirror (restarting it, with new source clients, if the mirror was
+ * recreated or its configs changed), stopping
  * the tasks of deleted mirrors.
  *
  * <p>Shared by the tasks: one Admin client to the destination with an internal client id
@@ -85,7 +86,9 @@ public final class MetadataSyncManager implements AutoCloseable {
                     return false;
                 }
                 e.getValue().close();
-                log.info("Mirror '{}': metadata sync stopped ({})", e.getKey(), now == null ? "mirror deleted" : "mirror recreated");
+                log.info("Mirror '{}': metadata sync stopped ({})", e.getKey(), now == null ? "mirror deleted"
+                    : now.createdMs() == e.getValue().record().createdMs() ? "configs changed: it restarts with new source clients"
+                    : "mirror recreated");
                 return true;
             });
             mirrors.forEach((name, record) -> {

@@ -105,6 +105,64 @@ class CommandProcessorTest {
         assertFailed(run(CommandOp.CREATE, "x", CONFIGS, List.of(), List.of()), MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
     }
 
+    private CommandOutcome alter(String mirror, Map<String, String> set, String... deleted) {
+        return apply(new MirrorCommand("id-alter", CommandOp.ALTER, mirror, set, List.of(), List.of(), 1L, false, List.of(deleted)));
+    }
+
+    @Test
+    void alterChangesOnlyTheMirrorsConfigs() {
+        assertEquals(MirrorError.NONE, apply(new MirrorCommand("c", CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "source:9092",
+            "mirror.fetch.min.bytes", "1000"), List.of(), List.of(), 0L)).result().error());
+        source.topics.put("orders", new SourceTopic("orders", "id-orders", 2, Map.of()));
+        run(CommandOp.START, "dr", "orders");
+        MirrorTopicRecord orders = image.topic("orders").orElseThrow();
+        io.clustermirror.common.records.MirrorRecord before = image.mirror("dr").orElseThrow();
+        CommandOutcome outcome = alter("dr", Map.of("bootstrap.servers", "source-b:9093", "mirror.fetch.max.wait.ms", "200"),
+            "mirror.fetch.min.bytes");
+        assertEquals(MirrorError.NONE, outcome.result().error(), outcome.result().message());
+        assertEquals("altered mirror 'dr'; set bootstrap.servers, mirror.fetch.max.wait.ms; deleted mirror.fetch.min.bytes",
+            outcome.result().message());
+        assertEquals(Map.of("bootstrap.servers", "source-b:9093", "mirror.fetch.max.wait.ms", "200"),
+            image.mirror("dr").orElseThrow().configs());
+        assertEquals("source-cluster-id", image.mirror("dr").orElseThrow().sourceClusterId());
+        assertEquals(before.createdMs(), image.mirror("dr").orElseThrow().createdMs(), "still the same mirror");
+        assertEquals(orders, image.topic("orders").orElseThrow(), "no topic changes state");
+        assertEquals(1, outcome.metadataWrites().size(), "only the mirror record is written");
+    }
+
+    @Test
+    void alterRefusesBadInputNamingTheCauseAndChangesNothing() {
+        createMirror();
+        assertFailed(alter("dr", Map.of("mirror.fetch.max.byte", "1")), MirrorError.INVALID_CONFIG, "unknown mirror config 'mirror.fetch.max.byte'");
+        assertFailed(alter("dr", Map.of("sasl.mechanizm", "PLAIN")), MirrorError.INVALID_CONFIG, "unknown config 'sasl.mechanizm'");
+        assertFailed(alter("dr", Map.of("mirror.fetch.max.bytes", "-1")), MirrorError.INVALID_CONFIG, "'mirror.fetch.max.bytes'");
+        assertFailed(alter("dr", Map.of(), "bootstrap.servers"), MirrorError.INVALID_CONFIG, "'bootstrap.servers' cannot be deleted");
+        assertFailed(alter("dr", Map.of(), "mirror.fetch.min.bytes"), MirrorError.INVALID_CONFIG, "'mirror.fetch.min.bytes' is not set");
+        assertFailed(alter("dr", Map.of("mirror.fetch.min.bytes", "1"), "mirror.fetch.min.bytes"), MirrorError.INVALID_CONFIG,
+            "both set and deleted");
+        assertFailed(alter("dr", Map.of()), MirrorError.INVALID_REQUEST, "nothing to alter");
+        assertFailed(alter("nope", Map.of("mirror.fetch.min.bytes", "1")), MirrorError.UNKNOWN_CLUSTER_MIRROR, "'nope'");
+        source.otherClusters.put("elsewhere:9092", "other-cluster-id");
+        assertFailed(alter("dr", Map.of("bootstrap.servers", "elsewhere:9092")), MirrorError.INVALID_CONFIG,
+            "reaches cluster other-cluster-id, not the source of mirror 'dr' (source-cluster-id)");
+        source.reachable = false;
+        assertFailed(alter("dr", Map.of("security.protocol", "SSL")), MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
+        assertEquals(CONFIGS, image.mirror("dr").orElseThrow().configs(), "every refused alter left the configs as they were");
+        assertEquals(MirrorError.NONE, alter("dr", Map.of("mirror.fetch.min.bytes", "1")).result().error(),
+            "a change of mirror.* settings alone does not need the source");
+    }
+
+    @Test
+    void newBootstrapServersNeedTheSealedSecretsGivenAgain() {
+        String sealed = "sealed:v1:key:payload";
+        assertEquals(MirrorError.NONE, run(CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "source:9092",
+            "ssl.key.password", sealed), List.of(), List.of()).result().error());
+        assertFailed(alter("dr", Map.of("bootstrap.servers", "source-b:9093")), MirrorError.INVALID_CONFIG,
+            "[ssl.key.password] are encrypted for the mirror's current bootstrap.servers");
+        assertEquals(MirrorError.NONE, alter("dr", Map.of("bootstrap.servers", "source-b:9093",
+            "ssl.key.password", "sealed:v1:key:other")).result().error());
+    }
+
     @Test
     void startCreatesMissingTopicsWithTheSourcePartitionCountAndRecordsTheSourceTopicId() {
         createMirror();

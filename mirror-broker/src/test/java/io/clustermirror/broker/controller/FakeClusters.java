@@ -23,6 +23,8 @@ final class FakeClusters {
         final Map<String, SourceTopic> topics = new HashMap<>();
         boolean reachable = true;
         MirrorImage image = MirrorImage.EMPTY;
+        /** The clusters some bootstrap servers reach instead of the source. */
+        final Map<String, String> otherClusters = new HashMap<>();
 
         @Override
         public MirrorImage mirrorImage(MirrorConfig config) {
@@ -34,7 +36,7 @@ final class FakeClusters {
             if (!reachable) {
                 throw new ClusterMirrorException(MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
             }
-            return "source-cluster-id";
+            return otherClusters.getOrDefault(config.bootstrapServers(), "source-cluster-id");
         }
 
         @Override

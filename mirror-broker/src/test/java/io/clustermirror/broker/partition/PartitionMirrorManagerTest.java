@@ -126,6 +126,9 @@ class PartitionMirrorManagerTest {
 
     private PartitionFetcher fetcher(MirrorConfig config, FetchListener listener) {
         fetchListener = listener;
+        if (!config.bootstrapServers().equals("source:9092")) {
+            fetcherCalls.add("built for " + config.bootstrapServers());
+        }
         return new PartitionFetcher() {
             @Override
             public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch,
@@ -356,6 +359,31 @@ class PartitionMirrorManagerTest {
 
     private long metricValue(String name, Map<String, String> tags) {
         return ((Number) metrics.metric(metrics.metricName(name, "cluster-mirror", tags)).metricValue()).longValue();
+    }
+
+    @Test
+    void newMirrorConfigsMoveTheFetchingPartitionsToNewFetchersWhereTheyWere() {
+        mirroring();
+        FetchListener oldListener = fetchListener;
+        replica.withRecords(4, 2);
+        oldListener.onProgress(TP, 3, 2, 0, 4); // reported just before the old fetcher let go
+
+        manager.onImage(new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source-b:9093",
+                "mirror.fetch.max.wait.ms", "200"), "source-cluster", 1L)),
+            image(DesiredState.MIRRORING).topics(), Map.of()));
+        runAll();
+
+        assertEquals(List.of("remove orders-0", "close dr", "built for source-b:9093",
+            "add orders-0 from 4 at epoch 3 after source epoch 2"), fetcherCalls);
+        assertEquals(List.of(), replica.changes, "nothing is truncated");
+        assertTrue(written.stream().noneMatch(r -> r.state() == PREPARING), "nothing is prepared again: " + written);
+
+        oldListener.onFailure(TP, MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication failed with the old password");
+        runAll();
+        assertTrue(written.stream().noneMatch(r -> r.state() == FAILED), "the replaced fetchers' failures are stale: " + written);
+        fetchListener.onFailure(TP, MirrorError.SOURCE_CLUSTER_UNREACHABLE, "down");
+        runAll();
+        assertEquals(FAILED, lastRecord().state(), "the new fetchers' failures count");
     }
 
     @Test

@@ -9,20 +9,29 @@ import java.util.Map;
  * @param commandId unique id chosen by the client; the result carries the same id
  * @param op        what to do
  * @param mirror    the mirror's name
- * @param configs   mirror configs (CREATE only; empty otherwise)
+ * @param configs   mirror configs (CREATE), or the configs to set (ALTER); empty otherwise
  * @param topics    topic names or regular expressions (START, STOP, PAUSE, RESUME)
  * @param excludes  names or regular expressions removed from what {@code topics} matched
  * @param timestampMs when the client wrote it
  * @param discardLocalWrites START only: the operator accepts that starting a stopped topic again removes the records
  *                           written to it since its stop; without it such a START is refused
+ * @param deletedConfigs ALTER only: the config keys to remove from the mirror (back to their defaults)
  */
 public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs,
-                            List<String> topics, List<String> excludes, long timestampMs, boolean discardLocalWrites)
+                            List<String> topics, List<String> excludes, long timestampMs, boolean discardLocalWrites,
+                            List<String> deletedConfigs)
         implements CommandLogEntry {
     public MirrorCommand {
         configs = configs == null ? Map.of() : Map.copyOf(configs);
+        deletedConfigs = deletedConfigs == null ? List.of() : List.copyOf(deletedConfigs);
         topics = topics == null ? List.of() : List.copyOf(topics);
         excludes = excludes == null ? List.of() : List.copyOf(excludes);
+    }
+
+    /** A command that deletes no configs. */
+    public MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
+                         List<String> excludes, long timestampMs, boolean discardLocalWrites) {
+        this(commandId, op, mirror, configs, topics, excludes, timestampMs, discardLocalWrites, List.of());
     }
 
     /** A command that discards no local writes. */

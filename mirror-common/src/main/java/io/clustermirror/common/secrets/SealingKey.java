@@ -85,11 +85,18 @@ public final class SealingKey {
      * this key; everything else as given.
      */
     public Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs) {
+        return sealInlineSecrets(mirror, configs, configs.get(MirrorConfig.BOOTSTRAP_SERVERS));
+    }
+
+    /**
+     * Configs to set on mirror {@code mirror}, whose {@code bootstrap.servers} will be {@code bootstrapServers}, with
+     * every inline secret sealed for this key; everything else as given.
+     */
+    public Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, String bootstrapServers) {
         Map<String, String> sealed = new HashMap<>(configs);
-        String bootstrap = configs.get(MirrorConfig.BOOTSTRAP_SERVERS);
         configs.forEach((key, value) -> {
             if (MirrorConfig.isInlineSecret(key, value)) {
-                sealed.put(key, seal(value, context(mirror, key, bootstrap)));
+                sealed.put(key, seal(value, context(mirror, key, bootstrapServers)));
             }
         });
         return sealed;

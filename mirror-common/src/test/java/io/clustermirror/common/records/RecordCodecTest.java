@@ -75,6 +75,9 @@ class RecordCodecTest {
         assertEquals(topic, RecordCodec.decodeTopic(RecordCodec.encodeTopic(topic)));
         MirrorCommand discarding = new MirrorCommand("c-42", CommandOp.START, "dr", Map.of(), List.of("orders"), List.of(), 1L, true);
         assertEquals(discarding, RecordCodec.decodeCommand(RecordCodec.encodeCommand(discarding)));
+        MirrorCommand alter = new MirrorCommand("c-43", CommandOp.ALTER, "dr", Map.of("mirror.fetch.max.wait.ms", "200"), List.of(),
+            List.of(), 1L, false, List.of("mirror.fetch.min.bytes"));
+        assertEquals(alter, RecordCodec.decodeCommand(RecordCodec.encodeCommand(alter)));
     }
 
     @Test
@@ -85,7 +88,7 @@ class RecordCodecTest {
         String start = "{\"v\":1,\"type\":\"request\",\"commandId\":\"c\",\"op\":\"START\",\"mirror\":\"dr\","
             + "\"topics\":[\"orders\"],\"timestampMs\":1}";
         assertEquals(new MirrorCommand("c", CommandOp.START, "dr", Map.of(), List.of("orders"), List.of(), 1L),
-            RecordCodec.decodeCommand(utf8(start)), "a START written without the option discards nothing");
+            RecordCodec.decodeCommand(utf8(start)), "a START written without the option discards nothing (and deletes no config)");
     }
 
     @Test
