@@ -46,6 +46,11 @@ import java.util.stream.Stream;
  */
 final class ProcessCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProcessCluster.class);
+    /**
+     * The JUnit tag of test classes that launch processes (this class or {@link OldKafkaSource}): the slowest ones, left
+     * out of the default build and run as their own step ({@code -Dgroups=process}).
+     */
+    static final String TAG = "process";
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final String HEAP_OPTS = "-Xmx512m -Xms64m";
