@@ -3,6 +3,7 @@ package io.clustermirror.bench;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.PartitionVerification;
+import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
@@ -282,7 +283,7 @@ public final class Bench {
             Admin da = dest.admin();
             long start = System.nanoTime();
             Process mm2 = pb.start();
-            KafkaNode.track(mm2);
+            LaunchedNode.killOnExit(mm2);
             try {
                 long pid = mm2.pid();
                 DoubleSupplier cpu = () -> ProcCpu.cpuSeconds(pid) + dest.cpuSeconds();
@@ -303,7 +304,6 @@ public final class Bench {
                 if (!mm2.waitFor(30, TimeUnit.SECONDS)) {
                     mm2.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
-                KafkaNode.untrack(mm2);
             }
         }
         return res;
@@ -314,7 +314,7 @@ public final class Bench {
         Map<String, Object> res = new LinkedHashMap<>();
         log("[" + codec + "] replication: adding broker 2 to the source cluster and a replica of " + TOPIC + " on it");
         KafkaNode follower = source.addBroker();
-        source.awaitBrokers(2);
+        source.awaitReady();
         Admin sa = source.admin();
         Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
         for (int p = 0; p < partitions; p++) {

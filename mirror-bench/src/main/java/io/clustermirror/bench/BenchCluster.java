@@ -1,20 +1,15 @@
 package io.clustermirror.bench;
 
+import io.clustermirror.testkit.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
@@ -36,12 +31,12 @@ final class BenchCluster implements AutoCloseable {
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
         BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
-            c.nodes.add(new KafkaNode(home, c.dir.resolve("node1"), 1, freePort(), freePort()));
-            c.nodes.get(0).start(c.clusterId, c.nodes.get(0).controllerPort, extra);
+            c.nodes.add(new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), 1, FreePorts.next(), FreePorts.next()));
+            c.nodes.get(0).start(c.nodes.get(0).controllerPort, extra);
             for (int i = 2; i <= brokers; i++) {
                 c.addBroker();
             }
-            c.awaitBrokers(brokers);
+            c.awaitReady();
             return c;
         } catch (RuntimeException e) {
             c.close();
@@ -52,9 +47,9 @@ final class BenchCluster implements AutoCloseable {
     /** Starts one more broker-only node and returns it (without waiting for it). */
     KafkaNode addBroker() {
         int id = nodes.size() + 1;
-        KafkaNode n = new KafkaNode(home, dir.resolve("node" + id), id, freePort(), -1);
+        KafkaNode n = new KafkaNode(home, name, clusterId, dir.resolve("node" + id), id, FreePorts.next(), -1);
         nodes.add(n);
-        n.start(clusterId, nodes.get(0).controllerPort, extra);
+        n.start(nodes.get(0).controllerPort, extra);
         return n;
     }
 
@@ -79,30 +74,10 @@ final class BenchCluster implements AutoCloseable {
         return admin;
     }
 
-    /** Waits until the cluster has {@code n} live brokers; fails early if a node died. */
-    void awaitBrokers(int n) {
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (true) {
-            for (KafkaNode node : nodes) {
-                if (!node.alive()) {
-                    throw new IllegalStateException("node " + node.nodeId + " of the " + name + " cluster exited:\n"
-                        + node.tail());
-                }
-            }
-            try {
-                if (admin().describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= n) {
-                    return;
-                }
-            } catch (ExecutionException | TimeoutException e) {
-                // not up yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the " + name + " cluster", e);
-            }
-            if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("the " + name + " cluster did not come up with " + n + " brokers");
-            }
-            Bench.sleep(250);
+    /** Waits until every node is ready; fails early if one exits. */
+    void awaitReady() {
+        for (KafkaNode node : nodes) {
+            node.awaitReady(admin());
         }
     }
 
@@ -130,14 +105,6 @@ final class BenchCluster implements AutoCloseable {
         // Brokers first, the controller last (a broker without its controller waits for it on shutdown).
         for (int i = nodes.size() - 1; i >= 0; i--) {
             nodes.get(i).close();
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

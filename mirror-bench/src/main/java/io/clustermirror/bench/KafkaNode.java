@@ -1,155 +1,105 @@
 package io.clustermirror.bench;
 
+import io.clustermirror.testkit.KRaftConfigs;
+import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testkit.LaunchedNode.Role;
+import org.apache.kafka.clients.admin.Admin;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * One KRaft node started as its own JVM with the project's bin/ scripts ({@code kafka-storage.sh format},
- * {@code cluster-mirror-server-start.sh}), so that its CPU time can be read from /proc.
+ * One KRaft node of the benchmark, a {@link LaunchedNode} started with the project's bin/ scripts
+ * ({@code kafka-storage.sh format}, {@code cluster-mirror-server-start.sh}), so that its CPU time can be read from /proc.
  */
 final class KafkaNode implements AutoCloseable {
-    /** Every JVM the harness started and has not stopped: killed by a shutdown hook if the harness exits early. */
-    private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly),
-            "bench-process-reaper"));
-    }
-
-    /** Registers a child JVM for the shutdown hook. */
-    static void track(Process p) {
-        LIVE.add(p);
-    }
-
-    static void untrack(Process p) {
-        LIVE.remove(p);
-    }
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
     final int nodeId;
     final int brokerPort;
     final int controllerPort; // -1 for a broker-only node
-    final Path dir;
-    private final Path home;
-    private Process process;
+    private final LaunchedNode node;
 
-    KafkaNode(Path home, Path dir, int nodeId, int brokerPort, int controllerPort) {
-        this.home = home;
-        this.dir = dir;
+    KafkaNode(Path home, String cluster, String clusterId, Path dir, int nodeId, int brokerPort, int controllerPort) {
         this.nodeId = nodeId;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
+        this.node = new LaunchedNode(home, cluster, clusterId, nodeId, controllerPort > 0 ? Role.COMBINED : Role.BROKER, dir,
+            System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
+        String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
+        if (opts != null && !opts.isBlank()) {
+            node.environment("KAFKA_OPTS", opts.replace("{dir}", dir.toString()));
+        }
     }
 
     String bootstrap() {
         return "localhost:" + brokerPort;
     }
 
-    /** Writes server.properties, formats the log dir and starts the JVM (does not wait for readiness). */
-    void start(String clusterId, int quorumPort, Map<String, String> extra) {
+    /** Writes server.properties, formats the log dir and starts the JVM (see {@link #awaitReady}). */
+    void start(int quorumPort, Map<String, String> extra) {
+        boolean controller = controllerPort > 0;
+        String listeners = "PLAINTEXT://localhost:" + brokerPort + (controller ? ",CONTROLLER://localhost:" + controllerPort : "");
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("controller.quorum.bootstrap.servers", "localhost:" + quorumPort);
+        config.put("listeners", listeners);
+        config.put("advertised.listeners", listeners);
+        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("controller.listener.names", "CONTROLLER");
+        config.put("num.partitions", "1");
+        // Internal topics on one replica: the benchmark measures the mirrored topics' replication only.
+        config.putAll(KRaftConfigs.internalTopics(1));
+        config.putAll(extra);
         try {
-            Files.createDirectories(dir);
-            boolean controller = controllerPort > 0;
-            StringBuilder p = new StringBuilder();
-            p.append("process.roles=").append(controller ? "broker,controller" : "broker").append('\n');
-            p.append("node.id=").append(nodeId).append('\n');
-            p.append("controller.quorum.bootstrap.servers=localhost:").append(quorumPort).append('\n');
-            String listeners = "PLAINTEXT://localhost:" + brokerPort
-                + (controller ? ",CONTROLLER://localhost:" + controllerPort : "");
-            p.append("listeners=").append(listeners).append('\n');
-            p.append("advertised.listeners=").append(listeners).append('\n');
-            p.append("listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n");
-            p.append("inter.broker.listener.name=PLAINTEXT\ncontroller.listener.names=CONTROLLER\n");
-            p.append("log.dirs=").append(dir.resolve("data")).append('\n');
-            p.append("num.partitions=1\noffsets.topic.replication.factor=1\ntransaction.state.log.replication.factor=1\n");
-            p.append("transaction.state.log.min.isr=1\nshare.coordinator.state.topic.replication.factor=1\n");
-            p.append("share.coordinator.state.topic.min.isr=1\ngroup.initial.rebalance.delay.ms=0\n");
-            extra.forEach((k, v) -> p.append(k).append('=').append(v).append('\n'));
-            Path props = dir.resolve("server.properties");
-            Files.writeString(props, p.toString());
-
-            List<String> format = new ArrayList<>(List.of(home.resolve("bin/kafka-storage.sh").toString(), "format",
-                "-t", clusterId, "-c", props.toString()));
-            if (controller) {
-                format.add("--standalone");
-            }
-            run(format, dir.resolve("format.out"), 120);
-
-            ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/cluster-mirror-server-start.sh").toString(),
-                props.toString());
-            pb.environment().put("LOG_DIR", dir.resolve("logs").toString());
-            pb.environment().put("KAFKA_HEAP_OPTS", System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
-            String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
-            if (opts != null && !opts.isBlank()) {
-                pb.environment().put("KAFKA_OPTS", opts.replace("{dir}", dir.toString()));
-            }
-            pb.redirectErrorStream(true).redirectOutput(dir.resolve("server.out").toFile());
-            process = pb.start();
-            track(process);
+            node.writeProperties("Written by the benchmark harness.", config);
+            node.format(controller ? List.of("--standalone") : List.of());
+            node.start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting " + node, e);
+        }
+    }
+
+    /** Waits until the node is ready ({@link LaunchedNode#awaitReady}); fails with its output's end if it exits or times out. */
+    void awaitReady(Admin admin) {
+        try {
+            node.awaitReady(admin, START_TIMEOUT);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + node, e);
         }
     }
 
     boolean alive() {
-        return process != null && process.isAlive();
+        return node.alive();
     }
 
     long pid() {
-        return process.pid();
+        return node.pid();
     }
 
     /** CPU seconds (user + system) of the JVM so far. */
     double cpuSeconds() {
-        return ProcCpu.cpuSeconds(process.pid());
-    }
-
-    String tail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("server.out"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "(no output)";
-        }
+        return ProcCpu.cpuSeconds(node.pid());
     }
 
     @Override
     public void close() {
-        if (process == null) {
-            return;
-        }
-        process.destroy();
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            node.terminate();
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
-        }
-        untrack(process);
-        process = null;
-    }
-
-    static void run(List<String> cmd, Path out, long timeoutSec) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        try {
-            if (!p.waitFor(timeoutSec, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("timed out: " + cmd);
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + cmd);
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException("failed (" + p.exitValue() + "): " + cmd + ": " + Files.readString(out));
         }
     }
 }

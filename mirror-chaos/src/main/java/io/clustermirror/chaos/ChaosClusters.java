@@ -1,5 +1,10 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.testkit.FreePorts;
+import io.clustermirror.testkit.KRaftConfigs;
+import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testkit.LaunchedNode.Role;
+import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -11,10 +16,7 @@ import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +52,7 @@ final class ChaosClusters implements AutoCloseable {
     /** The node id of the destination's controller (brokers are 1, 2, 3). */
     static final int DESTINATION_CONTROLLER_ID = 9;
     static final int DESTINATION_BROKERS = 3;
+    private static final String HEADER = "Written by the chaos runner.";
 
     private final Map<Integer, LaunchedNode> sourceNodes = new TreeMap<>();
     private final Map<Integer, Integer> sourceInternalPorts = new TreeMap<>();
@@ -82,16 +85,15 @@ final class ChaosClusters implements AutoCloseable {
 
     private void startSource(Path home, Path dir, int brokers) throws Exception {
         String clusterId = Uuid.randomUuid().toString();
-        int controllerPort = freePort();
+        int controllerPort = FreePorts.next();
         for (int id = 1; id <= brokers; id++) {
-            int internalPort = freePort();
-            int clientPort = freePort();
+            int internalPort = FreePorts.next();
+            int clientPort = FreePorts.next();
             FaultProxy proxy = FaultProxy.start("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
             proxies.put(id, proxy);
             sourceInternalPorts.put(id, internalPort);
             boolean controller = id == 1;
             Map<String, String> config = new LinkedHashMap<>();
-            config.put("process.roles", controller ? "broker,controller" : "broker");
             config.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
             String listeners = "INTERNAL://localhost:" + internalPort + ",CLIENT://127.0.0.1:" + clientPort;
             config.put("listeners", listeners + (controller ? ",CONTROLLER://localhost:" + controllerPort : ""));
@@ -101,8 +103,10 @@ final class ChaosClusters implements AutoCloseable {
             config.put("inter.broker.listener.name", "INTERNAL");
             config.put("controller.listener.names", "CONTROLLER");
             config.putAll(replication(brokers));
-            LaunchedNode node = new LaunchedNode(home, "source", id, dir.resolve("node-" + id), BROKER_HEAP);
-            node.format(clusterId, config, controller ? List.of("--standalone") : List.of());
+            LaunchedNode node = new LaunchedNode(home, "source", clusterId, id, controller ? Role.COMBINED : Role.BROKER,
+                dir.resolve("node-" + id), BROKER_HEAP);
+            node.writeProperties(HEADER, config);
+            node.format(controller ? List.of("--standalone") : List.of());
             sourceNodes.put(id, node);
         }
         for (LaunchedNode node : sourceNodes.values()) {
@@ -112,7 +116,7 @@ final class ChaosClusters implements AutoCloseable {
 
     private void startDestination(Path home, Path dir) throws Exception {
         String clusterId = Uuid.randomUuid().toString();
-        int controllerPort = freePort();
+        int controllerPort = FreePorts.next();
         Map<String, String> common = new LinkedHashMap<>();
         common.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
         common.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -123,24 +127,24 @@ final class ChaosClusters implements AutoCloseable {
         // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
 
         Map<String, String> controllerConfig = new LinkedHashMap<>(common);
-        controllerConfig.put("process.roles", "controller");
         controllerConfig.put("listeners", "CONTROLLER://localhost:" + controllerPort);
         controllerConfig.put("advertised.listeners", "CONTROLLER://localhost:" + controllerPort);
-        destinationController = new LaunchedNode(home, "destination", DESTINATION_CONTROLLER_ID, dir.resolve("controller-" + DESTINATION_CONTROLLER_ID),
-            CONTROLLER_HEAP);
-        destinationController.format(clusterId, controllerConfig, List.of("--standalone"));
+        destinationController = new LaunchedNode(home, "destination", clusterId, DESTINATION_CONTROLLER_ID, Role.CONTROLLER,
+            dir.resolve("controller-" + DESTINATION_CONTROLLER_ID), CONTROLLER_HEAP);
+        destinationController.writeProperties(HEADER, controllerConfig);
+        destinationController.format(List.of("--standalone"));
 
         for (int id = 1; id <= DESTINATION_BROKERS; id++) {
-            int port = freePort();
+            int port = FreePorts.next();
             destinationPorts.put(id, port);
             Map<String, String> config = new LinkedHashMap<>(common);
-            config.put("process.roles", "broker");
             config.put("listeners", "PLAINTEXT://localhost:" + port);
             config.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
             config.put("inter.broker.listener.name", "PLAINTEXT");
             config.putAll(replication(DESTINATION_BROKERS));
-            LaunchedNode node = new LaunchedNode(home, "destination", id, dir.resolve("broker-" + id), BROKER_HEAP);
-            node.format(clusterId, config, List.of());
+            LaunchedNode node = new LaunchedNode(home, "destination", clusterId, id, Role.BROKER, dir.resolve("broker-" + id), BROKER_HEAP);
+            node.writeProperties(HEADER, config);
+            node.format(List.of());
             destinationBrokers.put(id, node);
         }
         destinationController.start();
@@ -151,27 +155,12 @@ final class ChaosClusters implements AutoCloseable {
 
     /** Replication settings for {@code brokers} brokers: factor 3 and min ISR 2 where there are 3. */
     private static Map<String, String> replication(int brokers) {
-        String rf = String.valueOf(Math.min(3, brokers));
-        String minIsr = brokers >= 3 ? "2" : "1";
         Map<String, String> config = new LinkedHashMap<>();
         config.put("num.partitions", "1");
-        config.put("default.replication.factor", rf);
-        config.put("min.insync.replicas", minIsr);
-        config.put("offsets.topic.replication.factor", rf);
-        config.put("transaction.state.log.replication.factor", rf);
-        config.put("transaction.state.log.min.isr", minIsr);
-        config.put("share.coordinator.state.topic.replication.factor", rf);
-        config.put("share.coordinator.state.topic.min.isr", minIsr);
-        config.put("group.initial.rebalance.delay.ms", "0");
+        config.put("default.replication.factor", String.valueOf(KRaftConfigs.replicationFactor(brokers)));
+        config.put("min.insync.replicas", String.valueOf(KRaftConfigs.minInsyncReplicas(brokers)));
+        config.putAll(KRaftConfigs.internalTopics(brokers));
         return config;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private void awaitSourceReady() throws Exception {
@@ -185,21 +174,10 @@ final class ChaosClusters implements AutoCloseable {
         awaitReady(destinationBroker(id), destinationBootstrapServers());
     }
 
-    /**
-     * Waits until a broker is registered and unfenced and its extension is attached (the launcher logs that after each
-     * start of the broker; until then the node refuses client writes), failing early if the node exits.
-     */
+    /** Waits until a broker is ready ({@link LaunchedNode#awaitReady}), failing early if the node exits. */
     private static void awaitReady(LaunchedNode node, String bootstrapServers) throws Exception {
-        int id = node.id();
-        String attached = "Cluster Mirror extension attached to broker " + id + " of cluster";
         try (Admin admin = admin(bootstrapServers)) {
-            Waits.until(() -> {
-                if (!node.alive()) {
-                    throw new IllegalStateException(node + " exited during startup; see " + node.output());
-                }
-                return node.countOutputLines(attached) == node.countOutputLines("=== start of node ")
-                    && admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id);
-            }, START_TIMEOUT, node + " to be ready");
+            node.awaitReady(admin, START_TIMEOUT);
         }
     }
 
@@ -211,7 +189,7 @@ final class ChaosClusters implements AutoCloseable {
      */
     void awaitDestinationFullyReplicated() throws Exception {
         try (Admin admin = destinationAdmin()) {
-            Waits.until(() -> {
+            TestUtils.await(() -> {
                 Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
                 return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
                     .flatMap(t -> t.partitions().stream())
@@ -299,7 +277,7 @@ final class ChaosClusters implements AutoCloseable {
 
     /** Waits until metadata names a leader of {@code tp} among the running destination brokers. */
     int destinationLeader(Admin admin, TopicPartition tp) throws TimeoutException, InterruptedException {
-        return Waits.value(() -> placement(admin, tp).leader().filter(l -> destinationBroker(l).alive()),
+        return TestUtils.awaitValue(() -> placement(admin, tp).leader().filter(l -> destinationBroker(l).alive()),
             START_TIMEOUT, "a leader of " + tp + " on a running destination broker");
     }
 

@@ -7,6 +7,8 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -446,7 +448,7 @@ final class ChaosRun {
                 return false;
             }
         };
-        Waits.until(() -> {
+        TestUtils.await(() -> {
             if (checked.call()) {
                 return true;
             }
@@ -481,7 +483,7 @@ final class ChaosRun {
 
     private static void awaitStates(ClusterMirrorAdmin admin, String mirrorName, String topic, PartitionState state, Duration bound)
             throws Exception {
-        Waits.until(() -> describe(admin, mirrorName, topic).partitions().stream().allMatch(p -> p.state() == state), bound,
+        TestUtils.await(() -> describe(admin, mirrorName, topic).partitions().stream().allMatch(p -> p.state() == state), bound,
             "every partition of " + topic + " in mirror " + mirrorName + " to be " + state);
     }
 
@@ -508,7 +510,7 @@ final class ChaosRun {
     private void awaitConvergence(Admin sourceAdmin, Admin destinationAdmin) throws Exception {
         Map<TopicPartition, String> lagging = new HashMap<>();
         try {
-            Waits.until(() -> {
+            TestUtils.await(() -> {
                 lagging.clear();
                 for (String topic : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC)) {
                     MirrorTopicDescription description = describe(topic);

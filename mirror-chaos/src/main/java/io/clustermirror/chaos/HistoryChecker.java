@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

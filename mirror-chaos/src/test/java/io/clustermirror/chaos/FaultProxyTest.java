@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.testkit.TestUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -86,7 +87,7 @@ class FaultProxyTest {
         }
         assertEquals(1, proxy.acceptedConnections());
         // The pump counts a chunk after it wrote it, perhaps after the client read it.
-        Waits.until(() -> proxy.forwardedBytes() == 20, Duration.ofSeconds(10), "20 bytes forwarded");
+        TestUtils.waitFor(() -> proxy.forwardedBytes() == 20, Duration.ofSeconds(10), "20 bytes forwarded");
     }
 
     @Test

@@ -19,6 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
@@ -54,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>The producer-id collision test runs first: a restarted node gets a new block of producer ids, so only nodes no
  * earlier test restarted still hand out the low ids of the blocks a fresh source's producers used.
  */
+@Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(ProcessCluster.LaunchMode.class)

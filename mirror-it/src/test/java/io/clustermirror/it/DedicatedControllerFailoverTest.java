@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * controller dies (SIGKILL) and the one that takes over keeps mirror topics read-only, from its own view of the mirror
  * state.
  */
+@Tag(ProcessCluster.TAG)
 class DedicatedControllerFailoverTest {
     private static DedicatedControllerTest.Pair pair;
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * controller, which authorizes CreatePartitions, DeleteTopics and topic config changes, keeps mirror topics read-only,
  * lets the metadata sync through, and fails closed while it cannot read the mirror state.
  */
+@Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DedicatedControllerTest {
     private static final int CONTROLLER = 1;

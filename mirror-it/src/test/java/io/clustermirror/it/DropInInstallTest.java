@@ -1,5 +1,6 @@
 package io.clustermirror.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * read-only authorizer without the agent that attaches the extension). Working drop-in nodes are tested by the tests
  * parameterized by {@link ProcessCluster.LaunchMode}.
  */
+@Tag(ProcessCluster.TAG)
 class DropInInstallTest {
     private static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
     private static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";

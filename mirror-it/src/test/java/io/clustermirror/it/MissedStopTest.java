@@ -14,6 +14,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * two other replicas are killed: it leads with the barrier, every local write and nothing of the truncated range, and a
  * consumer reads exactly that; the other replicas, back, hold the same batches with the same leader epochs.
  */
+@Tag(ProcessCluster.TAG)
 class MissedStopTest {
     private static final Logger log = LoggerFactory.getLogger(MissedStopTest.class);
     private static final String TOPIC = "missed-stop";

@@ -1,5 +1,7 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testkit.FreePorts;
+import io.clustermirror.testkit.LaunchedNode;
 import io.clustermirror.testkit.TestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -14,12 +16,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -62,13 +62,12 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
      * @param extraConfigs broker configs added to (or replacing) the defaults
      */
     static OldKafkaSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
-        Path libs = ProcessCluster.findCheckout().resolve("old-kafka/kafka-" + version + "/target/libs");
+        Path libs = LaunchedNode.findCheckout().resolve("old-kafka/kafka-" + version + "/target/libs");
         if (!Files.isDirectory(libs)) {
             throw new IllegalStateException("Kafka " + version + " is not collected in " + libs + ": run 'mvn -B install -DskipTests' first");
         }
-        Set<Integer> ports = new HashSet<>();
         OldKafkaSource cluster = new OldKafkaSource(version, mode, libs,
-            Files.createTempDirectory("old-kafka-" + version + "-"), ProcessCluster.freePort(ports));
+            Files.createTempDirectory("old-kafka-" + version + "-"), FreePorts.next());
         try {
             Map<String, String> configs = new LinkedHashMap<>();
             configs.put("broker.id", String.valueOf(BROKER_ID));
@@ -79,14 +78,14 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
             configs.put("group.initial.rebalance.delay.ms", "0");
             configs.put("super.users", "User:ANONYMOUS");
             if (mode == Mode.ZOOKEEPER) {
-                int zkPort = ProcessCluster.freePort(ports);
+                int zkPort = FreePorts.next();
                 cluster.launch("zookeeper", List.of("org.apache.zookeeper.server.ZooKeeperServerMain",
                     String.valueOf(zkPort), cluster.dir.resolve("zookeeper").toString()));
                 configs.put("zookeeper.connect", "localhost:" + zkPort);
                 configs.put("listeners", "PLAINTEXT://localhost:" + cluster.brokerPort);
                 configs.put("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer");
             } else {
-                int controllerPort = ProcessCluster.freePort(ports);
+                int controllerPort = FreePorts.next();
                 configs.put("node.id", String.valueOf(BROKER_ID));
                 configs.put("process.roles", "broker,controller");
                 configs.put("controller.quorum.voters", BROKER_ID + "@localhost:" + controllerPort);
@@ -136,7 +135,7 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
         if (!p.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new IllegalStateException("formatting the Kafka " + version + " log dir failed:\n"
-                + ProcessCluster.tail(output("format"), 20));
+                + LaunchedNode.tail(output("format"), 20));
         }
     }
 
@@ -152,7 +151,7 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
                 for (Process p : processes) {
                     if (!p.isAlive()) {
                         throw new AssertionError("a process of the Kafka " + version + " source exited with status " + p.exitValue()
-                            + "\n--- broker output ---\n" + ProcessCluster.tail(output("broker"), 30));
+                            + "\n--- broker output ---\n" + LaunchedNode.tail(output("broker"), 30));
                     }
                 }
                 try {

@@ -27,6 +27,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@link OldKafkaSource}); each subclass names the release and how it keeps its metadata. The source has no
  * {@code __mirror_*} topics, so loop and failback detection find no mirror state there and must not get in the way.
  */
+@Tag(ProcessCluster.TAG)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class OldSourceContract {
     private OldKafkaSource source;

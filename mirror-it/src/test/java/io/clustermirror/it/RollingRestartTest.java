@@ -11,6 +11,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -49,6 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * loaded the mirror image, so that it never refuses writes to an ordinary topic while it cannot tell mirror topics from
  * others, even when it leads partitions at once (a whole-cluster restart).
  */
+@Tag(ProcessCluster.TAG)
 @ParameterizedClass(name = "{0}")
 @EnumSource(ProcessCluster.LaunchMode.class)
 class RollingRestartTest {

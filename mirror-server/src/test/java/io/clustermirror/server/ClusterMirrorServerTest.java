@@ -2,6 +2,7 @@ package io.clustermirror.server;
 
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
+import io.clustermirror.testkit.FreePorts;
 import io.clustermirror.testkit.TestUtils;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -27,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,7 +77,7 @@ class ClusterMirrorServerTest {
 
     @Test
     void unformattedLogDirsAreRejectedBeforeStart() throws IOException {
-        Properties props = nodeProperties("broker,controller", freePort());
+        Properties props = nodeProperties("broker,controller", FreePorts.next());
         Exception e = assertThrows(RuntimeException.class, () -> KafkaServerLauncher.create(props));
         assertTrue(ClusterMirrorServer.describe(e).contains("meta.properties"), ClusterMirrorServer.describe(e));
     }
@@ -132,7 +132,7 @@ class ClusterMirrorServerTest {
     @Test
     void failedAttachWhileStartingFailsTheStartWithoutOpeningTheClientListener() throws Exception {
         Properties props = formattedNode("broker,controller");
-        int clientPort = freePort();
+        int clientPort = FreePorts.next();
         props.put("listeners", props.getProperty("listeners").replace("PLAINTEXT://", "INTERNAL://")
             + ",CLIENT://localhost:" + clientPort);
         props.put("listener.security.protocol.map", "INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -170,7 +170,7 @@ class ClusterMirrorServerTest {
     }
 
     private Properties formattedNode(String roles) throws Exception {
-        Properties props = nodeProperties(roles, freePort());
+        Properties props = nodeProperties(roles, FreePorts.next());
         Formatter formatter = new Formatter()
             .setNodeId(1)
             .setClusterId(Uuid.randomUuid().toString())
@@ -197,18 +197,12 @@ class ClusterMirrorServerTest {
             "transaction.state.log.replication.factor", "1",
             "transaction.state.log.min.isr", "1"));
         if (roles.contains("broker")) {
-            props.put("listeners", "PLAINTEXT://localhost:" + freePort() + ",CONTROLLER://localhost:" + controllerPort);
+            props.put("listeners", "PLAINTEXT://localhost:" + FreePorts.next() + ",CONTROLLER://localhost:" + controllerPort);
             props.put("inter.broker.listener.name", "PLAINTEXT");
         } else {
             props.put("listeners", "CONTROLLER://localhost:" + controllerPort);
         }
         return props;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static List<String> produceAndConsume(Properties serverProps) throws Exception {

@@ -210,16 +210,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             // Behave like a production broker, not like Kafka's own tests.
             defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
             defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
-            // Internal topics (ours included) need no more replicas than there are brokers, and a min ISR
-            // that survives a broker restart, so that groups and transactions work in 1- and 2-broker clusters.
-            String replicationFactor = String.valueOf(Math.min(3, brokers));
-            String minIsr = brokers >= 3 ? "2" : "1";
-            defaults.put("offsets.topic.replication.factor", replicationFactor);
-            defaults.put("transaction.state.log.replication.factor", replicationFactor);
-            defaults.put("transaction.state.log.min.isr", minIsr);
-            defaults.put("share.coordinator.state.topic.replication.factor", replicationFactor);
-            defaults.put("share.coordinator.state.topic.min.isr", minIsr);
-            defaults.put("group.initial.rebalance.delay.ms", "0");
+            defaults.putAll(KRaftConfigs.internalTopics(brokers));
             if (withExtension) {
                 ExtensionRegistry.expectAttachments("the test kit");
                 defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);

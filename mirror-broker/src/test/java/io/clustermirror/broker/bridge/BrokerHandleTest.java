@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 import static io.clustermirror.broker.TestBatches.batch;
 import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
-import static io.clustermirror.broker.fetch.TestClusters.waitFor;
+import static io.clustermirror.testkit.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -67,7 +68,7 @@ class BrokerHandleTest {
             TopicPartition tp = new TopicPartition(topic, p);
             waitFor(() -> leader(brokers, tp).isPresent()
                 && brokers.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == 3,
-                15_000, () -> "replicas of " + tp);
+                Duration.ofSeconds(15), () -> "replicas of " + tp);
         }
     }
 
@@ -107,14 +108,14 @@ class BrokerHandleTest {
         long crc0 = recs.batches().iterator().next().checksum();
         AppendResult r = l.appendAsLeader(tp, before.leaderEpoch(), recs);
         assertEquals(new AppendResult(0, 12, 13), r);
-        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 13, 15_000, () -> "HW 13");
+        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 13, Duration.ofSeconds(15), () -> "HW 13");
         // Now the followers are idle in their 5 s long poll: a second append must wake them.
-        waitFor(() -> brokers.stream().allMatch(h -> h.localLogEndOffset(tp).getAsLong() == 13), 15_000,
+        waitFor(() -> brokers.stream().allMatch(h -> h.localLogEndOffset(tp).getAsLong() == 13), Duration.ofSeconds(15),
             () -> "followers at 13");
         long t0 = System.nanoTime();
         AppendResult r2 = l.appendAsLeader(tp, before.leaderEpoch(), batch(13, 2, 42L, (short) 3, 8, 5));
         assertEquals(new AppendResult(13, 14, 15), r2);
-        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 15, 15_000, () -> "HW 15");
+        waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 15, Duration.ofSeconds(15), () -> "HW 15");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("append to HW on all replicas took " + ms + " ms");
         // Without the wake-up the followers sit in their 5 s long poll before fetching the new data.
@@ -163,7 +164,7 @@ class BrokerHandleTest {
         }
         // First call: every local partition (all 3 brokers host both "existing" partitions).
         for (BrokerHandle h : brokers) {
-            waitFor(() -> !calls.get(h.nodeId()).isEmpty(), 10_000, () -> "first call on " + h.nodeId());
+            waitFor(() -> !calls.get(h.nodeId()).isEmpty(), Duration.ofSeconds(10), () -> "first call on " + h.nodeId());
             List<LeaderChange> first = calls.get(h.nodeId()).get(0);
             for (int p = 0; p < 2; p++) {
                 TopicPartition tp = new TopicPartition("existing", p);
@@ -178,7 +179,7 @@ class BrokerHandleTest {
         for (int p = 0; p < 2; p++) {
             TopicPartition tp = new TopicPartition("fresh", p);
             waitFor(() -> brokers.stream().allMatch(h -> changesFor(calls.get(h.nodeId()), tp).size() > 0),
-                10_000, () -> "changes of " + tp);
+                Duration.ofSeconds(10), () -> "changes of " + tp);
             long leaders = brokers.stream().filter(h -> changesFor(calls.get(h.nodeId()), tp).stream()
                 .anyMatch(LeaderChange::leader)).count();
             assertEquals(1, leaders, "leaders of " + tp);
@@ -192,7 +193,7 @@ class BrokerHandleTest {
         }
         for (BrokerHandle h : brokers) {
             waitFor(() -> changesFor(calls.get(h.nodeId()), new TopicPartition("fresh", 1)).stream()
-                .anyMatch(LeaderChange::deleted), 10_000, () -> "delete seen by " + h.nodeId());
+                .anyMatch(LeaderChange::deleted), Duration.ofSeconds(10), () -> "delete seen by " + h.nodeId());
             assertTrue(changesFor(calls.get(h.nodeId()), new TopicPartition("fresh", 0)).stream()
                 .anyMatch(c -> c.deleted() && freshId.equals(c.topicId())));
         }
@@ -231,7 +232,7 @@ class BrokerHandleTest {
             .orElseThrow();
         List<List<LeaderChange>> calls = new CopyOnWriteArrayList<>();
         victim.installLeadershipListener("restart-listener", calls::add).get(10, TimeUnit.SECONDS);
-        waitFor(() -> !calls.isEmpty(), 10_000, () -> "first call");
+        waitFor(() -> !calls.isEmpty(), Duration.ofSeconds(10), () -> "first call");
 
         long t0 = System.nanoTime();
         victim.shutdown();
@@ -240,19 +241,19 @@ class BrokerHandleTest {
         victim.startup();
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertFalse(victim.isShutdown());
-        waitFor(() -> victim.localLogEndOffset(tp).isPresent(), 30_000, () -> "replica back online");
+        waitFor(() -> victim.localLogEndOffset(tp).isPresent(), Duration.ofSeconds(30), () -> "replica back online");
         System.out.println("restart on the same BrokerServer took " + ms + " ms");
 
         // The restart built a new metadata loader: the old publisher is gone; a new one can be installed.
         List<List<LeaderChange>> after = new CopyOnWriteArrayList<>();
         victim.installLeadershipListener("restart-listener", after::add).get(10, TimeUnit.SECONDS);
-        waitFor(() -> after.stream().flatMap(List::stream).anyMatch(c -> c.partition().equals(tp)), 10_000,
+        waitFor(() -> after.stream().flatMap(List::stream).anyMatch(c -> c.partition().equals(tp)), Duration.ofSeconds(10),
             () -> "first call after restart");
         // And the restarted broker replicates again.
         BrokerHandle l = leader(brokers, tp).orElseThrow();
         AppendResult r = l.appendAsLeader(tp, l.leaderLogState(tp).orElseThrow().leaderEpoch(),
             batch(0, 2, -1L, (short) -1, -1, 0));
-        waitFor(() -> victim.localLogEndOffset(tp).getAsLong() == r.logEndOffset(), 30_000,
+        waitFor(() -> victim.localLogEndOffset(tp).getAsLong() == r.logEndOffset(), Duration.ofSeconds(30),
             () -> "restarted broker replicates");
         victim.removeLeadershipListener("restart-listener").get(10, TimeUnit.SECONDS);
     }

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.bridge;
 
+import io.clustermirror.testkit.FreePorts;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -13,16 +14,16 @@ import org.apache.kafka.server.common.MetadataVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import static io.clustermirror.broker.fetch.TestClusters.waitFor;
+import static io.clustermirror.testkit.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,10 +34,7 @@ class KafkaRaftServerBridgeTest {
     @Test
     void findsTheBrokerInsideAKafkaRaftServer() throws Exception {
         Path dir = Files.createTempDirectory("cm-raft");
-        int controllerPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            controllerPort = s.getLocalPort();
-        }
+        int controllerPort = FreePorts.next();
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
@@ -69,7 +67,7 @@ class KafkaRaftServerBridgeTest {
                 assertEquals(b.clusterId(), a.describeCluster().clusterId().get());
             }
             TopicPartition tp = new TopicPartition("t", 0);
-            waitFor(() -> b.leaderLogState(tp).isPresent(), 15_000, () -> "leader of t-0");
+            waitFor(() -> b.leaderLogState(tp).isPresent(), Duration.ofSeconds(15), () -> "leader of t-0");
             assertTrue(b.topicId("t").isPresent());
         } finally {
             server.shutdown();

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
-import static io.clustermirror.broker.fetch.TestClusters.waitFor;
+import static io.clustermirror.testkit.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -145,7 +145,7 @@ class ProducerStateResetTest {
             assertEquals(List.of("0:mirrored-0", sent.offset() + ":local-0"), readCommitted(tp));
             for (BrokerHandle b : brokers) {
                 waitFor(() -> Short.valueOf((short) local.producerEpoch())
-                    .equals(b.producerEpochs(tp).get(local.producerId())), WAIT_MS,
+                    .equals(b.producerEpochs(tp).get(local.producerId())), Duration.ofMillis(WAIT_MS),
                     () -> "the local epoch on broker " + b.nodeId() + ": " + b.producerEpochs(tp));
             }
         }
@@ -169,7 +169,7 @@ class ProducerStateResetTest {
             producer.commitTransaction();
 
             assertEquals(4, sent.offset());
-            waitFor(() -> leaderState(tp).lastStableOffset() == leaderState(tp).logEndOffset(), WAIT_MS,
+            waitFor(() -> leaderState(tp).lastStableOffset() == leaderState(tp).logEndOffset(), Duration.ofMillis(WAIT_MS),
                 () -> "the local commit marker");
             assertEquals(List.of("0:mirrored-committed", "2:mirrored-open-2", "3:mirrored-open-3", "4:local-0"),
                 readCommitted(tp));
@@ -227,7 +227,7 @@ class ProducerStateResetTest {
             oldLeader.shutdown();
             oldLeader.awaitShutdown();
             try {
-                waitFor(() -> leader(brokers, tp).isPresent(), WAIT_MS, () -> "a new leader of " + tp);
+                waitFor(() -> leader(brokers, tp).isPresent(), Duration.ofMillis(WAIT_MS), () -> "a new leader of " + tp);
                 BrokerHandle newLeader = leader(brokers, tp).orElseThrow();
                 assertNotEquals(oldLeader, newLeader);
                 assertFalse(newLeader.producerEpochs(tp).containsKey(local.producerId()));
@@ -357,7 +357,7 @@ class ProducerStateResetTest {
         waitFor(() -> leader(brokers, tp).flatMap(l -> l.leaderLogState(tp))
                 .map(s -> s.highWatermark() == logEndOffset).orElse(false)
                 && brokers.stream().allMatch(b -> b.localLogEndOffset(tp).orElse(-1) == logEndOffset),
-            WAIT_MS, () -> "every replica of " + tp + " at " + logEndOffset);
+            Duration.ofMillis(WAIT_MS), () -> "every replica of " + tp + " at " + logEndOffset);
     }
 
     private static LeaderLogState leaderState(TopicPartition tp) {
@@ -411,7 +411,7 @@ class ProducerStateResetTest {
             waitFor(() -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(r -> values.add(r.offset() + ":" + r.value()));
                 return consumer.position(tp) >= end;
-            }, WAIT_MS, () -> "read_committed consumer at " + end + " of " + tp + ", read " + values);
+            }, Duration.ofMillis(WAIT_MS), () -> "read_committed consumer at " + end + " of " + tp + ", read " + values);
             return values;
         }
     }

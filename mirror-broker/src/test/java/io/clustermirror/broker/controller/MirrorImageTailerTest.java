@@ -7,6 +7,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,13 +100,13 @@ class MirrorImageTailerTest {
             try (KafkaProducer<byte[], byte[]> producer = clients.producer("test", null)) {
                 PartitionStateRecord first = record(30, 1);
                 producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(first.key()), RecordCodec.encodeState(first))).get();
-                TestClusters.waitFor(() -> metric(metrics, "thread-failures-total") == 1.0, 30_000, () -> "the failure is counted");
+                TestUtils.waitFor(() -> metric(metrics, "thread-failures-total") == 1.0, Duration.ofSeconds(30), () -> "the failure is counted");
                 PartitionStateRecord second = record(31, 2);
                 producer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(second.key()), RecordCodec.encodeState(second))).get();
                 tailer.catchUp().get(30, TimeUnit.SECONDS);
                 assertEquals(Optional.of(second), tailer.image().partitionState("m", "t", 31), "the tailer went on after the failure");
                 assertEquals(Optional.of(first), tailer.image().partitionState("m", "t", 30), "and lost nothing");
-                TestClusters.waitFor(() -> metric(metrics, "thread-healthy") == 1.0, 30_000, () -> "healthy again");
+                TestUtils.waitFor(() -> metric(metrics, "thread-healthy") == 1.0, Duration.ofSeconds(30), () -> "healthy again");
                 assertTrue(!seen.isEmpty(), "the listener is handed images again");
             }
         }

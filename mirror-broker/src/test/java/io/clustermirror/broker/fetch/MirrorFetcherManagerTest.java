@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import static io.clustermirror.broker.fetch.TestClusters.leader;
-import static io.clustermirror.broker.fetch.TestClusters.waitFor;
+import static io.clustermirror.testkit.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -190,7 +190,7 @@ class MirrorFetcherManagerTest {
             TopicPartition tp = new TopicPartition(topic, p);
             waitFor(() -> leader(hs, tp).isPresent()
                 && hs.stream().filter(h -> h.localLogEndOffset(tp).isPresent()).count() == rf,
-                15_000, () -> "replicas of " + tp);
+                Duration.ofSeconds(15), () -> "replicas of " + tp);
         }
     }
 
@@ -232,7 +232,7 @@ class MirrorFetcherManagerTest {
                     // ELECTION_NOT_NEEDED until the reassignment is visible: try again
                 }
                 return leader(destBrokers, tp).map(h -> h != oldLeader).orElse(false);
-            }, 30_000, () -> "leadership of " + tp + " to move away from broker " + oldLeader.nodeId());
+            }, Duration.ofSeconds(30), () -> "leadership of " + tp + " to move away from broker " + oldLeader.nodeId());
         }
     }
 
@@ -395,7 +395,7 @@ class MirrorFetcherManagerTest {
 
             for (int p = 0; p < n; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
-                waitFor(() -> caughtUp(tp), 60_000, () -> tp + " caught up: source LEO " + sourceLeo(tp) + ", mirrored "
+                waitFor(() -> caughtUp(tp), Duration.ofSeconds(60), () -> tp + " caught up: source LEO " + sourceLeo(tp) + ", mirrored "
                     + rec.mirrored.get(tp) + ", failures " + rec.failureMessages);
             }
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
@@ -430,7 +430,7 @@ class MirrorFetcherManagerTest {
         // Closed: metrics removed, threads gone.
         assertTrue(metrics.metrics().keySet().stream().noneMatch(k -> k.group().equals(FetcherMetrics.GROUP)));
         waitFor(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().contains("-m1")),
-            10_000, () -> "mirror threads to stop");
+            Duration.ofSeconds(10), () -> "mirror threads to stop");
         metrics.close();
     }
 
@@ -466,7 +466,7 @@ class MirrorFetcherManagerTest {
             produceIdempotentLz4(topic, n, 300, "during"); // new data while the backlog is copied
             for (int p = 0; p < n; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
-                waitFor(() -> caughtUp(tp), 90_000, () -> tp + " caught up: source LEO " + sourceLeo(tp)
+                waitFor(() -> caughtUp(tp), Duration.ofSeconds(90), () -> tp + " caught up: source LEO " + sourceLeo(tp)
                     + ", mirrored " + rec.mirrored.get(tp) + ", failures " + rec.failureMessages);
             }
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
@@ -510,12 +510,12 @@ class MirrorFetcherManagerTest {
         Recorder rec = new Recorder();
         try (MirrorFetcherManager m = manager(mirrorConfig("m2"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 1); // from destination offset 0, below the source log start
-            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored + " " + rec.failureMessages);
+            waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up " + rec.mirrored + " " + rec.failureMessages);
             produceIdempotentLz4(topic, 1, 10, "later");
-            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up again " + rec.mirrored);
+            waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up again " + rec.mirrored);
             // The destination log start follows the source's once the destination has replicated that far.
             waitFor(() -> leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)).map(s -> s.logStartOffset() == 25).orElse(false),
-                30_000, () -> "destination log start " + leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)));
+                Duration.ofSeconds(30), () -> "destination log start " + leader(destBrokers, tp).flatMap(h -> h.leaderLogState(tp)));
         }
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         assertIdentical(tp);
@@ -543,20 +543,20 @@ class MirrorFetcherManagerTest {
             addAll(m, doomed, 2);
             addAll(m, survivor, 1);
             for (TopicPartition tp : doomedTps) {
-                waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + tp);
+                waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up " + tp);
             }
-            waitFor(() -> caughtUp(s0), 30_000, () -> "caught up " + s0);
+            waitFor(() -> caughtUp(s0), Duration.ofSeconds(30), () -> "caught up " + s0);
             Uuid oldId = sourceTopicId(doomed);
 
             try (Admin a = source.admin()) {
                 a.deleteTopics(List.of(doomed)).all().get();
-                waitFor(() -> sourceBroker.topicId(doomed).isEmpty(), 15_000, () -> "topic deleted");
+                waitFor(() -> sourceBroker.topicId(doomed).isEmpty(), Duration.ofSeconds(15), () -> "topic deleted");
                 a.createTopics(List.of(new NewTopic(doomed, 2, (short) 1))).all().get();
             }
             produceIdempotentLz4(doomed, 2, 10, "new");
             produceIdempotentLz4(survivor, 1, 30, "b");
 
-            waitFor(() -> rec.failures.keySet().containsAll(doomedTps), 30_000,
+            waitFor(() -> rec.failures.keySet().containsAll(doomedTps), Duration.ofSeconds(30),
                 () -> "failures of " + doomed + ": " + rec.failureMessages);
             for (TopicPartition tp : doomedTps) {
                 assertEquals(MirrorError.SOURCE_TOPIC_CHANGED, rec.failures.get(tp));
@@ -565,7 +565,7 @@ class MirrorFetcherManagerTest {
                 assertTrue(msg.contains(oldId.toString()), msg);
                 assertFalse(m.fetchOffsets().containsKey(tp));
             }
-            waitFor(() -> caughtUp(s0), 30_000, () -> "survivor keeps mirroring " + rec.mirrored.get(s0));
+            waitFor(() -> caughtUp(s0), Duration.ofSeconds(30), () -> "survivor keeps mirroring " + rec.mirrored.get(s0));
             assertFalse(rec.failures.containsKey(s0));
             assertIdentical(s0);
             // The destination never got the recreated topic's data: still the 10 + 10 old records.
@@ -586,7 +586,7 @@ class MirrorFetcherManagerTest {
         PartitionAppender stale = withEpochOffset(1);
         try (MirrorFetcherManager m = manager(mirrorConfig("m4"), stale, rec, new Metrics())) {
             addAll(m, topic, 1);
-            waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "partition dropped");
+            waitFor(() -> !m.fetchOffsets().containsKey(tp), Duration.ofSeconds(30), () -> "partition dropped");
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
             assertEquals(0, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
             // Re-added with the right epoch (as the runtime does after a leadership change) it mirrors.
@@ -612,7 +612,7 @@ class MirrorFetcherManagerTest {
             m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1);
             // Let several describe attempts time out: the partition stays, nothing fails.
             long until = System.currentTimeMillis() + 3_000;
-            waitFor(() -> System.currentTimeMillis() > until, 5_000, () -> "time to pass");
+            waitFor(() -> System.currentTimeMillis() > until, Duration.ofSeconds(5), () -> "time to pass");
             assertTrue(m.fetchOffsets().containsKey(tp));
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         } finally {
@@ -636,7 +636,7 @@ class MirrorFetcherManagerTest {
         Recorder rec = new Recorder();
         try (MirrorFetcherManager m = manager(mirrorConfig("m6"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 1);
-            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up " + rec.mirrored);
+            waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up " + rec.mirrored);
             BrokerHandle oldLeader = leader(destBrokers, tp).orElseThrow();
             int oldEpoch = oldLeader.leaderLogState(tp).orElseThrow().leaderEpoch();
 
@@ -647,14 +647,14 @@ class MirrorFetcherManagerTest {
 
             // The fetcher still appends with the old epoch: fenced, the partition is dropped silently.
             produceIdempotentLz4(topic, 1, 30, "two");
-            waitFor(() -> !m.fetchOffsets().containsKey(tp), 30_000, () -> "stale partition dropped");
+            waitFor(() -> !m.fetchOffsets().containsKey(tp), Duration.ofSeconds(30), () -> "stale partition dropped");
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
             long leo = newLeader.leaderLogState(tp).orElseThrow().logEndOffset();
             assertEquals(rec.mirrored.get(tp) + 1, leo, "nothing appended with the stale epoch");
 
             // What the runtime does on the leadership change: re-add from the new leader's log end.
             m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp));
-            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up on the new leader " + rec.mirrored);
+            waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up on the new leader " + rec.mirrored);
         }
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         // Batches before the change carry the old destination epoch, after it the new one; otherwise identical.
@@ -704,8 +704,8 @@ class MirrorFetcherManagerTest {
         Recorder rec = new Recorder();
         try (MirrorFetcherManager m = manager(mirrorConfig("m7"), DEST_APPENDER, rec, new Metrics())) {
             addAll(m, topic, 2);
-            waitFor(() -> rec.failures.containsKey(bad), 30_000, () -> "failure of " + bad);
-            waitFor(() -> caughtUp(good), 30_000, () -> "caught up " + good);
+            waitFor(() -> rec.failures.containsKey(bad), Duration.ofSeconds(30), () -> "failure of " + bad);
+            waitFor(() -> caughtUp(good), Duration.ofSeconds(30), () -> "caught up " + good);
             assertEquals(MirrorError.CORRUPT_MESSAGE, rec.failures.get(bad));
             String msg = rec.failureMessages.get(bad);
             assertTrue(msg.contains("corrupt batch at offsets 2..2"), msg);
@@ -757,20 +757,20 @@ class MirrorFetcherManagerTest {
                 new Metrics())) {
             m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,
                 target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
-            waitFor(caught, 30_000, () -> "caught up " + rec.mirrored);
+            waitFor(caught::getAsBoolean, Duration.ofSeconds(30), () -> "caught up " + rec.mirrored);
             BrokerHandle oldLeader = srcLeader.get();
             long switchOffset = oldLeader.leaderLogState(tp).orElseThrow().logEndOffset();
             moveLeadershipAway(tp, oldLeader);
             BrokerHandle newLeader = srcLeader.get();
             // The old leader still hosts a replica and would keep serving (follower fetch, up to its HW):
             // the periodic leader refresh moves the partition to the new leader's fetcher.
-            waitFor(() -> m.fetchSessionIds().containsKey(newLeader.nodeId()), 30_000, () -> "fetcher for the new leader");
+            waitFor(() -> m.fetchSessionIds().containsKey(newLeader.nodeId()), Duration.ofSeconds(30), () -> "fetcher for the new leader");
             produce.run();
-            waitFor(caught, 30_000, () -> "caught up after the source leader change " + rec.mirrored);
+            waitFor(caught::getAsBoolean, Duration.ofSeconds(30), () -> "caught up after the source leader change " + rec.mirrored);
             assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
             assertTrue(m.fetchSessionIds().containsKey(newLeader.nodeId()), "fetcher for the new leader");
             // The old leader's fetcher has nothing left to fetch: it is stopped.
-            waitFor(() -> m.fetchSessionIds().keySet().equals(java.util.Set.of(newLeader.nodeId())), 30_000,
+            waitFor(() -> m.fetchSessionIds().keySet().equals(java.util.Set.of(newLeader.nodeId())), Duration.ofSeconds(30),
                 () -> "idle fetcher stopped: " + m.fetchSessionIds());
             assertEquals(List.of(0L, switchOffset), rec.epochStarts.get(tp), "source epoch starts");
             assertEquals(newLeader.leaderLogState(tp).orElseThrow().leaderEpoch(), rec.lastSourceEpoch.get(tp));
@@ -811,14 +811,14 @@ class MirrorFetcherManagerTest {
             assertEquals(15, sourceLeo(tp));
             addAll(m, topic, 1);
             waitFor(() -> Long.valueOf(lso).equals(rec.sourceEnd.get(tp)) && Long.valueOf(lso - 1).equals(rec.mirrored.get(tp)),
-                30_000, () -> "mirrored up to the LSO " + rec.mirrored + " " + rec.sourceEnd);
+                Duration.ofSeconds(30), () -> "mirrored up to the LSO " + rec.mirrored + " " + rec.sourceEnd);
             // Several more fetch rounds: nothing beyond the LSO is appended.
             long polls = System.currentTimeMillis() + 1_000;
-            waitFor(() -> System.currentTimeMillis() > polls, 5_000, () -> "time to pass");
+            waitFor(() -> System.currentTimeMillis() > polls, Duration.ofSeconds(5), () -> "time to pass");
             assertEquals(lso, leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().logEndOffset());
 
             tx.commitTransaction();
-            waitFor(() -> caughtUp(tp), 30_000, () -> "caught up after the commit " + rec.mirrored);
+            waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up after the commit " + rec.mirrored);
             assertEquals(16, sourceLeo(tp)); // 5 records + the commit marker
         }
         assertIdentical(tp);

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /** In-JVM KRaft clusters for the data-plane tests. */
@@ -57,17 +56,5 @@ public final class TestClusters {
 
     public static Optional<BrokerHandle> leader(List<BrokerHandle> handles, TopicPartition tp) {
         return handles.stream().filter(h -> !h.isShutdown() && h.leaderLogState(tp).isPresent()).findFirst();
-    }
-
-    /** Polls a condition (no sleeping as synchronisation: the poll interval only bounds CPU use). */
-    public static void waitFor(BooleanSupplier condition, long timeoutMs, java.util.function.Supplier<String> what)
-            throws InterruptedException {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what.get());
-            }
-            Thread.sleep(20);
-        }
     }
 }

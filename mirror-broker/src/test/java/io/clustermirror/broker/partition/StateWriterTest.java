@@ -1,15 +1,16 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.fetch.TestClusters;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -43,7 +44,7 @@ class StateWriterTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        TestClusters.waitFor(condition, 10_000, () -> what);
+        TestUtils.waitFor(condition::getAsBoolean, Duration.ofSeconds(10), () -> what);
     }
 
     @Test
