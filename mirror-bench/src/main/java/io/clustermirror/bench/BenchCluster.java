@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
@@ -24,6 +25,8 @@ final class BenchCluster implements AutoCloseable {
     private final Path dir;
     private final Map<String, String> extra;
     private final String clusterId = Uuid.randomUuid().toString();
+    /** Node ids are never reused: a removed broker's id stays registered with the controller for a while. */
+    private final AtomicInteger nextId = new AtomicInteger(1);
     private Admin admin;
 
     private BenchCluster(Path home, Path dir, String name, Map<String, String> extra) {
@@ -36,7 +39,7 @@ final class BenchCluster implements AutoCloseable {
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
         BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
-            c.nodes.add(new KafkaNode(home, c.dir.resolve("node1"), 1, freePort(), freePort()));
+            c.nodes.add(new KafkaNode(home, c.dir.resolve("node1"), c.nextId.getAndIncrement(), freePort(), freePort()));
             c.nodes.get(0).start(c.clusterId, c.nodes.get(0).controllerPort, extra);
             for (int i = 2; i <= brokers; i++) {
                 c.addBroker();
@@ -51,7 +54,7 @@ final class BenchCluster implements AutoCloseable {
 
     /** Starts one more broker-only node and returns it (without waiting for it). */
     KafkaNode addBroker() {
-        int id = nodes.size() + 1;
+        int id = nextId.getAndIncrement();
         KafkaNode n = new KafkaNode(home, dir.resolve("node" + id), id, freePort(), -1);
         nodes.add(n);
         n.start(clusterId, nodes.get(0).controllerPort, extra);
@@ -63,7 +66,22 @@ final class BenchCluster implements AutoCloseable {
     }
 
     KafkaNode node(int id) {
-        return nodes.get(id - 1);
+        return nodes.stream().filter(n -> n.nodeId == id).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no node " + id + " in the " + name + " cluster"));
+    }
+
+    /** Stops a broker added by {@link #addBroker} and deletes its data. */
+    void removeBroker(KafkaNode broker) throws IOException {
+        broker.close();
+        nodes.remove(broker);
+        Bench.deleteTree(broker.dir);
+    }
+
+    /** The GC logs of the cluster's JVMs, named {@code <prefix>-node<id>}. */
+    Map<String, Path> gcLogs(String prefix) {
+        Map<String, Path> logs = new java.util.LinkedHashMap<>();
+        nodes.forEach(n -> logs.put(prefix + "-node" + n.nodeId, n.gcLog()));
+        return logs;
     }
 
     Properties clientProps() {

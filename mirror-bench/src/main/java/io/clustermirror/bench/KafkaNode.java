@@ -85,15 +85,20 @@ final class KafkaNode implements AutoCloseable {
             pb.environment().put("LOG_DIR", dir.resolve("logs").toString());
             pb.environment().put("KAFKA_HEAP_OPTS", System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
             String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
-            if (opts != null && !opts.isBlank()) {
-                pb.environment().put("KAFKA_OPTS", opts.replace("{dir}", dir.toString()));
-            }
+            String gc = GcLog.option(gcLog());
+            pb.environment().put("KAFKA_OPTS", opts == null || opts.isBlank() ? gc
+                : gc + " " + opts.replace("{dir}", dir.toString()));
             pb.redirectErrorStream(true).redirectOutput(dir.resolve("server.out").toFile());
             process = pb.start();
             track(process);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The JVM's GC log ({@link GcLog}). */
+    Path gcLog() {
+        return dir.resolve("gc.log");
     }
 
     boolean alive() {
