@@ -37,13 +37,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * warm-up + measure)} count; none is dropped for being late: the consumer waits for every one of them (up to a
  * drain timeout) and reports how many it received of how many were sent.
  *
- * <p>Protocol: the harness starts the consumer, which positions itself at the end of the topic, picks the start
- * of the schedule a little ahead and writes it to its {@code ready} file; the harness then starts the producer
- * with that start. Both write their results as properties files.
+ * <p>Protocol: the harness starts both JVMs; the consumer positions itself at the end of the topic, the producer
+ * fetches the topic's metadata, and each then writes its {@code ready} file. Only then does the harness fix the
+ * start of the schedule, a little ahead, in the {@code start} file both wait for: JVM start and connection set-up
+ * are not part of the schedule. Both write their results as properties files.
  */
 final class LagProbe {
     private static final int MAX_MS = 120_000;
-    private static final long SCHEDULE_LEAD_MS = 3_000;
+    private static final long SCHEDULE_LEAD_MS = 1_000;
+    private static final long READY_TIMEOUT_MS = 120_000;
 
     private LagProbe() {
     }
@@ -53,6 +55,7 @@ final class LagProbe {
                                    int partitions, String codec, double rateMBps, int warmupSec, int measureSec,
                                    int drainSec) throws IOException, InterruptedException {
         Files.createDirectories(dir);
+        Path start = dir.resolve("start");
         Properties c = new Properties();
         c.setProperty("bootstrap", consumeFrom);
         c.setProperty("topic", topic);
@@ -62,20 +65,25 @@ final class LagProbe {
         c.setProperty("measure.ms", String.valueOf(measureSec * 1000L));
         c.setProperty("drain.ms", String.valueOf(drainSec * 1000L));
         c.setProperty("ready", dir.resolve("consumer.ready").toString());
+        c.setProperty("start", start.toString());
         c.setProperty("result", dir.resolve("consumer.result").toString());
+        Properties p = new Properties();
+        p.setProperty("bootstrap", produceTo);
+        p.setProperty("topic", topic);
+        p.setProperty("codec", codec);
+        p.setProperty("rate.MBps", String.valueOf(rateMBps));
+        p.setProperty("duration.ms", String.valueOf((warmupSec + measureSec) * 1000L));
+        p.setProperty("ready", dir.resolve("producer.ready").toString());
+        p.setProperty("start", start.toString());
+        p.setProperty("result", dir.resolve("producer.result").toString());
         Process consumer = launch(dir, classpath, "consumer", c);
-        Process producer = null;
+        Process producer = launch(dir, classpath, "producer", p);
         try {
-            long startMs = awaitReady(consumer, dir.resolve("consumer.ready"), dir.resolve("consumer.out"));
-            Properties p = new Properties();
-            p.setProperty("bootstrap", produceTo);
-            p.setProperty("topic", topic);
-            p.setProperty("codec", codec);
-            p.setProperty("rate.MBps", String.valueOf(rateMBps));
-            p.setProperty("start.ms", String.valueOf(startMs));
-            p.setProperty("end.ms", String.valueOf(startMs + (warmupSec + measureSec) * 1000L));
-            p.setProperty("result", dir.resolve("producer.result").toString());
-            producer = launch(dir, classpath, "producer", p);
+            awaitFile(dir.resolve("consumer.ready"), consumer, "consumer", dir);
+            awaitFile(dir.resolve("producer.ready"), producer, "producer", dir);
+            Path tmp = dir.resolve("start.tmp");
+            Files.writeString(tmp, String.valueOf(System.currentTimeMillis() + SCHEDULE_LEAD_MS));
+            Files.move(tmp, start, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             long wait = warmupSec + measureSec + drainSec + 120L;
             if (!producer.waitFor(wait, TimeUnit.SECONDS) || !consumer.waitFor(wait, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("lag probe of " + topic + " did not finish in " + wait + " s; see " + dir);
@@ -96,9 +104,7 @@ final class LagProbe {
             return out;
         } finally {
             stop(consumer);
-            if (producer != null) {
-                stop(producer);
-            }
+            stop(producer);
         }
     }
 
@@ -150,8 +156,7 @@ final class LagProbe {
             consumer.assign(tps);
             consumer.seekToEnd(tps);
             tps.forEach(consumer::position);
-            startMs = System.currentTimeMillis() + SCHEDULE_LEAD_MS;
-            Files.writeString(Path.of(p.getProperty("ready")), String.valueOf(startMs));
+            startMs = ready(p);
             long windowStart = startMs + warmupMs;
             long windowEnd = windowStart + measureMs;
             long giveUp = windowEnd + drainMs;
@@ -182,8 +187,7 @@ final class LagProbe {
 
     private static void produce(Properties p) throws IOException {
         double perMs = recordsPerMs(Double.parseDouble(p.getProperty("rate.MBps")));
-        long startMs = Long.parseLong(p.getProperty("start.ms"));
-        long total = due(perMs, Long.parseLong(p.getProperty("end.ms")) - startMs);
+        long total = due(perMs, Long.parseLong(p.getProperty("duration.ms")));
         String topic = p.getProperty("topic");
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, p.getProperty("bootstrap"));
@@ -196,6 +200,8 @@ final class LagProbe {
         long sent = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
             new ByteArraySerializer())) {
+            producer.partitionsFor(topic);
+            long startMs = ready(p);
             while (sent < total) {
                 long dueNow = Math.min(total, due(perMs, System.currentTimeMillis() - startMs + 1));
                 // Behind schedule, this sends the backlog at once, each record still stamped with its due time.
@@ -235,18 +241,30 @@ final class LagProbe {
         return p;
     }
 
-    private static long awaitReady(Process consumer, Path ready, Path out) throws IOException {
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (true) {
-            if (Files.exists(ready) && !Files.readString(ready).isBlank()) {
-                return Long.parseLong(Files.readString(ready).trim());
+    /** In a probe JVM: reports it is ready and waits for the harness to fix the start of the schedule. */
+    private static long ready(Properties p) throws IOException {
+        Files.writeString(Path.of(p.getProperty("ready")), "ready");
+        Path start = Path.of(p.getProperty("start"));
+        long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+        while (!Files.exists(start)) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("no start of the schedule from the harness after 120 s");
             }
-            if (!consumer.isAlive()) {
-                throw new IllegalStateException("the lag probe's consumer exited: " + Files.readString(out));
+            Bench.sleep(10);
+        }
+        return Long.parseLong(Files.readString(start).trim());
+    }
+
+    private static void awaitFile(Path file, Process process, String role, Path dir) throws IOException {
+        long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+        while (!Files.exists(file)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the lag probe's " + role + " exited: "
+                    + Files.readString(dir.resolve(role + ".out")));
             }
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("the lag probe's consumer was not ready after 120 s: "
-                    + Files.readString(out));
+                throw new IllegalStateException("the lag probe's " + role + " was not ready after 120 s: "
+                    + Files.readString(dir.resolve(role + ".out")));
             }
             Bench.sleep(100);
         }
