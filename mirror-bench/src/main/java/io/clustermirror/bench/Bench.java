@@ -479,7 +479,7 @@ public final class Bench {
         int followerId = follower.nodeId;
         log("[" + codec + "] " + run + ": added broker " + followerId + " to the source cluster, a replica of " + TOPIC
             + " on it");
-        source.awaitBrokers(2);
+        source.awaitBroker(followerId);
         Admin sa = source.admin();
         res.put("replica_fetcher_config", "num.replica.fetchers 1, replica.fetch.max.bytes " + fetchPartitionMaxBytes
             + ", replica.fetch.response.max.bytes " + fetchMaxBytes + ", replica.fetch.wait.max.ms 500");

@@ -2,6 +2,7 @@ package io.clustermirror.bench;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -16,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
@@ -99,6 +102,18 @@ final class BenchCluster implements AutoCloseable {
 
     /** Waits until the cluster has {@code n} live brokers; fails early if a node died. */
     void awaitBrokers(int n) {
+        awaitLive(live -> live.size() >= n, n + " brokers");
+    }
+
+    /**
+     * Waits until broker {@code id} is live: a count is not enough once a broker was removed, as the controller
+     * may still list the removed one.
+     */
+    void awaitBroker(int id) {
+        awaitLive(live -> live.stream().anyMatch(node -> node.id() == id), "broker " + id);
+    }
+
+    private void awaitLive(Predicate<Collection<Node>> done, String what) {
         long deadline = System.currentTimeMillis() + 120_000;
         while (true) {
             for (KafkaNode node : nodes) {
@@ -108,7 +123,7 @@ final class BenchCluster implements AutoCloseable {
                 }
             }
             try {
-                if (admin().describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= n) {
+                if (done.test(admin().describeCluster().nodes().get(5, TimeUnit.SECONDS))) {
                     return;
                 }
             } catch (ExecutionException | TimeoutException e) {
@@ -118,7 +133,7 @@ final class BenchCluster implements AutoCloseable {
                 throw new IllegalStateException("interrupted while waiting for the " + name + " cluster", e);
             }
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("the " + name + " cluster did not come up with " + n + " brokers");
+                throw new IllegalStateException("the " + name + " cluster did not come up with " + what);
             }
             Bench.sleep(250);
         }
