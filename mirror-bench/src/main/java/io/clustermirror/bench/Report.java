@@ -48,6 +48,10 @@ final class Report {
                 + "mirror, the MirrorMaker 2 JVM plus the destination broker for MM2, the new follower's JVM for "
                 + "replication; measured from the first copied byte to the last. Lag records are stamped with their "
                 + "scheduled send time; received counts those due in the window that arrived.\n\n");
+        if (r.get("mm2_sweep") instanceof Map<?, ?> sweep) {
+            sb.append("MirrorMaker 2: the best of a tasks.max sweep (").append(sweep.get("best"))
+                .append("); every configuration tried, with its medians: ").append(sweep.get("tried")).append(".\n\n");
+        }
         sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
             .append(r.get("loadavg_end")).append(".\n");
         return sb.toString();
