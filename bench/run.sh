@@ -2,10 +2,14 @@
 # Runs the whole benchmark: Cluster Mirror vs MirrorMaker 2 vs Kafka follower replication, for lz4 and
 # uncompressed data. Writes bench/results/<date>-<codec>.{md,json,png}. See README, "Performance".
 #
+# Scenarios run interleaved, --repeats times; each figure is the median with min and max.
 # Options are passed through as --name=value, e.g.:
-#   bench/run.sh --volume.mb=256 --codecs=lz4 --lag.measure.s=10
-# (volume.mb 1024, codecs lz4,none, partitions 12, lag.rate.mb 20, lag.warmup.s 10, lag.measure.s 20,
-#  scenarios mirror,mirror3,mm2,replication,replication3, mm2.tasks 4, label <date>, work bench/results/tmp)
+#   bench/run.sh --codecs=lz4 --repeats=3 --mm2.sweep=true
+# (defaults of the default run / of --full=true: repeats 5, volume.mb 256 / 4096, codecs lz4,none,
+#  partitions 12, lag.rate.mb 20, lag.warmup.s 4 / 15, lag.measure.s 10 / 60, lag.drain.s 30,
+#  scenarios mirror,mm2,replication / also mirror3,replication3, fetch.max.bytes 52428800,
+#  fetch.partition.max.bytes 1048576 (all three copiers), mm2.tasks 4, mm2.sweep false (true: tasks.max
+#  1, 4 and the partition count), label <date>, work bench/results/tmp)
 # Set BENCH_SKIP_BUILD=1 to skip the build.
 set -euo pipefail
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -1,21 +1,19 @@
 package io.clustermirror.bench;
 
+import io.clustermirror.testkit.LaunchedNode;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.PartitionVerification;
-import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ReplicaInfo;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.io.IOException;
@@ -33,9 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
@@ -43,45 +39,72 @@ import java.util.stream.Stream;
 
 /**
  * The benchmark: for each codec, preloads a source topic, then measures (1) Cluster Mirror, (2) MirrorMaker 2
- * and (3) Kafka's follower replication copying it (catch-up throughput and CPU per GiB on the copying side),
- * and the steady-state lag of each at a fixed produce rate. Writes markdown, JSON and a PNG chart.
+ * and (3) Kafka's follower replication copying it (catch-up throughput and CPU per GiB on the copying side and
+ * on the source broker), and the steady-state lag of each at a fixed produce rate. Scenarios run interleaved
+ * (A B C A B C ...) {@code repeats} times, so that a change in the machine's load hits every scenario alike;
+ * each figure is the median of the runs with its min and max ({@link Stats}). Every result carries the commit
+ * and a dirty-tree flag. Writes markdown, JSON and a PNG chart.
  *
- * <p>Options (-Dname=value or --name=value): home, work, out, volume.mb (1024), codecs (lz4,none), partitions
- * (12), lag.rate.mb (20), lag.warmup.s (10), lag.measure.s (20), scenarios (mirror,mirror3,mm2,replication,
- * replication3),
- * mm2.tasks (4), label.
+ * <p>Options (-Dbench.name=value or --name=value), defaults of the default run / of {@code full=true}: home, work,
+ * out, repeats (5), volume.mb (256 / 4096), codecs (lz4,none), partitions (12), lag.rate.mb (20), lag.warmup.s
+ * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror3 and
+ * replication3), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
+ * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label.
  */
 public final class Bench {
     static final String TOPIC = "bench";
+    private static final List<String> SCENARIOS = List.of("mirror", "mirror3", "mm2", "replication", "replication3");
 
     final Path home;
     final Path work;
     final Path out;
+    final boolean full;
+    final int repeats;
     final long volumeBytes;
     final List<String> codecs;
     final int partitions;
     final double lagRate;
     final int lagWarmup;
     final int lagMeasure;
+    final int lagDrain;
     final Set<String> scenarios;
+    final long fetchMaxBytes;
+    final long fetchPartitionMaxBytes;
     final int mm2Tasks;
+    final boolean mm2Sweep;
     final String label;
-    final String mm2Classpath;
+    /** The classpath of the JVMs the harness starts besides the brokers: MirrorMaker 2 and the lag probes. */
+    final String classpath;
 
     Bench(Map<String, String> o) {
         home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
         work = Path.of(o.getOrDefault("work", home.resolve("bench/results/tmp").toString())).toAbsolutePath();
         out = Path.of(o.getOrDefault("out", home.resolve("bench/results").toString())).toAbsolutePath();
-        volumeBytes = Long.parseLong(o.getOrDefault("volume.mb", "1024")) * 1024 * 1024;
+        full = Boolean.parseBoolean(o.getOrDefault("full", "false"));
+        repeats = Integer.parseInt(o.getOrDefault("repeats", "5"));
+        volumeBytes = Long.parseLong(o.getOrDefault("volume.mb", full ? "4096" : "256")) * 1024 * 1024;
         codecs = List.of(o.getOrDefault("codecs", "lz4,none").split(","));
         partitions = Integer.parseInt(o.getOrDefault("partitions", "12"));
         lagRate = Double.parseDouble(o.getOrDefault("lag.rate.mb", "20"));
-        lagWarmup = Integer.parseInt(o.getOrDefault("lag.warmup.s", "10"));
-        lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", "20"));
-        scenarios = Set.of(o.getOrDefault("scenarios", "mirror,mirror3,mm2,replication,replication3").split(","));
+        lagWarmup = Integer.parseInt(o.getOrDefault("lag.warmup.s", full ? "15" : "4"));
+        lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", full ? "60" : "10"));
+        lagDrain = Integer.parseInt(o.getOrDefault("lag.drain.s", "30"));
+        scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS)
+            : "mirror,mm2,replication").split(","));
+        fetchMaxBytes = Long.parseLong(o.getOrDefault("fetch.max.bytes", "52428800"));
+        fetchPartitionMaxBytes = Long.parseLong(o.getOrDefault("fetch.partition.max.bytes", "1048576"));
         mm2Tasks = Integer.parseInt(o.getOrDefault("mm2.tasks", "4"));
+        mm2Sweep = Boolean.parseBoolean(o.getOrDefault("mm2.sweep", "false"));
         label = o.getOrDefault("label", LocalDate.now(ZoneOffset.UTC).toString());
-        mm2Classpath = o.getOrDefault("mm2.classpath", System.getProperty("java.class.path"));
+        classpath = o.getOrDefault("classpath", System.getProperty("java.class.path"));
+        if (repeats < 1) {
+            throw new IllegalArgumentException("repeats must be at least 1, not " + repeats);
+        }
+        for (String s : scenarios) {
+            if (!SCENARIOS.contains(s)) {
+                throw new IllegalArgumentException("unknown scenario " + s + "; the scenarios are " + SCENARIOS);
+            }
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -105,8 +128,9 @@ public final class Bench {
     List<Map<String, Object>> runAll() throws Exception {
         List<Map<String, Object>> all = new ArrayList<>();
         Files.createDirectories(out);
+        Map<String, Object> provenance = Provenance.of(home);
         for (String codec : codecs) {
-            Map<String, Object> r = runCodec(codec);
+            Map<String, Object> r = runCodec(codec, provenance);
             all.add(r);
             String base = label + "-" + codec;
             Files.writeString(out.resolve(base + ".json"), Json.write(r) + "\n");
@@ -117,26 +141,59 @@ public final class Bench {
         return all;
     }
 
-    Map<String, Object> runCodec(String codec) throws Exception {
+    /** The scenarios of one repeat, in the order they run; MM2 is one scenario per tasks.max when sweeping. */
+    List<String> order() {
+        List<String> order = new ArrayList<>();
+        for (String s : SCENARIOS) {
+            if (!scenarios.contains(s)) {
+                continue;
+            }
+            if (s.equals("mm2") && mm2Sweep) {
+                new java.util.TreeSet<>(List.of(1, 4, partitions)).forEach(t -> order.add("mm2-tasks-" + t));
+            } else {
+                order.add(s);
+            }
+        }
+        return order;
+    }
+
+    /** The key of a scenario's results in the result map. */
+    static String resultKey(String scenario) {
+        return switch (scenario) {
+            case "mirror3" -> "mirror_3_brokers";
+            case "replication3" -> "replication_3_brokers";
+            default -> scenario.replace('-', '_');
+        };
+    }
+
+    Map<String, Object> runCodec(String codec, Map<String, Object> provenance) throws Exception {
         Path dir = work.resolve(codec);
         deleteTree(dir);
         Files.createDirectories(dir);
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("codec", codec);
         r.put("started_utc", ZonedDateTime.now(ZoneOffset.UTC).toString());
+        r.putAll(provenance);
         r.put("machine", Machine.describe());
         Map<String, Object> setup = new LinkedHashMap<>();
         r.put("setup", setup);
+        List<String> order = order();
+        Map<String, Object> method = new LinkedHashMap<>();
+        method.put("mode", full ? "full" : "default");
+        method.put("repeats", repeats);
+        method.put("order_per_repeat", order);
+        method.put("statistic", "median over the repeats; spread.min/max per figure");
+        r.put("method", method);
         long t0 = System.nanoTime();
         log("[" + codec + "] starting the source cluster");
-        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, Map.of())) {
+        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, replicaFetchConfig())) {
             Admin sa = source.admin();
             createTopic(sa, TOPIC, Map.of());
             log("[" + codec + "] preloading " + (volumeBytes >> 20) + " MiB of 1 KiB records");
             long pre = System.nanoTime();
             long records = preload(source.bootstrap(), codec, volumeBytes / Payloads.RECORD_SIZE);
             double preSec = (System.nanoTime() - pre) / 1e9;
-            long logBytes = logSize(sa, 1, TOPIC);
+            long logBytes = sum(partitionSizes(sa, 1, TOPIC));
             setup.put("records", records);
             setup.put("record_bytes", Payloads.RECORD_SIZE);
             setup.put("partitions", partitions);
@@ -145,25 +202,29 @@ public final class Bench {
             setup.put("preload_s", round(preSec));
             setup.put("lag_rate_MBps", lagRate);
             setup.put("producer", "acks=1 batch.size=131072 linger.ms=10 compression.type=" + codec);
+            setup.put("fetch_max_bytes", fetchMaxBytes);
+            setup.put("fetch_partition_max_bytes", fetchPartitionMaxBytes);
             log(String.format("[%s] preloaded %d records, %.1f MiB on disk, in %.1f s", codec, records,
                 logBytes / 1048576.0, preSec));
             long[] target = endOffsets(sa, TOPIC);
 
-            if (scenarios.contains("mirror")) {
-                r.put("mirror", mirror(dir, source, codec, target, logBytes, 1, true));
+            Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
+            order.forEach(s -> runs.put(s, new ArrayList<>()));
+            for (int rep = 1; rep <= repeats; rep++) {
+                for (String s : order) {
+                    log("[" + codec + "] repeat " + rep + " of " + repeats + ": " + s);
+                    runs.get(s).add(scenario(s, s + "-r" + rep, dir, source, codec, target, logBytes, records));
+                }
             }
-            if (scenarios.contains("mirror3")) {
-                r.put("mirror_3_brokers", mirror(dir, source, codec, target, logBytes, 3, false));
-            }
-            if (scenarios.contains("mm2")) {
-                r.put("mm2", mm2(dir, source, codec, target, logBytes));
-            }
-            if (scenarios.contains("replication3")) {
-                r.put("replication_3_brokers", replication3(dir, source, codec));
-            }
-            if (scenarios.contains("replication")) {
-                r.put("replication", replication(source, codec, records, logBytes));
-            }
+            runs.forEach((s, list) -> {
+                Map<String, Object> agg = Stats.aggregate(list);
+                agg.put("repeats", list.size());
+                agg.put("runs", list);
+                r.put(resultKey(s), agg);
+            });
+        }
+        if (mm2Sweep) {
+            mm2SweepSummary(r);
         }
         r.put("ratios", ratios(r));
         r.put("total_s", round((System.nanoTime() - t0) / 1e9));
@@ -174,42 +235,117 @@ public final class Bench {
         return r;
     }
 
+    private Map<String, Object> scenario(String s, String run, Path dir, BenchCluster source, String codec,
+                                         long[] target, long logBytes, long records) throws Exception {
+        return switch (s) {
+            case "mirror" -> mirror(dir, run, source, codec, target, logBytes, 1, true);
+            case "mirror3" -> mirror(dir, run, source, codec, target, logBytes, 3, false);
+            case "replication" -> replication(dir, run, source, codec, records, logBytes);
+            case "replication3" -> replication3(dir, run, codec);
+            default -> mm2(dir, run, source, codec, target, logBytes,
+                s.startsWith("mm2-tasks-") ? Integer.parseInt(s.substring("mm2-tasks-".length())) : mm2Tasks);
+        };
+    }
+
+    /**
+     * Of the MM2 configurations tried, the one with the highest median catch-up throughput becomes {@code mm2} (the
+     * column the report compares); {@code mm2_sweep} lists every configuration with its medians.
+     */
+    private void mm2SweepSummary(Map<String, Object> r) {
+        List<Map<String, Object>> tried = new ArrayList<>();
+        String best = null;
+        double bestMBps = -1;
+        for (String s : order()) {
+            if (!s.startsWith("mm2-tasks-")) {
+                continue;
+            }
+            String key = resultKey(s);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("tasks_max", Integer.parseInt(s.substring("mm2-tasks-".length())));
+            row.put("catch_up_MBps", get(r, key, "catch_up", "MBps"));
+            row.put("cpu_s_per_GiB", get(r, key, "catch_up", "cpu_s_per_GiB"));
+            row.put("lag_p99_ms", get(r, key, "lag", "p99_ms"));
+            tried.add(row);
+            Double mbps = get(r, key, "catch_up", "MBps");
+            if (mbps != null && mbps > bestMBps) {
+                bestMBps = mbps;
+                best = key;
+            }
+        }
+        Map<String, Object> sweep = new LinkedHashMap<>();
+        sweep.put("tried", tried);
+        sweep.put("best", best);
+        r.put("mm2_sweep", sweep);
+        if (best != null) {
+            r.put("mm2", r.get(best));
+        }
+    }
+
+    /** The follower's fetch sizes, the same as the mirror's and MM2's consumer's (see {@link #fetchMaxBytes}). */
+    private Map<String, String> replicaFetchConfig() {
+        return Map.of("replica.fetch.max.bytes", String.valueOf(fetchPartitionMaxBytes),
+            "replica.fetch.response.max.bytes", String.valueOf(fetchMaxBytes));
+    }
+
     // ---------------------------------------------------------------- scenarios
 
-    private Map<String, Object> mirror(Path dir, BenchCluster source, String codec, long[] target, long logBytes,
-                                       int brokers, boolean catchUp) throws Exception {
-        String name = brokers == 1 ? "mirror" : "mirror" + brokers;
+    /** What a measurement watches: the copying side's CPU, the source broker's CPU and every JVM's GC log. */
+    private record Watched(DoubleSupplier copierCpu, DoubleSupplier sourceCpu, Map<String, Path> gcLogs) {
+    }
+
+    /** A step that starts a copy. */
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, String codec, long[] target,
+                                       long logBytes, int brokers, boolean catchUp) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("destination_brokers", brokers);
-        log("[" + codec + "] " + name + ": starting a destination cluster of " + brokers + " broker(s)");
-        try (BenchCluster dest = BenchCluster.start(home, dir, name + "-dest", brokers, Map.of());
+        log("[" + codec + "] " + run + ": starting a destination cluster of " + brokers + " broker(s)");
+        String clusterName = run + "-dest";
+        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, brokers, Map.of());
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> mc = new HashMap<>();
             mc.put("bootstrap.servers", source.bootstrap());
+            mc.put("mirror.fetch.max.bytes", String.valueOf(fetchMaxBytes));
+            mc.put("mirror.fetch.partition.max.bytes", String.valueOf(fetchPartitionMaxBytes));
             cm.createClusterMirror("bench", mc).all().get(60, TimeUnit.SECONDS);
-            res.put("mirror_config", "defaults (mirror.fetch.*: max.bytes 50 MiB, partition.max.bytes 1 MiB, "
-                + "min.bytes 1, max.wait.ms 500, read_committed)");
+            res.put("mirror_config", "mirror.fetch.max.bytes " + fetchMaxBytes + ", mirror.fetch.partition.max.bytes "
+                + fetchPartitionMaxBytes + ", other mirror.fetch.* defaults (min.bytes 1, max.wait.ms 500, "
+                + "read_committed)");
+            Watched w = new Watched(dest::cpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null));
             Admin da = dest.admin();
             if (catchUp) {
-                log("[" + codec + "] " + name + ": catch-up");
-                long start = System.nanoTime();
-                double cpu0 = dest.cpuSeconds();
-                cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all().get(60, TimeUnit.SECONDS);
-                res.put("catch_up", catchUp(() -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), dest::cpuSeconds,
-                    logBytes, start, cpu0));
-                log("[" + codec + "] " + name + ": --verify of the caught-up topic");
+                log("[" + codec + "] " + run + ": catch-up");
+                res.put("catch_up", catchUp(w, () -> cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all()
+                    .get(60, TimeUnit.SECONDS), () -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), logBytes));
+                log("[" + codec + "] " + run + ": --verify of the caught-up topic");
                 res.put("verify", verify(cm));
             }
-            String lagTopic = "lag-" + name;
+            String lagTopic = "lag-" + run;
             createTopic(source.admin(), lagTopic, Map.of());
             cm.startMirrorTopics("bench", List.of(lagTopic), List.of()).all().get(60, TimeUnit.SECONDS);
             awaitMirroring(cm, lagTopic);
-            log("[" + codec + "] " + name + ": lag at " + lagRate + " MB/s");
-            res.put("lag", lag(source.bootstrap(), dest.bootstrap(), lagTopic, codec, dest::cpuSeconds));
+            log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s");
+            res.put("lag", lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w));
         }
+        deleteTree(dir.resolve(clusterName));
         return res;
     }
 
+    /** GC logs of the source broker, a destination cluster's brokers and MirrorMaker 2 (when given). */
+    private static Map<String, Path> gcLogs(BenchCluster source, BenchCluster dest, Path mm2) {
+        Map<String, Path> logs = new LinkedHashMap<>(source.gcLogs("source"));
+        if (dest != null) {
+            logs.putAll(dest.gcLogs("destination"));
+        }
+        if (mm2 != null) {
+            logs.put("mm2", mm2);
+        }
+        return logs;
+    }
     /**
      * The integrity check ({@code --verify}) over the caught-up topic: both logs read with raw fetches and compared batch by
      * batch. Throughput is one side's stored bytes per second of the whole check.
@@ -229,45 +365,22 @@ public final class Bench {
         return res;
     }
 
-    private Map<String, Object> mm2(Path dir, BenchCluster source, String codec, long[] target, long logBytes)
-            throws Exception {
+    private Map<String, Object> mm2(Path dir, String run, BenchCluster source, String codec, long[] target,
+                                    long logBytes, int tasks) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
-        String lagTopic = "lag-mm2";
+        String lagTopic = "lag-" + run;
         createTopic(source.admin(), lagTopic, Map.of());
-        log("[" + codec + "] mm2: starting a destination cluster and MirrorMaker 2 (dedicated mode)");
-        try (BenchCluster dest = BenchCluster.start(home, dir, "mm2-dest", 1, Map.of())) {
-            Path mm2Dir = dir.resolve("mm2");
+        log("[" + codec + "] " + run + ": starting a destination cluster and MirrorMaker 2 (dedicated mode)");
+        String clusterName = run + "-dest";
+        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, Map.of())) {
+            Path mm2Dir = dir.resolve(run).resolve("mm2");
             Files.createDirectories(mm2Dir);
-            Properties p = new Properties();
-            p.put("clusters", "src,dst");
-            p.put("src.bootstrap.servers", source.bootstrap());
-            p.put("dst.bootstrap.servers", dest.bootstrap());
-            p.put("src->dst.enabled", "true");
-            p.put("dst->src.enabled", "false");
-            p.put("src->dst.topics", TOPIC + "|" + lagTopic);
-            p.put("replication.policy.class", "org.apache.kafka.connect.mirror.IdentityReplicationPolicy");
-            p.put("tasks.max", String.valueOf(mm2Tasks));
-            for (String k : List.of("replication.factor", "checkpoints.topic.replication.factor",
-                "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor",
-                "offset.storage.replication.factor", "status.storage.replication.factor",
-                "config.storage.replication.factor")) {
-                p.put(k, "1");
-            }
-            p.put("sync.topic.acls.enabled", "false");
-            // Throughput tuning as the MM2 docs suggest: more tasks, bigger producer batches with linger,
-            // compression on the target (same codec as the source), bigger consumer polls.
-            p.put("dst.producer.batch.size", "262144");
-            p.put("dst.producer.linger.ms", "10");
-            p.put("dst.producer.compression.type", codec);
-            p.put("dst.producer.acks", "1");
-            p.put("src.consumer.max.poll.records", "2000");
-            p.put("src.consumer.fetch.min.bytes", "1");
-            p.put("src.consumer.max.partition.fetch.bytes", "1048576");
-            p.put("src.consumer.auto.offset.reset", "earliest");
+            Properties p = mm2Config(source, dest, codec, lagTopic, tasks);
             Path props = mm2Dir.resolve("mm2.properties");
             try (var w = Files.newBufferedWriter(props)) {
                 p.store(w, "MirrorMaker 2 for the benchmark");
             }
+            res.put("tasks_max", tasks);
             res.put("mm2_config", new java.util.TreeMap<>(p));
             Path log4j = mm2Dir.resolve("log4j2.properties");
             Files.writeString(log4j, "rootLogger.level=WARN\nrootLogger.appenderRef.out.ref=OUT\n"
@@ -276,70 +389,142 @@ public final class Bench {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             List<String> cmd = new ArrayList<>(List.of(java));
             cmd.addAll(List.of(System.getProperty("bench.mm2.heap", "-Xmx1G -Xms1G").split(" ")));
-            cmd.addAll(List.of("-XX:+UseG1GC", "-Dlog4j2.configurationFile=" + log4j, "-cp", mm2Classpath,
-                "org.apache.kafka.connect.mirror.MirrorMaker", props.toString(), "--clusters", "dst"));
+            Path gcLog = mm2Dir.resolve("gc.log");
+            cmd.addAll(List.of("-XX:+UseG1GC", GcLog.option(gcLog), "-Dlog4j2.configurationFile=" + log4j,
+                "-cp", classpath, "org.apache.kafka.connect.mirror.MirrorMaker", props.toString(), "--clusters", "dst"));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.redirectErrorStream(true).redirectOutput(mm2Dir.resolve("mm2.out").toFile());
             Admin da = dest.admin();
-            long start = System.nanoTime();
-            Process mm2 = pb.start();
-            LaunchedNode.killOnExit(mm2);
+            AtomicReference<Process> mm2 = new AtomicReference<>();
+            Watched w = new Watched(() -> (mm2.get() == null ? 0 : ProcCpu.cpuSeconds(mm2.get().pid()))
+                + dest.cpuSeconds(), () -> source.node(1).cpuSeconds(), gcLogs(source, dest, gcLog));
             try {
-                long pid = mm2.pid();
-                DoubleSupplier cpu = () -> ProcCpu.cpuSeconds(pid) + dest.cpuSeconds();
-                double cpu0 = cpu.getAsDouble();
-                res.put("catch_up", catchUp(() -> {
-                    if (!mm2.isAlive()) {
+                res.put("catch_up", catchUp(w, () -> {
+                    mm2.set(pb.start());
+                    LaunchedNode.killOnExit(mm2.get());
+                }, () -> {
+                    if (!mm2.get().isAlive()) {
                         throw new IllegalStateException("MirrorMaker 2 exited: " + tail(mm2Dir.resolve("mm2.out")));
                     }
                     return sum(endOffsetsOrZero(da, TOPIC));
-                }, sum(target), cpu, logBytes, start, cpu0));
+                }, sum(target), logBytes));
                 @SuppressWarnings("unchecked")
                 Map<String, Object> cu = (Map<String, Object>) res.get("catch_up");
-                cu.put("destination_log_bytes", logSize(da, 1, TOPIC));
-                log("[" + codec + "] mm2: lag at " + lagRate + " MB/s");
-                res.put("lag", lag(source.bootstrap(), dest.bootstrap(), lagTopic, codec, cpu));
+                cu.put("destination_log_bytes", sum(partitionSizes(da, 1, TOPIC)));
+                log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s");
+                res.put("lag", lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w));
             } finally {
-                mm2.destroy();
-                if (!mm2.waitFor(30, TimeUnit.SECONDS)) {
-                    mm2.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                Process process = mm2.get();
+                if (process != null) {
+                    process.destroy();
+                    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
                 }
             }
         }
+        deleteTree(dir.resolve(clusterName));
         return res;
     }
 
-    private Map<String, Object> replication(BenchCluster source, String codec, long records, long logBytes)
-            throws Exception {
-        Map<String, Object> res = new LinkedHashMap<>();
-        log("[" + codec + "] replication: adding broker 2 to the source cluster and a replica of " + TOPIC + " on it");
-        KafkaNode follower = source.addBroker();
-        source.awaitReady();
-        Admin sa = source.admin();
-        Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            moves.put(new TopicPartition(TOPIC, p), Optional.of(new NewPartitionReassignment(List.of(1, 2))));
+    /**
+     * MirrorMaker 2 tuned for throughput: more tasks, bigger producer batches with linger, compression on the
+     * target (the source's codec), the producer's in-flight limit back at the client default of 5 (Connect's
+     * worker sets 1 for source tasks; {@code <target>.producer.*} becomes the worker's {@code producer.*}, which
+     * overrides it), larger request size and buffer, and the fetch sizes of the other copiers.
+     */
+    private Properties mm2Config(BenchCluster source, BenchCluster dest, String codec, String lagTopic, int tasks) {
+        Properties p = new Properties();
+        p.put("clusters", "src,dst");
+        p.put("src.bootstrap.servers", source.bootstrap());
+        p.put("dst.bootstrap.servers", dest.bootstrap());
+        p.put("src->dst.enabled", "true");
+        p.put("dst->src.enabled", "false");
+        p.put("src->dst.topics", TOPIC + "|" + lagTopic);
+        p.put("replication.policy.class", "org.apache.kafka.connect.mirror.IdentityReplicationPolicy");
+        p.put("tasks.max", String.valueOf(tasks));
+        for (String k : List.of("replication.factor", "checkpoints.topic.replication.factor",
+            "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor",
+            "offset.storage.replication.factor", "status.storage.replication.factor",
+            "config.storage.replication.factor")) {
+            p.put(k, "1");
         }
-        res.put("replica_fetcher_config", "Kafka defaults (num.replica.fetchers 1, replica.fetch.max.bytes 1 MiB, "
-            + "replica.fetch.response.max.bytes 10 MiB, replica.fetch.wait.max.ms 500)");
-        long start = System.nanoTime();
-        double cpu0 = follower.cpuSeconds();
-        sa.alterPartitionReassignments(moves).all().get(60, TimeUnit.SECONDS);
-        // Progress: the follower's log size; done when every partition has both replicas in sync.
-        res.put("catch_up", catchUp(() -> {
-            long size = logSize(sa, 2, TOPIC);
-            return size >= logBytes && allInSync(sa, TOPIC, 2) ? records : (long) ((double) size / logBytes * records);
-        }, records, follower::cpuSeconds, logBytes, start, cpu0));
+        p.put("sync.topic.acls.enabled", "false");
+        p.put("dst.producer.batch.size", "262144");
+        p.put("dst.producer.linger.ms", "10");
+        p.put("dst.producer.compression.type", codec);
+        p.put("dst.producer.acks", "1");
+        p.put("dst.producer.max.in.flight.requests.per.connection", "5");
+        p.put("dst.producer.max.request.size", "10485760");
+        p.put("dst.producer.buffer.memory", String.valueOf(64L << 20));
+        p.put("src.consumer.max.poll.records", "2000");
+        p.put("src.consumer.fetch.min.bytes", "1");
+        p.put("src.consumer.fetch.max.bytes", String.valueOf(fetchMaxBytes));
+        p.put("src.consumer.max.partition.fetch.bytes", String.valueOf(fetchPartitionMaxBytes));
+        p.put("src.consumer.auto.offset.reset", "earliest");
+        return p;
+    }
 
-        String lagTopic = "lag-replication";
+    /**
+     * Kafka's follower replication: a new broker joins the source cluster and a reassignment adds a replica of
+     * every partition on it. The catch-up ends when the follower holds, for every partition, as many bytes as the
+     * leader: the log is not written during the catch-up and a follower appends the leader's batches unchanged, so
+     * equal sizes mean equal log end offsets (offset lag 0), without waiting for the ISR update that follows. The
+     * broker is removed again afterwards, so that each repeat starts from the same one-replica topic.
+     */
+    private Map<String, Object> replication(Path dir, String run, BenchCluster source, String codec, long records,
+                                            long logBytes) throws Exception {
+        Map<String, Object> res = new LinkedHashMap<>();
+        KafkaNode follower = source.addBroker();
+        int followerId = follower.nodeId;
+        log("[" + codec + "] " + run + ": added broker " + followerId + " to the source cluster, a replica of " + TOPIC
+            + " on it");
+        source.awaitBroker(followerId);
+        Admin sa = source.admin();
+        res.put("replica_fetcher_config", "num.replica.fetchers 1, replica.fetch.max.bytes " + fetchPartitionMaxBytes
+            + ", replica.fetch.response.max.bytes " + fetchMaxBytes + ", replica.fetch.wait.max.ms 500");
+        long[] leaderSizes = partitionSizes(sa, 1, TOPIC);
+        Map<String, Path> gc = new LinkedHashMap<>(source.gcLogs("source"));
+        gc.put("follower", gc.remove("source-node" + followerId));
+        Watched w = new Watched(follower::cpuSeconds, () -> source.node(1).cpuSeconds(), gc);
+        res.put("catch_up", catchUp(w, () -> reassign(sa, List.of(1, followerId)), () -> {
+            long[] sizes = partitionSizes(sa, followerId, TOPIC);
+            return java.util.Arrays.equals(sizes, leaderSizes) ? records
+                : Math.min(records - 1, (long) ((double) sum(sizes) / logBytes * records));
+        }, records, logBytes));
+
+        String lagTopic = "lag-" + run;
         Map<Integer, List<Integer>> assignment = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
-            assignment.put(p, List.of(1, 2));
+            assignment.put(p, List.of(1, followerId));
         }
         sa.createTopics(List.of(new NewTopic(lagTopic, assignment))).all().get(60, TimeUnit.SECONDS);
-        log("[" + codec + "] replication: lag at " + lagRate + " MB/s (RF=2 topic, consumer on the leader)");
-        res.put("lag", lag(source.bootstrap(), source.bootstrap(), lagTopic, codec, follower::cpuSeconds));
+        log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s (RF=2 topic, consumer on the leader)");
+        res.put("lag", lag(dir.resolve(run), source.bootstrap(), source.bootstrap(), lagTopic, codec, w));
+
+        sa.deleteTopics(List.of(lagTopic)).all().get(60, TimeUnit.SECONDS);
+        reassign(sa, List.of(1));
+        awaitNoReassignments(sa);
+        source.removeBroker(follower);
         return res;
+    }
+
+    private void reassign(Admin admin, List<Integer> replicas) throws Exception {
+        Map<TopicPartition, Optional<NewPartitionReassignment>> moves = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            moves.put(new TopicPartition(TOPIC, p), Optional.of(new NewPartitionReassignment(replicas)));
+        }
+        admin.alterPartitionReassignments(moves).all().get(60, TimeUnit.SECONDS);
+    }
+
+    private static void awaitNoReassignments(Admin admin) throws Exception {
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (!admin.listPartitionReassignments().reassignments().get(30, TimeUnit.SECONDS).isEmpty()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("the reassignment back to one replica did not finish in 120 s");
+            }
+            sleep(200);
+        }
     }
 
     /** Waits until every partition of the mirror topic is MIRRORING. */
@@ -364,31 +549,40 @@ public final class Bench {
      * The baseline for the mirror's 3-broker lag: Kafka's own RF=3 replication on a 3-broker cluster, from
      * producer send to visible on the leader (the high watermark waits for both followers).
      */
-    private Map<String, Object> replication3(Path dir, BenchCluster source, String codec) throws Exception {
+    private Map<String, Object> replication3(Path dir, String run, String codec) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
-        log("[" + codec + "] replication3: starting a cluster of 3 brokers");
-        try (BenchCluster c = BenchCluster.start(home, dir, "replication3", 3, Map.of())) {
-            String lagTopic = "lag-replication3";
+        log("[" + codec + "] " + run + ": starting a cluster of 3 brokers");
+        try (BenchCluster c = BenchCluster.start(home, dir, run, 3, replicaFetchConfig())) {
+            String lagTopic = "lag-" + run;
             c.admin().createTopics(List.of(new NewTopic(lagTopic, partitions, (short) 3))).all()
                 .get(60, TimeUnit.SECONDS);
-            log("[" + codec + "] replication3: lag at " + lagRate + " MB/s (RF=3 topic, consumer on the leaders)");
-            res.put("lag", lag(c.bootstrap(), c.bootstrap(), lagTopic, codec, c::cpuSeconds));
+            log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s (RF=3 topic, consumer on the leaders)");
+            res.put("lag", lag(dir.resolve(run), c.bootstrap(), c.bootstrap(), lagTopic, codec,
+                new Watched(c::cpuSeconds, () -> 0.0, c.gcLogs("replication3"))));
         }
+        deleteTree(dir.resolve(run));
         return res;
     }
 
     // ---------------------------------------------------------------- measurements
 
     /**
-     * Polls progress (records copied) every 100 ms until it reaches the target. Throughput and CPU are taken
-     * from the first sample that shows progress to the end, so start-up costs (JVM start, topic creation, MM2's
-     * group joins) do not count; the time to the first progress is reported separately.
+     * Starts a copy and polls progress (records copied) every 100 ms until it reaches the target. Throughput and
+     * CPU are taken from the first sample that shows progress to the end, so start-up costs (JVM start, topic
+     * creation, MM2's group joins) do not count; the time to the first progress is reported separately. GC
+     * figures cover the whole catch-up, start included.
      */
-    private Map<String, Object> catchUp(LongSupplier progress, long target, DoubleSupplier cpu, long logBytes,
-                                        long startNanos, double cpuStart) {
-        long deadline = startNanos + TimeUnit.MINUTES.toNanos(10);
+    private Map<String, Object> catchUp(Watched w, Action start, LongSupplier progress, long target, long logBytes)
+            throws Exception {
+        Map<String, Integer> gc0 = GcLog.marks(w.gcLogs());
+        long startNanos = System.nanoTime();
+        double cpuStart = w.copierCpu().getAsDouble();
+        double sourceCpuStart = w.sourceCpu().getAsDouble();
+        start.run();
+        long deadline = startNanos + TimeUnit.MINUTES.toNanos(30);
         long firstNanos = -1;
         double firstCpu = Double.NaN;
+        double firstSourceCpu = Double.NaN;
         long firstProgress = 0;
         long last = 0;
         while (true) {
@@ -404,11 +598,13 @@ public final class Bench {
             last = done;
             if (done > 0 && firstNanos < 0) {
                 firstNanos = now;
-                firstCpu = cpu.getAsDouble();
+                firstCpu = w.copierCpu().getAsDouble();
+                firstSourceCpu = w.sourceCpu().getAsDouble();
                 firstProgress = done;
             }
             if (done >= target) {
-                double endCpu = cpu.getAsDouble();
+                double endCpu = w.copierCpu().getAsDouble();
+                double endSourceCpu = w.sourceCpu().getAsDouble();
                 double sec = (now - firstNanos) / 1e9;
                 // The first sample already shows some progress: scale the volume to what was copied after it.
                 double fraction = (double) (target - firstProgress) / target;
@@ -416,9 +612,12 @@ public final class Bench {
                     sec = (now - startNanos) / 1e9;
                     fraction = 1.0;
                     firstCpu = cpuStart;
+                    firstSourceCpu = sourceCpuStart;
                 }
                 double bytes = logBytes * fraction;
+                double gib = bytes / (1024.0 * 1024 * 1024);
                 double cpuSec = endCpu - firstCpu;
+                double sourceCpuSec = endSourceCpu - firstSourceCpu;
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("seconds", round(sec));
                 m.put("seconds_to_first_progress", round((firstNanos - startNanos) / 1e9));
@@ -427,28 +626,40 @@ public final class Bench {
                 m.put("payload_MBps", round(target * fraction * Payloads.RECORD_SIZE / 1048576.0 / sec));
                 m.put("records_per_s", Math.round(target * fraction / sec));
                 m.put("cpu_s", round(cpuSec));
-                m.put("cpu_s_per_GiB", round(cpuSec / (bytes / (1024.0 * 1024 * 1024))));
+                m.put("cpu_s_per_GiB", round(cpuSec / gib));
                 m.put("cpu_s_total_incl_startup", round(endCpu - cpuStart));
                 m.put("cores_busy", round(cpuSec / sec));
-                log(String.format("    catch-up: %.1f s, %.1f MB/s, %d rec/s, %.1f CPU s/GiB", sec,
-                    bytes / 1048576.0 / sec, Math.round(target * fraction / sec), cpuSec / (bytes / (1 << 30))));
+                m.put("source_cpu_s_per_GiB", round(sourceCpuSec / gib));
+                m.put("source_cores_busy", round(sourceCpuSec / sec));
+                m.put("gc", GcLog.since(w.gcLogs(), gc0));
+                log(String.format("    catch-up: %.1f s, %.1f MB/s, %d rec/s, %.1f CPU s/GiB (source %.1f)", sec,
+                    bytes / 1048576.0 / sec, Math.round(target * fraction / sec), cpuSec / gib, sourceCpuSec / gib));
                 return m;
             }
             if (now > deadline) {
-                throw new IllegalStateException("catch-up did not finish in 10 minutes (" + done + " of " + target + ")");
+                throw new IllegalStateException("catch-up did not finish in 30 minutes (" + done + " of " + target + ")");
             }
             sleep(100);
         }
     }
 
-    private Map<String, Object> lag(String from, String to, String topic, String codec, DoubleSupplier cpu) {
-        double cpu0 = cpu.getAsDouble();
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> lag(Path runDir, String from, String to, String topic, String codec, Watched w)
+            throws Exception {
+        Map<String, Integer> gc0 = GcLog.marks(w.gcLogs());
+        double cpu0 = w.copierCpu().getAsDouble();
+        double sourceCpu0 = w.sourceCpu().getAsDouble();
         long t0 = System.nanoTime();
-        Map<String, Object> m = LagProbe.run(from, to, topic, partitions, codec, lagRate, lagWarmup, lagMeasure);
+        Map<String, Object> m = LagProbe.run(runDir.resolve("probe"), classpath, from, to, topic, partitions, codec,
+            lagRate, lagWarmup, lagMeasure, lagDrain);
         double sec = (System.nanoTime() - t0) / 1e9;
-        m.put("copier_cores_busy", round((cpu.getAsDouble() - cpu0) / sec));
+        m.put("copier_cores_busy", round((w.copierCpu().getAsDouble() - cpu0) / sec));
+        m.put("source_cores_busy", round((w.sourceCpu().getAsDouble() - sourceCpu0) / sec));
+        Map<String, Object> gc = GcLog.since(w.gcLogs(), gc0);
+        gc.putAll((Map<String, Object>) m.remove("probe_gc"));
+        m.put("gc", gc);
         log("    lag: p50 " + m.get("p50_ms") + " ms, p99 " + m.get("p99_ms") + " ms, max " + m.get("max_ms")
-            + " ms (" + m.get("measured_records") + " records)");
+            + " ms (received " + m.get("received") + " of " + m.get("sent") + " records due in the window)");
         return m;
     }
 
@@ -542,37 +753,21 @@ public final class Bench {
         }
     }
 
-    static long logSize(Admin admin, int brokerId, String topic) {
+    /** The size of each partition's log of the topic on one broker (0 where it has none). */
+    long[] partitionSizes(Admin admin, int brokerId, String topic) {
+        long[] sizes = new long[partitions];
         try {
-            long size = 0;
             var dirs = admin.describeLogDirs(List.of(brokerId)).allDescriptions().get(30, TimeUnit.SECONDS);
             for (var dir : dirs.get(brokerId).values()) {
                 for (Map.Entry<TopicPartition, ReplicaInfo> e : dir.replicaInfos().entrySet()) {
                     if (e.getKey().topic().equals(topic) && !e.getValue().isFuture()) {
-                        size += e.getValue().size();
+                        sizes[e.getKey().partition()] += e.getValue().size();
                     }
                 }
             }
-            return size;
+            return sizes;
         } catch (Exception e) {
             throw new RuntimeException(e);
-        }
-    }
-
-    private static boolean allInSync(Admin admin, String topic, int replicas) {
-        try {
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            for (TopicPartitionInfo p : d.partitions()) {
-                if (p.isr().size() < replicas) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (ExecutionException | TimeoutException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 

@@ -3,13 +3,21 @@ package io.clustermirror.bench;
 import io.clustermirror.testkit.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
@@ -19,6 +27,8 @@ final class BenchCluster implements AutoCloseable {
     private final Path dir;
     private final Map<String, String> extra;
     private final String clusterId = Uuid.randomUuid().toString();
+    /** Node ids are never reused: a removed broker's id stays registered with the controller for a while. */
+    private final AtomicInteger nextId = new AtomicInteger(1);
     private Admin admin;
 
     private BenchCluster(Path home, Path dir, String name, Map<String, String> extra) {
@@ -31,12 +41,13 @@ final class BenchCluster implements AutoCloseable {
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
         BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
-            c.nodes.add(new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), 1, FreePorts.next(), FreePorts.next()));
+            c.nodes.add(new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(), FreePorts.next(),
+                FreePorts.next()));
             c.nodes.get(0).start(c.nodes.get(0).controllerPort, extra);
             for (int i = 2; i <= brokers; i++) {
                 c.addBroker();
             }
-            c.awaitReady();
+            c.awaitBrokers(brokers);
             return c;
         } catch (RuntimeException e) {
             c.close();
@@ -46,7 +57,7 @@ final class BenchCluster implements AutoCloseable {
 
     /** Starts one more broker-only node and returns it (without waiting for it). */
     KafkaNode addBroker() {
-        int id = nodes.size() + 1;
+        int id = nextId.getAndIncrement();
         KafkaNode n = new KafkaNode(home, name, clusterId, dir.resolve("node" + id), id, FreePorts.next(), -1);
         nodes.add(n);
         n.start(nodes.get(0).controllerPort, extra);
@@ -58,7 +69,22 @@ final class BenchCluster implements AutoCloseable {
     }
 
     KafkaNode node(int id) {
-        return nodes.get(id - 1);
+        return nodes.stream().filter(n -> n.nodeId == id).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no node " + id + " in the " + name + " cluster"));
+    }
+
+    /** Stops a broker added by {@link #addBroker} and deletes its data. */
+    void removeBroker(KafkaNode broker) throws IOException {
+        broker.close();
+        nodes.remove(broker);
+        Bench.deleteTree(broker.dir);
+    }
+
+    /** The GC logs of the cluster's JVMs, named {@code <prefix>-node<id>}. */
+    Map<String, Path> gcLogs(String prefix) {
+        Map<String, Path> logs = new java.util.LinkedHashMap<>();
+        nodes.forEach(n -> logs.put(prefix + "-node" + n.nodeId, n.gcLog()));
+        return logs;
     }
 
     Properties clientProps() {
@@ -74,10 +100,42 @@ final class BenchCluster implements AutoCloseable {
         return admin;
     }
 
-    /** Waits until every node is ready; fails early if one exits. */
-    void awaitReady() {
-        for (KafkaNode node : nodes) {
-            node.awaitReady(admin());
+    /** Waits until the cluster has {@code n} live brokers; fails early if a node died. */
+    void awaitBrokers(int n) {
+        awaitLive(live -> live.size() >= n, n + " brokers");
+    }
+
+    /**
+     * Waits until broker {@code id} is live: a count is not enough once a broker was removed, as the controller
+     * may still list the removed one.
+     */
+    void awaitBroker(int id) {
+        awaitLive(live -> live.stream().anyMatch(node -> node.id() == id), "broker " + id);
+    }
+
+    private void awaitLive(Predicate<Collection<Node>> done, String what) {
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (true) {
+            for (KafkaNode node : nodes) {
+                if (!node.alive()) {
+                    throw new IllegalStateException("node " + node.nodeId + " of the " + name + " cluster exited:\n"
+                        + node.tail());
+                }
+            }
+            try {
+                if (done.test(admin().describeCluster().nodes().get(5, TimeUnit.SECONDS))) {
+                    return;
+                }
+            } catch (ExecutionException | TimeoutException e) {
+                // not up yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the " + name + " cluster", e);
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("the " + name + " cluster did not come up with " + what);
+            }
+            Bench.sleep(250);
         }
     }
 

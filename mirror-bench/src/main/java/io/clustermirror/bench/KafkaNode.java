@@ -24,18 +24,19 @@ final class KafkaNode implements AutoCloseable {
     final int nodeId;
     final int brokerPort;
     final int controllerPort; // -1 for a broker-only node
+    final Path dir;
     private final LaunchedNode node;
 
     KafkaNode(Path home, String cluster, String clusterId, Path dir, int nodeId, int brokerPort, int controllerPort) {
         this.nodeId = nodeId;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
+        this.dir = dir;
         this.node = new LaunchedNode(home, cluster, clusterId, nodeId, controllerPort > 0 ? Role.COMBINED : Role.BROKER, dir,
             System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
         String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
-        if (opts != null && !opts.isBlank()) {
-            node.environment("KAFKA_OPTS", opts.replace("{dir}", dir.toString()));
-        }
+        String gc = GcLog.option(gcLog());
+        node.environment("KAFKA_OPTS", opts == null || opts.isBlank() ? gc : gc + " " + opts.replace("{dir}", dir.toString()));
     }
 
     String bootstrap() {
@@ -79,6 +80,16 @@ final class KafkaNode implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + node, e);
         }
+    }
+
+    /** The JVM's GC log ({@link GcLog}). */
+    Path gcLog() {
+        return dir.resolve("gc.log");
+    }
+
+    /** The end of the node's output, for an error message. */
+    String tail() {
+        return LaunchedNode.tail(node.output(), 15);
     }
 
     boolean alive() {

@@ -1,5 +1,6 @@
 package io.clustermirror.bench;
 
+import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -11,92 +12,295 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Steady-state lag: produces 1 KiB records at a fixed rate to the source and consumes them (read_committed)
- * on the destination; the lag of a record is (time it was consumed - its timestamp), the timestamp being the
- * producer's send time (CreateTime, kept as-is by all three copiers). Only records sent after the warm-up
- * count.
+ * Steady-state lag, measured by two JVMs of their own (so that neither the harness nor the copier shares their
+ * heap or GC): a consumer ({@code read_committed}) on the destination and a load generator on the source.
+ *
+ * <p>The load follows a fixed schedule: record {@code i} is due at {@code start + i / rate}, and its timestamp
+ * (CreateTime, kept as-is by all three copiers) is that due time, not the moment it was actually sent, so a
+ * stalled producer does not hide the stall (no coordinated omission). The lag of a record is the time the
+ * consumer saw it minus its due time. Records due in the measurement window {@code [start + warm-up, start +
+ * warm-up + measure)} count; none is dropped for being late: the consumer waits for every one of them (up to a
+ * drain timeout) and reports how many it received of how many were sent.
+ *
+ * <p>Protocol: the harness starts both JVMs; the consumer positions itself at the end of the topic, the producer
+ * fetches the topic's metadata, and each then writes its {@code ready} file. Only then does the harness fix the
+ * start of the schedule, a little ahead, in the {@code start} file both wait for: JVM start and connection set-up
+ * are not part of the schedule. Both write their results as properties files.
  */
 final class LagProbe {
     private static final int MAX_MS = 120_000;
+    private static final long SCHEDULE_LEAD_MS = 1_000;
+    private static final long READY_TIMEOUT_MS = 120_000;
 
     private LagProbe() {
     }
 
-    static Map<String, Object> run(String produceTo, String consumeFrom, String topic, int partitions, String codec,
-                                   double rateMBps, int warmupSec, int measureSec) {
+    /** Runs the two probe JVMs against one topic and returns the lag figures. */
+    static Map<String, Object> run(Path dir, String classpath, String produceTo, String consumeFrom, String topic,
+                                   int partitions, String codec, double rateMBps, int warmupSec, int measureSec,
+                                   int drainSec) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        Path start = dir.resolve("start");
+        Properties c = new Properties();
+        c.setProperty("bootstrap", consumeFrom);
+        c.setProperty("topic", topic);
+        c.setProperty("partitions", String.valueOf(partitions));
+        c.setProperty("rate.MBps", String.valueOf(rateMBps));
+        c.setProperty("warmup.ms", String.valueOf(warmupSec * 1000L));
+        c.setProperty("measure.ms", String.valueOf(measureSec * 1000L));
+        c.setProperty("drain.ms", String.valueOf(drainSec * 1000L));
+        c.setProperty("ready", dir.resolve("consumer.ready").toString());
+        c.setProperty("start", start.toString());
+        c.setProperty("result", dir.resolve("consumer.result").toString());
+        Properties p = new Properties();
+        p.setProperty("bootstrap", produceTo);
+        p.setProperty("topic", topic);
+        p.setProperty("codec", codec);
+        p.setProperty("rate.MBps", String.valueOf(rateMBps));
+        p.setProperty("duration.ms", String.valueOf((warmupSec + measureSec) * 1000L));
+        p.setProperty("ready", dir.resolve("producer.ready").toString());
+        p.setProperty("start", start.toString());
+        p.setProperty("result", dir.resolve("producer.result").toString());
+        Process consumer = launch(dir, classpath, "consumer", c);
+        Process producer = launch(dir, classpath, "producer", p);
+        try {
+            awaitFile(dir.resolve("consumer.ready"), consumer, "consumer", dir);
+            awaitFile(dir.resolve("producer.ready"), producer, "producer", dir);
+            Path tmp = dir.resolve("start.tmp");
+            Files.writeString(tmp, String.valueOf(System.currentTimeMillis() + SCHEDULE_LEAD_MS));
+            Files.move(tmp, start, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            long wait = warmupSec + measureSec + drainSec + 120L;
+            if (!producer.waitFor(wait, TimeUnit.SECONDS) || !consumer.waitFor(wait, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("lag probe of " + topic + " did not finish in " + wait + " s; see " + dir);
+            }
+            Map<String, Object> out = new LinkedHashMap<>(read(dir.resolve("consumer.result"), "consumer", dir));
+            Properties pr = load(dir.resolve("producer.result"), "producer", dir);
+            out.put("sent_total", Long.parseLong(pr.getProperty("sent")));
+            if (pr.getProperty("error") != null) {
+                out.put("producer_error", pr.getProperty("error"));
+            }
+            out.put("rate_MBps_target", rateMBps);
+            out.put("warmup_s", warmupSec);
+            out.put("measure_s", measureSec);
+            Map<String, Object> gc = new LinkedHashMap<>();
+            gc.put("probe-consumer", GcLog.since(dir.resolve("consumer-gc.log"), 0));
+            gc.put("probe-producer", GcLog.since(dir.resolve("producer-gc.log"), 0));
+            out.put("probe_gc", gc);
+            return out;
+        } finally {
+            stop(consumer);
+            stop(producer);
+        }
+    }
+
+    /** Entry point of a probe JVM: {@code consumer|producer <properties file>}. */
+    public static void main(String[] args) throws Exception {
+        Properties p = load(Path.of(args[1]), args[0], Path.of(args[1]).getParent());
+        if (args[0].equals("consumer")) {
+            consume(p);
+        } else {
+            produce(p);
+        }
+    }
+
+    /** How many records the schedule has due before {@code offsetMs} after its start. */
+    static long due(double recordsPerMs, long offsetMs) {
+        return offsetMs <= 0 ? 0 : (long) Math.ceil(offsetMs * recordsPerMs);
+    }
+
+    /** The due time of record {@code i}, relative to the start of the schedule. */
+    static long dueOffsetMs(double recordsPerMs, long i) {
+        return (long) Math.floor(i / recordsPerMs);
+    }
+
+    static double recordsPerMs(double rateMBps) {
+        return rateMBps * 1024 * 1024 / Payloads.RECORD_SIZE / 1000.0;
+    }
+
+    private static void consume(Properties p) throws IOException {
+        double perMs = recordsPerMs(Double.parseDouble(p.getProperty("rate.MBps")));
+        long warmupMs = Long.parseLong(p.getProperty("warmup.ms"));
+        long measureMs = Long.parseLong(p.getProperty("measure.ms"));
+        long drainMs = Long.parseLong(p.getProperty("drain.ms"));
+        // Records due in [warm-up, warm-up + measure): the schedule fixes their number in advance.
+        long expected = due(perMs, warmupMs + measureMs) - due(perMs, warmupMs);
         long[] histogram = new long[MAX_MS + 1];
-        AtomicLong produced = new AtomicLong();
-        AtomicReference<Exception> sendError = new AtomicReference<>();
+        long counted = 0;
+        long received = 0;
+        long maxMs = 0;
         Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, consumeFrom);
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, p.getProperty("bootstrap"));
         cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        long startMs;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
             new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = awaitPartitions(consumer, topic, partitions);
+            List<TopicPartition> tps = awaitPartitions(consumer, p.getProperty("topic"),
+                Integer.parseInt(p.getProperty("partitions")));
             consumer.assign(tps);
             consumer.seekToEnd(tps);
             tps.forEach(consumer::position);
-
-            long start = System.currentTimeMillis();
-            long warmupEnd = start + warmupSec * 1000L;
-            long measureEnd = warmupEnd + measureSec * 1000L;
-            Thread producer = new Thread(() -> produce(produceTo, topic, codec, rateMBps, measureEnd, produced, sendError),
-                "lag-producer");
-            producer.setDaemon(true);
-            producer.start();
-
-            long counted = 0;
-            long received = 0;
-            long drainUntil = measureEnd + 5_000;
-            long expectedCounted = -1;
-            while (System.currentTimeMillis() < drainUntil) {
+            startMs = ready(p);
+            long windowStart = startMs + warmupMs;
+            long windowEnd = windowStart + measureMs;
+            long giveUp = windowEnd + drainMs;
+            while (counted < expected && System.currentTimeMillis() < giveUp) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
                     long now = System.currentTimeMillis();
                     received++;
                     long ts = r.timestamp();
-                    if (ts >= warmupEnd && ts < measureEnd) {
-                        histogram[(int) Math.min(MAX_MS, Math.max(0, now - ts))]++;
+                    if (ts >= windowStart && ts < windowEnd) {
+                        long lag = Math.max(0, now - ts);
+                        histogram[(int) Math.min(MAX_MS, lag)]++;
+                        maxMs = Math.max(maxMs, lag);
                         counted++;
                     }
                 }
-                if (!producer.isAlive() && expectedCounted < 0) {
-                    expectedCounted = produced.get();
+            }
+        }
+        Properties out = new Properties();
+        out.setProperty("sent", String.valueOf(expected));
+        out.setProperty("received", String.valueOf(counted));
+        out.setProperty("received_total", String.valueOf(received));
+        out.setProperty("p50_ms", String.valueOf(percentile(histogram, counted, 0.50)));
+        out.setProperty("p99_ms", String.valueOf(percentile(histogram, counted, 0.99)));
+        out.setProperty("p999_ms", String.valueOf(percentile(histogram, counted, 0.999)));
+        out.setProperty("max_ms", String.valueOf(counted == 0 ? -1 : maxMs));
+        store(out, Path.of(p.getProperty("result")));
+    }
+
+    private static void produce(Properties p) throws IOException {
+        double perMs = recordsPerMs(Double.parseDouble(p.getProperty("rate.MBps")));
+        long total = due(perMs, Long.parseLong(p.getProperty("duration.ms")));
+        String topic = p.getProperty("topic");
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, p.getProperty("bootstrap"));
+        pp.put(ProducerConfig.ACKS_CONFIG, "1");
+        pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        pp.put(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
+        pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, p.getProperty("codec"));
+        byte[][] payloads = Payloads.pool();
+        AtomicReference<Exception> error = new AtomicReference<>();
+        long sent = 0;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+            producer.partitionsFor(topic);
+            long startMs = ready(p);
+            while (sent < total) {
+                long dueNow = Math.min(total, due(perMs, System.currentTimeMillis() - startMs + 1));
+                // Behind schedule, this sends the backlog at once, each record still stamped with its due time.
+                while (sent < dueNow) {
+                    producer.send(new ProducerRecord<>(topic, null, startMs + dueOffsetMs(perMs, sent), null,
+                        payloads[(int) (sent % payloads.length)]), (md, e) -> {
+                            if (e != null) {
+                                error.compareAndSet(null, e);
+                            }
+                        });
+                    sent++;
                 }
-                if (expectedCounted >= 0 && received >= expectedCounted) {
-                    break; // everything produced has arrived
-                }
+                Bench.sleep(1);
             }
-            try {
-                producer.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            producer.flush();
+        } catch (RuntimeException e) {
+            error.compareAndSet(null, e);
+        }
+        Properties out = new Properties();
+        out.setProperty("sent", String.valueOf(sent));
+        if (error.get() != null) {
+            out.setProperty("error", error.get().toString());
+        }
+        store(out, Path.of(p.getProperty("result")));
+    }
+
+    private static Process launch(Path dir, String classpath, String role, Properties config) throws IOException {
+        Path props = dir.resolve(role + ".properties");
+        store(config, props);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256M", "-XX:+UseParallelGC",
+            GcLog.option(dir.resolve(role + "-gc.log")), "-cp", classpath, LagProbe.class.getName(), role,
+            props.toString());
+        pb.redirectErrorStream(true).redirectOutput(dir.resolve(role + ".out").toFile());
+        Process p = pb.start();
+        LaunchedNode.killOnExit(p);
+        return p;
+    }
+
+    /** In a probe JVM: reports it is ready and waits for the harness to fix the start of the schedule. */
+    private static long ready(Properties p) throws IOException {
+        Files.writeString(Path.of(p.getProperty("ready")), "ready");
+        Path start = Path.of(p.getProperty("start"));
+        long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+        while (!Files.exists(start)) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("no start of the schedule from the harness after 120 s");
             }
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("rate_MBps_target", rateMBps);
-            out.put("produced_records", produced.get());
-            out.put("received_records", received);
-            out.put("measured_records", counted);
-            out.put("p50_ms", percentile(histogram, counted, 0.50));
-            out.put("p99_ms", percentile(histogram, counted, 0.99));
-            out.put("max_ms", percentile(histogram, counted, 1.0));
-            out.put("warmup_s", warmupSec);
-            out.put("measure_s", measureSec);
-            if (sendError.get() != null) {
-                out.put("producer_error", sendError.get().toString());
+            Bench.sleep(10);
+        }
+        return Long.parseLong(Files.readString(start).trim());
+    }
+
+    private static void awaitFile(Path file, Process process, String role, Path dir) throws IOException {
+        long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+        while (!Files.exists(file)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the lag probe's " + role + " exited: "
+                    + Files.readString(dir.resolve(role + ".out")));
             }
-            return out;
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("the lag probe's " + role + " was not ready after 120 s: "
+                    + Files.readString(dir.resolve(role + ".out")));
+            }
+            Bench.sleep(100);
+        }
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        if (p.isAlive()) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Map<String, Object> read(Path file, String role, Path dir) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        Properties p = load(file, role, dir);
+        for (String k : List.of("sent", "received", "received_total", "p50_ms", "p99_ms", "p999_ms", "max_ms")) {
+            out.put(k, Long.parseLong(p.getProperty(k)));
+        }
+        out.put("measured_records", out.get("received"));
+        return out;
+    }
+
+    private static Properties load(Path file, String role, Path dir) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the lag probe's " + role + " wrote no " + file.getFileName() + "; see "
+                + dir, e);
+        }
+        return p;
+    }
+
+    private static void store(Properties p, Path file) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file)) {
+            p.store(w, null);
         }
     }
 
@@ -110,47 +314,9 @@ final class LagProbe {
                 return tps;
             }
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("topic " + topic + " did not appear on " + "the destination");
+                throw new IllegalStateException("topic " + topic + " did not appear on the destination");
             }
             Bench.sleep(200);
-        }
-    }
-
-    private static void produce(String bootstrap, String topic, String codec, double rateMBps, long endMs,
-                                AtomicLong produced, AtomicReference<Exception> error) {
-        Properties pp = new Properties();
-        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        pp.put(ProducerConfig.ACKS_CONFIG, "1");
-        pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        pp.put(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
-        pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
-        byte[][] payloads = Payloads.pool();
-        double perMs = rateMBps * 1024 * 1024 / Payloads.RECORD_SIZE / 1000.0;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
-            new ByteArraySerializer())) {
-            long start = System.currentTimeMillis();
-            long sent = 0;
-            while (true) {
-                long now = System.currentTimeMillis();
-                if (now >= endMs) {
-                    break;
-                }
-                long due = (long) ((now - start) * perMs);
-                while (sent < due) {
-                    producer.send(new ProducerRecord<>(topic, null, System.currentTimeMillis(), null,
-                        payloads[(int) (sent % payloads.length)]), (md, e) -> {
-                            if (e != null) {
-                                error.compareAndSet(null, e);
-                            }
-                        });
-                    sent++;
-                }
-                Bench.sleep(1);
-            }
-            producer.flush();
-            produced.set(sent);
-        } catch (Exception e) {
-            error.compareAndSet(null, e);
         }
     }
 

@@ -38,6 +38,8 @@ class BenchSmokeTest {
         options.put("lag.rate.mb", "2");
         options.put("lag.warmup.s", "1");
         options.put("lag.measure.s", "2");
+        options.put("lag.drain.s", "20");
+        options.put("repeats", "1");
         options.put("scenarios", "mirror,mm2,replication");
         options.put("mm2.tasks", "1");
         options.put("label", "smoke");
@@ -51,9 +53,19 @@ class BenchSmokeTest {
             assertTrue(mbps > 0, system + " catch-up MB/s");
             Double cpu = Bench.get(r, system, "catch_up", "cpu_s_per_GiB");
             assertTrue(cpu != null && cpu >= 0, system + " CPU per GiB");
-            Double lagged = Bench.get(r, system, "lag", "measured_records");
-            assertTrue(lagged != null && lagged > 0, system + " lag records");
+            Double sent = Bench.get(r, system, "lag", "sent");
+            assertTrue(sent != null && sent > 0, system + " lag records due in the window");
+            assertEquals(sent, Bench.get(r, system, "lag", "received"), system + ": every record due arrived");
+            assertEquals(1.0, Bench.get(r, system, "repeats"), system + " repeats");
+            assertEquals(mbps, Bench.get(r, system, "catch_up", Stats.SPREAD, "MBps", "min"),
+                system + ": the median of one run is its value");
+            assertNotNull(Bench.get(r, system, "catch_up", "source_cpu_s_per_GiB"), system + " source broker CPU");
         }
+        assertTrue(Bench.get(r, "mm2", "catch_up", "gc", "mm2", "gc_pauses") != null, "MM2's GC log was read");
+        assertNotNull(Bench.get(r, "mirror", "lag", "gc", "probe-consumer", "gc_pause_ms"), "the probe's GC log");
+        assertTrue(String.valueOf(r.get("commit")).matches("[0-9a-f]{40}"), "the commit: " + r.get("commit"));
+        assertTrue(r.get("dirty") instanceof Boolean, "the dirty-tree flag: " + r.get("dirty"));
+        assertEquals(1.0, Bench.get(r, "method", "repeats"));
         Double verifiedBytes = Bench.get(r, "mirror", "verify", "bytes");
         assertTrue(verifiedBytes != null && verifiedBytes > 0, "--verify compared the caught-up topic");
         assertEquals(Boolean.TRUE, ((Map<?, ?>) ((Map<?, ?>) r.get("mirror")).get("verify")).get("identical"),
@@ -64,6 +76,9 @@ class BenchSmokeTest {
             Path f = out.resolve("smoke-lz4." + ext);
             assertTrue(Files.size(f) > 100, f + " written");
         }
-        assertTrue(Files.readString(out.resolve("smoke-lz4.md")).contains("| catch-up MB/s"));
+        String md = Files.readString(out.resolve("smoke-lz4.md"));
+        assertTrue(md.contains("| catch-up MB/s"));
+        assertTrue(md.contains("Commit " + r.get("commit")), "the report names the commit");
+        assertTrue(Files.readString(out.resolve("smoke-lz4.json")).contains("\"dirty\": "), "the JSON has the dirty flag");
     }
 }

@@ -1,0 +1,89 @@
+package io.clustermirror.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * GC pauses and heap after GC of one launched JVM, read from its unified GC log ({@code -Xlog:gc:file=...}, one line
+ * per collection, e.g. {@code [1.2s][info][gc] GC(3) Pause Young (Normal) (G1 Evacuation Pause) 100M->20M(1024M)
+ * 3.456ms}). A window is the lines written after a {@link #mark}.
+ */
+final class GcLog {
+    private static final Pattern PAUSE = Pattern.compile(
+        "GC\\(\\d+\\) Pause .*?(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\) ([0-9.]+)ms");
+
+    private GcLog() {
+    }
+
+    /** The JVM option that writes the log this class reads. */
+    static String option(Path file) {
+        return "-Xlog:gc:file=" + file;
+    }
+
+    /** The number of lines written so far: the start of a window. */
+    static int mark(Path file) {
+        return lines(file).size();
+    }
+
+    /** Pauses, their total time and the largest heap after a GC in the lines after {@code mark}. */
+    static Map<String, Object> since(Path file, int mark) {
+        List<String> lines = lines(file);
+        long pauses = 0;
+        double pauseMs = 0;
+        double maxPauseMs = 0;
+        double heapAfterMax = 0;
+        for (String line : lines.subList(Math.min(mark, lines.size()), lines.size())) {
+            Matcher m = PAUSE.matcher(line);
+            if (m.find()) {
+                pauses++;
+                double ms = Double.parseDouble(m.group(7));
+                pauseMs += ms;
+                maxPauseMs = Math.max(maxPauseMs, ms);
+                heapAfterMax = Math.max(heapAfterMax, mib(m.group(3), m.group(4)));
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("gc_pauses", pauses);
+        out.put("gc_pause_ms", Bench.round(pauseMs));
+        out.put("gc_pause_max_ms", Bench.round(maxPauseMs));
+        // No collection in the window: no heap-after-GC figure (a 0 would pull the median over the repeats down).
+        out.put("heap_after_gc_max_MiB", pauses == 0 ? null : Bench.round(heapAfterMax));
+        return out;
+    }
+
+    /** Marks of several logs, by the name of their JVM. */
+    static Map<String, Integer> marks(Map<String, Path> logs) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        logs.forEach((name, file) -> out.put(name, mark(file)));
+        return out;
+    }
+
+    static Map<String, Object> since(Map<String, Path> logs, Map<String, Integer> marks) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        logs.forEach((name, file) -> out.put(name, since(file, marks.getOrDefault(name, 0))));
+        return out;
+    }
+
+    private static double mib(String value, String unit) {
+        double v = Double.parseDouble(value);
+        return switch (unit) {
+            case "K" -> v / 1024;
+            case "G" -> v * 1024;
+            default -> v;
+        };
+    }
+
+    private static List<String> lines(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllLines(file) : List.of();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+}
