@@ -372,6 +372,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return prepare(tp, p);
         } else if (action instanceof PartitionAction.StartFetching) {
             return startFetching(tp, p);
+        } else if (action instanceof PartitionAction.SkipLostRecords skip) {
+            return skipLostRecords(tp, p, skip);
         } else if (action instanceof PartitionAction.StopFetching) {
             PartitionFetcher f = fetchers.get(p.mirror());
             if (f != null) {
@@ -563,6 +565,20 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.of(new PartitionEvent.FetchingStarted());
     }
 
+    /** Hands the partition back to its fetcher past the records the source deleted before they were mirrored. */
+    private Optional<PartitionEvent> skipLostRecords(TopicPartition tp, MirrorPartition p, PartitionAction.SkipLostRecords skip) {
+        Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
+        PartitionFetcher f = fetchers.get(p.mirror());
+        if (topic.isEmpty() || f == null) {
+            return Optional.of(new PartitionEvent.FetchFailed("mirror '" + p.mirror() + "' or its topic is no longer defined"));
+        }
+        log.warn("Mirror '{}' partition {}: skipping source offsets [{}, {}), which the source deleted before they were mirrored "
+            + "({}=continue)", p.mirror(), tp, skip.fromOffset(), skip.toOffset(), MirrorConfig.SOURCE_DATA_LOSS_POLICY);
+        f.addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
+            p.leaderEpoch());
+        return Optional.empty();
+    }
+
     private void persist(TopicPartition tp, MirrorPartition p) {
         MirrorTopicRecord topic = image.topic(tp.topic()).orElse(null);
         if (topic == null) {
@@ -688,11 +704,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         /** The fetcher dropped the partition: the machine has the log repaired ({@link #startRepair}). */
         @Override
         public void onDivergence(TopicPartition tp, int sourceEpoch, long sourceEpochEndOffset) {
-            executor.execute(() -> guarded(() -> {
-                if (partitions.containsKey(tp)) {
-                    handle(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
-                }
-            }));
+            post(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
         }
 
         @Override
@@ -706,13 +718,46 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }));
         }
 
+        /** The machine decides, by the mirror's {@code mirror.source.data.loss.policy}, whether mirroring goes on past them. */
         @Override
-        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+        public void onSourceRecordsLost(TopicPartition tp, long fromOffset, long toOffset) {
             executor.execute(() -> guarded(() -> {
-                if (partitions.containsKey(tp)) {
-                    handle(tp, new PartitionEvent.FetchFailed(error.format(message)));
+                MirrorPartition p = partitions.get(tp);
+                if (p != null) {
+                    boolean failOnLoss = image.mirror(p.mirror())
+                        .map(m -> MirrorConfig.validate(m.name(), m.configs()).failOnSourceDataLoss()).orElse(false);
+                    handle(tp, new PartitionEvent.SourceRecordsLost(fromOffset, toOffset, failOnLoss));
                 }
             }));
+        }
+
+        @Override
+        public void onSourceTopicGone(TopicPartition tp, MirrorError error, String message) {
+            post(tp, new PartitionEvent.SourceTopicGone(error.format(message)));
+        }
+
+        @Override
+        public void onSourceUnavailable(TopicPartition tp, String report) {
+            post(tp, new PartitionEvent.SourceUnavailable(MirrorError.SOURCE_UNAVAILABLE.format(report)));
+        }
+
+        @Override
+        public void onSourceAvailable(TopicPartition tp) {
+            post(tp, new PartitionEvent.SourceAvailable());
+        }
+
+        /** Hands {@code event} to the partition's machine on the executor thread, if it still has one. */
+        private void post(TopicPartition tp, PartitionEvent event) {
+            executor.execute(() -> guarded(() -> {
+                if (partitions.containsKey(tp)) {
+                    handle(tp, event);
+                }
+            }));
+        }
+
+        @Override
+        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+            post(tp, new PartitionEvent.FetchFailed(error.format(message)));
         }
     }
 

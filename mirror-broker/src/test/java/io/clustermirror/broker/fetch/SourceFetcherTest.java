@@ -238,7 +238,7 @@ class SourceFetcherTest {
 
     private TopicPartition add(int partition, long fetchOffset, int lastFetchedEpoch) {
         TopicPartition tp = new TopicPartition("t", partition);
-        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch);
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch, time.milliseconds());
         partitions.add(st);
         fetcher.assign(st);
         return tp;
@@ -386,6 +386,26 @@ class SourceFetcherTest {
         @Override
         public void onDivergence(TopicPartition partition, int sourceEpoch, long sourceEpochEndOffset) {
             events.add("divergence " + partition + " " + sourceEpoch + " " + sourceEpochEndOffset);
+        }
+
+        @Override
+        public void onSourceRecordsLost(TopicPartition partition, long fromOffset, long toOffset) {
+            events.add("lost " + partition + " " + fromOffset + " " + toOffset);
+        }
+
+        @Override
+        public void onSourceTopicGone(TopicPartition partition, MirrorError error, String message) {
+            failures.add(new Failure(partition, error, message));
+        }
+
+        @Override
+        public void onSourceUnavailable(TopicPartition partition, String report) {
+            events.add("unavailable " + partition + " " + report);
+        }
+
+        @Override
+        public void onSourceAvailable(TopicPartition partition) {
+            events.add("available " + partition + " ");
         }
     }
 }
