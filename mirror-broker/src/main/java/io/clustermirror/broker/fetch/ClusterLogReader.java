@@ -3,6 +3,8 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.common.fetch.FetchClients;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.NetworkClientUtils;
@@ -81,8 +83,27 @@ public final class ClusterLogReader implements AutoCloseable {
      * @throws KafkaException with the cause when the cluster cannot be read within the timeout
      */
     public List<RecordBatch> batches(TopicPartition tp, long from, long to) {
+        return read(tp, null, from, to);
+    }
+
+    /**
+     * {@link #batches(TopicPartition, long, long)} of the topic with id {@code topicId} only.
+     *
+     * @throws ClusterMirrorException {@link MirrorError#SOURCE_TOPIC_ID_CHANGED} when the topic of that name has another id
+     *                                (deleted and re-created): its batches say nothing about the one that was mirrored
+     */
+    public List<RecordBatch> batches(TopicPartition tp, Uuid topicId, long from, long to) {
+        return read(tp, topicId, from, to);
+    }
+
+    private List<RecordBatch> read(TopicPartition tp, Uuid expectedTopicId, long from, long to) {
         long deadline = time.milliseconds() + timeout.toMillis();
         Leader leader = leader(tp, deadline);
+        if (expectedTopicId != null && !expectedTopicId.equals(leader.topicId)) {
+            throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_ID_CHANGED, "source topic " + tp.topic() + " was deleted "
+                + "and re-created (id " + leader.topicId + ", mirrored " + expectedTopicId + "): its batches are not compared "
+                + "with the mirrored ones");
+        }
         lastLeader = leader.node.id();
         List<RecordBatch> out = new ArrayList<>();
         long position = Math.max(from, leader.logStartOffset);

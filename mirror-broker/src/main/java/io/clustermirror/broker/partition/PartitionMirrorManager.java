@@ -122,8 +122,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
         /** The source's own mirror image: whether it copies a topic from this cluster, and what it mirrored from it. */
         MirrorImage image(MirrorConfig config);
 
-        /** A reader of the source's log of {@code tp}; closing it releases its clients. */
-        SourceLog log(MirrorConfig config, String clientId, TopicPartition tp);
+        /**
+         * A reader of the source's log of {@code tp}, of the topic with id {@code topicId} only: it refuses to read
+         * another with {@link MirrorError#SOURCE_TOPIC_ID_CHANGED}, so that no alignment compares the mirrored data with a
+         * re-created topic's and cuts it. Closing it releases its clients.
+         */
+        SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId);
     }
 
     /** The batches of one source partition. */
@@ -216,12 +220,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
 
             @Override
-            public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+            public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
                 ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(30));
                 return new SourceLog() {
                     @Override
                     public List<org.apache.kafka.common.record.internal.RecordBatch> batches(long from, long to) {
-                        return reader.batches(tp, from, to);
+                        return reader.batches(tp, topicId, from, to);
                     }
 
                     @Override
@@ -467,8 +471,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
         Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
         Optional<MirrorRecord> mirror = image.mirror(p.mirror());
-        if (mirror.isEmpty()) {
-            return Optional.empty(); // the mirror is going: the image that removes it takes the partition out
+        Optional<Uuid> sourceTopicId = sourceTopicId(tp);
+        if (mirror.isEmpty() || sourceTopicId.isEmpty()) {
+            return Optional.empty(); // the mirror or topic is going: the image that removes it takes the partition out
         }
         LogFence.Permit permit = fence(tp).permit(p.generation());
         alignmentExecutor.execute(() -> {
@@ -490,7 +495,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                         .map(r -> broker.endOffsetForEpoch(tp, r.lastMirroredEpoch())).orElse(java.util.OptionalLong.empty());
                     LogAlignment.Plan plan = LogAlignment.plan(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
                     if (!(plan instanceof LogAlignment.Keep)) {
-                        aligned = alignWithSource(config, tp, p, permit, plan);
+                        aligned = alignWithSource(config, tp, sourceTopicId.get(), p, permit, plan);
                     }
                     event = new PartitionEvent.PrepareSucceeded(p.generation());
                 }
@@ -500,7 +505,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.PrepareFailed(p.generation(), "preparing failed: " + e.getMessage());
+                event = new PartitionEvent.PrepareFailed(p.generation(), failure("preparing failed: ", e));
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;
@@ -519,10 +524,21 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The id of the source topic the partition mirrors, as recorded when it started. */
+    private Optional<Uuid> sourceTopicId(TopicPartition tp) {
+        return image.topic(tp.topic()).map(t -> Uuid.fromString(t.sourceTopicId()));
+    }
+
+    /** A procedure's failure as the last error: a named mirror error as it is, any other after what failed. */
+    private static String failure(String what, Exception e) {
+        return e instanceof io.clustermirror.common.ClusterMirrorException ? e.getMessage() : what + e.getMessage();
+    }
+
     /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
-    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p,
+    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, Uuid sourceTopicId, MirrorPartition p,
                                                         LogFence.Permit permit, LogAlignment.Plan plan) throws Exception {
-        try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp)) {
+        try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp,
+                sourceTopicId)) {
             return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan, sourceLog, truncationRecorder(tp));
         }
     }
@@ -618,8 +634,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private void startRepair(TopicPartition tp, MirrorPartition p, PartitionAction.RepairDivergence repair) {
         Optional<MirrorConfig> config = image.mirror(p.mirror()).map(m -> MirrorConfig.validate(m.name(), m.configs()));
-        if (config.isEmpty()) {
-            return; // the mirror is going: the image that removes it takes the partition out
+        Optional<Uuid> sourceTopicId = sourceTopicId(tp);
+        if (config.isEmpty() || sourceTopicId.isEmpty()) {
+            return; // the mirror or topic is going: the image that removes it takes the partition out
         }
         log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
             + "truncating the destination there once the batches confirm it", p.mirror(), tp, repair.sourceEpoch(),
@@ -631,7 +648,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             PartitionEvent event;
             LeaderLogProcedures.Aligned aligned = null;
             try {
-                aligned = alignWithSource(config.get(), tp, p, permit, plan);
+                aligned = alignWithSource(config.get(), tp, sourceTopicId.get(), p, permit, plan);
                 event = new PartitionEvent.RepairSucceeded(p.generation());
             } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
                 event = null; // a new leader fetches (the source reports the divergence to it), or a stop took over
@@ -639,7 +656,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.RepairFailed(p.generation(), "cannot align with the diverged source: " + e.getMessage());
+                event = new PartitionEvent.RepairFailed(p.generation(), failure("cannot align with the diverged source: ", e));
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;

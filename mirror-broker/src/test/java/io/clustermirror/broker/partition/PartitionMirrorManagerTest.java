@@ -89,7 +89,8 @@ class PartitionMirrorManagerTest {
                 }
 
                 @Override
-                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
+                    assertEquals(SOURCE_TOPIC_ID, topicId.toString());
                     return new PartitionMirrorManager.SourceLog() {
                         @Override
                         public List<RecordBatch> batches(long from, long to) {
