@@ -190,6 +190,13 @@ class SourceProblemsTest {
             "SOURCE_TOPIC_DELETED: source topic deleted (id ");
         assertTrue(d.lastError().contains("keeps its data up to offset 9"), d.lastError());
         assertKeptAndReadOnly(tp, 10);
+        // The operator sees it by name in the tool's table and JSON.
+        for (List<String> args : List.of(List.of("--describe", "--mirror", "deleted"), List.of("--describe", "--mirror", "deleted", "--json"))) {
+            CliRun described = CliRun.run(destination.bootstrapServers(), args.toArray(String[]::new));
+            assertEquals(0, described.exit(), described.err());
+            assertTrue(described.out().contains("FAILED") && described.out().contains("SOURCE_TOPIC_DELETED: source topic deleted"),
+                described.out());
+        }
     }
 
     @Test
@@ -221,6 +228,16 @@ class SourceProblemsTest {
         mirrors.resumeMirrorTopics("recreated", List.of(tp.topic()), List.of()).all().get();
 
         awaitError("recreated", tp, PartitionState.FAILED, "SOURCE_TOPIC_ID_CHANGED: source topic recreated was deleted and re-created");
+        List<String> mirrored = MirrorAssertions.readAll(destination, tp);
+        assertKeptAndReadOnly(tp, 10);
+
+        // A new leadership prepares the log again: its comparison refuses the new topic's batches instead of cutting.
+        destination.restartBroker(destination.brokerIds().iterator().next());
+        TestUtils.waitFor(() -> {
+            String error = MirrorAssertions.describe(mirrors, "recreated", tp.topic(), 0).lastError();
+            return error != null && error.startsWith("SOURCE_TOPIC_ID_CHANGED: ") && error.contains("batches are not compared");
+        }, MirrorAssertions.TIMEOUT, "the preparation after the restart did not refuse the re-created topic by name");
+        assertEquals(mirrored, MirrorAssertions.readAll(destination, tp), "the mirrored history is kept as it was");
         assertKeptAndReadOnly(tp, 10);
     }
 
