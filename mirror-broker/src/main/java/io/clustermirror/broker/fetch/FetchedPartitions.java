@@ -140,17 +140,18 @@ final class FetchedPartitions implements AutoCloseable {
 
     /**
      * Tells the listener about every fetched partition with no successful fetch for {@code afterMs}, once until a fetch
-     * succeeds again ({@link #fetched}).
+     * succeeds again ({@link #fetched}). A partition its fetcher holds back after an answer of the source (a backoff
+     * after an error or an oversized batch) is not unavailable: the time counts from the end of the backoff.
      */
     void reportUnavailable(long nowMs, long afterMs) {
         for (PartitionFetchState st : partitions.values()) {
-            if (st.unavailableReported || nowMs - st.lastFetchedMs < afterMs) {
+            if (st.unavailableReported || !quietFor(st, nowMs, afterMs)) {
                 continue;
             }
             st.lock.lock();
             try {
                 long sinceMs = st.lastFetchedMs;
-                if (isCurrent(st) && !st.unavailableReported && nowMs - sinceMs >= afterMs) {
+                if (isCurrent(st) && !st.unavailableReported && quietFor(st, nowMs, afterMs)) {
                     st.unavailableReported = true;
                     String problem = st.sourceProblem;
                     String report = "no fetch of " + st.tp + " from the source succeeded for " + (nowMs - sinceMs) / 1000
@@ -162,6 +163,10 @@ final class FetchedPartitions implements AutoCloseable {
                 st.lock.unlock();
             }
         }
+    }
+
+    private static boolean quietFor(PartitionFetchState st, long nowMs, long afterMs) {
+        return nowMs - Math.max(st.lastFetchedMs, st.notBeforeMs) >= afterMs;
     }
 
     /** A fetch of the partition from the source succeeded: clears a reported unavailability. */

@@ -153,6 +153,44 @@ class SourceFetcherTest {
     }
 
     @Test
+    void anUnreachableSourceIsReportedOnceAfterAWhileAndClearedByTheNextSuccessfulFetch() {
+        TopicPartition tp = add(0, 0, -1);
+        long after = FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS;
+        endpoint.answer(req -> new SourceEndpoint.Unreachable("connection refused"));
+        fetcher.runOnce();
+        partitions.reportUnavailable(time.milliseconds() + after - 1, after);
+        assertEquals(List.of(), listener.eventsOf(tp), "not before " + after + " ms without a successful fetch");
+
+        time.sleep(after);
+        partitions.reportUnavailable(time.milliseconds(), after);
+        partitions.reportUnavailable(time.milliseconds() + 1, after);
+        List<String> reported = listener.eventsOf(tp);
+        assertEquals(1, reported.size(), "reported once: " + reported);
+        assertTrue(reported.get(0).contains("no fetch of t-0 from the source succeeded for 5 s (since ")
+            && reported.get(0).contains("cannot fetch from source broker 1 at "), reported.get(0));
+        assertTrue(reported.get(0).endsWith("(connection refused)"), reported.get(0));
+
+        fetcher.assign(partitions.values().iterator().next()); // back from the coordinator
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals("available t-0 ", listener.eventsOf(tp).get(1));
+    }
+
+    @Test
+    void aPartitionHeldBackAfterAnAnswerOfTheSourceIsNotUnavailable() {
+        TopicPartition tp = add(0, 0, -1);
+        long after = FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS;
+        endpoint.answer(req -> fetched(Map.of(tp, error(Errors.UNKNOWN_SERVER_ERROR))));
+        fetcher.runOnce();
+        PartitionFetchState st = partitions.values().iterator().next();
+        st.notBeforeMs = time.milliseconds() + 3 * after; // as after many errors in a row
+        partitions.reportUnavailable(time.milliseconds() + 3 * after, after);
+        assertEquals(List.of(), listener.eventsOf(tp));
+        partitions.reportUnavailable(time.milliseconds() + 4 * after, after);
+        assertEquals(1, listener.eventsOf(tp).size(), "unavailable once the backoff is long over");
+    }
+
+    @Test
     void aTransientPartitionErrorBacksOffThatPartitionExponentially() {
         TopicPartition flaky = add(0, 0, -1);
         TopicPartition steady = add(1, 0, -1);
