@@ -251,6 +251,7 @@ class SourceProblemsTest {
             MirrorPartitionDescription d = awaitError("unreachable", tp, PartitionState.MIRRORING,
                 "SOURCE_UNAVAILABLE: no fetch of unreachable-0 from the source succeeded for ");
             assertTrue(d.lastError().contains(" s (since "), d.lastError());
+            assertEquals(1.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
         } finally {
             source.startBroker(sourceBroker);
         }
@@ -260,5 +261,6 @@ class SourceProblemsTest {
         MirrorAssertions.awaitCaughtUp(source, destination, tp.topic(), 1);
         MirrorAssertions.assertSameRecords(source, destination, tp.topic(), 1);
         assertNull(MirrorAssertions.describe(mirrors, "unreachable", tp.topic(), 0).lastError());
+        assertEquals(0.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
     }
 }

@@ -19,7 +19,8 @@ import java.util.function.Supplier;
 /**
  * The data plane's metrics in the broker's registry (so they show in JMX), group {@code cluster-mirror}:
  * per mirror ({@code mirror} tag) bytes fetched, batches/records appended, failed partitions, source records skipped
- * (deleted on the source before they were mirrored) and the ranges they were in, max lag;
+ * (deleted on the source before they were mirrored) and the ranges they were in, partitions with the source
+ * unavailable, max lag;
  * per source broker ({@code mirror, source-broker}) bytes fetched and fetch requests; per partition
  * ({@code mirror, topic, partition}) lag and last mirrored offset. Everything is removed on close.
  */
@@ -60,6 +61,9 @@ final class FetcherMetrics implements AutoCloseable {
             () -> partitions.get().stream().mapToLong(PartitionFetchState::lag).max().orElse(0L));
         gauge(metrics.metricName("partitions", GROUP, "mirror partitions fetched by this broker", tags),
             () -> (long) partitions.get().size());
+        gauge(metrics.metricName("partitions-source-unavailable", GROUP,
+            "mirror partitions of this broker reported SOURCE_UNAVAILABLE: no fetch from the source succeeded for a while", tags),
+            () -> partitions.get().stream().filter(st -> st.unavailableReported).count());
     }
 
     /** Per source broker: bytes fetched (also counted in the mirror total). */

@@ -169,11 +169,18 @@ class SourceFetcherTest {
         assertTrue(reported.get(0).contains("no fetch of t-0 from the source succeeded for 5 s (since ")
             && reported.get(0).contains("cannot fetch from source broker 1 at "), reported.get(0));
         assertTrue(reported.get(0).endsWith("(connection refused)"), reported.get(0));
+        assertEquals(1L, unavailablePartitions());
 
         fetcher.assign(partitions.values().iterator().next()); // back from the coordinator
         endpoint.answer(req -> fetched(Map.of()));
         fetcher.runOnce();
         assertEquals("available t-0 ", listener.eventsOf(tp).get(1));
+        assertEquals(0L, unavailablePartitions());
+    }
+
+    private Object unavailablePartitions() {
+        return metrics.metric(metrics.metricName("partitions-source-unavailable", FetcherMetrics.GROUP, Map.of("mirror", "m")))
+            .metricValue();
     }
 
     @Test
