@@ -34,6 +34,12 @@ public final class MirrorConfig {
     public static final String PARTITION_RETRY_BACKOFF_MAX_MS = "mirror.partition.retry.backoff.max.ms";
     public static final String STATE_PERSIST_INTERVAL_MS = "mirror.state.persist.interval.ms";
     public static final String METADATA_REFRESH_INTERVAL_MS = "mirror.metadata.refresh.interval.ms";
+    /**
+     * What a partition does when the source deleted records it had not mirrored yet (retention or deleteRecords moved
+     * the source's log start past the mirror's position): {@code continue} (the default: the range is reported and
+     * skipped) or {@code fail} (the partition stops in FAILED, naming the range).
+     */
+    public static final String SOURCE_DATA_LOSS_POLICY = "mirror.source.data.loss.policy";
     /** Auto-discovery: comma-separated regexes of source topic names that start mirroring without a command. */
     public static final String TOPICS_INCLUDE = "mirror.topics.include";
     public static final String TOPICS_EXCLUDE = "mirror.topics.exclude";
@@ -68,6 +74,7 @@ public final class MirrorConfig {
         Map.entry(PARTITION_RETRY_BACKOFF_MAX_MS, "60000"),
         Map.entry(STATE_PERSIST_INTERVAL_MS, "5000"),
         Map.entry(METADATA_REFRESH_INTERVAL_MS, "30000"),
+        Map.entry(SOURCE_DATA_LOSS_POLICY, "continue"),
         Map.entry(TOPICS_INCLUDE, ""),
         Map.entry(TOPICS_EXCLUDE, "__.*"),
         Map.entry(GROUPS_INCLUDE, ".*"),
@@ -211,6 +218,11 @@ public final class MirrorConfig {
      */
     public boolean isTopicConfigExcluded(String configName) {
         return NEVER_COPIED_TOPIC_CONFIGS.contains(configName) || matchesAny(TOPIC_PROPERTIES_EXCLUDE, configName);
+    }
+
+    /** True for {@code fail} of {@link #SOURCE_DATA_LOSS_POLICY}: a partition stops when the source deleted unmirrored records. */
+    public boolean failOnSourceDataLoss() {
+        return "fail".equals(getString(SOURCE_DATA_LOSS_POLICY));
     }
 
     /** True for {@code read_committed} (the default): the mirror stops at the source's last stable offset. */

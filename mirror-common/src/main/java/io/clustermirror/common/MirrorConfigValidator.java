@@ -35,7 +35,10 @@ final class MirrorConfigValidator {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     private static final String MIRROR_PREFIX = "mirror.";
     private static final String CONFIG_PROVIDERS_PREFIX = "config.providers";
-    private static final Set<String> ISOLATION_LEVELS = Set.of("read_committed", "read_uncommitted");
+    /** Keys that take one of a few values, in the order the error message names them. */
+    private static final Map<String, List<String>> CHOICE_KEYS = Map.of(
+        MirrorConfig.FETCH_ISOLATION_LEVEL, List.of("read_committed", "read_uncommitted"),
+        MirrorConfig.SOURCE_DATA_LOSS_POLICY, List.of("continue", "fail"));
 
     /** Key fragments that mark a value as secret even when no client ConfigDef declares it a password. */
     private static final String[] SENSITIVE_FRAGMENTS = {"password", "secret", "sasl.jaas.config", "token"};
@@ -170,10 +173,10 @@ final class MirrorConfigValidator {
         Bounds bounds = NUMERIC_KEYS.get(key);
         if (bounds != null) {
             validateNumber(key, value, bounds);
-        } else if (key.equals(MirrorConfig.FETCH_ISOLATION_LEVEL)) {
-            if (!ISOLATION_LEVELS.contains(value)) {
-                throw invalid("invalid value '" + value + "' for '" + key
-                    + "': use read_committed or read_uncommitted");
+        } else if (CHOICE_KEYS.containsKey(key)) {
+            if (!CHOICE_KEYS.get(key).contains(value)) {
+                throw invalid("invalid value '" + value + "' for '" + key + "': use "
+                    + String.join(" or ", CHOICE_KEYS.get(key)));
             }
         } else if (PATTERN_LIST_KEYS.contains(key)) {
             validatePatterns(key, value);

@@ -23,6 +23,17 @@ public enum MirrorError {
     INVALID_PARTITIONS,
     SOURCE_CLUSTER_UNREACHABLE,
     SOURCE_TOPIC_CHANGED,
+    /**
+     * The source deleted records before they were mirrored (retention or deleteRecords moved its log start past the
+     * mirror's position); the skipped offset range is named.
+     */
+    SOURCE_RETENTION_OUTRUN,
+    /** The source topic was deleted: the partition stops fetching and keeps its data until the operator acts. */
+    SOURCE_TOPIC_DELETED,
+    /** The source topic was deleted and re-created (a new topic id): its data is never copied over the old history. */
+    SOURCE_TOPIC_ID_CHANGED,
+    /** No fetch from the source succeeded for a while; clears once fetching works again. */
+    SOURCE_UNAVAILABLE,
     /** A source batch failed its CRC or size checks; the partition stops before it. */
     CORRUPT_MESSAGE,
     /**

@@ -183,6 +183,19 @@ class MirrorConfigValidatorTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"CONTINUE", "skip", "", " fail"})
+    void rejectsBadSourceDataLossPolicyNamingTheChoices(String value) {
+        String message = rejected("dr", configs(MirrorConfig.SOURCE_DATA_LOSS_POLICY, value)).getMessage();
+        assertTrue(message.contains(MirrorConfig.SOURCE_DATA_LOSS_POLICY) && message.contains("use continue or fail"), message);
+    }
+
+    @Test
+    void sourceDataLossPolicyDefaultsToContinue() {
+        assertFalse(MirrorConfig.validate("dr", configs()).failOnSourceDataLoss());
+        assertTrue(MirrorConfig.validate("dr", configs(MirrorConfig.SOURCE_DATA_LOSS_POLICY, "fail")).failOnSourceDataLoss());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {MirrorConfig.TOPICS_INCLUDE, MirrorConfig.TOPICS_EXCLUDE, MirrorConfig.GROUPS_INCLUDE,
         MirrorConfig.GROUPS_EXCLUDE, MirrorConfig.TOPIC_PROPERTIES_EXCLUDE, MirrorConfig.ACL_INCLUDE})
     void rejectsPatternsThatDoNotCompile(String key) {

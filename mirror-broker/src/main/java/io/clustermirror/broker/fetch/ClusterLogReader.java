@@ -1,11 +1,14 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.ListenerProbe;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.fetch.RawLogReader;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Utils;
 
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.LongFunction;
 
 /**
  * Reads the stored batches of one partition of a Kafka cluster, as they are (consumer Fetch, read_uncommitted, up to
@@ -48,8 +52,21 @@ public final class ClusterLogReader implements AutoCloseable {
      *                        passes the read's position while it reads (read again), or when a batch fails its CRC
      */
     public List<RecordBatch> batches(TopicPartition tp, long from, long to) {
-        long start = Math.max(from, reader.range(tp).logStartOffset());
-        RawLogReader.BatchStream stream = reader.stream(tp, start, to);
+        return read(tp, from, to, start -> reader.stream(tp, start, to));
+    }
+
+    /**
+     * {@link #batches(TopicPartition, long, long)} of the topic with id {@code topicId} only.
+     *
+     * @throws ClusterMirrorException {@link MirrorError#SOURCE_TOPIC_ID_CHANGED} when the topic of that name has another id
+     *                                (deleted and re-created): its batches say nothing about the one that was mirrored
+     */
+    public List<RecordBatch> batches(TopicPartition tp, Uuid topicId, long from, long to) {
+        return read(tp, from, to, start -> reader.stream(tp, topicId, start, to));
+    }
+
+    private List<RecordBatch> read(TopicPartition tp, long from, long to, LongFunction<RawLogReader.BatchStream> streamFrom) {
+        RawLogReader.BatchStream stream = streamFrom.apply(Math.max(from, reader.range(tp).logStartOffset()));
         List<RecordBatch> out = new ArrayList<>();
         try {
             while (stream.hasNext()) {

@@ -31,6 +31,25 @@ public interface FetchListener {
     /** A MIRROR_PID_RESET barrier from the source was appended at {@code barrierOffset} and its producers cleared. */
     void onBarrier(TopicPartition partition, long barrierOffset);
 
+    /**
+     * The source deleted records {@code [fromOffset, toOffset)} before they were mirrored: its log start moved to
+     * {@code toOffset}, past the destination's end (retention or deleteRecords). The partition was removed from its
+     * fetcher; whether it goes on past them is not the fetchers' decision.
+     */
+    void onSourceRecordsLost(TopicPartition partition, long fromOffset, long toOffset);
+
+    /**
+     * The source topic was deleted ({@link MirrorError#SOURCE_TOPIC_DELETED}) or re-created
+     * ({@link MirrorError#SOURCE_TOPIC_ID_CHANGED}); the partition was removed from its fetcher.
+     */
+    void onSourceTopicGone(TopicPartition partition, MirrorError error, String message);
+
+    /** No fetch of the partition from the source succeeded for a while; {@code report} says since when and why. */
+    void onSourceUnavailable(TopicPartition partition, String report);
+
+    /** A fetch from the source succeeded again after {@link #onSourceUnavailable}. */
+    void onSourceAvailable(TopicPartition partition);
+
     /** The partition failed and was removed from its fetcher; the others go on. */
     void onFailure(TopicPartition partition, MirrorError error, String message);
 

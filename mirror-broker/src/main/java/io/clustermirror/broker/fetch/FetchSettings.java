@@ -18,6 +18,8 @@ record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int max
                      long fetchBackoffMs, long partitionBackoffMaxMs, int sourceRequestTimeoutMs, long connectTimeoutMs) {
     private static final long MAX_SOURCE_BACKOFF_MS = 30_000L;
     private static final int ONE_OVERSIZED_BATCH_BYTES = 16 * 1024 * 1024;
+    /** A partition with no successful fetch for this long is reported SOURCE_UNAVAILABLE (until a fetch succeeds). */
+    static final long SOURCE_UNAVAILABLE_AFTER_MS = 5_000L;
 
     FetchSettings {
         fetchBackoffMs = Math.max(1L, fetchBackoffMs);

@@ -7,6 +7,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.LogContext;
 import org.slf4j.Logger;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -110,6 +111,81 @@ final class FetchedPartitions implements AutoCloseable {
     void failAuthentication(PartitionFetchState st, AuthenticationException e) {
         fail(st, MirrorError.SOURCE_CLUSTER_UNREACHABLE, "authentication to the source cluster failed (" + e.getMessage()
             + "); check the mirror's credentials (its sasl.* and ssl.* configs) and its principal on the source", null);
+    }
+
+    /**
+     * The source deleted {@code [fromOffset, toOffset)} before it was mirrored: removes the partition and tells the
+     * listener, which decides whether mirroring goes on past the range.
+     */
+    void sourceRecordsLost(PartitionFetchState st, long fromOffset, long toOffset) {
+        leave(st, false, () -> {
+            log.warn("The source deleted offsets [{}, {}) of {} before they were mirrored (retention or deleteRecords moved its "
+                + "log start past the mirror's position)", fromOffset, toOffset, st.tp);
+            listener.onSourceRecordsLost(st.tp, fromOffset, toOffset);
+        });
+    }
+
+    /** Counts source records skipped because the source deleted them before they were mirrored. */
+    void recordSkipped(long records) {
+        metrics.sourceRecordsSkipped.record(records);
+    }
+
+    /** The source topic was deleted or re-created: removes the partition and tells the listener. */
+    void sourceTopicGone(PartitionFetchState st, MirrorError error, String message) {
+        leave(st, true, () -> {
+            log.warn("Mirror partition {} stops fetching with {}: {}", st.tp, error, message);
+            listener.onSourceTopicGone(st.tp, error, message);
+        });
+    }
+
+    /**
+     * Tells the listener about every fetched partition with no successful fetch for {@code afterMs}, once until a fetch
+     * succeeds again ({@link #fetched}). A partition its fetcher holds back after an answer of the source (a backoff
+     * after an error or an oversized batch) is not unavailable: the time counts from the end of the backoff.
+     */
+    void reportUnavailable(long nowMs, long afterMs) {
+        for (PartitionFetchState st : partitions.values()) {
+            if (st.unavailableReported || !quietFor(st, nowMs, afterMs)) {
+                continue;
+            }
+            st.lock.lock();
+            try {
+                long sinceMs = st.lastFetchedMs;
+                if (isCurrent(st) && !st.unavailableReported && quietFor(st, nowMs, afterMs)) {
+                    st.unavailableReported = true;
+                    String problem = st.sourceProblem;
+                    String report = "no fetch of " + st.tp + " from the source succeeded for " + (nowMs - sinceMs) / 1000
+                        + " s (since " + Instant.ofEpochMilli(sinceMs) + ")" + (problem == null ? "" : ": " + problem);
+                    log.warn("Source unavailable: {}", report);
+                    listener.onSourceUnavailable(st.tp, report);
+                }
+            } finally {
+                st.lock.unlock();
+            }
+        }
+    }
+
+    private static boolean quietFor(PartitionFetchState st, long nowMs, long afterMs) {
+        return nowMs - Math.max(st.lastFetchedMs, st.notBeforeMs) >= afterMs;
+    }
+
+    /** A fetch of the partition from the source succeeded: clears a reported unavailability. */
+    void fetched(PartitionFetchState st, long nowMs) {
+        st.lastFetchedMs = nowMs;
+        st.sourceProblem = null;
+        if (!st.unavailableReported) {
+            return;
+        }
+        st.lock.lock();
+        try {
+            if (st.unavailableReported && isCurrent(st)) {
+                st.unavailableReported = false;
+                log.info("Fetching {} from the source works again", st.tp);
+                listener.onSourceAvailable(st.tp);
+            }
+        } finally {
+            st.lock.unlock();
+        }
     }
 
     /** The source diverged from the mirrored data: removes the partition and tells the listener. */

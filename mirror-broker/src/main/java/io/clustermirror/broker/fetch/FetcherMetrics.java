@@ -5,6 +5,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Rate;
 
@@ -17,7 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * The data plane's metrics in the broker's registry (so they show in JMX), group {@code cluster-mirror}:
- * per mirror ({@code mirror} tag) bytes fetched, batches/records appended, failed partitions, max lag;
+ * per mirror ({@code mirror} tag) bytes fetched, batches/records appended, failed partitions, source records skipped
+ * (deleted on the source before they were mirrored) and the ranges they were in, partitions with the source
+ * unavailable, max lag;
  * per source broker ({@code mirror, source-broker}) bytes fetched and fetch requests; per partition
  * ({@code mirror, topic, partition}) lag and last mirrored offset. Everything is removed on close.
  */
@@ -34,6 +37,7 @@ final class FetcherMetrics implements AutoCloseable {
     final Sensor recordsAppended;
     final Sensor batchesAppended;
     final Sensor failedPartitions;
+    final Sensor sourceRecordsSkipped;
 
     FetcherMetrics(Metrics metrics, String mirror, int localNodeId, Supplier<Collection<PartitionFetchState>> partitions) {
         this.metrics = metrics;
@@ -46,11 +50,20 @@ final class FetcherMetrics implements AutoCloseable {
         failedPartitions = sensor("partitions-failed");
         failedPartitions.add(metrics.metricName("partitions-failed-total", GROUP,
             "mirror partitions that failed (bad batch, source topic changed, ...)", tags), new CumulativeSum());
+        sourceRecordsSkipped = sensor("source-records-skipped");
+        sourceRecordsSkipped.add(metrics.metricName("source-records-skipped-total", GROUP,
+            "source offsets skipped because the source deleted them before they were mirrored (retention or deleteRecords)",
+            tags), new CumulativeSum());
+        sourceRecordsSkipped.add(metrics.metricName("source-ranges-skipped-total", GROUP,
+            "offset ranges skipped because the source deleted them before they were mirrored", tags), new CumulativeCount());
         gauge(metrics.metricName("records-lag-max", GROUP,
             "max over this broker's mirror partitions of source end offset minus mirrored offset", tags),
             () -> partitions.get().stream().mapToLong(PartitionFetchState::lag).max().orElse(0L));
         gauge(metrics.metricName("partitions", GROUP, "mirror partitions fetched by this broker", tags),
             () -> (long) partitions.get().size());
+        gauge(metrics.metricName("partitions-source-unavailable", GROUP,
+            "mirror partitions of this broker reported SOURCE_UNAVAILABLE: no fetch from the source succeeded for a while", tags),
+            () -> partitions.get().stream().filter(st -> st.unavailableReported).count());
     }
 
     /** Per source broker: bytes fetched (also counted in the mirror total). */

@@ -32,6 +32,7 @@ public final class MirrorFetcherManager implements PartitionFetcher {
     private final SourceClients clients;
     private final SourceFetchers fetchers;
     private final SourceLeaderCoordinator coordinator;
+    private final Time time = Time.SYSTEM;
     private volatile boolean running = true;
 
     /**
@@ -48,7 +49,7 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logContext, this::detach);
         this.clients = new SourceClients(mirror, sourceClientProperties, localNodeId, settings, logContext);
         FetchContext context = new FetchContext(mirror, settings, partitions, this::rediscover, appender, listener,
-            Time.SYSTEM, logContext);
+            time, logContext);
         this.fetchers = new SourceFetchers(context, clients::endpoint, metrics);
         this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::admin,
             config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS), metrics);
@@ -63,11 +64,18 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         }
         removePartition(partition);
         PartitionFetchState st = new PartitionFetchState(partition, expectedSourceTopicId, fetchOffset,
-            destLeaderEpoch, lastFetchedEpoch);
+            destLeaderEpoch, lastFetchedEpoch, time.milliseconds());
         partitions.add(st);
         log.info("Mirroring {} from source offset {} (source topic id {}, destination leader epoch {}, last source epoch {})",
             partition, fetchOffset, expectedSourceTopicId, destLeaderEpoch, lastFetchedEpoch);
         coordinator.rediscover(st, false, 0L);
+    }
+
+    @Override
+    public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset, long toOffset,
+                                            int destLeaderEpoch) {
+        partitions.recordSkipped(toOffset - fromOffset);
+        addPartition(partition, expectedSourceTopicId, toOffset, destLeaderEpoch, -1);
     }
 
     @Override

@@ -40,16 +40,23 @@ final class PartitionFetchState {
     volatile boolean leaderMoved;
     /** The oldest unmirrored source timestamp last reported ({@link UnmirroredRecords}); {@link Long#MIN_VALUE} before the first. */
     long reportedOldestUnmirrored = Long.MIN_VALUE;
+    /** When a fetch from the source last succeeded for it (or it was added). */
+    volatile long lastFetchedMs;
+    /** Why the last attempt to reach the source for it failed, or null. */
+    volatile String sourceProblem;
+    /** Set under {@link #lock}: the listener was told the source is unavailable, and not yet that it is back. */
+    volatile boolean unavailableReported;
     /** Source broker currently fetching it, -1 while pending. */
     volatile int sourceBroker = -1;
 
     PartitionFetchState(TopicPartition tp, Uuid sourceTopicId, long fetchOffset, int destLeaderEpoch,
-                        int lastFetchedEpoch) {
+                        int lastFetchedEpoch, long nowMs) {
         this.tp = tp;
         this.sourceTopicId = sourceTopicId;
         this.fetchOffset = fetchOffset;
         this.destLeaderEpoch = destLeaderEpoch;
         this.lastFetchedEpoch = lastFetchedEpoch;
+        this.lastFetchedMs = nowMs;
     }
 
     long lag() {

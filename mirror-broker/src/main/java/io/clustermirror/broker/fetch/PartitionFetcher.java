@@ -14,6 +14,14 @@ public interface PartitionFetcher extends AutoCloseable {
      */
     void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch, int lastFetchedEpoch);
 
+    /**
+     * Starts mirroring a partition again past source records {@code [fromOffset, toOffset)} that the source deleted before
+     * they were mirrored: counts them in the metrics and fetches from {@code toOffset}; the destination's log start
+     * follows the source's once the destination has replicated that far.
+     */
+    void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset, long toOffset,
+                                     int destLeaderEpoch);
+
     /** Stops mirroring a partition; returns once no append for it is in flight or will start. */
     void removePartition(TopicPartition partition);
 

@@ -174,12 +174,17 @@ final class SourceFetcher extends Thread {
         SourceEndpoint.Outcome outcome = endpoint.fetch(request);
         if (outcome instanceof SourceEndpoint.Fetched fetched) {
             connectFailures = 0;
+            long fetchedMs = time.milliseconds();
+            requested.values().forEach(st -> partitions.fetched(st, fetchedMs));
             handleResponse(fetched.partitions(), requested, request);
         } else if (outcome instanceof SourceEndpoint.SessionError sessionError) {
             handleSessionError(sessionError.error());
         } else if (outcome instanceof SourceEndpoint.Unreachable unreachable) {
             log.warn("Cannot fetch from source broker {} at {}:{} ({}); rediscovering the leaders of its {} partitions",
                 node.id(), node.host(), node.port(), unreachable.why(), assigned.size());
+            String problem = "cannot fetch from source broker " + node.id() + " at " + node.host() + ":" + node.port() + " ("
+                + unreachable.why() + ")";
+            assigned.values().forEach(st -> st.sourceProblem = problem);
             releaseAll(true);
         } else if (outcome instanceof SourceEndpoint.AuthenticationFailed failed) {
             log.warn("Cannot connect to source broker {} at {}:{} (authentication failed: {}); failing its {} partitions",

@@ -29,6 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -50,6 +52,8 @@ final class SourceLeaderCoordinator extends Thread {
     private final ThreadHealth health;
     private final Logger log;
     private final Time time;
+    /** How often partitions with no successful fetch for a while are looked for, also during a slow source call. */
+    private static final long UNAVAILABLE_CHECK_MS = 1_000L;
     private final Map<TopicPartition, Pending> pending = new ConcurrentHashMap<>();
     private final Object signal = new Object();
     private volatile boolean running = true;
@@ -131,10 +135,11 @@ final class SourceLeaderCoordinator extends Thread {
         long nextRefresh = time.milliseconds() + refreshIntervalMs;
         while (running) {
             try {
-                List<Pending> due = takeDue(nextRefresh);
+                List<Pending> due = takeDue(Math.min(nextRefresh, time.milliseconds() + UNAVAILABLE_CHECK_MS));
                 if (!due.isEmpty()) {
                     resolve(due);
                 }
+                reportUnavailable();
                 if (time.milliseconds() >= nextRefresh) {
                     refreshLeaders();
                     nextRefresh = time.milliseconds() + refreshIntervalMs;
@@ -186,6 +191,7 @@ final class SourceLeaderCoordinator extends Thread {
         if (!partitions.isCurrent(st)) {
             return;
         }
+        st.sourceProblem = why;
         if (attempt == 1 || attempt % 10 == 0) {
             log.warn("Cannot start fetching {} yet ({}); retrying in {} ms (attempt {})", st.tp, why, delay, attempt);
         }
@@ -216,12 +222,11 @@ final class SourceLeaderCoordinator extends Thread {
             PartitionFetchState st = p.state();
             TopicDescription desc;
             try {
-                desc = described.get(st.tp.topic()).get();
+                desc = await(described.get(st.tp.topic()));
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                    partitions.fail(st, MirrorError.SOURCE_TOPIC_CHANGED, "source topic " + st.tp.topic() + " was deleted or "
-                        + "recreated (not found on the source, expected id " + st.sourceTopicId + "); the mirror "
-                        + "partition stops here at offset " + (st.fetchOffset - 1), null);
+                    partitions.sourceTopicGone(st, MirrorError.SOURCE_TOPIC_DELETED, "source topic " + st.tp.topic() + " (id "
+                        + st.sourceTopicId + ") was deleted" + keptUntilTheOperatorActs(st));
                 } else if (e.getCause() instanceof AuthenticationException auth) {
                     partitions.failAuthentication(st, auth);
                     refused = true;
@@ -231,9 +236,9 @@ final class SourceLeaderCoordinator extends Thread {
                 continue;
             }
             if (!st.sourceTopicId.equals(desc.topicId())) {
-                partitions.fail(st, MirrorError.SOURCE_TOPIC_CHANGED, "source topic " + st.tp.topic() + " was deleted or "
-                    + "recreated (id " + desc.topicId() + ", expected " + st.sourceTopicId + "); the mirror "
-                    + "partition stops here at offset " + (st.fetchOffset - 1), null);
+                partitions.sourceTopicGone(st, MirrorError.SOURCE_TOPIC_ID_CHANGED, "source topic " + st.tp.topic() + " was "
+                    + "deleted and re-created (id " + desc.topicId() + ", mirrored " + st.sourceTopicId + "); its data is not "
+                    + "copied over the mirrored history" + keptUntilTheOperatorActs(st));
                 continue;
             }
             TopicPartitionInfo info = desc.partitions().size() > st.tp.partition()
@@ -298,7 +303,7 @@ final class SourceLeaderCoordinator extends Thread {
         for (Map.Entry<String, List<PartitionFetchState>> e : byTopic.entrySet()) {
             TopicDescription desc;
             try {
-                desc = described.get(e.getKey()).get();
+                desc = await(described.get(e.getKey()));
             } catch (ExecutionException ex) {
                 if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
                     e.getValue().forEach(st -> st.leaderMoved = true); // discovery will fail them properly
@@ -321,7 +326,11 @@ final class SourceLeaderCoordinator extends Thread {
         }
     }
 
-    /** After OFFSET_OUT_OF_RANGE: moves to the source log start, or fails if the source end is behind. */
+    /**
+     * After OFFSET_OUT_OF_RANGE: starts at the source log start when nothing was mirrored yet, reports the records the
+     * source deleted before they were mirrored (its log start is past the fetch offset, the destination's end), fails if
+     * the source end is behind, or fetches again without the epoch.
+     */
     private void checkOffsets(Admin a, List<Pending> toCheck, Map<Pending, Node> leaders) throws InterruptedException {
         Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -338,19 +347,22 @@ final class SourceLeaderCoordinator extends Thread {
             long logStart;
             long logEnd;
             try {
-                logStart = start.partitionResult(st.tp).get().offset();
-                logEnd = end.partitionResult(st.tp).get().offset();
+                logStart = await(start.partitionResult(st.tp)).offset();
+                logEnd = await(end.partitionResult(st.tp)).offset();
             } catch (ExecutionException e) {
                 leaders.remove(p);
                 retry(p, "list offsets of source partition " + st.tp + " failed: " + e.getCause());
                 continue;
             }
             long offset = st.fetchOffset;
-            if (offset < logStart) {
-                log.info("Source log start of {} moved to {} (retention or deleteRecords) past the mirror's offset {}; "
-                    + "continuing from the source log start", st.tp, logStart, offset);
+            if (offset < logStart && offset == 0) {
+                // Nothing mirrored yet: mirroring begins where the source's log does, nothing was lost to the mirror.
+                log.info("Source log of {} starts at {}; mirroring from there", st.tp, logStart);
                 st.fetchOffset = logStart;
                 st.lastFetchedEpoch = -1;
+            } else if (offset < logStart) {
+                leaders.remove(p);
+                partitions.sourceRecordsLost(st, offset, logStart);
             } else if (offset > logEnd) {
                 leaders.remove(p);
                 partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "the mirror of " + st.tp + " is at source offset " + offset
@@ -363,6 +375,29 @@ final class SourceLeaderCoordinator extends Thread {
                 st.lastFetchedEpoch = -1;
             }
         }
+    }
+
+    private static String keptUntilTheOperatorActs(PartitionFetchState st) {
+        return "; the mirror partition stops fetching and keeps its data up to offset " + (st.fetchOffset - 1) + ", read-only, "
+            + "until it is stopped (--stop) or restarted (--pause and --resume)";
+    }
+
+    /**
+     * The result of a source call; while it takes long (the source unreachable), partitions with no successful fetch for a
+     * while are still reported.
+     */
+    private <T> T await(KafkaFuture<T> future) throws ExecutionException, InterruptedException {
+        while (true) {
+            try {
+                return future.get(UNAVAILABLE_CHECK_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                reportUnavailable();
+            }
+        }
+    }
+
+    private void reportUnavailable() {
+        partitions.reportUnavailable(time.milliseconds(), FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS);
     }
 
     private void assign(PartitionFetchState st, Node leader) {

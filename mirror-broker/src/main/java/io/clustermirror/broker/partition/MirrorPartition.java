@@ -31,10 +31,14 @@ import java.util.Objects;
  * @param recorded    the partition's state in {@code __mirror_state} as the image last showed it (UNKNOWN if none)
  * @param mirroredInto this mirror has fetched into the log (under this leadership, or an earlier one as recorded): the
  *                    log may hold mirrored data, so a stop must truncate it and write a barrier
+ * @param sourceUnavailable {@code lastError} reports that no fetch from the source succeeded for a while: the next
+ *                    successful fetch clears it. (A {@code lastError} with no failures and without this flag reports
+ *                    source records skipped: it stays until another error replaces it.)
  */
 public record MirrorPartition(String mirror, TopicPartition partition, PartitionState state, boolean leader,
                               int leaderEpoch, DesiredState desired, int failures, long retryAtMs, String lastError,
-                              long generation, PartitionState recorded, boolean mirroredInto) {
+                              long generation, PartitionState recorded, boolean mirroredInto,
+                              boolean sourceUnavailable) {
     public static final long NO_RETRY = -1L;
 
     public MirrorPartition {
@@ -55,7 +59,7 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
      */
     public static MirrorPartition unknown(String mirror, TopicPartition partition, DesiredState desired, long generation) {
         return new MirrorPartition(mirror, partition, PartitionState.UNKNOWN, false, -1, desired, 0, NO_RETRY, null,
-            generation, PartitionState.UNKNOWN, false);
+            generation, PartitionState.UNKNOWN, false, false);
     }
 
     /** True while this broker fetches for the partition: only a leader in MIRRORING does. */
@@ -65,7 +69,7 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
 
     MirrorPartition withDesired(DesiredState newDesired) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs,
-            lastError, generation, recorded, mirroredInto);
+            lastError, generation, recorded, mirroredInto, sourceUnavailable);
     }
 
     /**
@@ -74,45 +78,64 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
      */
     MirrorPartition asLeader(int epoch, PartitionState found, boolean foundMirroredInto) {
         return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null, generation, found,
-            foundMirroredInto);
+            foundMirroredInto, false);
     }
 
     MirrorPartition asFollower() {
         return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs,
-            lastError, generation, recorded, mirroredInto);
+            lastError, generation, recorded, mirroredInto, sourceUnavailable);
     }
 
     /** In {@code next}, a state other than FAILED, so no retry is pending. */
     MirrorPartition to(PartitionState next) {
         return new MirrorPartition(mirror, partition, next, leader, leaderEpoch, desired, failures, NO_RETRY,
-            lastError, generation, recorded, mirroredInto);
+            lastError, generation, recorded, mirroredInto, sourceUnavailable);
     }
 
     MirrorPartition failed(String error, long retryAt) {
         return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired,
-            failures + 1, retryAt, error, generation, recorded, mirroredInto);
+            failures + 1, retryAt, error, generation, recorded, mirroredInto, false);
     }
 
     MirrorPartition withRecorded(PartitionState newRecorded) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation, newRecorded, mirroredInto);
+            generation, newRecorded, mirroredInto, sourceUnavailable);
     }
 
     /** A fetcher has taken the partition: from now on its log may hold mirrored data. */
     MirrorPartition asMirroredInto() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation, recorded, true);
+            generation, recorded, true, sourceUnavailable);
     }
 
     /** The next generation: a procedure issued now, or none in flight any more. */
     MirrorPartition nextGeneration() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation + 1, recorded, mirroredInto);
+            generation + 1, recorded, mirroredInto, sourceUnavailable);
     }
 
     /** Past failures forgotten: the partition made progress or completed its stop. */
     MirrorPartition healthy() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null, generation, recorded,
-            mirroredInto);
+            mirroredInto, false);
+    }
+
+    /**
+     * Reports a problem of the source that is no failure of the partition (it goes on): records skipped, or the source
+     * unavailable ({@code untilFetched}: the next successful fetch clears it).
+     */
+    MirrorPartition reporting(String problem, boolean untilFetched) {
+        return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, problem,
+            generation, recorded, mirroredInto, untilFetched);
+    }
+
+    /**
+     * FAILED with no retry ({@link #NO_RETRY}): a retry could only fail the same way (source records lost under the
+     * {@code fail} policy) or copy another topic's data (the source topic deleted or re-created); the operator stops or
+     * restarts the partition.
+     */
+    MirrorPartition failedUntilRestart(String error) {
+        return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired, failures + 1, NO_RETRY,
+            error, generation, recorded, mirroredInto, false);
     }
 }

@@ -35,6 +35,14 @@ public sealed interface PartitionAction {
     record StartFetching() implements PartitionAction {
     }
 
+    /**
+     * Hand the partition back to a fetcher past source records {@code [fromOffset, toOffset)} that the source deleted
+     * before they were mirrored: fetching goes on at {@code toOffset}, and the destination's log start follows the
+     * source's once it has that far, as for any source log start. The skipped range is counted in the fetchers' metrics.
+     */
+    record SkipLostRecords(long fromOffset, long toOffset) implements PartitionAction {
+    }
+
     /** Remove the partition from the fetchers; the executor posts {@link PartitionEvent.FetcherStopped} after it. */
     record StopFetching() implements PartitionAction {
     }

@@ -74,6 +74,30 @@ public sealed interface PartitionEvent {
     record FetchFailed(String error) implements PartitionEvent {
     }
 
+    /**
+     * The source deleted records {@code [fromOffset, toOffset)} before they were mirrored (retention or deleteRecords moved
+     * its log start to {@code toOffset}, past the destination's end). The fetcher has already dropped the partition.
+     *
+     * @param failOnLoss the mirror's {@code mirror.source.data.loss.policy} is {@code fail}
+     */
+    record SourceRecordsLost(long fromOffset, long toOffset, boolean failOnLoss) implements PartitionEvent {
+    }
+
+    /**
+     * The source topic was deleted, or deleted and re-created with a new topic id ({@code error} names which). The fetcher
+     * has already dropped the partition.
+     */
+    record SourceTopicGone(String error) implements PartitionEvent {
+    }
+
+    /** No fetch of the partition from the source succeeded for a while; {@code report} says since when and why. */
+    record SourceUnavailable(String report) implements PartitionEvent {
+    }
+
+    /** A fetch from the source succeeded again after {@link SourceUnavailable}. */
+    record SourceAvailable() implements PartitionEvent {
+    }
+
     /** {@link PartitionAction.StartFetching} handed the partition to a fetcher: its log may hold mirrored data from now on. */
     record FetchingStarted() implements PartitionEvent {
     }

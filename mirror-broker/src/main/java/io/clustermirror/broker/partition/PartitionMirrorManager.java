@@ -141,8 +141,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
         /** The source's own mirror image: whether it copies a topic from this cluster, and what it mirrored from it. */
         MirrorImage image(MirrorConfig config);
 
-        /** A reader of the source's log of {@code tp}; closing it releases its clients. */
-        SourceLog log(MirrorConfig config, String clientId, TopicPartition tp);
+        /**
+         * A reader of the source's log of {@code tp}, of the topic with id {@code topicId} only: it refuses to read
+         * another with {@link MirrorError#SOURCE_TOPIC_ID_CHANGED}, so that no alignment compares the mirrored data with a
+         * re-created topic's and cuts it. Closing it releases its clients.
+         */
+        SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId);
 
         /**
          * The source's end and first batch at or past each given offset (the destinations' ends of paused partitions).
@@ -247,12 +251,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }
 
             @Override
-            public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+            public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
                 ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(30));
                 return new SourceLog() {
                     @Override
                     public List<org.apache.kafka.common.record.internal.RecordBatch> batches(long from, long to) {
-                        return reader.batches(tp, from, to);
+                        return reader.batches(tp, topicId, from, to);
                     }
 
                     @Override
@@ -429,6 +433,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return prepare(tp, p);
         } else if (action instanceof PartitionAction.StartFetching) {
             return startFetching(tp, p);
+        } else if (action instanceof PartitionAction.SkipLostRecords skip) {
+            return skipLostRecords(tp, p, skip);
         } else if (action instanceof PartitionAction.StopFetching) {
             MirrorFetchers f = fetchers.get(p.mirror());
             if (f != null) {
@@ -522,8 +528,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private Optional<PartitionEvent> prepare(TopicPartition tp, MirrorPartition p) {
         Optional<PartitionStateRecord> own = image.partitionState(p.mirror(), tp.topic(), tp.partition());
         Optional<MirrorRecord> mirror = image.mirror(p.mirror());
-        if (mirror.isEmpty()) {
-            return Optional.empty(); // the mirror is going: the image that removes it takes the partition out
+        Optional<Uuid> sourceTopicId = sourceTopicId(tp);
+        if (mirror.isEmpty() || sourceTopicId.isEmpty()) {
+            return Optional.empty(); // the mirror or topic is going: the image that removes it takes the partition out
         }
         LogFence.Permit permit = fence(tp).permit(p.generation());
         alignmentExecutor.execute(() -> {
@@ -545,7 +552,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                         .map(r -> broker.endOffsetForEpoch(tp, r.lastMirroredEpoch())).orElse(java.util.OptionalLong.empty());
                     LogAlignment.Plan plan = LogAlignment.plan(log.logStartOffset(), log.logEndOffset(), own, fromUs, ourEnd);
                     if (!(plan instanceof LogAlignment.Keep)) {
-                        aligned = alignWithSource(config, tp, p, permit, plan);
+                        aligned = alignWithSource(config, tp, sourceTopicId.get(), p, permit, plan);
                     }
                     event = new PartitionEvent.PrepareSucceeded(p.generation());
                 }
@@ -555,7 +562,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.PrepareFailed(p.generation(), "preparing failed: " + e.getMessage());
+                event = new PartitionEvent.PrepareFailed(p.generation(), failure("preparing failed: ", e));
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;
@@ -574,10 +581,21 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The id of the source topic the partition mirrors, as recorded when it started. */
+    private Optional<Uuid> sourceTopicId(TopicPartition tp) {
+        return image.topic(tp.topic()).map(t -> Uuid.fromString(t.sourceTopicId()));
+    }
+
+    /** A procedure's failure as the last error: a named mirror error as it is, any other after what failed. */
+    private static String failure(String what, Exception e) {
+        return e instanceof io.clustermirror.common.ClusterMirrorException ? e.getMessage() : what + e.getMessage();
+    }
+
     /** Runs on the procedure thread: aligns the leader's log with the source's, reading the source's batches. */
-    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, MirrorPartition p,
+    private LeaderLogProcedures.Aligned alignWithSource(MirrorConfig config, TopicPartition tp, Uuid sourceTopicId, MirrorPartition p,
                                                         LogFence.Permit permit, LogAlignment.Plan plan) throws Exception {
-        try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp)) {
+        try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp,
+                sourceTopicId)) {
             return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan, sourceLog, truncationRecorder(tp));
         }
     }
@@ -621,6 +639,20 @@ public final class PartitionMirrorManager implements AutoCloseable {
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
         f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch);
         return Optional.of(new PartitionEvent.FetchingStarted());
+    }
+
+    /** Hands the partition back to its fetcher past the records the source deleted before they were mirrored. */
+    private Optional<PartitionEvent> skipLostRecords(TopicPartition tp, MirrorPartition p, PartitionAction.SkipLostRecords skip) {
+        Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
+        PartitionFetcher f = fetchers.get(p.mirror());
+        if (topic.isEmpty() || f == null) {
+            return Optional.of(new PartitionEvent.FetchFailed("mirror '" + p.mirror() + "' or its topic is no longer defined"));
+        }
+        log.warn("Mirror '{}' partition {}: skipping source offsets [{}, {}), which the source deleted before they were mirrored "
+            + "({}=continue)", p.mirror(), tp, skip.fromOffset(), skip.toOffset(), MirrorConfig.SOURCE_DATA_LOSS_POLICY);
+        f.addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
+            p.leaderEpoch());
+        return Optional.empty();
     }
 
     private void persist(TopicPartition tp, MirrorPartition p) {
@@ -786,8 +818,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private void startRepair(TopicPartition tp, MirrorPartition p, PartitionAction.RepairDivergence repair) {
         Optional<MirrorConfig> config = image.mirror(p.mirror()).map(m -> MirrorConfig.validate(m.name(), m.configs()));
-        if (config.isEmpty()) {
-            return; // the mirror is going: the image that removes it takes the partition out
+        Optional<Uuid> sourceTopicId = sourceTopicId(tp);
+        if (config.isEmpty() || sourceTopicId.isEmpty()) {
+            return; // the mirror or topic is going: the image that removes it takes the partition out
         }
         log.warn("Mirror '{}' partition {}: the source diverged from the mirrored data (its epoch {} ends at offset {}); "
             + "truncating the destination there once the batches confirm it", p.mirror(), tp, repair.sourceEpoch(),
@@ -799,7 +832,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             PartitionEvent event;
             LeaderLogProcedures.Aligned aligned = null;
             try {
-                aligned = alignWithSource(config.get(), tp, p, permit, plan);
+                aligned = alignWithSource(config.get(), tp, sourceTopicId.get(), p, permit, plan);
                 event = new PartitionEvent.RepairSucceeded(p.generation());
             } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
                 event = null; // a new leader fetches (the source reports the divergence to it), or a stop took over
@@ -807,7 +840,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.RepairFailed(p.generation(), "cannot align with the diverged source: " + e.getMessage());
+                event = new PartitionEvent.RepairFailed(p.generation(), failure("cannot align with the diverged source: ", e));
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;
@@ -887,11 +920,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
          */
         @Override
         public void onDivergence(TopicPartition tp, int sourceEpoch, long sourceEpochEndOffset) {
-            executor.execute(() -> guarded(() -> {
-                if (current(this, tp)) {
-                    handle(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
-                }
-            }));
+            post(tp, new PartitionEvent.SourceDiverged(sourceEpoch, sourceEpochEndOffset));
         }
 
         @Override
@@ -905,14 +934,49 @@ public final class PartitionMirrorManager implements AutoCloseable {
             }));
         }
 
-        /** Not from replaced fetchers: the failure of an old source client is not the new one's. */
+        /** The machine decides, by the mirror's {@code mirror.source.data.loss.policy}, whether mirroring goes on past them. */
         @Override
-        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+        public void onSourceRecordsLost(TopicPartition tp, long fromOffset, long toOffset) {
             executor.execute(() -> guarded(() -> {
-                if (current(this, tp)) {
-                    handle(tp, new PartitionEvent.FetchFailed(error.format(message)));
+                MirrorPartition p = partitions.get(tp);
+                if (p != null && current(this, tp)) {
+                    boolean failOnLoss = image.mirror(p.mirror())
+                        .map(m -> MirrorConfig.validate(m.name(), m.configs()).failOnSourceDataLoss()).orElse(false);
+                    handle(tp, new PartitionEvent.SourceRecordsLost(fromOffset, toOffset, failOnLoss));
                 }
             }));
+        }
+
+        @Override
+        public void onSourceTopicGone(TopicPartition tp, MirrorError error, String message) {
+            post(tp, new PartitionEvent.SourceTopicGone(error.format(message)));
+        }
+
+        @Override
+        public void onSourceUnavailable(TopicPartition tp, String report) {
+            post(tp, new PartitionEvent.SourceUnavailable(MirrorError.SOURCE_UNAVAILABLE.format(report)));
+        }
+
+        @Override
+        public void onSourceAvailable(TopicPartition tp) {
+            post(tp, new PartitionEvent.SourceAvailable());
+        }
+
+        /**
+         * Hands {@code event} to the partition's machine on the executor thread, if it still has one and this listener's
+         * fetchers are the mirror's current ones: a replaced fetcher's reports (an old source client's failure) are stale.
+         */
+        private void post(TopicPartition tp, PartitionEvent event) {
+            executor.execute(() -> guarded(() -> {
+                if (current(this, tp)) {
+                    handle(tp, event);
+                }
+            }));
+        }
+
+        @Override
+        public void onFailure(TopicPartition tp, MirrorError error, String message) {
+            post(tp, new PartitionEvent.FetchFailed(error.format(message)));
         }
     }
 

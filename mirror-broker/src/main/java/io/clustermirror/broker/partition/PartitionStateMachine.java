@@ -5,6 +5,7 @@ import io.clustermirror.broker.partition.PartitionAction.Prepare;
 import io.clustermirror.broker.partition.PartitionAction.RepairDivergence;
 import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
+import io.clustermirror.broker.partition.PartitionAction.SkipLostRecords;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopUnmirrored;
@@ -24,10 +25,16 @@ import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
+import io.clustermirror.broker.partition.PartitionEvent.SourceAvailable;
 import io.clustermirror.broker.partition.PartitionEvent.SourceDiverged;
+import io.clustermirror.broker.partition.PartitionEvent.SourceRecordsLost;
+import io.clustermirror.broker.partition.PartitionEvent.SourceTopicGone;
+import io.clustermirror.broker.partition.PartitionEvent.SourceUnavailable;
 import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
 import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
 import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 
 import java.util.ArrayList;
@@ -77,8 +84,14 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       source finds the records that arrive while paused: the lag grows).</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
- *   <li>FAILED always has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}.
- *       A failure of one partition touches no other.</li>
+ *   <li>FAILED has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}. A failure of one
+ *       partition touches no other. Only a failure no retry can mend waits for the operator instead (a stop, a pause and
+ *       resume) or a new leadership: the source topic deleted or re-created ({@link SourceTopicGone}: fetching it again
+ *       would copy another topic's data over the mirrored history), and source records lost under
+ *       {@code mirror.source.data.loss.policy=fail}.</li>
+ *   <li>Source records lost before they were mirrored ({@link SourceRecordsLost}) are never skipped in silence: under
+ *       the {@code continue} policy the partition goes on past them ({@link SkipLostRecords}) and its last error names
+ *       the range until another error replaces it; under {@code fail} it stops, naming the range.</li>
  *   <li>A desire to stop always completes, whatever the partition is doing: in every leader state but STOPPING
  *       (whose stop is under way) and STOPPED it issues {@link RunStop} at once, or on {@link FetcherStopped} from
  *       MIRRORING and PAUSING. Only the stop's own outcome, a new leadership or leaving the mirror moves a
@@ -167,6 +180,18 @@ public final class PartitionStateMachine {
         if (event instanceof FetchFailed e && state == MIRRORING) {
             return fail(current, e.error(), nowMs, STOP_FETCHING);
         }
+        if (event instanceof SourceRecordsLost e && state == MIRRORING) {
+            return sourceRecordsLost(current, e);
+        }
+        if (event instanceof SourceTopicGone e && state == MIRRORING) {
+            return go(current.failedUntilRestart(e.error()), STOP_FETCHING, PERSIST);
+        }
+        if (event instanceof SourceUnavailable e && state == MIRRORING) {
+            return go(current.reporting(e.report(), true), PERSIST);
+        }
+        if (event instanceof SourceAvailable && state == MIRRORING && current.sourceUnavailable()) {
+            return go(current.healthy(), PERSIST);
+        }
         if (event instanceof SourceDiverged e && state == MIRRORING) {
             return go(current, new RepairDivergence(e.sourceEpoch(), e.sourceEpochEndOffset()));
         }
@@ -183,11 +208,15 @@ public final class PartitionStateMachine {
             return go(current, PERSIST);
         }
         if (event instanceof MadeProgress && state == MIRRORING) {
+            if (reportsSkippedRecords(current)) {
+                return stay(current); // progress does not undo the loss
+            }
             boolean hadError = current.lastError() != null;
             MirrorPartition healthy = current.healthy();
             return hadError ? go(healthy, PERSIST) : stay(healthy);
         }
-        if (event instanceof RetryDue && state == FAILED && nowMs >= current.retryAtMs()) {
+        if (event instanceof RetryDue && state == FAILED && current.retryAtMs() != MirrorPartition.NO_RETRY
+            && nowMs >= current.retryAtMs()) {
             return settle(current, false);
         }
         if (event instanceof FetcherStopped && state == PAUSING) {
@@ -208,6 +237,25 @@ public final class PartitionStateMachine {
             return fail(current, e.error(), nowMs);
         }
         return stay(current);
+    }
+
+    /** Goes on past the lost records, or stops before them, as the mirror's policy says; the range is reported either way. */
+    private static Transition sourceRecordsLost(MirrorPartition p, SourceRecordsLost e) {
+        String lost = "source offsets [" + e.fromOffset() + ", " + e.toOffset() + ") of " + p.partition() + " were deleted on "
+            + "the source (retention or deleteRecords) before they were mirrored";
+        if (e.failOnLoss()) {
+            return go(p.failedUntilRestart(MirrorError.SOURCE_RETENTION_OUTRUN.format(lost + "; the partition stops before them ("
+                + MirrorConfig.SOURCE_DATA_LOSS_POLICY + "=fail): stop it, or set the policy to continue and pause and resume it")),
+                STOP_FETCHING, PERSIST);
+        }
+        return go(p.reporting(MirrorError.SOURCE_RETENTION_OUTRUN.format(lost + "; skipped them, mirroring goes on at offset "
+            + e.toOffset() + " (" + MirrorConfig.SOURCE_DATA_LOSS_POLICY + "=continue)"), false),
+            new SkipLostRecords(e.fromOffset(), e.toOffset()), PERSIST);
+    }
+
+    /** The last error reports skipped source records: no failure, and not the source's unavailability. */
+    private static boolean reportsSkippedRecords(MirrorPartition p) {
+        return p.lastError() != null && p.failures() == 0 && !p.sourceUnavailable();
     }
 
     /** Delay before retry number {@code failures}: {@code min(max, base * 2^(failures - 1))}, without overflow. */

@@ -167,6 +167,51 @@ class SourceFetcherTest {
     }
 
     @Test
+    void anUnreachableSourceIsReportedOnceAfterAWhileAndClearedByTheNextSuccessfulFetch() {
+        TopicPartition tp = add(0, 0, -1);
+        long after = FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS;
+        endpoint.answer(req -> new SourceEndpoint.Unreachable("connection refused"));
+        fetcher.runOnce();
+        partitions.reportUnavailable(time.milliseconds() + after - 1, after);
+        assertEquals(List.of(), listener.eventsOf(tp), "not before " + after + " ms without a successful fetch");
+
+        time.sleep(after);
+        partitions.reportUnavailable(time.milliseconds(), after);
+        partitions.reportUnavailable(time.milliseconds() + 1, after);
+        List<String> reported = listener.eventsOf(tp);
+        assertEquals(1, reported.size(), "reported once: " + reported);
+        assertTrue(reported.get(0).contains("no fetch of t-0 from the source succeeded for 5 s (since ")
+            && reported.get(0).contains("cannot fetch from source broker 1 at "), reported.get(0));
+        assertTrue(reported.get(0).endsWith("(connection refused)"), reported.get(0));
+        assertEquals(1L, unavailablePartitions());
+
+        fetcher.assign(partitions.values().iterator().next()); // back from the coordinator
+        endpoint.answer(req -> fetched(Map.of()));
+        fetcher.runOnce();
+        assertEquals("available t-0 ", listener.eventsOf(tp).get(1));
+        assertEquals(0L, unavailablePartitions());
+    }
+
+    private Object unavailablePartitions() {
+        return metrics.metric(metrics.metricName("partitions-source-unavailable", FetcherMetrics.GROUP, Map.of("mirror", "m")))
+            .metricValue();
+    }
+
+    @Test
+    void aPartitionHeldBackAfterAnAnswerOfTheSourceIsNotUnavailable() {
+        TopicPartition tp = add(0, 0, -1);
+        long after = FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS;
+        endpoint.answer(req -> fetched(Map.of(tp, error(Errors.UNKNOWN_SERVER_ERROR))));
+        fetcher.runOnce();
+        PartitionFetchState st = partitions.values().iterator().next();
+        st.notBeforeMs = time.milliseconds() + 3 * after; // as after many errors in a row
+        partitions.reportUnavailable(time.milliseconds() + 3 * after, after);
+        assertEquals(List.of(), listener.eventsOf(tp));
+        partitions.reportUnavailable(time.milliseconds() + 4 * after, after);
+        assertEquals(1, listener.eventsOf(tp).size(), "unavailable once the backoff is long over");
+    }
+
+    @Test
     void aTransientPartitionErrorBacksOffThatPartitionExponentially() {
         TopicPartition flaky = add(0, 0, -1);
         TopicPartition steady = add(1, 0, -1);
@@ -252,7 +297,7 @@ class SourceFetcherTest {
 
     private TopicPartition add(int partition, long fetchOffset, int lastFetchedEpoch) {
         TopicPartition tp = new TopicPartition("t", partition);
-        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch);
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch, time.milliseconds());
         partitions.add(st);
         fetcher.assign(st);
         return tp;
@@ -406,6 +451,26 @@ class SourceFetcherTest {
         @Override
         public void onDivergence(TopicPartition partition, int sourceEpoch, long sourceEpochEndOffset) {
             events.add("divergence " + partition + " " + sourceEpoch + " " + sourceEpochEndOffset);
+        }
+
+        @Override
+        public void onSourceRecordsLost(TopicPartition partition, long fromOffset, long toOffset) {
+            events.add("lost " + partition + " " + fromOffset + " " + toOffset);
+        }
+
+        @Override
+        public void onSourceTopicGone(TopicPartition partition, MirrorError error, String message) {
+            failures.add(new Failure(partition, error, message));
+        }
+
+        @Override
+        public void onSourceUnavailable(TopicPartition partition, String report) {
+            events.add("unavailable " + partition + " " + report);
+        }
+
+        @Override
+        public void onSourceAvailable(TopicPartition partition) {
+            events.add("available " + partition + " ");
         }
     }
 }

@@ -34,6 +34,7 @@ import static io.clustermirror.common.PartitionState.PREPARING;
 import static io.clustermirror.common.PartitionState.STOPPED;
 import static io.clustermirror.common.PartitionState.STOPPING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -89,7 +90,8 @@ class PartitionMirrorManagerTest {
                 }
 
                 @Override
-                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp) {
+                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
+                    assertEquals(SOURCE_TOPIC_ID, topicId.toString());
                     return new PartitionMirrorManager.SourceLog() {
                         @Override
                         public List<RecordBatch> batches(long from, long to) {
@@ -136,6 +138,13 @@ class PartitionMirrorManagerTest {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " from " + fetchOffset + " at epoch " + destLeaderEpoch
                     + " after source epoch " + lastFetchedEpoch);
+            }
+
+            @Override
+            public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset,
+                                                    long toOffset, int destLeaderEpoch) {
+                assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
+                fetcherCalls.add("add " + partition + " past lost [" + fromOffset + ", " + toOffset + ") at epoch " + destLeaderEpoch);
             }
 
             @Override
@@ -241,6 +250,44 @@ class PartitionMirrorManagerTest {
         PartitionStateRecord stopped = lastRecord();
         assertEquals(3, stopped.barrierOffset(), "STOPPED names its barrier: the followers' hygiene learns it from the record");
         assertEquals(2, stopped.lastMirroredOffset());
+    }
+
+    @Test
+    void sourceRecordsLostUnderTheDefaultPolicyAreSkippedAndRecordedByName() {
+        mirroring();
+        fetchListener.onSourceRecordsLost(TP, 7, 30);
+        runAll();
+
+        assertEquals(List.of("add orders-0 past lost [7, 30) at epoch 3"), fetcherCalls);
+        assertEquals(List.of(MIRRORING), recordedStates());
+        assertTrue(lastRecord().lastError().startsWith("SOURCE_RETENTION_OUTRUN: source offsets [7, 30) of orders-0"),
+            lastRecord().lastError());
+    }
+
+    @Test
+    void aSourceTopicGoneStopsFetchingWithoutARetry() {
+        mirroring();
+        fetchListener.onSourceTopicGone(TP, MirrorError.SOURCE_TOPIC_DELETED, "source topic orders was deleted");
+        runAll();
+        time.sleep(60_000);
+        runAll();
+
+        assertEquals(List.of("remove orders-0"), fetcherCalls, "no retry fetches again");
+        assertEquals(List.of(FAILED), recordedStates());
+        assertEquals("SOURCE_TOPIC_DELETED: source topic orders was deleted", lastRecord().lastError());
+    }
+
+    @Test
+    void anUnavailableSourceIsRecordedUntilAFetchSucceeds() {
+        mirroring();
+        fetchListener.onSourceUnavailable(TP, "no fetch of orders-0 from the source succeeded for 6 s");
+        runAll();
+        assertEquals("SOURCE_UNAVAILABLE: no fetch of orders-0 from the source succeeded for 6 s", lastRecord().lastError());
+
+        fetchListener.onSourceAvailable(TP);
+        runAll();
+        assertEquals(List.of(MIRRORING, MIRRORING), recordedStates());
+        assertNull(lastRecord().lastError());
     }
 
     @Test

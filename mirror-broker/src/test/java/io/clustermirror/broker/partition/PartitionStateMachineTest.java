@@ -5,6 +5,7 @@ import io.clustermirror.broker.partition.PartitionAction.Prepare;
 import io.clustermirror.broker.partition.PartitionAction.RepairDivergence;
 import io.clustermirror.broker.partition.PartitionAction.RunStop;
 import io.clustermirror.broker.partition.PartitionAction.ScheduleRetry;
+import io.clustermirror.broker.partition.PartitionAction.SkipLostRecords;
 import io.clustermirror.broker.partition.PartitionAction.StartFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopFetching;
 import io.clustermirror.broker.partition.PartitionAction.StopUnmirrored;
@@ -23,7 +24,11 @@ import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
 import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
+import io.clustermirror.broker.partition.PartitionEvent.SourceAvailable;
 import io.clustermirror.broker.partition.PartitionEvent.SourceDiverged;
+import io.clustermirror.broker.partition.PartitionEvent.SourceRecordsLost;
+import io.clustermirror.broker.partition.PartitionEvent.SourceTopicGone;
+import io.clustermirror.broker.partition.PartitionEvent.SourceUnavailable;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
 import io.clustermirror.broker.partition.PartitionEvent.StopFailed;
 import io.clustermirror.broker.partition.PartitionEvent.StopSucceeded;
@@ -85,7 +90,7 @@ class PartitionStateMachineTest {
     private static MirrorPartition leaderIn(PartitionState state) {
         boolean failed = state == FAILED;
         return new MirrorPartition("dr", TP, state, true, EPOCH, typicalDesired(state), failed ? 1 : 0,
-            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 0, UNKNOWN, true);
+            failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 0, UNKNOWN, true, false);
     }
 
     private record Expected(PartitionState state, List<PartitionAction> actions) {
@@ -170,7 +175,7 @@ class PartitionStateMachineTest {
                     for (DesiredState desired : Arrays.asList(null, DesiredState.MIRRORING, DesiredState.PAUSED,
                             DesiredState.STOPPED)) {
                         MirrorPartition follower = new MirrorPartition("dr", TP, state, false, 2, desired, 3, NOW, "old", 0,
-                            UNKNOWN, !mirroredOffsets);
+                            UNKNOWN, !mirroredOffsets, false);
                         Transition t = machine.handle(follower, new BecameLeader(9, persisted, mirroredOffsets), NOW);
                         boolean mirroredInto = mirroredOffsets || persisted == MIRRORING || persisted == PAUSING
                             || persisted == PAUSED || persisted == STOPPING || persisted == STOPPED;
@@ -191,7 +196,7 @@ class PartitionStateMachineTest {
                         String pair = "(" + state + ", " + desired + ", persisted " + persisted + ", mirrored offsets "
                             + mirroredOffsets + ")";
                         assertEquals(new MirrorPartition("dr", TP, expected.state(), true, 9, desired, 0,
-                            MirrorPartition.NO_RETRY, null, 1, persisted, mirroredInto), t.next(), pair);
+                            MirrorPartition.NO_RETRY, null, 1, persisted, mirroredInto, false), t.next(), pair);
                         assertEquals(expected.actions(), t.actions(), pair);
                     }
                 }
@@ -310,6 +315,63 @@ class PartitionStateMachineTest {
     }
 
     @Test
+    void sourceRecordsLostUnderContinueSkipsTheRangeAndKeepsReportingIt() {
+        List<Transition> skipped = expect(new SourceRecordsLost(10, 25, false),
+            Map.of(MIRRORING, to(MIRRORING, new SkipLostRecords(10, 25), PERSIST)));
+        MirrorPartition p = skipped.get(MIRRORING.ordinal()).next();
+        assertTrue(p.lastError().startsWith("SOURCE_RETENTION_OUTRUN: source offsets [10, 25) of orders-3 were deleted"), p.lastError());
+        assertTrue(p.lastError().contains("mirror.source.data.loss.policy=continue"), p.lastError());
+        assertEquals(0, p.failures(), "a skip is no failure");
+        // Progress does not undo the loss; another error replaces the report, and its recovery clears it.
+        assertEquals(p, step(p, new MadeProgress(), MIRRORING));
+        MirrorPartition unavailable = step(p, new SourceUnavailable("SOURCE_UNAVAILABLE: down"), MIRRORING, PERSIST);
+        assertNull(step(unavailable, new MadeProgress(), MIRRORING, PERSIST).lastError());
+    }
+
+    @Test
+    void sourceRecordsLostUnderFailStopsBeforeThemUntilTheOperatorActs() {
+        List<Transition> failed = expect(new SourceRecordsLost(10, 25, true), Map.of(MIRRORING, to(FAILED, STOP_FETCHING, PERSIST)));
+        MirrorPartition p = failed.get(MIRRORING.ordinal()).next();
+        assertTrue(p.lastError().startsWith("SOURCE_RETENTION_OUTRUN: source offsets [10, 25)"), p.lastError());
+        assertTrue(p.lastError().contains("mirror.source.data.loss.policy=fail"), p.lastError());
+        assertWaitsForTheOperator(p);
+    }
+
+    @Test
+    void sourceTopicGoneStopsFetchingUntilTheOperatorActs() {
+        List<Transition> failed = expect(new SourceTopicGone("SOURCE_TOPIC_ID_CHANGED: recreated"),
+            Map.of(MIRRORING, to(FAILED, STOP_FETCHING, PERSIST)));
+        MirrorPartition p = failed.get(MIRRORING.ordinal()).next();
+        assertEquals("SOURCE_TOPIC_ID_CHANGED: recreated", p.lastError());
+        assertWaitsForTheOperator(p);
+    }
+
+    /** FAILED with no retry: no retry ever fires; a stop, a pause and resume, or a new leadership acts. */
+    private void assertWaitsForTheOperator(MirrorPartition p) {
+        assertEquals(MirrorPartition.NO_RETRY, p.retryAtMs());
+        assertEquals(p, machine.handle(p, new RetryDue(), Long.MAX_VALUE).next(), "a stale retry does not restart it");
+        assertEquals(List.of(), machine.handle(p, new RetryDue(), Long.MAX_VALUE).actions());
+        assertEquals(p, machine.handle(p, new MadeProgress(), NOW).next());
+        step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        MirrorPartition paused = step(p, new DesiredChanged(DesiredState.PAUSED), PAUSED, PERSIST);
+        step(paused, new DesiredChanged(DesiredState.MIRRORING), PREPARING, PERSIST, PREPARE);
+        step(p, new BecameLeader(EPOCH + 1, FAILED, true), PREPARING, PERSIST, PREPARE);
+    }
+
+    @Test
+    void sourceUnavailableIsReportedUntilAFetchSucceeds() {
+        List<Transition> reported = expect(new SourceUnavailable("SOURCE_UNAVAILABLE: no fetch for 6 s"),
+            Map.of(MIRRORING, to(MIRRORING, PERSIST)));
+        MirrorPartition p = reported.get(MIRRORING.ordinal()).next();
+        assertEquals("SOURCE_UNAVAILABLE: no fetch for 6 s", p.lastError());
+        assertTrue(p.sourceUnavailable() && p.fetching());
+        MirrorPartition cleared = step(p, new SourceAvailable(), MIRRORING, PERSIST);
+        assertNull(cleared.lastError());
+        assertFalse(cleared.sourceUnavailable());
+        expect(new SourceAvailable(), Map.of()); // nothing reported, nothing to clear
+    }
+
+    @Test
     void fetchFailed() {
         List<Transition> failed = expect(new FetchFailed("bad batch"),
             Map.of(MIRRORING, to(FAILED, STOP_FETCHING, PERSIST, retryAt(NOW + BASE))));
@@ -329,14 +391,14 @@ class PartitionStateMachineTest {
     void madeProgress() {
         expect(new MadeProgress(), Map.of());
         MirrorPartition recovered = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            4, MirrorPartition.NO_RETRY, "timeout", 0, UNKNOWN, true);
+            4, MirrorPartition.NO_RETRY, "timeout", 0, UNKNOWN, true, false);
         Transition t = machine.handle(recovered, new MadeProgress(), NOW);
         assertEquals(List.of(PERSIST), t.actions());
         assertEquals(0, t.next().failures());
         assertNull(t.next().lastError());
         // Failures without an error message: reset, but nothing to persist.
         MirrorPartition quiet = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, null, 0, UNKNOWN, true);
+            2, MirrorPartition.NO_RETRY, null, 0, UNKNOWN, true, false);
         Transition q = machine.handle(quiet, new MadeProgress(), NOW);
         assertEquals(List.of(), q.actions());
         assertEquals(0, q.next().failures());
@@ -414,7 +476,8 @@ class PartitionStateMachineTest {
         List<PartitionEvent> events = new ArrayList<>(List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(),
             new RetryDue(), new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(DesiredState.STOPPED),
             new DesiredChanged(null), new FetchingStarted(), new ProgressSnapshotDue(), new LineageChanged(),
-            new RecordedStateChanged(MIRRORING)));
+            new RecordedStateChanged(MIRRORING), new SourceRecordsLost(1, 2, false), new SourceRecordsLost(1, 2, true),
+            new SourceTopicGone("gone"), new SourceUnavailable("down"), new SourceAvailable()));
         for (int kind = 0; kind < OUTCOMES; kind++) {
             events.add(outcome(kind, 0));
         }
@@ -500,7 +563,7 @@ class PartitionStateMachineTest {
 
     private static MirrorPartition withMirroredInto(MirrorPartition p, boolean mirroredInto) {
         return new MirrorPartition(p.mirror(), p.partition(), p.state(), p.leader(), p.leaderEpoch(), p.desired(), p.failures(),
-            p.retryAtMs(), p.lastError(), p.generation(), p.recorded(), mirroredInto);
+            p.retryAtMs(), p.lastError(), p.generation(), p.recorded(), mirroredInto, p.sourceUnavailable());
     }
 
     @Test
@@ -596,12 +659,12 @@ class PartitionStateMachineTest {
     @Test
     void backoffNeverOverflows() {
         MirrorPartition many = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true);
+            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true, false);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW + MAX)),
             machine.handle(many, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine huge = new PartitionStateMachine(Long.MAX_VALUE / 3, Long.MAX_VALUE);
         MirrorPartition third = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true);
+            2, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true, false);
         assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(Long.MAX_VALUE)),
             huge.handle(third, new FetchFailed("e"), NOW).actions());
         PartitionStateMachine noWait = new PartitionStateMachine(0, 0);
@@ -637,7 +700,9 @@ class PartitionStateMachineTest {
             new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
             new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED), new FetchingStarted(),
             new ProgressSnapshotDue(), new LineageChanged(), new RecordedStateChanged(UNKNOWN), new RecordedStateChanged(PAUSED),
-            new RecordedStateChanged(MIRRORING), new RecordedStateChanged(FAILED));
+            new RecordedStateChanged(MIRRORING), new RecordedStateChanged(FAILED), new SourceRecordsLost(10, 20, false),
+            new SourceRecordsLost(10, 20, true), new SourceTopicGone("SOURCE_TOPIC_DELETED: gone"),
+            new SourceUnavailable("SOURCE_UNAVAILABLE: down"), new SourceAvailable());
         Map<PartitionState, Integer> seen = new HashMap<>();
         for (int walk = 0; walk < 200; walk++) {
             MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
@@ -675,7 +740,12 @@ class PartitionStateMachineTest {
                 if (t.actions().contains(PREPARE)) {
                     assertFalse(PartitionStateMachine.RECORDED_ALIGNED.contains(next.recorded()), "continues past PREPARING: " + where);
                 }
-                assertEquals(next.state() == FAILED, next.retryAtMs() != MirrorPartition.NO_RETRY, where);
+                if (next.state() != FAILED) {
+                    assertEquals(MirrorPartition.NO_RETRY, next.retryAtMs(), where);
+                } else if (next.retryAtMs() == MirrorPartition.NO_RETRY) {
+                    assertTrue(next.lastError().startsWith("SOURCE_TOPIC_") || next.lastError().startsWith("SOURCE_RETENTION_OUTRUN"),
+                        "only a failure no retry can mend waits for the operator: " + where);
+                }
                 if (next.state() == FAILED) {
                     assertTrue(next.failures() >= 1 && next.lastError() != null, where);
                 }
@@ -766,7 +836,7 @@ class PartitionStateMachineTest {
                 // MIRRORING and PAUSING follow a fetch: their log is always mirrored into.
                 for (boolean mirroredInto : state == MIRRORING || state == PAUSING ? List.of(true) : List.of(true, false)) {
                     out.add(new MirrorPartition("dr", TP, state, true, EPOCH, before, failed ? 1 : 0,
-                        failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 7, UNKNOWN, mirroredInto));
+                        failed ? NOW : MirrorPartition.NO_RETRY, failed ? "boom" : null, 7, UNKNOWN, mirroredInto, false));
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.clustermirror.common.fetch;
 
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.NetworkClient;
@@ -92,7 +94,7 @@ public final class RawLogReader implements AutoCloseable {
      *                        when the log start passes the stream's position while it reads (retention)
      */
     public BatchStream stream(TopicPartition tp, long from, long to) {
-        return new BatchStream(tp, from, to, FETCH_MAX_BYTES);
+        return new BatchStream(tp, from, to, FETCH_MAX_BYTES, null);
     }
 
     /**
@@ -100,7 +102,18 @@ public final class RawLogReader implements AutoCloseable {
      * batch per fetch (Kafka returns the first batch whole whatever the limit), for a look at the head of a range.
      */
     public BatchStream stream(TopicPartition tp, long from, long to, int fetchMaxBytes) {
-        return new BatchStream(tp, from, to, fetchMaxBytes);
+        return new BatchStream(tp, from, to, fetchMaxBytes, null);
+    }
+
+    /**
+     * As {@link #stream(TopicPartition, long, long)}, of the topic with id {@code topicId} only.
+     *
+     * @throws ClusterMirrorException {@link MirrorError#SOURCE_TOPIC_ID_CHANGED} from the stream's methods when the topic
+     *                                of that name has another id (deleted and re-created): its batches say nothing about
+     *                                the one asked for
+     */
+    public BatchStream stream(TopicPartition tp, Uuid topicId, long from, long to) {
+        return new BatchStream(tp, from, to, FETCH_MAX_BYTES, topicId);
     }
 
     /** A log's bounds: the first offset it holds and its high watermark. */
@@ -113,16 +126,18 @@ public final class RawLogReader implements AutoCloseable {
         private final long from;
         private final long to;
         private final int fetchMaxBytes;
+        private final Uuid expectedTopicId; // null: any
         private final ArrayDeque<RawBatch> fetched = new ArrayDeque<>();
         private Leader leader;
         private long position;
         private boolean ended;
 
-        private BatchStream(TopicPartition tp, long from, long to, int fetchMaxBytes) {
+        private BatchStream(TopicPartition tp, long from, long to, int fetchMaxBytes, Uuid expectedTopicId) {
             this.tp = tp;
             this.from = from;
             this.to = to;
             this.fetchMaxBytes = fetchMaxBytes;
+            this.expectedTopicId = expectedTopicId;
             this.position = from;
         }
 
@@ -157,6 +172,10 @@ public final class RawLogReader implements AutoCloseable {
             while (data == null) {
                 if (leader == null) {
                     leader = leader(tp, deadline);
+                    if (expectedTopicId != null && !expectedTopicId.equals(leader.topicId())) {
+                        throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_ID_CHANGED, "topic " + tp.topic() + " was "
+                            + "deleted and re-created (id " + leader.topicId() + ", expected " + expectedTopicId + ")");
+                    }
                 }
                 FetchResponseData.PartitionData pd = fetch(tp, leader, position, fetchMaxBytes, deadline);
                 Errors error = Errors.forCode(pd.errorCode());

@@ -1,0 +1,266 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testkit.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Problems of the source that a mirror partition reports by name, never in silence, on real clusters (one source broker,
+ * one destination broker; each test has its own mirror and topic): records the source deleted before they were mirrored,
+ * under both values of {@code mirror.source.data.loss.policy}; the source topic deleted, or deleted and re-created; the
+ * source unreachable. The last test shuts the source down, so it runs last.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SourceProblemsTest {
+    private static ClusterPair clusters;
+    private static MirrorTestCluster source;
+    private static MirrorTestCluster destination;
+    private static ClusterMirrorAdmin mirrors;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        clusters = ClusterPair.start(MirrorTestCluster.builder().name("problems-source").brokers(1),
+            MirrorTestCluster.builder().name("problems-destination").brokers(1));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
+    }
+
+    @AfterAll
+    static void stopClusters() throws Exception {
+        if (clusters != null) {
+            clusters.close();
+        }
+    }
+
+    /** A mirror of a new one-partition source topic holding {@code records} records, caught up. */
+    private static TopicPartition mirroredTopic(String mirror, String topic, int records, Map<String, String> mirrorConfigs)
+            throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        produce(topic, records);
+        Map<String, String> config = MirrorAssertions.mirrorConfig(source);
+        config.putAll(mirrorConfigs);
+        mirrors.createClusterMirror(mirror, config).all().get();
+        mirrors.startMirrorTopics(mirror, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        return new TopicPartition(topic, 0);
+    }
+
+    private static void produce(String topic, int records) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
+            Workloads.sendBatch(producer, topic, 0, "r", records);
+        }
+    }
+
+    /** Pauses the topic, appends {@code more} records to the source and deletes its records before {@code deleteBefore}. */
+    private static void outrunWhilePaused(String mirror, TopicPartition tp, int more, long deleteBefore) throws Exception {
+        mirrors.pauseMirrorTopics(mirror, List.of(tp.topic()), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, mirror, tp.topic(), 1, PartitionState.PAUSED);
+        produce(tp.topic(), more);
+        try (Admin admin = source.admin()) {
+            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(deleteBefore))).all().get();
+        }
+        mirrors.resumeMirrorTopics(mirror, List.of(tp.topic()), List.of()).all().get();
+    }
+
+    private static MirrorPartitionDescription awaitError(String mirror, TopicPartition tp, PartitionState state, String errorPrefix)
+            throws Exception {
+        TestUtils.waitFor(() -> {
+            MirrorPartitionDescription d = MirrorAssertions.describe(mirrors, mirror, tp.topic(), tp.partition());
+            return d.state() == state && d.lastError() != null && d.lastError().startsWith(errorPrefix);
+        }, MirrorAssertions.TIMEOUT, tp + " did not show " + state + " with " + errorPrefix);
+        return MirrorAssertions.describe(mirrors, mirror, tp.topic(), tp.partition());
+    }
+
+    private static long destinationEnd(TopicPartition tp) throws Exception {
+        try (Admin admin = destination.admin()) {
+            return MirrorAssertions.endOffset(admin, tp);
+        }
+    }
+
+    private static double mirrorMetric(String name, String mirror) {
+        int broker = destination.brokerIds().iterator().next();
+        return destination.broker(broker).metrics().metrics().entrySet().stream()
+            .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("cluster-mirror")
+                && e.getKey().tags().equals(Map.of("mirror", mirror)))
+            .map(e -> ((Number) e.getValue().metricValue()).doubleValue())
+            .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " of mirror " + mirror + " in "
+                + destination.broker(broker).metrics().metrics().keySet().stream().map(MetricName::name).toList()));
+    }
+
+    /** The destination topic keeps its records and refuses client writes: it is still a mirror topic. */
+    private static void assertKeptAndReadOnly(TopicPartition tp, long end) throws Exception {
+        assertEquals(end, destinationEnd(tp), "the destination keeps what it mirrored, and nothing else");
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(), Map.of(
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000))) {
+            ExecutionException denied = assertThrows(ExecutionException.class,
+                () -> producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, Workloads.bytes("x"))).get());
+            assertInstanceOf(TopicAuthorizationException.class, denied.getCause());
+        }
+    }
+
+    @Test
+    @Order(1)
+    void retentionOutrunUnderTheDefaultPolicyIsReportedWithItsRangeSkippedAndCounted() throws Exception {
+        TopicPartition tp = mirroredTopic("outrun-continue", "outrun-continue", 10, Map.of());
+        outrunWhilePaused("outrun-continue", tp, 20, 25);
+
+        MirrorPartitionDescription d = awaitError("outrun-continue", tp, PartitionState.MIRRORING,
+            "SOURCE_RETENTION_OUTRUN: source offsets [10, 25) of outrun-continue-0 were deleted on the source");
+        assertTrue(d.lastError().contains("mirror.source.data.loss.policy=continue"), d.lastError());
+        produce(tp.topic(), 5);
+        MirrorAssertions.awaitCaughtUp(source, destination, tp.topic(), 1);
+        assertEquals(35, destinationEnd(tp));
+        // The destination follows the source's log start, so the skipped range is not a readable hole.
+        TestUtils.waitFor(() -> {
+            try (Admin admin = destination.admin()) {
+                return MirrorAssertions.startOffset(admin, tp) == 25;
+            }
+        }, MirrorAssertions.TIMEOUT, "the destination log start did not follow the source's to 25");
+        MirrorAssertions.assertSameRecords(source, destination, tp.topic(), 1);
+        assertEquals(15.0, mirrorMetric("source-records-skipped-total", "outrun-continue"));
+        assertEquals(1.0, mirrorMetric("source-ranges-skipped-total", "outrun-continue"));
+        assertTrue(MirrorAssertions.describe(mirrors, "outrun-continue", tp.topic(), 0).lastError()
+            .startsWith("SOURCE_RETENTION_OUTRUN: source offsets [10, 25)"), "progress does not clear the report");
+    }
+
+    @Test
+    @Order(2)
+    void retentionOutrunUnderPolicyFailStopsBeforeTheRangeUntilTheOperatorStopsIt() throws Exception {
+        ExecutionException invalid = assertThrows(ExecutionException.class, () -> mirrors.createClusterMirror("bad-policy",
+            Map.of("bootstrap.servers", source.bootstrapServers(), MirrorConfig.SOURCE_DATA_LOSS_POLICY, "skip")).all().get());
+        ClusterMirrorException e = assertInstanceOf(ClusterMirrorException.class, invalid.getCause());
+        assertEquals(MirrorError.INVALID_CONFIG, e.error());
+        assertTrue(e.getMessage().contains(MirrorConfig.SOURCE_DATA_LOSS_POLICY) && e.getMessage().contains("continue or fail"),
+            e.getMessage());
+
+        TopicPartition tp = mirroredTopic("outrun-fail", "outrun-fail", 10, Map.of(MirrorConfig.SOURCE_DATA_LOSS_POLICY, "fail"));
+        outrunWhilePaused("outrun-fail", tp, 20, 25);
+
+        MirrorPartitionDescription d = awaitError("outrun-fail", tp, PartitionState.FAILED,
+            "SOURCE_RETENTION_OUTRUN: source offsets [10, 25) of outrun-fail-0 were deleted on the source");
+        assertTrue(d.lastError().contains("mirror.source.data.loss.policy=fail"), d.lastError());
+        assertKeptAndReadOnly(tp, 10);
+        mirrors.stopMirrorTopics("outrun-fail", List.of(tp.topic()), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "outrun-fail", tp.topic(), 1, PartitionState.STOPPED);
+    }
+
+    @Test
+    @Order(3)
+    void aDeletedSourceTopicStopsFetchingAndTheDestinationKeepsItsData() throws Exception {
+        TopicPartition tp = mirroredTopic("deleted", "deleted", 10, Map.of());
+        try (Admin admin = source.admin()) {
+            admin.deleteTopics(List.of(tp.topic())).all().get();
+        }
+        MirrorPartitionDescription d = awaitError("deleted", tp, PartitionState.FAILED,
+            "SOURCE_TOPIC_DELETED: source topic deleted (id ");
+        assertTrue(d.lastError().contains("keeps its data up to offset 9"), d.lastError());
+        assertKeptAndReadOnly(tp, 10);
+        // The operator sees it by name in the tool's table and JSON.
+        for (List<String> args : List.of(List.of("--describe", "--mirror", "deleted"), List.of("--describe", "--mirror", "deleted", "--json"))) {
+            CliRun described = CliRun.run(destination.bootstrapServers(), args.toArray(String[]::new));
+            assertEquals(0, described.exit(), described.err());
+            assertTrue(described.out().contains("FAILED") && described.out().contains("SOURCE_TOPIC_DELETED: source topic deleted"),
+                described.out());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aRecreatedSourceTopicIsNeverCopiedOverTheMirroredHistory() throws Exception {
+        TopicPartition tp = mirroredTopic("recreated", "recreated", 10, Map.of());
+        mirrors.pauseMirrorTopics("recreated", List.of(tp.topic()), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "recreated", tp.topic(), 1, PartitionState.PAUSED);
+        try (Admin admin = source.admin()) {
+            Uuid oldId = admin.describeTopics(List.of(tp.topic())).allTopicNames().get().get(tp.topic()).topicId();
+            admin.deleteTopics(List.of(tp.topic())).all().get();
+            TestUtils.waitFor(() -> {
+                try {
+                    admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+                    return true;
+                } catch (ExecutionException notYet) {
+                    return false; // the deletion is still under way
+                }
+            }, MirrorAssertions.TIMEOUT, "the source topic could not be re-created");
+            TestUtils.waitFor(() -> {
+                try {
+                    return !oldId.equals(admin.describeTopics(List.of(tp.topic())).allTopicNames().get().get(tp.topic()).topicId());
+                } catch (ExecutionException notYet) {
+                    return false; // the new topic's metadata has not reached the broker yet
+                }
+            }, MirrorAssertions.TIMEOUT, "the re-created source topic did not get a new id");
+        }
+        produce(tp.topic(), 30);
+        mirrors.resumeMirrorTopics("recreated", List.of(tp.topic()), List.of()).all().get();
+
+        awaitError("recreated", tp, PartitionState.FAILED, "SOURCE_TOPIC_ID_CHANGED: source topic recreated was deleted and re-created");
+        List<String> mirrored = MirrorAssertions.readAll(destination, tp);
+        assertKeptAndReadOnly(tp, 10);
+
+        // A new leadership prepares the log again: its comparison refuses the new topic's batches instead of cutting.
+        destination.restartBroker(destination.brokerIds().iterator().next());
+        TestUtils.waitFor(() -> {
+            String error = MirrorAssertions.describe(mirrors, "recreated", tp.topic(), 0).lastError();
+            return error != null && error.startsWith("SOURCE_TOPIC_ID_CHANGED: ") && error.contains("batches are not compared");
+        }, MirrorAssertions.TIMEOUT, "the preparation after the restart did not refuse the re-created topic by name");
+        assertEquals(mirrored, MirrorAssertions.readAll(destination, tp), "the mirrored history is kept as it was");
+        assertKeptAndReadOnly(tp, 10);
+    }
+
+    @Test
+    @Order(5)
+    void anUnreachableSourceIsReportedAndClearedOnceFetchingWorksAgain() throws Exception {
+        TopicPartition tp = mirroredTopic("unreachable", "unreachable", 10, Map.of());
+        int sourceBroker = source.brokerIds().iterator().next();
+        source.shutdownBroker(sourceBroker);
+        try {
+            MirrorPartitionDescription d = awaitError("unreachable", tp, PartitionState.MIRRORING,
+                "SOURCE_UNAVAILABLE: no fetch of unreachable-0 from the source succeeded for ");
+            assertTrue(d.lastError().contains(" s (since "), d.lastError());
+            assertEquals(1.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
+        } finally {
+            source.startBroker(sourceBroker);
+        }
+        TestUtils.waitFor(() -> MirrorAssertions.describe(mirrors, "unreachable", tp.topic(), 0).lastError() == null,
+            MirrorAssertions.TIMEOUT, "the SOURCE_UNAVAILABLE report did not clear");
+        produce(tp.topic(), 5);
+        MirrorAssertions.awaitCaughtUp(source, destination, tp.topic(), 1);
+        MirrorAssertions.assertSameRecords(source, destination, tp.topic(), 1);
+        assertNull(MirrorAssertions.describe(mirrors, "unreachable", tp.topic(), 0).lastError());
+        assertEquals(0.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
+    }
+}
