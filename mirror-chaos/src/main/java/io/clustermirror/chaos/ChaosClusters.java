@@ -50,6 +50,8 @@ final class ChaosClusters implements AutoCloseable {
     /** The node id of the destination's controller (brokers are 1, 2, 3). */
     static final int DESTINATION_CONTROLLER_ID = 9;
     static final int DESTINATION_BROKERS = 3;
+    /** The source's node that is also its only KRaft controller: never killed. */
+    static final int SOURCE_CONTROLLER_ID = 1;
 
     private final Map<Integer, LaunchedNode> sourceNodes = new TreeMap<>();
     private final Map<Integer, Integer> sourceInternalPorts = new TreeMap<>();
@@ -57,13 +59,19 @@ final class ChaosClusters implements AutoCloseable {
     private final Map<Integer, LaunchedNode> destinationBrokers = new TreeMap<>();
     private final Map<Integer, Integer> destinationPorts = new TreeMap<>();
     private LaunchedNode destinationController;
+    private final String jvmOptions;
 
-    private ChaosClusters() {
+    private ChaosClusters(Map<String, String> systemProperties) {
+        this.jvmOptions = systemProperties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(" "));
     }
 
-    /** Formats and starts both clusters and waits until every broker is ready. */
-    static ChaosClusters start(Path home, Path workDir, int sourceBrokers) throws Exception {
-        ChaosClusters clusters = new ChaosClusters();
+    /**
+     * Formats and starts both clusters and waits until every broker is ready; every node's JVM runs with
+     * {@code systemProperties} (test-only switches, else none).
+     */
+    static ChaosClusters start(Path home, Path workDir, int sourceBrokers, Map<String, String> systemProperties) throws Exception {
+        ChaosClusters clusters = new ChaosClusters(systemProperties);
         try {
             clusters.startSource(home, workDir.resolve("source"), sourceBrokers);
             clusters.startDestination(home, workDir.resolve("destination"));
@@ -89,7 +97,7 @@ final class ChaosClusters implements AutoCloseable {
             FaultProxy proxy = FaultProxy.start("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
             proxies.put(id, proxy);
             sourceInternalPorts.put(id, internalPort);
-            boolean controller = id == 1;
+            boolean controller = id == SOURCE_CONTROLLER_ID;
             Map<String, String> config = new LinkedHashMap<>();
             config.put("process.roles", controller ? "broker,controller" : "broker");
             config.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
@@ -101,7 +109,7 @@ final class ChaosClusters implements AutoCloseable {
             config.put("inter.broker.listener.name", "INTERNAL");
             config.put("controller.listener.names", "CONTROLLER");
             config.putAll(replication(brokers));
-            LaunchedNode node = new LaunchedNode(home, "source", id, dir.resolve("node-" + id), BROKER_HEAP);
+            LaunchedNode node = new LaunchedNode(home, "source", id, dir.resolve("node-" + id), BROKER_HEAP, jvmOptions);
             node.format(clusterId, config, controller ? List.of("--standalone") : List.of());
             sourceNodes.put(id, node);
         }
@@ -127,7 +135,7 @@ final class ChaosClusters implements AutoCloseable {
         controllerConfig.put("listeners", "CONTROLLER://localhost:" + controllerPort);
         controllerConfig.put("advertised.listeners", "CONTROLLER://localhost:" + controllerPort);
         destinationController = new LaunchedNode(home, "destination", DESTINATION_CONTROLLER_ID, dir.resolve("controller-" + DESTINATION_CONTROLLER_ID),
-            CONTROLLER_HEAP);
+            CONTROLLER_HEAP, jvmOptions);
         destinationController.format(clusterId, controllerConfig, List.of("--standalone"));
 
         for (int id = 1; id <= DESTINATION_BROKERS; id++) {
@@ -139,7 +147,7 @@ final class ChaosClusters implements AutoCloseable {
             config.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
             config.put("inter.broker.listener.name", "PLAINTEXT");
             config.putAll(replication(DESTINATION_BROKERS));
-            LaunchedNode node = new LaunchedNode(home, "destination", id, dir.resolve("broker-" + id), BROKER_HEAP);
+            LaunchedNode node = new LaunchedNode(home, "destination", id, dir.resolve("broker-" + id), BROKER_HEAP, jvmOptions);
             node.format(clusterId, config, List.of());
             destinationBrokers.put(id, node);
         }
@@ -180,6 +188,11 @@ final class ChaosClusters implements AutoCloseable {
         }
     }
 
+    /** Waits until a source broker is ready; see {@link #awaitReady}. */
+    void awaitSourceBrokerReady(int id) throws Exception {
+        awaitReady(sourceNodes.get(id), sourceBootstrapServers());
+    }
+
     /** Waits until a destination broker is ready; see {@link #awaitReady}. */
     void awaitDestinationBrokerReady(int id) throws Exception {
         awaitReady(destinationBroker(id), destinationBootstrapServers());
@@ -211,13 +224,24 @@ final class ChaosClusters implements AutoCloseable {
      */
     void awaitDestinationFullyReplicated() throws Exception {
         try (Admin admin = destinationAdmin()) {
-            Waits.until(() -> {
-                Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
-                return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                    .flatMap(t -> t.partitions().stream())
-                    .allMatch(p -> p.isr().size() == p.replicas().size());
-            }, START_TIMEOUT, "every destination partition to have all its replicas in sync");
+            awaitFullyReplicated(admin, "destination");
         }
+    }
+
+    /** The same on the source, after a fault on its brokers. */
+    void awaitSourceFullyReplicated() throws Exception {
+        try (Admin admin = sourceAdmin()) {
+            awaitFullyReplicated(admin, "source");
+        }
+    }
+
+    private static void awaitFullyReplicated(Admin admin, String cluster) throws Exception {
+        Waits.until(() -> {
+            Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
+            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                .flatMap(t -> t.partitions().stream())
+                .allMatch(p -> p.isr().size() == p.replicas().size());
+        }, START_TIMEOUT, "every " + cluster + " partition to have all its replicas in sync");
     }
 
     /** The source's INTERNAL listener: what the workload and the checker use, never faulted. */
@@ -295,6 +319,12 @@ final class ChaosClusters implements AutoCloseable {
         TopicPartitionInfo info = description.partitions().get(tp.partition());
         Optional<Integer> leader = Optional.ofNullable(info.leader()).filter(l -> !l.isEmpty()).map(Node::id);
         return new Placement(leader, info.replicas().stream().map(Node::id).toList());
+    }
+
+    /** The in-sync replicas of a partition as the cluster's metadata names them now, sorted. */
+    static List<Integer> isr(Admin admin, TopicPartition tp) throws Exception {
+        TopicDescription description = admin.describeTopics(Set.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic());
+        return description.partitions().get(tp.partition()).isr().stream().map(Node::id).sorted().toList();
     }
 
     /** Waits until metadata names a leader of {@code tp} among the running destination brokers. */

@@ -1,6 +1,8 @@
 package io.clustermirror.chaos;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersOptions;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -34,10 +37,16 @@ import java.util.stream.Stream;
  *       of the destination's log;</li>
  *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
  *       reported;</li>
+ *   <li>{@value #PRODUCER_STATE}: after a stop, no replica's producer state holds a producer whose last write precedes
+ *       the barrier (the mirrored producers are reset: producer ids are allocated by each cluster on its own, and a
+ *       destination producer that gets a mirrored one's id would be refused as out of sequence, or acknowledged as a
+ *       duplicate of a mirrored batch); a destination producer refused that way after the failover is named too;</li>
  *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
  *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
  *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
- *       After failback, the same the other way round: every write acknowledged by the destination is on the source;</li>
+ *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
+ *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
+ *       (it lost them) are left out: the mirror follows the source;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
  *   <li>{@value #EXTENSION_THREADS}: no thread of the extension died on a destination node (an uncaught exception in a
@@ -50,10 +59,12 @@ final class HistoryChecker {
     static final String ACKED_WRITES = "acked-writes";
     static final String CONVERGENCE = "convergence";
     static final String EXTENSION_THREADS = "extension-threads";
+    static final String PRODUCER_STATE = "producer-state";
     /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
-    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS, CHECK_FAILED);
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS,
+        CHECK_FAILED);
 
     private final ChaosClusters clusters;
     private final History history;
@@ -166,6 +177,41 @@ final class HistoryChecker {
     }
 
     /**
+     * Checks {@value #PRODUCER_STATE} on every destination replica of a stopped {@code tp}: each producer in the replica's
+     * producer state (DescribeProducers on that broker) wrote after the barrier at {@code barrierOffset}.
+     */
+    void checkProducerState(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            List<ProducerState> active = destinationAdmin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
+                .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
+            List<SegmentBatches.Batch> log = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp));
+            strandedProducers(active, log, barrierOffset).forEach(stranded ->
+                history.violation(PRODUCER_STATE, tp + " on destination broker " + broker, stranded));
+        }
+    }
+
+    /**
+     * The producers of {@code active} (a replica's producer state) that have no batch after the barrier at
+     * {@code barrierOffset} in the replica's {@code log}: mirrored producers the stop left behind, each described with
+     * its last batch and what it does to a destination producer that gets its id.
+     */
+    static List<String> strandedProducers(List<ProducerState> active, List<SegmentBatches.Batch> log, long barrierOffset) {
+        List<String> stranded = new ArrayList<>();
+        for (ProducerState producer : active) {
+            List<SegmentBatches.Batch> own = log.stream().filter(b -> b.producerId() == producer.producerId()).toList();
+            if (own.stream().anyMatch(b -> b.baseOffset() > barrierOffset)) {
+                continue;
+            }
+            stranded.add("producer id " + producer.producerId() + " (epoch " + producer.producerEpoch() + ", last sequence "
+                + producer.lastSequence() + ") is in the replica's producer state after the stop, but its last write is "
+                + (own.isEmpty() ? "not in the log" : "the " + own.get(own.size() - 1)) + ", before the MIRROR_PID_RESET barrier at offset "
+                + barrierOffset + ": the stop did not reset the mirrored producers, so a destination producer given this id gets "
+                + "OutOfOrderSequence or its batch is acknowledged as a duplicate of a mirrored one");
+        }
+        return stranded;
+    }
+
+    /**
      * Checks {@value #EXTENSION_THREADS} on every destination node, and returns each node's count of ERROR lines in its
      * {@code cluster-mirror.log} files (figures for the report: errors the extension logged and recovered from).
      */
@@ -196,7 +242,22 @@ final class HistoryChecker {
 
     /** What a cluster holds of one partition's writes acknowledged by the other. */
     record WriteFigures(long acked, long aborted, long present, long lostInTruncatedRange, long lostBeyondMirroredEnd,
-                        long duplicates) {
+                        long duplicates, long lostBySource) {
+        /** These figures, with {@code lost} acknowledged writes that the source itself lost (not counted in the others). */
+        WriteFigures withLostBySource(long lost) {
+            return new WriteFigures(acked + lost, aborted, present, lostInTruncatedRange, lostBeyondMirroredEnd, duplicates, lost);
+        }
+    }
+
+    /**
+     * The acknowledged {@code writes} to {@code tp} that the source itself no longer holds at their offset, read from its
+     * own log below {@code sourceEnd}: lost in an unclean election of the source. The mirror follows the source's log
+     * ({@value #IDENTITY}), so the destination must not hold them either; {@value #ACKED_WRITES} leaves them out.
+     */
+    List<Workload.Write> lostBySource(String sourceBootstrapServers, TopicPartition tp, List<Workload.Write> writes, long sourceEnd) {
+        Map<Long, String> source = readCommitted(sourceBootstrapServers, tp + " on the source", tp, sourceEnd);
+        return writes.stream().filter(w -> w.partition().equals(tp) && w.outcome() == Workload.Outcome.ACKED
+            && !w.value().equals(source.get(w.offset()))).toList();
     }
 
     /**
@@ -251,7 +312,7 @@ final class HistoryChecker {
                     + mirroredEnd);
             }
         }
-        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates);
+        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates, 0);
     }
 
     /** Every committed record of the partition below {@code end}, by offset. */

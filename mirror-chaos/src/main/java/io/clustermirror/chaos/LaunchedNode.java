@@ -34,14 +34,17 @@ final class LaunchedNode {
     private final int id;
     private final Path dir;
     private final String heap;
+    /** Extra JVM options ({@code KAFKA_OPTS}): the test-only system properties of a run, else empty. */
+    private final String jvmOptions;
     private Process process;
 
-    LaunchedNode(Path home, String cluster, int id, Path dir, String heap) {
+    LaunchedNode(Path home, String cluster, int id, Path dir, String heap, String jvmOptions) {
         this.home = home;
         this.cluster = cluster;
         this.id = id;
         this.dir = dir;
         this.heap = heap;
+        this.jvmOptions = jvmOptions;
     }
 
     int id() {
@@ -87,6 +90,7 @@ final class LaunchedNode {
     private ProcessBuilder environment(ProcessBuilder pb) {
         pb.directory(dir.toFile());
         pb.environment().put("KAFKA_HEAP_OPTS", heap);
+        pb.environment().put("KAFKA_OPTS", jvmOptions);
         pb.environment().put("LOG_DIR", dir.resolve("logs").toString());
         // What the launcher does without KAFKA_LOG4J_OPTS, spelled out: server.log, cluster-mirror.log, ... in LOG_DIR.
         pb.environment().put("KAFKA_LOG4J_OPTS", "-Dlog4j2.configurationFile=" + home.resolve("config/log4j2.yaml"));

@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -14,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -92,5 +95,30 @@ class HistoryCheckerTest {
         Path source = log("source", 0, 0, 1);
         assertEquals(Optional.empty(), HistoryChecker.compare(SegmentBatches.read(source), "source",
             SegmentBatches.read(log("beyond-barrier", 7, 0, 1, 2)), 5, true));
+    }
+
+    @Test
+    void aProducerWithoutAWriteAfterTheBarrierIsStranded() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (long[] batch : new long[][]{{0, 7}, {2, 8}, {4, 7}}) {
+            ByteBuffer buffer = MemoryRecords.withIdempotentRecords(batch[0], Compression.NONE, batch[1], (short) 0, (int) batch[0], 0,
+                new SimpleRecord(1_000L, null, "v".getBytes(StandardCharsets.UTF_8)),
+                new SimpleRecord(1_001L, null, "w".getBytes(StandardCharsets.UTF_8))).buffer();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            out.write(bytes);
+        }
+        Path partition = Files.createDirectories(dir.resolve("stopped"));
+        Files.write(partition.resolve("00000000000000000000.log"), out.toByteArray());
+        List<SegmentBatches.Batch> log = SegmentBatches.read(partition);
+        List<ProducerState> active = List.of(new ProducerState(7, 0, 5, 0, OptionalInt.empty(), OptionalLong.empty()),
+            new ProducerState(8, 0, 3, 0, OptionalInt.empty(), OptionalLong.empty()),
+            new ProducerState(9, 0, 1, 0, OptionalInt.empty(), OptionalLong.empty()));
+
+        List<String> stranded = HistoryChecker.strandedProducers(active, log, 3);
+
+        assertEquals(2, stranded.size(), stranded.toString());
+        assertTrue(stranded.get(0).startsWith("producer id 8 ") && stranded.get(0).contains("batch [2, 3]"), stranded.get(0));
+        assertTrue(stranded.get(1).startsWith("producer id 9 ") && stranded.get(1).contains("not in the log"), stranded.get(1));
     }
 }
