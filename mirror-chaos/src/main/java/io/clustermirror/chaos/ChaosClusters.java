@@ -94,7 +94,7 @@ final class ChaosClusters implements AutoCloseable {
         for (int id = 1; id <= brokers; id++) {
             int internalPort = freePort();
             int clientPort = freePort();
-            FaultProxy proxy = FaultProxy.start("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
+            FaultProxy proxy = FaultProxy.startKafka("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
             proxies.put(id, proxy);
             sourceInternalPorts.put(id, internalPort);
             boolean controller = id == SOURCE_CONTROLLER_ID;

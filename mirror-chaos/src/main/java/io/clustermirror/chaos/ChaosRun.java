@@ -7,13 +7,16 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.broker.InjectedProductBug;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,6 +148,7 @@ final class ChaosRun {
     private ClusterMirrorAdmin mirrors;
     private ClusterMirrorAdmin sourceMirrors;
     private Workload workload;
+    private MovingGroup group;
     private HistoryChecker checker;
 
     ChaosRun(Options options) {
@@ -191,12 +195,16 @@ final class ChaosRun {
             }
             sourceAdmin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
             history.event("operator", "--create --mirror " + MIRROR + " (bootstrap.servers " + clusters.proxiedSourceBootstrapServers() + ")");
-            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of())).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+            // Group offsets sync every 10 s (30 s by default): the moving group's check allows several intervals.
+            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "10000")))
+                .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.event("operator", "--start --topics " + String.join(",", mirroredTopics()));
             mirrors.startMirrorTopics(MIRROR, mirroredTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.startClock();
             workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), List.of(UNCLEAN_PARTITION), options.seed(), history);
             workload.start();
+            group = new MovingGroup(clusters.sourceBootstrapServers(), FAILOVER_TOPIC, history);
+            group.start();
             Thread checks = new Thread(() -> checkWhileFaulting(sourceAdmin, destinationAdmin), "chaos-checker");
             checks.setDaemon(true);
             checks.start();
@@ -205,6 +213,7 @@ final class ChaosRun {
             } finally {
                 faultsOver = true;
                 healAll();
+                group.stop();
                 workload.close();
                 checks.join(TimeUnit.MINUTES.toMillis(2));
             }
@@ -357,6 +366,19 @@ final class ChaosRun {
                 history.event("heal", "#" + fault.index() + " source proxies pass");
                 return "healed";
             }
+            case PROXY_THROTTLE -> {
+                long rate = 16 * 1024L * (1 + fault.pick() % 8);
+                target[0] = "source proxies " + clusters.proxies().keySet();
+                history.event("fault", "#" + fault.index() + " throttle to " + rate + " bytes/s for " + fault.durationMs() / 1000.0 + " s");
+                clusters.proxies().values().forEach(p -> p.throttle(rate));
+                Thread.sleep(fault.durationMs());
+                clusters.proxies().values().forEach(FaultProxy::pass);
+                history.event("heal", "#" + fault.index() + " source proxies pass");
+                return "healed";
+            }
+            case CORRUPT_FETCH -> {
+                return corruptFetches(sourceAdmin, fault, target);
+            }
             case PROXY_RESET -> {
                 target[0] = "source proxies " + clusters.proxies().keySet();
                 int reset = clusters.proxies().values().stream().mapToInt(FaultProxy::resetAll).sum();
@@ -390,6 +412,7 @@ final class ChaosRun {
                     down.get().kill();
                 }
                 stopRequested = true;
+                long stopAtMs = history.nowMs();
                 command("--stop", DesiredState.STOPPED, () -> mirrors.stopMirrorTopics(MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
                     .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
                 awaitStates(FAILOVER_TOPIC, PartitionState.STOPPED, COMMAND_BOUND);
@@ -411,6 +434,7 @@ final class ChaosRun {
                 workload.failOver(stopped, clusters.destinationBootstrapServers(), WRITES_AFTER_FAILOVER);
                 history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the destination and wrote " + WRITES_AFTER_FAILOVER
                     + " records to each partition there");
+                moveGroup(destinationAdmin, group.stop(), stopAtMs);
                 return outcome.toString();
             }
             case FAILBACK -> {
@@ -442,7 +466,8 @@ final class ChaosRun {
                 TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
                 Optional<Integer> leader = ChaosClusters.placement(sourceAdmin, tp).leader().filter(l -> l != ChaosClusters.SOURCE_CONTROLLER_ID);
                 int broker = leader.orElse(2 + (fault.pick() / 7) % 2);
-                target[0] = "source broker " + broker + " (" + (leader.isPresent() ? "leader" : "follower; the controller leads") + " of " + tp + ")";
+                target[0] = "source broker " + broker + " (" + (leader.isPresent() ? "leader of " + tp
+                    : "follower of " + tp + ", whose leader is the controller") + ")";
                 history.event("fault", "#" + fault.index() + " kill -9 of " + target[0]);
                 LaunchedNode node = clusters.sourceNodes().get(broker);
                 node.kill();
@@ -495,6 +520,85 @@ final class ChaosRun {
         clusters.awaitSourceFullyReplicated();
         history.event("heal", "#" + fault.index() + " source broker " + leader + " restarted and back in sync");
         return "broker " + follower + " elected uncleanly; the source's log end went from " + endBefore + " to " + endAfter;
+    }
+
+    /**
+     * {@link FaultKind#CORRUPT_FETCH}: the proxies corrupt the records of one mirrored partition in every fetch response
+     * for the fault's duration. Checks {@value HistoryChecker#CORRUPT_FETCH}: the partition fails naming a corrupted
+     * batch's offset, no other partition of the topic names a corruption, and it catches up once the corruption stops.
+     */
+    private String corruptFetches(Admin sourceAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+        TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
+        Uuid topicId = sourceAdmin.describeTopics(Set.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic()).topicId();
+        target[0] = "fetch responses of " + tp + " through the source proxies";
+        Map<FaultProxy, Integer> before = new HashMap<>();
+        clusters.proxies().values().forEach(p -> before.put(p, p.corruptedOffsets().size()));
+        List<Long> corrupted = new ArrayList<>();
+        history.event("fault", "#" + fault.index() + " corruption of the " + target[0] + " for " + fault.durationMs() / 1000.0 + " s");
+        String named;
+        try {
+            clusters.proxies().values().forEach(p -> p.corruptFetches(new FetchCorruption.Target(topicId, tp.topic(), tp.partition())));
+            named = Waits.value(() -> {
+                corrupted.clear();
+                before.forEach((p, n) -> corrupted.addAll(p.corruptedOffsets().subList(n, p.corruptedOffsets().size())));
+                return describe(MIRRORED_TOPIC).partitions().stream().filter(p -> p.partition() == tp.partition())
+                    .map(MirrorPartitionDescription::lastError).filter(e -> e != null && corrupted.stream()
+                        .anyMatch(offset -> e.contains("corrupt batch at offsets " + offset + ".."))).findFirst();
+            }, COMMAND_BOUND, "the partition " + tp + " to fail naming a corrupted batch");
+            history.event("check", tp + " failed: " + named);
+            for (MirrorPartitionDescription other : describe(MIRRORED_TOPIC).partitions()) {
+                if (other.partition() != tp.partition() && other.lastError() != null && other.lastError().contains("corrupt")) {
+                    history.violation(HistoryChecker.CORRUPT_FETCH, MIRRORED_TOPIC + "-" + other.partition(), "names a corruption while only "
+                        + tp + " was corrupted: " + other.lastError());
+                }
+            }
+            Thread.sleep(fault.durationMs());
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CORRUPT_FETCH, tp.toString(), "batches at offsets " + corrupted + " were corrupted in fetch "
+                + "responses, but the partition did not fail naming one within " + COMMAND_BOUND.toSeconds() + " s: last error "
+                + describe(tp).lastError());
+            named = "not named";
+        } finally {
+            clusters.proxies().values().forEach(FaultProxy::stopCorrupting);
+        }
+        long sourceEnd = endOffset(sourceAdmin, tp);
+        try (Admin destinationAdmin = clusters.destinationAdmin()) {
+            Waits.until(() -> describe(tp).state() == PartitionState.MIRRORING
+                && endOffset(destinationAdmin, tp) >= sourceEnd, COMMAND_BOUND, tp + " to mirror again and reach offset " + sourceEnd);
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CORRUPT_FETCH, tp.toString(), "did not mirror again up to offset " + sourceEnd + " within "
+                + COMMAND_BOUND.toSeconds() + " s after the corruption stopped: " + describe(tp));
+        }
+        history.event("heal", "#" + fault.index() + " fetch responses pass unchanged; " + tp + " caught up");
+        return corrupted.size() + " batch(es) corrupted, first at offset " + (corrupted.isEmpty() ? "-" : corrupted.get(0)) + "; " + named;
+    }
+
+    /**
+     * Moves the group that stopped consuming on the source ({@code commits}: what it committed there) to the destination
+     * and checks {@value HistoryChecker#GROUP_MOVE} on each partition of the failover topic.
+     */
+    private void moveGroup(Admin destinationAdmin, List<MovingGroup.Commit> commits, long stopAtMs) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> synced = destinationAdmin.listConsumerGroupOffsets(MovingGroup.GROUP)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        history.event("workload", "group " + MovingGroup.GROUP + " stopped on the source after " + commits.size() + " commits; its offsets "
+            + "on the destination: " + synced);
+        List<TopicPartition> moved = partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS);
+        Map<TopicPartition, Long> resumed = Map.of();
+        if (moved.stream().allMatch(tp -> synced.get(tp) != null)) {
+            try {
+                resumed = MovingGroup.resumeOn(clusters.destinationBootstrapServers(), FAILOVER_TOPIC, FAILOVER_PARTITIONS);
+            } catch (TimeoutException e) {
+                history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the destination", e.getMessage());
+                return;
+            }
+        }
+        for (TopicPartition tp : moved) {
+            long offset = Optional.ofNullable(synced.get(tp)).map(OffsetAndMetadata::offset).orElse(-1L);
+            long first = offset < 0 ? -1 : MovingGroup.firstRecordFrom(clusters.destinationBootstrapServers(), tp, offset);
+            HistoryChecker.groupMoveViolations(tp, commits, offset, resumed.getOrDefault(tp, -1L), first, barriers.get(tp), stopAtMs)
+                .forEach(v -> history.violation(HistoryChecker.GROUP_MOVE, tp + " on the destination", v));
+        }
+        history.event("workload", "group " + MovingGroup.GROUP + " resumed on the destination at " + resumed);
     }
 
     /** A partition that is mirroring now: the failover topic's only until it is stopped. */
@@ -574,6 +678,11 @@ final class ChaosRun {
 
     private MirrorTopicDescription describe(String topic) throws Exception {
         return describe(mirrors, MIRROR, topic);
+    }
+
+    private MirrorPartitionDescription describe(TopicPartition tp) throws Exception {
+        return describe(tp.topic()).partitions().stream().filter(p -> p.partition() == tp.partition()).findFirst()
+            .orElseThrow(() -> new IllegalStateException("mirror " + MIRROR + " describes no partition " + tp));
     }
 
     private static MirrorTopicDescription describe(ClusterMirrorAdmin admin, String mirrorName, String topic) throws Exception {

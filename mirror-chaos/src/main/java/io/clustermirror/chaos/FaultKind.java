@@ -16,6 +16,13 @@ enum FaultKind {
     PROXY_STALL(true),
     /** The source's proxies delay every chunk, both ways, for the duration. */
     PROXY_DELAY(true),
+    /** The source's proxies forward at a limited rate (16 to 128 KiB/s per connection and direction) for the duration. */
+    PROXY_THROTTLE(true),
+    /**
+     * The source's proxies flip one byte of the record data of one mirrored partition in every fetch response for the
+     * duration: the mirror must refuse the batch (CRC), fail that partition alone naming the offset, and recover.
+     */
+    CORRUPT_FETCH(true),
     /** The source's proxies reset every open connection. */
     PROXY_RESET(true),
     /** {@code --pause} of the mirrored topic, {@code --resume} after the duration. */

@@ -47,8 +47,16 @@ import java.util.stream.Stream;
  *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
  *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
  *       (it lost them) are left out: the mirror follows the source;</li>
+ *   <li>{@value #GROUP_MOVE}: the consumer group that moves to the destination at the failover resumes with no skip and
+ *       no re-read beyond its last synced commit: its committed offset there is not above its last commit on the source
+ *       nor past the barrier, not below a commit it made {@link #GROUP_SYNC_MARGIN} before the stop (unless the
+ *       barrier is lower), and its first record read there is the first one at or after that offset;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
+ *   <li>{@value #CORRUPT_FETCH}: while fetch responses of one partition are corrupted on the wire, that partition, and
+ *       no other, fails with an error that names a corrupt batch at an offset that was corrupted; once the corruption
+ *       stops it mirrors again and catches up, within a bound (checked by the runner; that nothing corrupt was appended
+ *       is {@value #IDENTITY}'s);</li>
  *   <li>{@value #EXTENSION_THREADS}: no thread of the extension died on a destination node (an uncaught exception in a
  *       {@code cluster-mirror-*} thread, printed by the JVM to the node's console output).</li>
  * </ul>
@@ -60,11 +68,13 @@ final class HistoryChecker {
     static final String CONVERGENCE = "convergence";
     static final String EXTENSION_THREADS = "extension-threads";
     static final String PRODUCER_STATE = "producer-state";
+    static final String CORRUPT_FETCH = "corrupt-fetch";
+    static final String GROUP_MOVE = "group-move";
     /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
-    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS,
-        CHECK_FAILED);
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, GROUP_MOVE, CONVERGENCE,
+        CORRUPT_FETCH, EXTENSION_THREADS, CHECK_FAILED);
 
     private final ChaosClusters clusters;
     private final History history;
@@ -174,6 +184,48 @@ final class HistoryChecker {
                     + ", but the replica holds " + at.map(Object::toString).orElse("nothing") + " there");
             }
         }
+    }
+
+    /**
+     * How long before the stop a commit of the group must have been synced: several sync intervals
+     * ({@code mirror.metadata.refresh.interval.ms} of the run's mirror) plus room for a slow machine.
+     */
+    static final Duration GROUP_SYNC_MARGIN = Duration.ofSeconds(90);
+
+    /**
+     * Checks {@value #GROUP_MOVE} for one partition of the group that moved: {@code commits} are its commits on the
+     * source (all partitions), {@code synced} its committed offset on the destination (-1 if none), {@code resumedAt} the
+     * offset of the first record it read there and {@code firstFromSynced} that of the first record at or after
+     * {@code synced}; {@code stopAtMs} is when the stop was requested. Returns the violations' details.
+     */
+    static List<String> groupMoveViolations(TopicPartition tp, List<MovingGroup.Commit> commits, long synced, long resumedAt,
+                                            long firstFromSynced, long barrier, long stopAtMs) {
+        List<MovingGroup.Commit> own = commits.stream().filter(c -> c.partition().equals(tp)).toList();
+        long lastCommit = own.stream().mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
+        long syncedBound = own.stream().filter(c -> c.atMs() <= stopAtMs - GROUP_SYNC_MARGIN.toMillis())
+            .mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
+        List<String> violations = new ArrayList<>();
+        if (synced < 0) {
+            if (syncedBound >= 0) {
+                violations.add("no committed offset of group " + MovingGroup.GROUP + " on the destination, though it committed " + syncedBound
+                    + " on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop");
+            }
+            return violations;
+        }
+        if (synced > lastCommit || synced > barrier + 1) {
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, beyond its last commit "
+                + lastCommit + " on the source or the barrier at " + barrier + ": it skips records");
+        }
+        if (synced < Math.min(syncedBound, barrier)) {
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, before offset "
+                + syncedBound + " it committed on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop: it "
+                + "reads [" + synced + ", " + syncedBound + ") again");
+        }
+        if (resumedAt != firstFromSynced) {
+            violations.add("the member of group " + MovingGroup.GROUP + " on the destination read offset " + resumedAt + " first, where "
+                + "the first record at or after its committed offset " + synced + " is at " + firstFromSynced);
+        }
+        return violations;
     }
 
     /**

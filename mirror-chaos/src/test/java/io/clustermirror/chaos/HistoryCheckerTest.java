@@ -121,4 +121,23 @@ class HistoryCheckerTest {
         assertTrue(stranded.get(0).startsWith("producer id 8 ") && stranded.get(0).contains("batch [2, 3]"), stranded.get(0));
         assertTrue(stranded.get(1).startsWith("producer id 9 ") && stranded.get(1).contains("not in the log"), stranded.get(1));
     }
+
+    @Test
+    void aMovedGroupResumesAtItsLastSyncedCommit() {
+        org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("t", 0);
+        long stopAt = 200_000;
+        List<MovingGroup.Commit> commits = List.of(new MovingGroup.Commit(tp, 10, 50_000), new MovingGroup.Commit(tp, 20, 100_000),
+            new MovingGroup.Commit(tp, 30, 190_000), new MovingGroup.Commit(new org.apache.kafka.common.TopicPartition("t", 1), 99, 10_000));
+
+        assertEquals(List.of(), HistoryChecker.groupMoveViolations(tp, commits, 20, 20, 20, 40, stopAt), "the commit synced before the stop");
+        assertEquals(List.of(), HistoryChecker.groupMoveViolations(tp, commits, 30, 31, 31, 40, stopAt), "the last commit");
+        assertEquals(List.of(), HistoryChecker.groupMoveViolations(tp, commits, 15, 15, 15, 15, stopAt), "clamped to the barrier");
+        assertTrue(HistoryChecker.groupMoveViolations(tp, commits, 31, 31, 31, 40, stopAt).get(0).contains("skips"));
+        assertTrue(HistoryChecker.groupMoveViolations(tp, commits, 30, 30, 30, 20, stopAt).get(0).contains("skips"), "past the barrier");
+        assertTrue(HistoryChecker.groupMoveViolations(tp, commits, 10, 10, 10, 40, stopAt).get(0).contains("reads [10, 20) again"));
+        assertTrue(HistoryChecker.groupMoveViolations(tp, commits, 20, 25, 21, 40, stopAt).get(0).contains("read offset 25 first"));
+        assertTrue(HistoryChecker.groupMoveViolations(tp, commits, -1, -1, -1, 40, stopAt).get(0).contains("no committed offset"));
+        assertEquals(List.of(), HistoryChecker.groupMoveViolations(tp, List.of(new MovingGroup.Commit(tp, 5, 150_000)), -1, -1, -1, 40, stopAt),
+            "nothing committed long enough before the stop to be synced");
+    }
 }
