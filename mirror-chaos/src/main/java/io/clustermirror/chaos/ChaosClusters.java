@@ -171,6 +171,8 @@ final class ChaosClusters implements AutoCloseable {
         config.put("share.coordinator.state.topic.replication.factor", rf);
         config.put("share.coordinator.state.topic.min.isr", minIsr);
         config.put("group.initial.rebalance.delay.ms", "0");
+        // Retention runs every 5 s (5 minutes by default), so that chaos-retention loses old segments during a run.
+        config.put("log.retention.check.interval.ms", "5000");
         return config;
     }
 

@@ -63,6 +63,9 @@ final class ChaosRun {
      * election would leave a transaction hanging on the source, which no mirror can mend).
      */
     static final String UNCLEAN_TOPIC = "chaos-unclean";
+    /** A mirrored topic whose old segments retention deletes under the workload, on both sides (30 s, segments of 10 s). */
+    static final String RETENTION_TOPIC = "chaos-retention";
+    private static final TopicPartition RETENTION_PARTITION = new TopicPartition(RETENTION_TOPIC, 0);
     private static final TopicPartition UNCLEAN_PARTITION = new TopicPartition(UNCLEAN_TOPIC, 0);
     private static final List<Integer> UNCLEAN_REPLICAS = List.of(2, 3);
     /** After an unclean election, how long the destination may still hold what the source lost before the mirror follows. */
@@ -162,12 +165,14 @@ final class ChaosRun {
 
     /** The topics the mirror {@value #MIRROR} mirrors: {@value #UNCLEAN_TOPIC} too with a 3-broker source. */
     private List<String> mirroredTopics() {
-        return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, UNCLEAN_TOPIC) : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC);
+        return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, UNCLEAN_TOPIC)
+            : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC);
     }
 
     private List<TopicPartition> allPartitions() {
         List<TopicPartition> all = new ArrayList<>(partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS));
         all.addAll(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS));
+        all.add(RETENTION_PARTITION);
         if (options.sourceBrokers() == 3) {
             all.add(UNCLEAN_PARTITION);
         }
@@ -187,7 +192,8 @@ final class ChaosRun {
             sourceMirrors = sourceMirrorAdmin;
             short rf = (short) Math.min(3, options.sourceBrokers());
             List<NewTopic> topics = new ArrayList<>(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
-                new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf)));
+                new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf),
+                new NewTopic(RETENTION_TOPIC, 1, rf).configs(Map.of("retention.ms", "30000", "segment.ms", "10000"))));
             if (options.sourceBrokers() == 3) {
                 // Unclean elections are the Admin call's alone: unclean.leader.election.enable stays false, so that the
                 // controller does not elect the returning follower by itself first.
@@ -790,6 +796,7 @@ final class ChaosRun {
         long sourceEnd = endOffset(sourceAdmin, tp);
         long destinationEnd = endOffset(destinationAdmin, tp);
         String destination = clusters.destinationBootstrapServers();
+        String source = clusters.sourceBootstrapServers();
         List<Workload.Write> sourceWrites = writes.stream().filter(w -> w.side() == Workload.Side.SOURCE).toList();
         List<Workload.Write> lostBySource = uncleanElections.containsKey(tp)
             ? checker.lostBySource(clusters.sourceBootstrapServers(), tp, sourceWrites, sourceEnd) : List.of();
@@ -798,15 +805,15 @@ final class ChaosRun {
         long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
         if (desired != DesiredState.STOPPED) {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
         } else if (barrier < 0) {
             history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, destinationEnd, -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, destinationEnd, -1, -1);
         } else {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
             checker.checkBarrier(destinationAdmin, tp, barrier);
             checker.checkProducerState(destinationAdmin, tp, barrier);
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, barrier, p.truncatedFromOffset(),
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, barrier, p.truncatedFromOffset(),
                 p.truncatedToOffset());
         }
         writeFigures = writeFigures.withLostBySource(lostBySource.size());
@@ -817,7 +824,7 @@ final class ChaosRun {
             checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, destinationEnd, true);
             List<Workload.Write> destinationWrites = writes.stream().filter(w -> w.side() == Workload.Side.DESTINATION).toList();
             failback = Optional.of(new Failback(back.state(), back.truncatedFromOffset(), back.truncatedToOffset(), checker.checkAckedWrites(
-                "source", clusters.sourceBootstrapServers(), tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
+                "source", source, destination, tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
         }
         return new PartitionFigures(tp, desired, p.state(), sourceEnd, destinationEnd, p.barrierOffset(), p.truncatedFromOffset(),
             p.truncatedToOffset(), p.lastError(), writeFigures, failback);

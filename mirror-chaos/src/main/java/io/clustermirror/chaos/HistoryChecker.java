@@ -46,7 +46,8 @@ import java.util.stream.Stream;
  *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
  *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
  *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
- *       (it lost them) are left out: the mirror follows the source;</li>
+ *       (it lost them) are left out: the mirror follows the source. Writes below the cluster's log start (retention
+ *       deleted them) are counted, not violations;</li>
  *   <li>{@value #GROUP_MOVE}: the consumer group that moves to the destination at the failover resumes with no skip and
  *       no re-read beyond its last synced commit: its committed offset there is not above its last commit on the source
  *       nor past the barrier, not below a commit it made {@link #GROUP_SYNC_MARGIN} before the stop (unless the
@@ -98,18 +99,23 @@ final class HistoryChecker {
      * Compares a replica with the log it copies ({@code reference}, named {@code referenceName} in the result): from the
      * replica's first batch (the reference holds the same batch at the same offset) every batch equals the reference's
      * next one, for the replica's batches below {@code end}. With {@code complete}, the replica must also hold every
-     * reference batch below {@code end}. Returns what differs first.
+     * reference batch below {@code end}. Batches older than the reference's first (retention deleted them there) are not
+     * compared, but a replica that holds some must hold the reference's first. Returns what differs first.
      */
     static Optional<String> compare(List<SegmentBatches.Batch> reference, String referenceName, List<SegmentBatches.Batch> replica,
                                     long end, boolean complete) {
-        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end).toList();
+        // Retention may have deleted the reference's oldest segments: only what both logs still hold is compared.
+        long referenceStart = reference.isEmpty() ? -1 : reference.get(0).baseOffset();
+        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end && b.baseOffset() >= referenceStart).toList();
         List<SegmentBatches.Batch> expected = reference.stream().filter(b -> b.baseOffset() < end).toList();
         if (compared.isEmpty()) {
             return complete && !expected.isEmpty() ? Optional.of("the replica holds no batch; the " + referenceName + " holds " + expected.size()
                 + " below offset " + end + ", from " + expected.get(0)) : Optional.empty();
         }
         int start = 0;
-        while (start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
+        // A replica that holds batches older than the reference's first must hold that one too; else it starts later.
+        boolean olderThanReference = replica.stream().anyMatch(b -> b.baseOffset() < referenceStart);
+        while (!olderThanReference && start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
             start++;
         }
         for (int i = 0; i < compared.size(); i++) {
@@ -294,10 +300,11 @@ final class HistoryChecker {
 
     /** What a cluster holds of one partition's writes acknowledged by the other. */
     record WriteFigures(long acked, long aborted, long present, long lostInTruncatedRange, long lostBeyondMirroredEnd,
-                        long duplicates, long lostBySource) {
+                        long duplicates, long lostBySource, long deletedByRetention) {
         /** These figures, with {@code lost} acknowledged writes that the source itself lost (not counted in the others). */
         WriteFigures withLostBySource(long lost) {
-            return new WriteFigures(acked + lost, aborted, present, lostInTruncatedRange, lostBeyondMirroredEnd, duplicates, lost);
+            return new WriteFigures(acked + lost, aborted, present, lostInTruncatedRange, lostBeyondMirroredEnd, duplicates, lost,
+                deletedByRetention);
         }
     }
 
@@ -314,12 +321,12 @@ final class HistoryChecker {
 
     /**
      * Checks {@value #ACKED_WRITES} for one partition, on the cluster at {@code bootstrapServers} (named {@code cluster}),
-     * for the {@code writes} made to the other one: {@code mirroredEnd} is the end of what the cluster holds of the other
+     * for the {@code writes} made to the other one (at {@code writtenTo}): {@code mirroredEnd} is the end of what the cluster holds of the other
      * (the barrier offset after a stop, the other's end once a mirroring partition caught up), and
      * [{@code truncatedFrom}, {@code truncatedTo}) the range a stop reported as cut ({@code -1} if none).
      */
-    WriteFigures checkAckedWrites(String cluster, String bootstrapServers, TopicPartition tp, List<Workload.Write> writes, long mirroredEnd,
-                                  long truncatedFrom, long truncatedTo) {
+    WriteFigures checkAckedWrites(String cluster, String bootstrapServers, String writtenTo, TopicPartition tp, List<Workload.Write> writes,
+                                  long mirroredEnd, long truncatedFrom, long truncatedTo) {
         String where = tp + " on the " + cluster;
         Map<Long, String> held = new HashMap<>();
         Map<String, Long> seen = new HashMap<>();
@@ -338,6 +345,9 @@ final class HistoryChecker {
         long present = 0;
         long lostTruncated = 0;
         long lostBeyond = 0;
+        long deletedByRetention = 0;
+        // Retention deleted what lies below the log start of either cluster: the source's before the mirror copied it.
+        long logStart = Math.max(logStartOffset(bootstrapServers, tp), logStartOffset(writtenTo, tp));
         for (Workload.Write w : writes) {
             if (!w.partition().equals(tp)) {
                 continue;
@@ -354,6 +364,8 @@ final class HistoryChecker {
             String there = held.get(w.offset());
             if (w.value().equals(there)) {
                 present++;
+            } else if (there == null && w.offset() < logStart) {
+                deletedByRetention++;
             } else if (w.offset() >= mirroredEnd && truncatedFrom >= 0 && w.offset() >= truncatedFrom && w.offset() < truncatedTo) {
                 lostTruncated++;
             } else if (w.offset() >= mirroredEnd) {
@@ -364,7 +376,16 @@ final class HistoryChecker {
                     + mirroredEnd);
             }
         }
-        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates, 0);
+        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates, 0, deletedByRetention);
+    }
+
+    /** The partition's log start offset on the cluster (retention moves it). */
+    private static long logStartOffset(String bootstrapServers, TopicPartition tp) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            return consumer.beginningOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+        }
     }
 
     /** Every committed record of the partition below {@code end}, by offset. */

@@ -91,6 +91,15 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void onlyWhatBothLogsStillHoldIsCompared() throws IOException {
+        // Retention deleted the first batch on the source only, or on the replica only.
+        assertEquals(Optional.empty(), compare(log("source-retained", 0, 1, 2), log("replica-older", 7, 0, 1, 2), true));
+        assertEquals(Optional.empty(), compare(log("source-whole", 0, 0, 1, 2), log("replica-retained", 7, 1, 2), true));
+        String hole = compare(log("source-retained-2", 0, 1, 2), log("replica-hole", 7, 0, 2), true).orElseThrow();
+        assertTrue(hole.contains("where the source holds batch [3, 4]"), hole);
+    }
+
+    @Test
     void batchesAtOrAboveTheEndAreNotCompared() throws IOException {
         Path source = log("source", 0, 0, 1);
         assertEquals(Optional.empty(), HistoryChecker.compare(SegmentBatches.read(source), "source",
