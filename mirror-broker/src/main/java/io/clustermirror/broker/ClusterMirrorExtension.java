@@ -111,6 +111,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         tailer.start();
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
+        InjectedProductBug.injectedBug().ifPresent(bug -> log.error("Broker {} runs with the TEST-ONLY product bug '{}' injected "
+            + "(-D{}): never outside tests", broker.nodeId(), bug.id(), InjectedProductBug.PROPERTY));
     }
 
     private java.util.concurrent.CompletableFuture<Void> imageCatchUp() {

@@ -53,6 +53,8 @@ final class ChaosClusters implements AutoCloseable {
     static final int DESTINATION_CONTROLLER_ID = 9;
     static final int DESTINATION_BROKERS = 3;
     private static final String HEADER = "Written by the chaos runner.";
+    /** The source's node that is also its only KRaft controller: never killed. */
+    static final int SOURCE_CONTROLLER_ID = 1;
 
     private final Map<Integer, LaunchedNode> sourceNodes = new TreeMap<>();
     private final Map<Integer, Integer> sourceInternalPorts = new TreeMap<>();
@@ -60,13 +62,19 @@ final class ChaosClusters implements AutoCloseable {
     private final Map<Integer, LaunchedNode> destinationBrokers = new TreeMap<>();
     private final Map<Integer, Integer> destinationPorts = new TreeMap<>();
     private LaunchedNode destinationController;
+    private final String jvmOptions;
 
-    private ChaosClusters() {
+    private ChaosClusters(Map<String, String> systemProperties) {
+        this.jvmOptions = systemProperties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(" "));
     }
 
-    /** Formats and starts both clusters and waits until every broker is ready. */
-    static ChaosClusters start(Path home, Path workDir, int sourceBrokers) throws Exception {
-        ChaosClusters clusters = new ChaosClusters();
+    /**
+     * Formats and starts both clusters and waits until every broker is ready; every node's JVM runs with
+     * {@code systemProperties} (test-only switches, else none).
+     */
+    static ChaosClusters start(Path home, Path workDir, int sourceBrokers, Map<String, String> systemProperties) throws Exception {
+        ChaosClusters clusters = new ChaosClusters(systemProperties);
         try {
             clusters.startSource(home, workDir.resolve("source"), sourceBrokers);
             clusters.startDestination(home, workDir.resolve("destination"));
@@ -89,10 +97,10 @@ final class ChaosClusters implements AutoCloseable {
         for (int id = 1; id <= brokers; id++) {
             int internalPort = FreePorts.next();
             int clientPort = FreePorts.next();
-            FaultProxy proxy = FaultProxy.start("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
+            FaultProxy proxy = FaultProxy.startKafka("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
             proxies.put(id, proxy);
             sourceInternalPorts.put(id, internalPort);
-            boolean controller = id == 1;
+            boolean controller = id == SOURCE_CONTROLLER_ID;
             Map<String, String> config = new LinkedHashMap<>();
             config.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
             String listeners = "INTERNAL://localhost:" + internalPort + ",CLIENT://127.0.0.1:" + clientPort;
@@ -103,8 +111,8 @@ final class ChaosClusters implements AutoCloseable {
             config.put("inter.broker.listener.name", "INTERNAL");
             config.put("controller.listener.names", "CONTROLLER");
             config.putAll(replication(brokers));
-            LaunchedNode node = new LaunchedNode(home, "source", clusterId, id, controller ? Role.COMBINED : Role.BROKER,
-                dir.resolve("node-" + id), BROKER_HEAP);
+            LaunchedNode node = withJvmOptions(new LaunchedNode(home, "source", clusterId, id, controller ? Role.COMBINED : Role.BROKER,
+                dir.resolve("node-" + id), BROKER_HEAP));
             node.writeProperties(HEADER, config);
             node.format(controller ? List.of("--standalone") : List.of());
             sourceNodes.put(id, node);
@@ -129,8 +137,8 @@ final class ChaosClusters implements AutoCloseable {
         Map<String, String> controllerConfig = new LinkedHashMap<>(common);
         controllerConfig.put("listeners", "CONTROLLER://localhost:" + controllerPort);
         controllerConfig.put("advertised.listeners", "CONTROLLER://localhost:" + controllerPort);
-        destinationController = new LaunchedNode(home, "destination", clusterId, DESTINATION_CONTROLLER_ID, Role.CONTROLLER,
-            dir.resolve("controller-" + DESTINATION_CONTROLLER_ID), CONTROLLER_HEAP);
+        destinationController = withJvmOptions(new LaunchedNode(home, "destination", clusterId, DESTINATION_CONTROLLER_ID, Role.CONTROLLER,
+            dir.resolve("controller-" + DESTINATION_CONTROLLER_ID), CONTROLLER_HEAP));
         destinationController.writeProperties(HEADER, controllerConfig);
         destinationController.format(List.of("--standalone"));
 
@@ -142,7 +150,8 @@ final class ChaosClusters implements AutoCloseable {
             config.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
             config.put("inter.broker.listener.name", "PLAINTEXT");
             config.putAll(replication(DESTINATION_BROKERS));
-            LaunchedNode node = new LaunchedNode(home, "destination", clusterId, id, Role.BROKER, dir.resolve("broker-" + id), BROKER_HEAP);
+            LaunchedNode node = withJvmOptions(new LaunchedNode(home, "destination", clusterId, id, Role.BROKER, dir.resolve("broker-" + id),
+                BROKER_HEAP));
             node.writeProperties(HEADER, config);
             node.format(List.of());
             destinationBrokers.put(id, node);
@@ -153,6 +162,11 @@ final class ChaosClusters implements AutoCloseable {
         }
     }
 
+    /** The run's test-only JVM options ({@code KAFKA_OPTS}) on {@code node}, if it has any. */
+    private LaunchedNode withJvmOptions(LaunchedNode node) {
+        return jvmOptions.isEmpty() ? node : node.environment("KAFKA_OPTS", jvmOptions);
+    }
+
     /** Replication settings for {@code brokers} brokers: factor 3 and min ISR 2 where there are 3. */
     private static Map<String, String> replication(int brokers) {
         Map<String, String> config = new LinkedHashMap<>();
@@ -160,6 +174,8 @@ final class ChaosClusters implements AutoCloseable {
         config.put("default.replication.factor", String.valueOf(KRaftConfigs.replicationFactor(brokers)));
         config.put("min.insync.replicas", String.valueOf(KRaftConfigs.minInsyncReplicas(brokers)));
         config.putAll(KRaftConfigs.internalTopics(brokers));
+        // Retention runs every 5 s (5 minutes by default), so that chaos-retention loses old segments during a run.
+        config.put("log.retention.check.interval.ms", "5000");
         return config;
     }
 
@@ -167,6 +183,11 @@ final class ChaosClusters implements AutoCloseable {
         for (LaunchedNode node : sourceNodes.values()) {
             awaitReady(node, sourceBootstrapServers());
         }
+    }
+
+    /** Waits until a source broker is ready; see {@link #awaitReady}. */
+    void awaitSourceBrokerReady(int id) throws Exception {
+        awaitReady(sourceNodes.get(id), sourceBootstrapServers());
     }
 
     /** Waits until a destination broker is ready; see {@link #awaitReady}. */
@@ -189,13 +210,24 @@ final class ChaosClusters implements AutoCloseable {
      */
     void awaitDestinationFullyReplicated() throws Exception {
         try (Admin admin = destinationAdmin()) {
-            TestUtils.await(() -> {
-                Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
-                return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                    .flatMap(t -> t.partitions().stream())
-                    .allMatch(p -> p.isr().size() == p.replicas().size());
-            }, START_TIMEOUT, "every destination partition to have all its replicas in sync");
+            awaitFullyReplicated(admin, "destination");
         }
+    }
+
+    /** The same on the source, after a fault on its brokers. */
+    void awaitSourceFullyReplicated() throws Exception {
+        try (Admin admin = sourceAdmin()) {
+            awaitFullyReplicated(admin, "source");
+        }
+    }
+
+    private static void awaitFullyReplicated(Admin admin, String cluster) throws Exception {
+        TestUtils.await(() -> {
+            Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
+            return admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                .flatMap(t -> t.partitions().stream())
+                .allMatch(p -> p.isr().size() == p.replicas().size());
+        }, START_TIMEOUT, "every " + cluster + " partition to have all its replicas in sync");
     }
 
     /** The source's INTERNAL listener: what the workload and the checker use, never faulted. */
@@ -273,6 +305,12 @@ final class ChaosClusters implements AutoCloseable {
         TopicPartitionInfo info = description.partitions().get(tp.partition());
         Optional<Integer> leader = Optional.ofNullable(info.leader()).filter(l -> !l.isEmpty()).map(Node::id);
         return new Placement(leader, info.replicas().stream().map(Node::id).toList());
+    }
+
+    /** The in-sync replicas of a partition as the cluster's metadata names them now, sorted. */
+    static List<Integer> isr(Admin admin, TopicPartition tp) throws Exception {
+        TopicDescription description = admin.describeTopics(Set.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic());
+        return description.partitions().get(tp.partition()).isr().stream().map(Node::id).sorted().toList();
     }
 
     /** Waits until metadata names a leader of {@code tp} among the running destination brokers. */

@@ -9,10 +9,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
- * {@code bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--inject-corruption] [--keep]}:
+ * {@code bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--inject-corruption]
+ * [--inject-product-bug NAME] [--keep]}:
  * one seeded chaos run (see {@link ChaosRun}) that writes its report to {@code DIR} and exits 0 only if the history
  * checker found no violation: 1 with violations, 2 on a wrong command line, 3 if the run itself could not be carried
  * out (a cluster did not start, ...). The nodes' directories are deleted after a passing run and kept otherwise.
@@ -24,7 +27,7 @@ public final class ChaosMain {
     static final int EXIT_USAGE = 2;
     static final int EXIT_ERROR = 3;
     private static final String USAGE = "usage: bin/chaos.sh [--seed N] [--duration 10m|90s] [--report DIR] [--source-brokers 1-3] "
-        + "[--inject-corruption] [--keep]";
+        + "[--inject-corruption] [--inject-product-bug " + String.join("|", new TreeSet<>(ChaosRun.PRODUCT_BUGS.keySet())) + "] [--keep]";
 
     private ChaosMain() {
     }
@@ -41,6 +44,7 @@ public final class ChaosMain {
         int sourceBrokers = 1;
         boolean inject = false;
         boolean keep = false;
+        Optional<String> productBug = Optional.empty();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -49,12 +53,16 @@ public final class ChaosMain {
                     case "--report" -> report = Path.of(value(args, ++i));
                     case "--source-brokers" -> sourceBrokers = Integer.parseInt(value(args, ++i));
                     case "--inject-corruption" -> inject = true;
+                    case "--inject-product-bug" -> productBug = Optional.of(value(args, ++i));
                     case "--keep" -> keep = true;
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             if (sourceBrokers < 1 || sourceBrokers > 3) {
                 throw new IllegalArgumentException("--source-brokers must be 1, 2 or 3");
+            }
+            if (productBug.isPresent() && !ChaosRun.PRODUCT_BUGS.containsKey(productBug.get())) {
+                throw new IllegalArgumentException("unknown product bug " + productBug.get() + "; known: " + ChaosRun.PRODUCT_BUGS.keySet());
             }
         } catch (IllegalArgumentException e) {
             System.err.println("Error: " + e.getMessage());
@@ -67,7 +75,7 @@ public final class ChaosMain {
         }
         try {
             Path work = Files.createTempDirectory("cluster-mirror-chaos-" + seed + "-");
-            ChaosRun.Options options = new ChaosRun.Options(home, work, seed, duration, sourceBrokers, inject);
+            ChaosRun.Options options = new ChaosRun.Options(home, work, seed, duration, sourceBrokers, inject, productBug);
             ChaosRun run = new ChaosRun(options);
             System.out.println("Chaos run, seed " + seed + ", faults for " + duration.toSeconds() + " s (replay: " + options.replayCommand() + ")");
             ChaosRun.Result result = run.run();

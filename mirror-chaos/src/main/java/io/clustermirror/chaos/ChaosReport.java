@@ -99,6 +99,8 @@ final class ChaosReport {
             partition.put("lostInTruncatedRange", p.writes().lostInTruncatedRange());
             partition.put("lostBeyondMirroredEnd", p.writes().lostBeyondMirroredEnd());
             partition.put("duplicates", p.writes().duplicates());
+            partition.put("lostBySource", p.writes().lostBySource());
+            partition.put("deletedByRetention", p.writes().deletedByRetention());
             partition.put("failback", p.failback().map(f -> {
                 Map<String, Object> failback = new LinkedHashMap<>();
                 failback.put("state", f.state().name());
@@ -161,15 +163,17 @@ final class ChaosReport {
                 .append(" |\n");
         }
         md.append("\n## Partitions\n\n| partition | requested | state | source end | destination end | barrier | truncated | acked | aborted "
-            + "| acked on destination | lost in truncated range | lost beyond mirrored end | duplicates |\n"
-            + "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+            + "| acked on destination | lost in truncated range | lost beyond mirrored end | duplicates | lost by the source "
+            + "| deleted by retention |\n"
+            + "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ChaosRun.PartitionFigures p : result.partitions()) {
             md.append("| ").append(p.partition()).append(" | ").append(p.desired()).append(" | ").append(p.state()).append(" | ").append(p.sourceEnd())
                 .append(" | ").append(p.destinationEnd()).append(" | ").append(p.barrierOffset() < 0 ? "-" : p.barrierOffset()).append(" | ")
                 .append(p.truncatedFrom() < 0 ? "-" : "[" + p.truncatedFrom() + ", " + p.truncatedTo() + ")").append(" | ")
                 .append(p.writes().acked()).append(" | ").append(p.writes().aborted()).append(" | ").append(p.writes().present()).append(" | ")
                 .append(p.writes().lostInTruncatedRange()).append(" | ").append(p.writes().lostBeyondMirroredEnd()).append(" | ")
-                .append(p.writes().duplicates()).append(" |\n");
+                .append(p.writes().duplicates()).append(" | ").append(p.writes().lostBySource()).append(" | ")
+                .append(p.writes().deletedByRetention()).append(" |\n");
         }
         List<ChaosRun.PartitionFigures> failedBack = result.partitions().stream().filter(p -> p.failback().isPresent()).toList();
         if (!failedBack.isEmpty()) {

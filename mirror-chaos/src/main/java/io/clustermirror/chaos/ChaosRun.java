@@ -4,8 +4,10 @@ import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.broker.InjectedProductBug;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.LaunchedNode;
 import io.clustermirror.testkit.TestUtils;
@@ -13,7 +15,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +58,20 @@ final class ChaosRun {
     static final int MIRRORED_PARTITIONS = 3;
     static final String FAILOVER_TOPIC = "chaos-failover";
     static final int FAILOVER_PARTITIONS = 2;
+    /**
+     * With a 3-broker source, the topic of the unclean elections: one partition on source brokers 2 and 3 only (broker 1,
+     * the source's controller, is never killed) with {@code min.insync.replicas=1}, so that its leader acknowledges writes
+     * alone once the ISR shrank; written by the idempotent producer only (a transaction marker lost in an unclean
+     * election would leave a transaction hanging on the source, which no mirror can mend).
+     */
+    static final String UNCLEAN_TOPIC = "chaos-unclean";
+    /** A mirrored topic whose old segments retention deletes under the workload, on both sides (30 s, segments of 10 s). */
+    static final String RETENTION_TOPIC = "chaos-retention";
+    private static final TopicPartition RETENTION_PARTITION = new TopicPartition(RETENTION_TOPIC, 0);
+    private static final TopicPartition UNCLEAN_PARTITION = new TopicPartition(UNCLEAN_TOPIC, 0);
+    private static final List<Integer> UNCLEAN_REPLICAS = List.of(2, 3);
+    /** After an unclean election, how long the destination may still hold what the source lost before the mirror follows. */
+    private static final Duration UNCLEAN_FOLLOW_BOUND = Duration.ofSeconds(60);
     /** The mirror on the source that copies the failover topic back from the destination. */
     static final String FAILBACK_MIRROR = "chaos-back";
     /** Records the moved producers write to each failed-over partition on the destination. */
@@ -70,14 +90,30 @@ final class ChaosRun {
      * @param duration         how long faults are applied (startup and convergence come on top)
      * @param sourceBrokers    brokers of the source cluster (1 to 3)
      * @param injectCorruption test-only: flip one byte of a destination replica, to show the checker catches it
+     * @param productBug       test-only: the known product bug every node runs with (one of {@link #PRODUCT_BUGS}), to
+     *                         show the checker catches it
      */
-    record Options(Path home, Path workDir, long seed, Duration duration, int sourceBrokers, boolean injectCorruption) {
+    record Options(Path home, Path workDir, long seed, Duration duration, int sourceBrokers, boolean injectCorruption,
+                   Optional<String> productBug) {
         /** The command that replays this run. */
         String replayCommand() {
             return "bin/chaos.sh --seed " + seed + " --duration " + duration.toSeconds() + "s"
-                + (sourceBrokers != 1 ? " --source-brokers " + sourceBrokers : "") + (injectCorruption ? " --inject-corruption" : "");
+                + (sourceBrokers != 1 ? " --source-brokers " + sourceBrokers : "") + (injectCorruption ? " --inject-corruption" : "")
+                + productBug.map(b -> " --inject-product-bug " + b).orElse("");
+        }
+
+        /** The system properties every node runs with: the test-only product bug's, if any. */
+        Map<String, String> nodeSystemProperties() {
+            // A compile-time constant of the broker module, inlined: that module is not on the runner's class path.
+            return productBug.map(b -> Map.of(InjectedProductBug.PROPERTY, b)).orElse(Map.of());
         }
     }
+
+    /**
+     * The product bugs a run can inject ({@code --inject-product-bug}): the names the broker's {@link InjectedProductBug}
+     * knows, each with the check that must name it.
+     */
+    static final Map<String, String> PRODUCT_BUGS = Map.of("skip-producer-state-reset", HistoryChecker.PRODUCER_STATE);
 
     /** A fault as it was applied: the plan's entry, when it really started and ended, its target and what came of it. */
     record AppliedFault(FaultPlan.Fault planned, long startedAtMs, long endedAtMs, String target, String outcome) {
@@ -111,31 +147,44 @@ final class ChaosRun {
     // Set once the source's partitions of the failover topic mirror from the destination: from then on they are compared.
     private volatile boolean failedBack;
     private volatile boolean faultsOver;
+    /** Partitions of the source that had an unclean election, with the time of the last one (run clock). */
+    private final Map<TopicPartition, Long> uncleanElections = new ConcurrentHashMap<>();
     private ChaosClusters clusters;
     private ClusterMirrorAdmin mirrors;
     private ClusterMirrorAdmin sourceMirrors;
     private Workload workload;
+    private MovingGroup group;
     private HistoryChecker checker;
 
     ChaosRun(Options options) {
         this.options = options;
-        this.plan = FaultPlan.plan(options.seed(), options.duration(), options.injectCorruption());
+        this.plan = FaultPlan.plan(options.seed(), options.duration(), options.sourceBrokers(), options.injectCorruption());
     }
 
     static List<TopicPartition> partitions(String topic, int count) {
         return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
     }
 
-    private static List<TopicPartition> allPartitions() {
+    /** The topics the mirror {@value #MIRROR} mirrors: {@value #UNCLEAN_TOPIC} too with a 3-broker source. */
+    private List<String> mirroredTopics() {
+        return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, UNCLEAN_TOPIC)
+            : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC);
+    }
+
+    private List<TopicPartition> allPartitions() {
         List<TopicPartition> all = new ArrayList<>(partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS));
         all.addAll(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS));
+        all.add(RETENTION_PARTITION);
+        if (options.sourceBrokers() == 3) {
+            all.add(UNCLEAN_PARTITION);
+        }
         return all;
     }
 
     /** Runs everything and returns the result; violations are in it, not thrown. */
     Result run() throws Exception {
         log.info("Chaos run, seed {}, faults for {}; plan:\n{}", options.seed(), options.duration(), FaultPlan.table(plan));
-        clusters = ChaosClusters.start(options.home(), options.workDir(), options.sourceBrokers());
+        clusters = ChaosClusters.start(options.home(), options.workDir(), options.sourceBrokers(), options.nodeSystemProperties());
         checker = new HistoryChecker(clusters, history);
         try (Admin sourceAdmin = clusters.sourceAdmin();
              Admin destinationAdmin = clusters.destinationAdmin();
@@ -144,23 +193,35 @@ final class ChaosRun {
             mirrors = mirrorAdmin;
             sourceMirrors = sourceMirrorAdmin;
             short rf = (short) Math.min(3, options.sourceBrokers());
-            sourceAdmin.createTopics(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
-                new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf))).all().get(60, TimeUnit.SECONDS);
+            List<NewTopic> topics = new ArrayList<>(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
+                new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf),
+                new NewTopic(RETENTION_TOPIC, 1, rf).configs(Map.of("retention.ms", "30000", "segment.ms", "10000"))));
+            if (options.sourceBrokers() == 3) {
+                // Unclean elections are the Admin call's alone: unclean.leader.election.enable stays false, so that the
+                // controller does not elect the returning follower by itself first.
+                topics.add(new NewTopic(UNCLEAN_TOPIC, Map.of(0, UNCLEAN_REPLICAS)).configs(Map.of("min.insync.replicas", "1")));
+            }
+            sourceAdmin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
             history.event("operator", "--create --mirror " + MIRROR + " (bootstrap.servers " + clusters.proxiedSourceBootstrapServers() + ")");
-            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of())).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
-            history.event("operator", "--start --topics " + MIRRORED_TOPIC + "," + FAILOVER_TOPIC);
-            mirrors.startMirrorTopics(MIRROR, List.of(MIRRORED_TOPIC, FAILOVER_TOPIC), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+            // Group offsets sync every 10 s (30 s by default): the moving group's check allows several intervals.
+            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "10000")))
+                .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+            history.event("operator", "--start --topics " + String.join(",", mirroredTopics()));
+            mirrors.startMirrorTopics(MIRROR, mirroredTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.startClock();
-            workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), options.seed(), history);
+            workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), List.of(UNCLEAN_PARTITION), options.seed(), history);
             workload.start();
+            group = new MovingGroup(clusters.sourceBootstrapServers(), FAILOVER_TOPIC, history);
+            group.start();
             Thread checks = new Thread(() -> checkWhileFaulting(sourceAdmin, destinationAdmin), "chaos-checker");
             checks.setDaemon(true);
             checks.start();
             try {
-                applyPlan(destinationAdmin);
+                applyPlan(sourceAdmin, destinationAdmin);
             } finally {
                 faultsOver = true;
                 healAll();
+                group.stop();
                 workload.close();
                 checks.join(TimeUnit.MINUTES.toMillis(2));
             }
@@ -193,6 +254,10 @@ final class ChaosRun {
         while (!faultsOver) {
             for (TopicPartition tp : allPartitions()) {
                 try {
+                    Long elected = uncleanElections.get(tp);
+                    if (elected != null && history.nowMs() - elected < UNCLEAN_FOLLOW_BOUND.toMillis()) {
+                        continue; // the destination may still hold what the source lost; checked again once the bound passed
+                    }
                     if (tp.topic().equals(FAILOVER_TOPIC) && stopRequested) {
                         Long barrier = barriers.get(tp);
                         if (barrier != null) {
@@ -221,7 +286,7 @@ final class ChaosRun {
         }
     }
 
-    private void applyPlan(Admin destinationAdmin) throws Exception {
+    private void applyPlan(Admin sourceAdmin, Admin destinationAdmin) throws Exception {
         for (FaultPlan.Fault fault : plan) {
             long wait = fault.atMs() - history.nowMs();
             if (wait > 0) {
@@ -231,7 +296,7 @@ final class ChaosRun {
             String[] target = {"-"};
             String outcome;
             try {
-                outcome = apply(fault, destinationAdmin, target);
+                outcome = apply(fault, sourceAdmin, destinationAdmin, target);
             } catch (TimeoutException e) {
                 outcome = "timed out: " + e.getMessage();
                 history.violation(HistoryChecker.CONVERGENCE, target[0], "fault #" + fault.index() + " " + fault.kind() + ": " + e.getMessage());
@@ -252,7 +317,7 @@ final class ChaosRun {
     }
 
     /** Applies and heals one fault; returns what came of it and puts the resolved target into {@code target[0]}. */
-    private String apply(FaultPlan.Fault fault, Admin destinationAdmin, String[] target) throws Exception {
+    private String apply(FaultPlan.Fault fault, Admin sourceAdmin, Admin destinationAdmin, String[] target) throws Exception {
         switch (fault.kind()) {
             case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER -> {
                 TopicPartition tp = pickMirroringPartition(fault.pick());
@@ -309,6 +374,19 @@ final class ChaosRun {
                 history.event("heal", "#" + fault.index() + " source proxies pass");
                 return "healed";
             }
+            case PROXY_THROTTLE -> {
+                long rate = 16 * 1024L * (1 + fault.pick() % 8);
+                target[0] = "source proxies " + clusters.proxies().keySet();
+                history.event("fault", "#" + fault.index() + " throttle to " + rate + " bytes/s for " + fault.durationMs() / 1000.0 + " s");
+                clusters.proxies().values().forEach(p -> p.throttle(rate));
+                Thread.sleep(fault.durationMs());
+                clusters.proxies().values().forEach(FaultProxy::pass);
+                history.event("heal", "#" + fault.index() + " source proxies pass");
+                return "healed";
+            }
+            case CORRUPT_FETCH -> {
+                return corruptFetches(sourceAdmin, fault, target);
+            }
             case PROXY_RESET -> {
                 target[0] = "source proxies " + clusters.proxies().keySet();
                 int reset = clusters.proxies().values().stream().mapToInt(FaultProxy::resetAll).sum();
@@ -342,6 +420,7 @@ final class ChaosRun {
                     down.get().kill();
                 }
                 stopRequested = true;
+                long stopAtMs = history.nowMs();
                 command("--stop", DesiredState.STOPPED, () -> mirrors.stopMirrorTopics(MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
                     .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
                 awaitStates(FAILOVER_TOPIC, PartitionState.STOPPED, COMMAND_BOUND);
@@ -358,9 +437,12 @@ final class ChaosRun {
                         .append(p.truncatedFromOffset() >= 0 ? " truncated [" + p.truncatedFromOffset() + ", " + p.truncatedToOffset() + ")" : "");
                 }
                 history.event("operator", "--stop done, " + outcome);
-                workload.failOver(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS), clusters.destinationBootstrapServers(), WRITES_AFTER_FAILOVER);
+                Map<TopicPartition, Long> stopped = new LinkedHashMap<>();
+                partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS).forEach(tp -> stopped.put(tp, barriers.get(tp)));
+                workload.failOver(stopped, clusters.destinationBootstrapServers(), WRITES_AFTER_FAILOVER);
                 history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the destination and wrote " + WRITES_AFTER_FAILOVER
                     + " records to each partition there");
+                moveGroup(destinationAdmin, group.stop(), stopAtMs);
                 return outcome.toString();
             }
             case FAILBACK -> {
@@ -388,8 +470,143 @@ final class ChaosRun {
             case CORRUPT_REPLICA_BYTE -> {
                 return corruptReplicaByte(destinationAdmin, fault, target);
             }
+            case SOURCE_KILL_LEADER -> {
+                TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
+                Optional<Integer> leader = ChaosClusters.placement(sourceAdmin, tp).leader().filter(l -> l != ChaosClusters.SOURCE_CONTROLLER_ID);
+                int broker = leader.orElse(2 + (fault.pick() / 7) % 2);
+                target[0] = "source broker " + broker + " (" + (leader.isPresent() ? "leader of " + tp
+                    : "follower of " + tp + ", whose leader is the controller") + ")";
+                history.event("fault", "#" + fault.index() + " kill -9 of " + target[0]);
+                LaunchedNode node = clusters.sourceNodes().get(broker);
+                node.kill();
+                Thread.sleep(fault.durationMs());
+                node.start();
+                clusters.awaitSourceBrokerReady(broker);
+                clusters.awaitSourceFullyReplicated();
+                history.event("heal", "#" + fault.index() + " source broker " + broker + " restarted and back in sync");
+                return "restarted";
+            }
+            case SOURCE_UNCLEAN_ELECTION -> {
+                return uncleanElection(sourceAdmin, fault, target);
+            }
             default -> throw new IllegalStateException("unknown fault " + fault.kind());
         }
+    }
+
+    /**
+     * The unclean election of {@link FaultKind#SOURCE_UNCLEAN_ELECTION} on {@link #UNCLEAN_PARTITION}: the follower is
+     * killed and the ISR shrinks to the leader, which acknowledges the workload's writes alone for the fault's duration;
+     * then the leader is killed, the follower started and elected with {@code Admin.electLeaders(UNCLEAN)}, and the old
+     * leader started again (it truncates to the new leader's log). The source loses what only the old leader held.
+     */
+    private String uncleanElection(Admin sourceAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+        TopicPartition tp = UNCLEAN_PARTITION;
+        int leader = TestUtils.awaitValue(() -> ChaosClusters.placement(sourceAdmin, tp).leader(), COMMAND_BOUND, "a leader of " + tp);
+        int follower = UNCLEAN_REPLICAS.stream().filter(r -> r != leader).findFirst().orElseThrow();
+        LaunchedNode oldLeader = clusters.sourceNodes().get(leader);
+        LaunchedNode newLeader = clusters.sourceNodes().get(follower);
+        target[0] = tp + " on the source (leader broker " + leader + ", follower broker " + follower + ")";
+        history.event("fault", "#" + fault.index() + " unclean election of " + target[0] + ": kill -9 of the follower");
+        newLeader.kill();
+        TestUtils.await(() -> ChaosClusters.isr(sourceAdmin, tp).equals(List.of(leader)), COMMAND_BOUND, "the ISR of " + tp + " to shrink to "
+            + leader);
+        Thread.sleep(fault.durationMs());
+        long endBefore = endOffset(sourceAdmin, tp);
+        history.event("fault", "#" + fault.index() + " kill -9 of the leader, broker " + leader + ", at log end " + endBefore
+            + "; start of broker " + follower);
+        oldLeader.kill();
+        newLeader.start();
+        clusters.awaitSourceBrokerReady(follower);
+        retryUntil("--election-type unclean of " + tp, () -> ChaosClusters.placement(sourceAdmin, tp).leader().equals(Optional.of(follower)),
+            () -> sourceAdmin.electLeaders(ElectionType.UNCLEAN, Set.of(tp)).partitions().get(30, TimeUnit.SECONDS));
+        uncleanElections.put(tp, history.nowMs());
+        long endAfter = endOffset(sourceAdmin, tp);
+        history.event("fault", "#" + fault.index() + " broker " + follower + " elected uncleanly, log end " + endAfter + " (was " + endBefore
+            + "): the source lost what the old leader held past it; starting broker " + leader);
+        oldLeader.start();
+        clusters.awaitSourceBrokerReady(leader);
+        clusters.awaitSourceFullyReplicated();
+        history.event("heal", "#" + fault.index() + " source broker " + leader + " restarted and back in sync");
+        return "broker " + follower + " elected uncleanly; the source's log end went from " + endBefore + " to " + endAfter;
+    }
+
+    /**
+     * {@link FaultKind#CORRUPT_FETCH}: the proxies corrupt the records of one mirrored partition in every fetch response
+     * for the fault's duration. Checks {@value HistoryChecker#CORRUPT_FETCH}: the partition fails naming a corrupted
+     * batch's offset, no other partition of the topic names a corruption, and it catches up once the corruption stops.
+     */
+    private String corruptFetches(Admin sourceAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+        TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
+        Uuid topicId = sourceAdmin.describeTopics(Set.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic()).topicId();
+        target[0] = "fetch responses of " + tp + " through the source proxies";
+        Map<FaultProxy, Integer> before = new HashMap<>();
+        clusters.proxies().values().forEach(p -> before.put(p, p.corruptedOffsets().size()));
+        List<Long> corrupted = new ArrayList<>();
+        history.event("fault", "#" + fault.index() + " corruption of the " + target[0] + " for " + fault.durationMs() / 1000.0 + " s");
+        String named;
+        try {
+            clusters.proxies().values().forEach(p -> p.corruptFetches(new FetchCorruption.Target(topicId, tp.topic(), tp.partition())));
+            named = TestUtils.awaitValue(() -> {
+                corrupted.clear();
+                before.forEach((p, n) -> corrupted.addAll(p.corruptedOffsets().subList(n, p.corruptedOffsets().size())));
+                return describe(MIRRORED_TOPIC).partitions().stream().filter(p -> p.partition() == tp.partition())
+                    .map(MirrorPartitionDescription::lastError).filter(e -> e != null && corrupted.stream()
+                        .anyMatch(offset -> e.contains("corrupt batch at offsets " + offset + ".."))).findFirst();
+            }, COMMAND_BOUND, "the partition " + tp + " to fail naming a corrupted batch");
+            history.event("check", tp + " failed: " + named);
+            for (MirrorPartitionDescription other : describe(MIRRORED_TOPIC).partitions()) {
+                if (other.partition() != tp.partition() && other.lastError() != null && other.lastError().contains("corrupt")) {
+                    history.violation(HistoryChecker.CORRUPT_FETCH, MIRRORED_TOPIC + "-" + other.partition(), "names a corruption while only "
+                        + tp + " was corrupted: " + other.lastError());
+                }
+            }
+            Thread.sleep(fault.durationMs());
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CORRUPT_FETCH, tp.toString(), "batches at offsets " + corrupted + " were corrupted in fetch "
+                + "responses, but the partition did not fail naming one within " + COMMAND_BOUND.toSeconds() + " s: last error "
+                + describe(tp).lastError());
+            named = "not named";
+        } finally {
+            clusters.proxies().values().forEach(FaultProxy::stopCorrupting);
+        }
+        long sourceEnd = endOffset(sourceAdmin, tp);
+        try (Admin destinationAdmin = clusters.destinationAdmin()) {
+            TestUtils.await(() -> describe(tp).state() == PartitionState.MIRRORING
+                && endOffset(destinationAdmin, tp) >= sourceEnd, COMMAND_BOUND, tp + " to mirror again and reach offset " + sourceEnd);
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CORRUPT_FETCH, tp.toString(), "did not mirror again up to offset " + sourceEnd + " within "
+                + COMMAND_BOUND.toSeconds() + " s after the corruption stopped: " + describe(tp));
+        }
+        history.event("heal", "#" + fault.index() + " fetch responses pass unchanged; " + tp + " caught up");
+        return corrupted.size() + " batch(es) corrupted, first at offset " + (corrupted.isEmpty() ? "-" : corrupted.get(0)) + "; " + named;
+    }
+
+    /**
+     * Moves the group that stopped consuming on the source ({@code commits}: what it committed there) to the destination
+     * and checks {@value HistoryChecker#GROUP_MOVE} on each partition of the failover topic.
+     */
+    private void moveGroup(Admin destinationAdmin, List<MovingGroup.Commit> commits, long stopAtMs) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> synced = destinationAdmin.listConsumerGroupOffsets(MovingGroup.GROUP)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        history.event("workload", "group " + MovingGroup.GROUP + " stopped on the source after " + commits.size() + " commits; its offsets "
+            + "on the destination: " + synced);
+        List<TopicPartition> moved = partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS);
+        Map<TopicPartition, Long> resumed = Map.of();
+        if (moved.stream().allMatch(tp -> synced.get(tp) != null)) {
+            try {
+                resumed = MovingGroup.resumeOn(clusters.destinationBootstrapServers(), FAILOVER_TOPIC, FAILOVER_PARTITIONS);
+            } catch (TimeoutException e) {
+                history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the destination", e.getMessage());
+                return;
+            }
+        }
+        for (TopicPartition tp : moved) {
+            long offset = Optional.ofNullable(synced.get(tp)).map(OffsetAndMetadata::offset).orElse(-1L);
+            long first = offset < 0 ? -1 : MovingGroup.firstRecordFrom(clusters.destinationBootstrapServers(), tp, offset);
+            HistoryChecker.groupMoveViolations(tp, commits, offset, resumed.getOrDefault(tp, -1L), first, barriers.get(tp), stopAtMs)
+                .forEach(v -> history.violation(HistoryChecker.GROUP_MOVE, tp + " on the destination", v));
+        }
+        history.event("workload", "group " + MovingGroup.GROUP + " resumed on the destination at " + resumed);
     }
 
     /** A partition that is mirroring now: the failover topic's only until it is stopped. */
@@ -471,6 +688,11 @@ final class ChaosRun {
         return describe(mirrors, MIRROR, topic);
     }
 
+    private MirrorPartitionDescription describe(TopicPartition tp) throws Exception {
+        return describe(tp.topic()).partitions().stream().filter(p -> p.partition() == tp.partition()).findFirst()
+            .orElseThrow(() -> new IllegalStateException("mirror " + MIRROR + " describes no partition " + tp));
+    }
+
     private static MirrorTopicDescription describe(ClusterMirrorAdmin admin, String mirrorName, String topic) throws Exception {
         ClusterMirrorDescription mirror = admin.describeClusterMirrors(List.of(mirrorName)).all().get(60, TimeUnit.SECONDS).get(mirrorName);
         return mirror.topics().stream().filter(t -> t.topic().equals(topic)).findFirst()
@@ -490,6 +712,12 @@ final class ChaosRun {
     /** Brings everything back: proxies pass, every node runs. */
     private void healAll() throws Exception {
         clusters.proxies().values().forEach(FaultProxy::pass);
+        for (LaunchedNode node : clusters.sourceNodes().values()) {
+            if (!node.alive()) {
+                node.start();
+                clusters.awaitSourceBrokerReady(node.id());
+            }
+        }
         for (LaunchedNode node : clusters.destinationBrokers().values()) {
             if (!node.alive()) {
                 node.start();
@@ -512,7 +740,7 @@ final class ChaosRun {
         try {
             TestUtils.await(() -> {
                 lagging.clear();
-                for (String topic : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC)) {
+                for (String topic : mirroredTopics()) {
                     MirrorTopicDescription description = describe(topic);
                     PartitionState wanted = switch (description.desiredState()) {
                         case MIRRORING -> PartitionState.MIRRORING;
@@ -550,7 +778,7 @@ final class ChaosRun {
 
     private List<PartitionFigures> finalChecks(Admin sourceAdmin, Admin destinationAdmin, List<Workload.Write> writes) throws Exception {
         List<PartitionFigures> figures = new ArrayList<>();
-        for (String topic : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC)) {
+        for (String topic : mirroredTopics()) {
             MirrorTopicDescription description = describe(topic);
             for (MirrorPartitionDescription p : description.partitions()) {
                 TopicPartition tp = new TopicPartition(topic, p.partition());
@@ -570,21 +798,27 @@ final class ChaosRun {
         long sourceEnd = endOffset(sourceAdmin, tp);
         long destinationEnd = endOffset(destinationAdmin, tp);
         String destination = clusters.destinationBootstrapServers();
+        String source = clusters.sourceBootstrapServers();
         List<Workload.Write> sourceWrites = writes.stream().filter(w -> w.side() == Workload.Side.SOURCE).toList();
+        List<Workload.Write> lostBySource = uncleanElections.containsKey(tp)
+            ? checker.lostBySource(clusters.sourceBootstrapServers(), tp, sourceWrites, sourceEnd) : List.of();
+        sourceWrites = sourceWrites.stream().filter(w -> !lostBySource.contains(w)).toList();
         HistoryChecker.WriteFigures writeFigures;
         long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
         if (desired != DesiredState.STOPPED) {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
         } else if (barrier < 0) {
             history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, destinationEnd, -1, -1);
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, destinationEnd, -1, -1);
         } else {
             checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
             checker.checkBarrier(destinationAdmin, tp, barrier);
-            writeFigures = checker.checkAckedWrites("destination", destination, tp, sourceWrites, barrier, p.truncatedFromOffset(),
+            checker.checkProducerState(destinationAdmin, tp, barrier);
+            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, barrier, p.truncatedFromOffset(),
                 p.truncatedToOffset());
         }
+        writeFigures = writeFigures.withLostBySource(lostBySource.size());
         Optional<Failback> failback = Optional.empty();
         if (tp.topic().equals(FAILOVER_TOPIC) && failedBack) {
             MirrorPartitionDescription back = describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions().stream()
@@ -592,7 +826,7 @@ final class ChaosRun {
             checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, destinationEnd, true);
             List<Workload.Write> destinationWrites = writes.stream().filter(w -> w.side() == Workload.Side.DESTINATION).toList();
             failback = Optional.of(new Failback(back.state(), back.truncatedFromOffset(), back.truncatedToOffset(), checker.checkAckedWrites(
-                "source", clusters.sourceBootstrapServers(), tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
+                "source", source, destination, tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
         }
         return new PartitionFigures(tp, desired, p.state(), sourceEnd, destinationEnd, p.barrierOffset(), p.truncatedFromOffset(),
             p.truncatedToOffset(), p.lastError(), writeFigures, failback);

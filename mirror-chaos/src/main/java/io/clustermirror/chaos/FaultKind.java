@@ -16,10 +16,29 @@ enum FaultKind {
     PROXY_STALL(true),
     /** The source's proxies delay every chunk, both ways, for the duration. */
     PROXY_DELAY(true),
+    /** The source's proxies forward at a limited rate (16 to 128 KiB/s per connection and direction) for the duration. */
+    PROXY_THROTTLE(true),
+    /**
+     * The source's proxies flip one byte of the record data of one mirrored partition in every fetch response for the
+     * duration: the mirror must refuse the batch (CRC), fail that partition alone naming the offset, and recover.
+     */
+    CORRUPT_FETCH(true),
     /** The source's proxies reset every open connection. */
     PROXY_RESET(true),
     /** {@code --pause} of the mirrored topic, {@code --resume} after the duration. */
     PAUSE_RESUME(true),
+    /**
+     * kill -9 of the source broker leading a mirrored partition (a follower if the KRaft controller leads it, since the
+     * source has a single controller); started again after the duration. Only with a 3-broker source.
+     */
+    SOURCE_KILL_LEADER(true, true),
+    /**
+     * An unclean leader election on the source's {@value ChaosRun#UNCLEAN_TOPIC}: its follower is killed, the ISR shrinks
+     * to the leader, which acknowledges writes alone for the duration; then the leader is killed, the follower started
+     * and elected with {@code Admin.electLeaders(UNCLEAN)}: the source loses what only the old leader had, and the
+     * mirror must follow the source's new log. Only with a 3-broker source.
+     */
+    SOURCE_UNCLEAN_ELECTION(true, true),
     /**
      * {@code --stop} (failover) of the failover topic: once per run, at a random point; in a third of the runs with the
      * leader of one of its partitions killed just before, in another third with the mirror controller's broker killed.
@@ -38,8 +57,15 @@ enum FaultKind {
 
     /** Whether the planner draws this kind at random (the others are placed once, on purpose). */
     final boolean random;
+    /** Whether the kind needs a source of three brokers (the first one, the controller, is never killed). */
+    final boolean threeSourceBrokers;
 
     FaultKind(boolean random) {
+        this(random, false);
+    }
+
+    FaultKind(boolean random, boolean threeSourceBrokers) {
         this.random = random;
+        this.threeSourceBrokers = threeSourceBrokers;
     }
 }

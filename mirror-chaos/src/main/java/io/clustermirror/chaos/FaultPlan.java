@@ -38,13 +38,16 @@ final class FaultPlan {
     private FaultPlan() {
     }
 
-    /** The plan for a run of {@code duration} (the time faults are applied). */
-    static List<Fault> plan(long seed, Duration duration, boolean injectCorruption) {
+    /**
+     * The plan for a run of {@code duration} (the time faults are applied) on a source of {@code sourceBrokers}: the
+     * faults on the source's brokers are drawn only with three of them.
+     */
+    static List<Fault> plan(long seed, Duration duration, int sourceBrokers, boolean injectCorruption) {
         // java.util.Random's first draws from nearby seeds are nearly equal (seeds 1, 2, 3 would all stop at the same
         // time): the seed is mixed first.
         Random random = new Random(new SplittableRandom(seed).nextLong());
         long end = duration.toMillis();
-        List<FaultKind> kinds = Arrays.stream(FaultKind.values()).filter(k -> k.random).toList();
+        List<FaultKind> kinds = Arrays.stream(FaultKind.values()).filter(k -> k.random && (!k.threeSourceBrokers || sourceBrokers == 3)).toList();
         List<Fault> faults = new ArrayList<>();
         // The stop, the failback and the corruption are drawn first, so that their times do not depend on the other draws.
         long stopAt = (long) (end * (0.3 + 0.4 * random.nextDouble()));
@@ -59,10 +62,10 @@ final class FaultPlan {
         while (at < end) {
             FaultKind kind = kinds.get(random.nextInt(kinds.size()));
             long lasts = switch (kind) {
-                case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER, KILL_DESTINATION -> between(random, 3_000, 15_000);
+                case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER, KILL_DESTINATION, SOURCE_KILL_LEADER -> between(random, 3_000, 15_000);
                 case PROXY_STALL -> between(random, 5_000, 30_000);
-                case PROXY_DELAY -> between(random, 5_000, 20_000);
-                case PAUSE_RESUME -> between(random, 3_000, 10_000);
+                case PROXY_DELAY, PROXY_THROTTLE -> between(random, 5_000, 20_000);
+                case PAUSE_RESUME, SOURCE_UNCLEAN_ELECTION, CORRUPT_FETCH -> between(random, 3_000, 10_000);
                 default -> 0;
             };
             long delay = kind == FaultKind.PROXY_DELAY ? between(random, 50, 500) : 0;
@@ -83,9 +86,9 @@ final class FaultPlan {
 
     /** The plan as a fixed-width table, one fault a line. */
     static String table(List<Fault> faults) {
-        StringBuilder out = new StringBuilder(String.format("%3s %9s %-20s %9s %s%n", "#", "at (s)", "fault", "for (s)", "pick"));
+        StringBuilder out = new StringBuilder(String.format("%3s %9s %-24s %9s %s%n", "#", "at (s)", "fault", "for (s)", "pick"));
         for (Fault f : faults) {
-            out.append(String.format("%3d %9.1f %-20s %9.1f %d%s%n", f.index(), f.atMs() / 1000.0, f.kind(), f.durationMs() / 1000.0, f.pick(),
+            out.append(String.format("%3d %9.1f %-24s %9.1f %d%s%n", f.index(), f.atMs() / 1000.0, f.kind(), f.durationMs() / 1000.0, f.pick(),
                 f.delayMs() > 0 ? " (delay " + f.delayMs() + " ms)" : ""));
         }
         return out.toString();

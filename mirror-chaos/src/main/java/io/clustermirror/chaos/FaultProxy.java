@@ -1,8 +1,13 @@
 package io.clustermirror.chaos;
 
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -11,10 +16,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,12 +35,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@link #pass()}: at once;</li>
  *   <li>{@link #delay(Duration)}: after the delay, per chunk read (one-way latency, not a bandwidth limit);</li>
+ *   <li>{@link #throttle(long)}: at a limited rate, each direction of each connection on its own (a slow link);</li>
  *   <li>{@link #stall()}: not until the mode changes, in both directions. The pumps hold what they read, TCP's own
  *       buffers fill, and both peers see a silent link, as in a WAN outage that loses nothing.</li>
  * </ul>
  * {@link #resetAll()} closes every open connection pair with a TCP reset (SO_LINGER 0) on both sides; new connections
- * are accepted as usual. Whatever the mode, bytes are never changed, dropped or reordered within a connection: a peer
- * sees a prefix of what the other sent, and only a reset cuts it short.
+ * are accepted as usual. Whatever the mode, bytes are never dropped or reordered within a connection: a peer sees a
+ * prefix of what the other sent, and only a reset cuts it short.
+ *
+ * <p>A proxy of the Kafka protocol ({@link #startKafka}) forwards whole requests and responses (size-delimited frames)
+ * and can corrupt fetch responses ({@link #corruptFetches}): the one test-only fault that changes bytes, one byte of
+ * the record data of one partition in each fetch response, so that the batch's CRC no longer matches.
  */
 public final class FaultProxy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
@@ -40,7 +53,7 @@ public final class FaultProxy implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MS = 10_000;
 
     /** How pumps forward what they read. */
-    public enum Mode { PASS, DELAY, STALL }
+    public enum Mode { PASS, DELAY, STALL, THROTTLE }
 
     private final String name;
     private final InetSocketAddress target;
@@ -52,19 +65,36 @@ public final class FaultProxy implements AutoCloseable {
     private final Object modeLock = new Object();
     // Guarded by modeLock; pumps wait on it while STALL.
     private Mode mode = Mode.PASS;
-    private long delayMillis;
+    private long modeAmount;
     private volatile boolean closed;
+    /** Whether the traffic is Kafka's protocol, forwarded frame by frame. */
+    private final boolean kafka;
+    /** The partition whose fetched records are corrupted, if any. */
+    private volatile FetchCorruption.Target corrupted;
+    private final AtomicLong corruptedResponses = new AtomicLong();
+    /** Base offsets of the batches corrupted, in the order they were forwarded. */
+    private final List<Long> corruptedOffsets = new CopyOnWriteArrayList<>();
 
-    private FaultProxy(String name, InetSocketAddress target, ServerSocket server) {
+    private FaultProxy(String name, InetSocketAddress target, ServerSocket server, boolean kafka) {
         this.name = name;
         this.target = target;
         this.server = server;
+        this.kafka = kafka;
     }
 
-    /** Listens on a free port of the loopback address and forwards every connection to {@code target}. */
+    /** Listens on a free port of the loopback address and forwards every connection to {@code target}, bytes as they come. */
     public static FaultProxy start(String name, InetSocketAddress target) throws IOException {
+        return start(name, target, false);
+    }
+
+    /** The same for a Kafka listener: forwards whole frames, and can {@link #corruptFetches corrupt fetch responses}. */
+    public static FaultProxy startKafka(String name, InetSocketAddress target) throws IOException {
+        return start(name, target, true);
+    }
+
+    private static FaultProxy start(String name, InetSocketAddress target, boolean kafka) throws IOException {
         ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        FaultProxy proxy = new FaultProxy(name, target, server);
+        FaultProxy proxy = new FaultProxy(name, target, server, kafka);
         daemon("proxy-" + name + "-accept", proxy::acceptLoop).start();
         log.info("Fault proxy {} listening on {} for {}", name, proxy.address(), target);
         return proxy;
@@ -95,18 +125,25 @@ public final class FaultProxy implements AutoCloseable {
         setMode(Mode.DELAY, delay.toMillis());
     }
 
+    /** Forwards at most {@code bytesPerSecond} in each direction of each connection. */
+    public void throttle(long bytesPerSecond) {
+        setMode(Mode.THROTTLE, bytesPerSecond);
+    }
+
     /** Forwards nothing in either direction until {@link #pass()} or {@link #delay(Duration)}. */
     public void stall() {
         setMode(Mode.STALL, 0);
     }
 
-    private void setMode(Mode newMode, long delay) {
+    /** @param amount the delay in milliseconds ({@link Mode#DELAY}) or the rate in bytes per second ({@link Mode#THROTTLE}) */
+    private void setMode(Mode newMode, long amount) {
         synchronized (modeLock) {
             mode = newMode;
-            delayMillis = delay;
+            modeAmount = amount;
             modeLock.notifyAll();
         }
-        log.info("Fault proxy {}: {}{}", name, newMode, newMode == Mode.DELAY ? " " + delay + " ms" : "");
+        log.info("Fault proxy {}: {}{}", name, newMode, newMode == Mode.DELAY ? " " + amount + " ms"
+            : newMode == Mode.THROTTLE ? " " + amount + " bytes/s" : "");
     }
 
     /** Resets every open connection (both sides see a TCP RST); returns how many connection pairs were open. */
@@ -120,6 +157,33 @@ public final class FaultProxy implements AutoCloseable {
         resetConnections.addAndGet(open.size());
         log.info("Fault proxy {}: reset {} connection(s)", name, open.size());
         return open.size();
+    }
+
+    /**
+     * From now on flips one byte of the record data of {@code target} in every fetch response that carries some (Kafka
+     * proxies only), until {@link #stopCorrupting()}.
+     */
+    public void corruptFetches(FetchCorruption.Target target) {
+        if (!kafka) {
+            throw new IllegalStateException("proxy " + name + " does not frame the Kafka protocol: started with start(), not startKafka()");
+        }
+        corrupted = target;
+        log.info("Fault proxy {}: corrupting fetched records of {}", name, target);
+    }
+
+    public void stopCorrupting() {
+        corrupted = null;
+        log.info("Fault proxy {}: fetched records pass unchanged", name);
+    }
+
+    /** Fetch responses corrupted since the start. */
+    public long corruptedResponses() {
+        return corruptedResponses.get();
+    }
+
+    /** The base offsets of the corrupted batches, in order. */
+    public List<Long> corruptedOffsets() {
+        return List.copyOf(corruptedOffsets);
     }
 
     /** Connections accepted since the start. */
@@ -164,15 +228,22 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    /** Waits while the proxy stalls (until the mode changes or the link closes), then for the delay if any. */
-    private void awaitForwarding(Link link) throws InterruptedIOException {
+    /**
+     * Waits while the proxy stalls (until the mode changes or the link closes), then for the delay if any, or as long as
+     * {@code bytes} take at the throttled rate.
+     */
+    private void awaitForwarding(Link link, int bytes) throws InterruptedIOException {
         long delay;
         try {
             synchronized (modeLock) {
                 while (mode == Mode.STALL && !link.closed.get() && !closed) {
                     modeLock.wait();
                 }
-                delay = mode == Mode.DELAY ? delayMillis : 0;
+                delay = switch (mode) {
+                    case DELAY -> modeAmount;
+                    case THROTTLE -> bytes * 1000L / modeAmount;
+                    default -> 0;
+                };
             }
             if (delay > 0) {
                 // The fault itself: this pump's data arrives late.
@@ -189,6 +260,8 @@ public final class FaultProxy implements AutoCloseable {
         private final Socket client;
         private final Socket upstream;
         private final AtomicBoolean closed = new AtomicBoolean();
+        /** Kafka proxies: the API version of each fetch request in flight, by correlation id. */
+        private final Map<Integer, Short> fetchVersions = new ConcurrentHashMap<>();
 
         Link(Socket client, Socket upstream) {
             this.client = client;
@@ -197,8 +270,53 @@ public final class FaultProxy implements AutoCloseable {
 
         void start() {
             String id = name + "-" + client.getPort();
-            daemon("proxy-" + id + "-up", () -> pump(client, upstream)).start();
-            daemon("proxy-" + id + "-down", () -> pump(upstream, client)).start();
+            if (kafka) {
+                daemon("proxy-" + id + "-up", () -> pumpFrames(client, upstream, true)).start();
+                daemon("proxy-" + id + "-down", () -> pumpFrames(upstream, client, false)).start();
+            } else {
+                daemon("proxy-" + id + "-up", () -> pump(client, upstream)).start();
+                daemon("proxy-" + id + "-down", () -> pump(upstream, client)).start();
+            }
+        }
+
+        /**
+         * Forwards size-delimited frames: requests (noting the version of each fetch), or responses (corrupting a fetch
+         * response's records of the {@link #corrupted} partition).
+         */
+        private void pumpFrames(Socket from, Socket to, boolean requests) {
+            try {
+                DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream(), BUFFER_SIZE));
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(to.getOutputStream(), BUFFER_SIZE));
+                while (true) {
+                    int size = in.readInt();
+                    byte[] frame = new byte[size];
+                    in.readFully(frame);
+                    ByteBuffer buffer = ByteBuffer.wrap(frame);
+                    if (requests) {
+                        if (size >= 8 && buffer.getShort(0) == ApiKeys.FETCH.id) {
+                            fetchVersions.put(buffer.getInt(4), buffer.getShort(2));
+                        }
+                    } else if (size >= 4) {
+                        Short version = fetchVersions.remove(buffer.getInt(0));
+                        FetchCorruption.Target target = corrupted;
+                        if (version != null && target != null) {
+                            FetchCorruption.corrupt(buffer, version, target).ifPresent(offset -> {
+                                corruptedResponses.incrementAndGet();
+                                corruptedOffsets.add(offset);
+                            });
+                        }
+                    }
+                    awaitForwarding(this, 4 + size);
+                    out.writeInt(size);
+                    out.write(frame);
+                    out.flush();
+                    forwardedBytes.addAndGet(4L + size);
+                }
+            } catch (IOException e) {
+                // Either side closed or reset the connection (EOFException included): close the pair.
+            } finally {
+                close(false);
+            }
         }
 
         private void pump(Socket from, Socket to) {
@@ -208,7 +326,7 @@ public final class FaultProxy implements AutoCloseable {
                 OutputStream out = to.getOutputStream();
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    awaitForwarding(this);
+                    awaitForwarding(this, n);
                     out.write(buffer, 0, n);
                     out.flush();
                     forwardedBytes.addAndGet(n);

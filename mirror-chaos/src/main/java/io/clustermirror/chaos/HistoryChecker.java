@@ -2,6 +2,8 @@ package io.clustermirror.chaos;
 
 import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersOptions;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -35,12 +38,27 @@ import java.util.stream.Stream;
  *       of the destination's log;</li>
  *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
  *       reported;</li>
+ *   <li>{@value #PRODUCER_STATE}: after a stop, no replica's producer state holds a producer whose last write precedes
+ *       the barrier (the mirrored producers are reset: producer ids are allocated by each cluster on its own, and a
+ *       destination producer that gets a mirrored one's id would be refused as out of sequence, or acknowledged as a
+ *       duplicate of a mirrored batch); a destination producer refused that way after the failover is named too;</li>
  *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
  *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
  *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
- *       After failback, the same the other way round: every write acknowledged by the destination is on the source;</li>
+ *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
+ *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
+ *       (it lost them) are left out: the mirror follows the source. Writes below the cluster's log start (retention
+ *       deleted them) are counted, not violations;</li>
+ *   <li>{@value #GROUP_MOVE}: the consumer group that moves to the destination at the failover resumes with no skip and
+ *       no re-read beyond its last synced commit: its committed offset there is not above its last commit on the source
+ *       nor past the barrier, not below a commit it made {@link #GROUP_SYNC_MARGIN} before the stop (unless the
+ *       barrier is lower), and its first record read there is the first one at or after that offset;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
+ *   <li>{@value #CORRUPT_FETCH}: while fetch responses of one partition are corrupted on the wire, that partition, and
+ *       no other, fails with an error that names a corrupt batch at an offset that was corrupted; once the corruption
+ *       stops it mirrors again and catches up, within a bound (checked by the runner; that nothing corrupt was appended
+ *       is {@value #IDENTITY}'s);</li>
  *   <li>{@value #EXTENSION_THREADS}: no thread of the extension died on a destination node (an uncaught exception in a
  *       {@code cluster-mirror-*} thread, printed by the JVM to the node's console output).</li>
  * </ul>
@@ -51,10 +69,14 @@ final class HistoryChecker {
     static final String ACKED_WRITES = "acked-writes";
     static final String CONVERGENCE = "convergence";
     static final String EXTENSION_THREADS = "extension-threads";
+    static final String PRODUCER_STATE = "producer-state";
+    static final String CORRUPT_FETCH = "corrupt-fetch";
+    static final String GROUP_MOVE = "group-move";
     /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
-    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, ACKED_WRITES, CONVERGENCE, EXTENSION_THREADS, CHECK_FAILED);
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, GROUP_MOVE, CONVERGENCE,
+        CORRUPT_FETCH, EXTENSION_THREADS, CHECK_FAILED);
 
     private final ChaosClusters clusters;
     private final History history;
@@ -78,18 +100,23 @@ final class HistoryChecker {
      * Compares a replica with the log it copies ({@code reference}, named {@code referenceName} in the result): from the
      * replica's first batch (the reference holds the same batch at the same offset) every batch equals the reference's
      * next one, for the replica's batches below {@code end}. With {@code complete}, the replica must also hold every
-     * reference batch below {@code end}. Returns what differs first.
+     * reference batch below {@code end}. Batches older than the reference's first (retention deleted them there) are not
+     * compared, but a replica that holds some must hold the reference's first. Returns what differs first.
      */
     static Optional<String> compare(List<SegmentBatches.Batch> reference, String referenceName, List<SegmentBatches.Batch> replica,
                                     long end, boolean complete) {
-        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end).toList();
+        // Retention may have deleted the reference's oldest segments: only what both logs still hold is compared.
+        long referenceStart = reference.isEmpty() ? -1 : reference.get(0).baseOffset();
+        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end && b.baseOffset() >= referenceStart).toList();
         List<SegmentBatches.Batch> expected = reference.stream().filter(b -> b.baseOffset() < end).toList();
         if (compared.isEmpty()) {
             return complete && !expected.isEmpty() ? Optional.of("the replica holds no batch; the " + referenceName + " holds " + expected.size()
                 + " below offset " + end + ", from " + expected.get(0)) : Optional.empty();
         }
         int start = 0;
-        while (start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
+        // A replica that holds batches older than the reference's first must hold that one too; else it starts later.
+        boolean olderThanReference = replica.stream().anyMatch(b -> b.baseOffset() < referenceStart);
+        while (!olderThanReference && start < expected.size() && expected.get(start).baseOffset() < compared.get(0).baseOffset()) {
             start++;
         }
         for (int i = 0; i < compared.size(); i++) {
@@ -167,6 +194,83 @@ final class HistoryChecker {
     }
 
     /**
+     * How long before the stop a commit of the group must have been synced: several sync intervals
+     * ({@code mirror.metadata.refresh.interval.ms} of the run's mirror) plus room for a slow machine.
+     */
+    static final Duration GROUP_SYNC_MARGIN = Duration.ofSeconds(90);
+
+    /**
+     * Checks {@value #GROUP_MOVE} for one partition of the group that moved: {@code commits} are its commits on the
+     * source (all partitions), {@code synced} its committed offset on the destination (-1 if none), {@code resumedAt} the
+     * offset of the first record it read there and {@code firstFromSynced} that of the first record at or after
+     * {@code synced}; {@code stopAtMs} is when the stop was requested. Returns the violations' details.
+     */
+    static List<String> groupMoveViolations(TopicPartition tp, List<MovingGroup.Commit> commits, long synced, long resumedAt,
+                                            long firstFromSynced, long barrier, long stopAtMs) {
+        List<MovingGroup.Commit> own = commits.stream().filter(c -> c.partition().equals(tp)).toList();
+        long lastCommit = own.stream().mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
+        long syncedBound = own.stream().filter(c -> c.atMs() <= stopAtMs - GROUP_SYNC_MARGIN.toMillis())
+            .mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
+        List<String> violations = new ArrayList<>();
+        if (synced < 0) {
+            if (syncedBound >= 0) {
+                violations.add("no committed offset of group " + MovingGroup.GROUP + " on the destination, though it committed " + syncedBound
+                    + " on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop");
+            }
+            return violations;
+        }
+        if (synced > lastCommit || synced > barrier + 1) {
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, beyond its last commit "
+                + lastCommit + " on the source or the barrier at " + barrier + ": it skips records");
+        }
+        if (synced < Math.min(syncedBound, barrier)) {
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, before offset "
+                + syncedBound + " it committed on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop: it "
+                + "reads [" + synced + ", " + syncedBound + ") again");
+        }
+        if (resumedAt != firstFromSynced) {
+            violations.add("the member of group " + MovingGroup.GROUP + " on the destination read offset " + resumedAt + " first, where "
+                + "the first record at or after its committed offset " + synced + " is at " + firstFromSynced);
+        }
+        return violations;
+    }
+
+    /**
+     * Checks {@value #PRODUCER_STATE} on every destination replica of a stopped {@code tp}: each producer in the replica's
+     * producer state (DescribeProducers on that broker) wrote after the barrier at {@code barrierOffset}.
+     */
+    void checkProducerState(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+            List<ProducerState> active = destinationAdmin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
+                .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
+            List<SegmentBatches.Batch> log = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp));
+            strandedProducers(active, log, barrierOffset).forEach(stranded ->
+                history.violation(PRODUCER_STATE, tp + " on destination broker " + broker, stranded));
+        }
+    }
+
+    /**
+     * The producers of {@code active} (a replica's producer state) that have no batch after the barrier at
+     * {@code barrierOffset} in the replica's {@code log}: mirrored producers the stop left behind, each described with
+     * its last batch and what it does to a destination producer that gets its id.
+     */
+    static List<String> strandedProducers(List<ProducerState> active, List<SegmentBatches.Batch> log, long barrierOffset) {
+        List<String> stranded = new ArrayList<>();
+        for (ProducerState producer : active) {
+            List<SegmentBatches.Batch> own = log.stream().filter(b -> b.producerId() == producer.producerId()).toList();
+            if (own.stream().anyMatch(b -> b.baseOffset() > barrierOffset)) {
+                continue;
+            }
+            stranded.add("producer id " + producer.producerId() + " (epoch " + producer.producerEpoch() + ", last sequence "
+                + producer.lastSequence() + ") is in the replica's producer state after the stop, but its last write is "
+                + (own.isEmpty() ? "not in the log" : "the " + own.get(own.size() - 1)) + ", before the MIRROR_PID_RESET barrier at offset "
+                + barrierOffset + ": the stop did not reset the mirrored producers, so a destination producer given this id gets "
+                + "OutOfOrderSequence or its batch is acknowledged as a duplicate of a mirrored one");
+        }
+        return stranded;
+    }
+
+    /**
      * Checks {@value #EXTENSION_THREADS} on every destination node, and returns each node's count of ERROR lines in its
      * {@code cluster-mirror.log} files (figures for the report: errors the extension logged and recovered from).
      */
@@ -197,17 +301,33 @@ final class HistoryChecker {
 
     /** What a cluster holds of one partition's writes acknowledged by the other. */
     record WriteFigures(long acked, long aborted, long present, long lostInTruncatedRange, long lostBeyondMirroredEnd,
-                        long duplicates) {
+                        long duplicates, long lostBySource, long deletedByRetention) {
+        /** These figures, with {@code lost} acknowledged writes that the source itself lost (not counted in the others). */
+        WriteFigures withLostBySource(long lost) {
+            return new WriteFigures(acked + lost, aborted, present, lostInTruncatedRange, lostBeyondMirroredEnd, duplicates, lost,
+                deletedByRetention);
+        }
+    }
+
+    /**
+     * The acknowledged {@code writes} to {@code tp} that the source itself no longer holds at their offset, read from its
+     * own log below {@code sourceEnd}: lost in an unclean election of the source. The mirror follows the source's log
+     * ({@value #IDENTITY}), so the destination must not hold them either; {@value #ACKED_WRITES} leaves them out.
+     */
+    List<Workload.Write> lostBySource(String sourceBootstrapServers, TopicPartition tp, List<Workload.Write> writes, long sourceEnd) {
+        Map<Long, String> source = readCommitted(sourceBootstrapServers, tp + " on the source", tp, sourceEnd);
+        return writes.stream().filter(w -> w.partition().equals(tp) && w.outcome() == Workload.Outcome.ACKED
+            && !w.value().equals(source.get(w.offset()))).toList();
     }
 
     /**
      * Checks {@value #ACKED_WRITES} for one partition, on the cluster at {@code bootstrapServers} (named {@code cluster}),
-     * for the {@code writes} made to the other one: {@code mirroredEnd} is the end of what the cluster holds of the other
+     * for the {@code writes} made to the other one (at {@code writtenTo}): {@code mirroredEnd} is the end of what the cluster holds of the other
      * (the barrier offset after a stop, the other's end once a mirroring partition caught up), and
      * [{@code truncatedFrom}, {@code truncatedTo}) the range a stop reported as cut ({@code -1} if none).
      */
-    WriteFigures checkAckedWrites(String cluster, String bootstrapServers, TopicPartition tp, List<Workload.Write> writes, long mirroredEnd,
-                                  long truncatedFrom, long truncatedTo) {
+    WriteFigures checkAckedWrites(String cluster, String bootstrapServers, String writtenTo, TopicPartition tp, List<Workload.Write> writes,
+                                  long mirroredEnd, long truncatedFrom, long truncatedTo) {
         String where = tp + " on the " + cluster;
         Map<Long, String> held = new HashMap<>();
         Map<String, Long> seen = new HashMap<>();
@@ -226,6 +346,9 @@ final class HistoryChecker {
         long present = 0;
         long lostTruncated = 0;
         long lostBeyond = 0;
+        long deletedByRetention = 0;
+        // Retention deleted what lies below the log start of either cluster: the source's before the mirror copied it.
+        long logStart = Math.max(logStartOffset(bootstrapServers, tp), logStartOffset(writtenTo, tp));
         for (Workload.Write w : writes) {
             if (!w.partition().equals(tp)) {
                 continue;
@@ -242,6 +365,8 @@ final class HistoryChecker {
             String there = held.get(w.offset());
             if (w.value().equals(there)) {
                 present++;
+            } else if (there == null && w.offset() < logStart) {
+                deletedByRetention++;
             } else if (w.offset() >= mirroredEnd && truncatedFrom >= 0 && w.offset() >= truncatedFrom && w.offset() < truncatedTo) {
                 lostTruncated++;
             } else if (w.offset() >= mirroredEnd) {
@@ -252,7 +377,16 @@ final class HistoryChecker {
                     + mirroredEnd);
             }
         }
-        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates);
+        return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates, 0, deletedByRetention);
+    }
+
+    /** The partition's log start offset on the cluster (retention moves it). */
+    private static long logStartOffset(String bootstrapServers, TopicPartition tp) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            return consumer.beginningOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+        }
     }
 
     /** Every committed record of the partition below {@code end}, by offset. */

@@ -5,6 +5,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -52,6 +53,7 @@ final class Workload implements AutoCloseable {
     private final String bootstrapServers;
     // The source partitions written to: the failed-over ones leave it at the stop, as their producers move.
     private volatile List<TopicPartition> partitions;
+    private final List<TopicPartition> idempotentOnly;
     // Each used by its producer's thread only; seeded, so that a replay draws the same partitions and outcomes.
     private final Random idempotentRandom;
     private final Random transactionalRandom;
@@ -60,9 +62,11 @@ final class Workload implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
 
-    Workload(String bootstrapServers, List<TopicPartition> partitions, long seed, History history) {
+    /** @param idempotentOnly partitions the transactional producer leaves out */
+    Workload(String bootstrapServers, List<TopicPartition> partitions, List<TopicPartition> idempotentOnly, long seed, History history) {
         this.bootstrapServers = bootstrapServers;
         this.partitions = List.copyOf(partitions);
+        this.idempotentOnly = List.copyOf(idempotentOnly);
         this.idempotentRandom = new Random(seed ^ 0x1DE7L);
         this.transactionalRandom = new Random(seed ^ 0x7A5L);
         this.history = history;
@@ -134,7 +138,7 @@ final class Workload implements AutoCloseable {
                 producer.initTransactions();
                 while (!stopping) {
                     producer.beginTransaction();
-                    List<TopicPartition> current = partitions;
+                    List<TopicPartition> current = partitions.stream().filter(tp -> !idempotentOnly.contains(tp)).toList();
                     List<TopicPartition> targets = new ArrayList<>(List.of(current.get(random.nextInt(current.size()))));
                     TopicPartition second = current.get(random.nextInt(current.size()));
                     if (random.nextBoolean() && !targets.contains(second)) {
@@ -180,27 +184,47 @@ final class Workload implements AutoCloseable {
     }
 
     /**
-     * The failover of {@code moved}: the source workload stops writing to them (a transaction already open may still
-     * commit there), and their producers write {@code count} records to each on the destination, acknowledged before
-     * this returns.
+     * The failover of the partitions of {@code barriers} (each with the offset of its stop's barrier): the source workload
+     * stops writing to them (a transaction already open may still commit there), and their producers write {@code count}
+     * records to each on the destination, acknowledged before this returns. A write the destination refuses as out of
+     * sequence, or acknowledges at or below the barrier (as a duplicate of a mirrored batch), breaks
+     * {@value HistoryChecker#PRODUCER_STATE}: it is recorded as such and the partition gets no more writes.
      */
-    void failOver(List<TopicPartition> moved, String destinationBootstrapServers, int count) throws Exception {
-        partitions = partitions.stream().filter(tp -> !moved.contains(tp)).toList();
+    void failOver(Map<TopicPartition, Long> barriers, String destinationBootstrapServers, int count) throws Exception {
+        partitions = partitions.stream().filter(tp -> !barriers.containsKey(tp)).toList();
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, destinationBootstrapServers);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (TopicPartition tp : moved) {
+            for (Map.Entry<TopicPartition, Long> moved : barriers.entrySet()) {
+                TopicPartition tp = moved.getKey();
+                String where = tp + " on the destination";
                 for (int i = 0; i < count; i++) {
                     String value = "after-failover-" + tp.partition() + "-" + i;
                     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     Optional<Long> offset;
-                    while ((offset = sendUnlessRefused(producer, record(tp, value))).isEmpty()) {
-                        if (System.nanoTime() > deadline) {
-                            throw new TimeoutException("the destination refused writes to " + tp + " for 60 s after the stop");
+                    try {
+                        while ((offset = sendUnlessRefused(producer, record(tp, value))).isEmpty()) {
+                            if (System.nanoTime() > deadline) {
+                                throw new TimeoutException("the destination refused writes to " + tp + " for 60 s after the stop");
+                            }
+                            Thread.sleep(250);
                         }
-                        Thread.sleep(250);
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof OutOfOrderSequenceException)) {
+                            throw e;
+                        }
+                        history.violation(HistoryChecker.PRODUCER_STATE, where, "the first writes of a new producer after the failover "
+                            + "were refused: " + e.getCause() + " (the destination's producer state still holds a mirrored producer "
+                            + "with this producer's id)");
+                        break;
+                    }
+                    if (offset.get() <= moved.getValue()) {
+                        history.violation(HistoryChecker.PRODUCER_STATE, where, "'" + value + "' written after the failover was "
+                            + "acknowledged at offset " + offset.get() + ", at or below the barrier at offset " + moved.getValue()
+                            + ": taken as a duplicate of a mirrored batch of a producer with the same id, so it was never written");
+                        break;
                     }
                     writes.add(new Write(Side.DESTINATION, tp, offset.get(), value, Outcome.ACKED));
                 }

@@ -1,5 +1,7 @@
 package io.clustermirror.broker.bridge;
 
+import io.clustermirror.broker.InjectedProductBug;
+
 import kafka.cluster.Partition;
 import kafka.server.BrokerServer;
 import kafka.server.ReplicaManager;
@@ -452,6 +454,9 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
+        if (InjectedProductBug.SKIP_PRODUCER_STATE_RESET.injected()) {
+            return 0; // test-only: the bug a chaos run must detect
+        }
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
             return 0;

@@ -644,13 +644,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Hands the partition back to its fetcher past the records the source deleted before they were mirrored. */
     private Optional<PartitionEvent> skipLostRecords(TopicPartition tp, MirrorPartition p, PartitionAction.SkipLostRecords skip) {
         Optional<MirrorTopicRecord> topic = image.topic(tp.topic());
-        PartitionFetcher f = fetchers.get(p.mirror());
+        MirrorFetchers f = fetchers.get(p.mirror());
         if (topic.isEmpty() || f == null) {
             return Optional.of(new PartitionEvent.FetchFailed("mirror '" + p.mirror() + "' or its topic is no longer defined"));
         }
         log.warn("Mirror '{}' partition {}: skipping source offsets [{}, {}), which the source deleted before they were mirrored "
             + "({}=continue)", p.mirror(), tp, skip.fromOffset(), skip.toOffset(), MirrorConfig.SOURCE_DATA_LOSS_POLICY);
-        f.addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
+        f.fetcher().addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
             p.leaderEpoch());
         return Optional.empty();
     }
