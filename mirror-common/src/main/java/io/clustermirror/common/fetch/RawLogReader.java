@@ -173,8 +173,9 @@ public final class RawLogReader implements AutoCloseable {
                 if (leader == null) {
                     leader = leader(tp, deadline);
                     if (expectedTopicId != null && !expectedTopicId.equals(leader.topicId())) {
-                        throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_ID_CHANGED, "topic " + tp.topic() + " was "
-                            + "deleted and re-created (id " + leader.topicId() + ", expected " + expectedTopicId + ")");
+                        throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_ID_CHANGED, "source topic " + tp.topic()
+                            + " was deleted and re-created (id " + leader.topicId() + ", mirrored " + expectedTopicId + "): its batches "
+                            + "are not compared with the mirrored ones");
                     }
                 }
                 FetchResponseData.PartitionData pd = fetch(tp, leader, position, fetchMaxBytes, deadline);
