@@ -194,6 +194,9 @@ class ProducerStateResetTest {
             producer.commitTransaction();
 
             assertEquals(barrier + 1, sent.offset());
+            // commitTransaction returns once the coordinator logged the commit; the marker reaches the partition after.
+            waitFor(() -> leaderState(tp).lastStableOffset() == leaderState(tp).logEndOffset(), Duration.ofMillis(WAIT_MS),
+                () -> "the local commit marker");
             assertEquals(List.of("0:mirrored-committed", sent.offset() + ":local-0"), readCommitted(tp));
         }
     }
