@@ -1,6 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
@@ -131,7 +132,61 @@ class MissedStopTest {
             for (int node : others) {
                 destination.start(node);
             }
-            assertEquals(survivor, awaitIdenticalReplicas(destination, end), "the replicas follow the survivor's log");
+            assertEquals(survivor, awaitIdenticalReplicas(destination, TP, end), "the replicas follow the survivor's log");
+        }
+    }
+
+    /**
+     * The same for a cut of the alignment: a stopped topic with local writes is started again with its local writes
+     * discarded while a follower that holds them is down. The leader cuts them in its current epoch, so it must hand the
+     * leadership over first (found by the chaos runner's failover/failback cycles): otherwise the returning follower's
+     * log looks like a prefix of the leader's, and it keeps the local writes where the others hold the source's records.
+     */
+    @Test
+    void aReplicaThatMissedAnAlignmentCutIsTruncatedByKafkaWhenItReturns() throws Exception {
+        String topic = "missed-cut";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (MirrorTestCluster source = MirrorTestCluster.builder().name("missed-cut-source").brokers(1).start();
+             ProcessCluster destination = ProcessCluster.start("missed-cut-destination", 3);
+             ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
+            try (Admin admin = source.admin()) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            }
+            Workloads.writeToEveryPartition(source.bootstrapServers(), topic, 1, "before", 3);
+            mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();
+            mirrors.startMirrorTopics(topic, List.of(topic), List.of()).all().get();
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) == 3, MirrorAssertions.TIMEOUT, "the mirror to copy 3 records");
+            }
+            mirrors.stopMirrorTopics(topic, List.of(topic), List.of()).topics().get();
+            MirrorAssertions.awaitState(mirrors, topic, topic, 1, PartitionState.STOPPED);
+            long barrier = MirrorAssertions.describe(mirrors, topic, topic, 0).barrierOffset();
+            assertEquals(3, barrier);
+            writeLocally(destination, topic, 5);
+            long localEnd = barrier + 1 + 5;
+            awaitIdenticalReplicas(destination, tp, localEnd);
+
+            int leader = destination.leaderOf(tp);
+            int stale = MirrorAssertions.replicasOf(destination, tp).stream().filter(id -> id != leader).findFirst().orElseThrow();
+            destination.kill(stale);
+            log.info("Killed node {}, a follower of {} holding the local writes [{}, {})", stale, tp, barrier, localEnd);
+
+            Workloads.writeToEveryPartition(source.bootstrapServers(), topic, 1, "after", 10);
+            long sourceEnd = 3 + 10;
+            mirrors.startMirrorTopics(topic, List.of(topic), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)).topics().get();
+            MirrorAssertions.awaitState(mirrors, topic, topic, 1, PartitionState.MIRRORING);
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) == sourceEnd, MirrorAssertions.TIMEOUT,
+                    "the mirror to copy the source's records after the cut, past the stale follower's log end " + localEnd);
+            }
+            assertEquals(barrier, MirrorAssertions.describe(mirrors, topic, topic, 0).truncatedFromOffset(), "the start cut the local writes");
+
+            destination.launch(stale);
+            Leadership.awaitInSync(destination, tp, stale);
+            List<LogBatches.Stored> replicated = awaitIdenticalReplicas(destination, tp, sourceEnd);
+            assertEquals(MirrorAssertions.readAll(source, tp), MirrorAssertions.readAll(destination, tp), "the source's records");
+            assertTrue(LogBatches.readStored(destination.partitionDir(stale, tp), 0, Long.MAX_VALUE).equals(replicated),
+                "node " + stale + " holds the leader's batches, none of the local writes it missed the cut of");
         }
     }
 
@@ -142,12 +197,16 @@ class MissedStopTest {
 
     /** Idempotent writes (acks=all) on the stopped topic; returns their values. */
     private static List<String> writeLocally(ProcessCluster destination, int count) throws Exception {
+        return writeLocally(destination, TOPIC, count);
+    }
+
+    private static List<String> writeLocally(ProcessCluster destination, String topic, int count) throws Exception {
         List<String> values = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(),
                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all"))) {
             for (int i = 0; i < count; i++) {
                 String value = "local-" + i;
-                producer.send(new ProducerRecord<>(TOPIC, 0, null, Workloads.bytes(value))).get();
+                producer.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes(value))).get();
                 values.add(value);
             }
         }
@@ -160,21 +219,21 @@ class MissedStopTest {
     }
 
     /** Waits until every replica holds the same batches, with the same leader epochs, up to {@code end}. */
-    private static List<LogBatches.Stored> awaitIdenticalReplicas(ProcessCluster destination, long end) throws Exception {
-        int leader = destination.leaderOf(TP);
-        List<Integer> replicas = MirrorAssertions.replicasOf(destination, TP);
+    private static List<LogBatches.Stored> awaitIdenticalReplicas(ProcessCluster destination, TopicPartition tp, long end) throws Exception {
+        int leader = destination.leaderOf(tp);
+        List<Integer> replicas = MirrorAssertions.replicasOf(destination, tp);
         TestUtils.waitFor(() -> {
-            List<LogBatches.Stored> leaderLog = LogBatches.readStored(destination.partitionDir(leader, TP), 0, Long.MAX_VALUE);
+            List<LogBatches.Stored> leaderLog = LogBatches.readStored(destination.partitionDir(leader, tp), 0, Long.MAX_VALUE);
             if (leaderLog.isEmpty() || leaderLog.get(leaderLog.size() - 1).batch().lastOffset() != end - 1) {
                 return false;
             }
             for (int node : replicas) {
-                if (!LogBatches.readStored(destination.partitionDir(node, TP), 0, Long.MAX_VALUE).equals(leaderLog)) {
+                if (!LogBatches.readStored(destination.partitionDir(node, tp), 0, Long.MAX_VALUE).equals(leaderLog)) {
                     return false;
                 }
             }
             return true;
-        }, MirrorAssertions.TIMEOUT, "every replica of " + TP + " to hold the same batches up to offset " + end);
-        return LogBatches.readStored(destination.partitionDir(leader, TP), 0, Long.MAX_VALUE);
+        }, MirrorAssertions.TIMEOUT, "every replica of " + tp + " to hold the same batches up to offset " + end);
+        return LogBatches.readStored(destination.partitionDir(leader, tp), 0, Long.MAX_VALUE);
     }
 }

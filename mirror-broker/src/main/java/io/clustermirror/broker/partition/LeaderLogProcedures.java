@@ -39,7 +39,9 @@ import java.util.Map;
  * the leader's epoch history) then truncates such a replica to the barrier's offset when it returns, before it can join
  * the ISR: no restart, race with the extension or lost local write can bring the truncated records back. Only when no
  * other in-sync replica can take the leadership does the barrier go at the current epoch, and the returning replica is
- * left to {@link ProducerStateHygiene}'s repair.
+ * left to {@link ProducerStateHygiene}'s repair. The same holds for a cut of the alignment: the first batch after it
+ * starts a newer epoch than any a replica outside the ISR may hold past it (else a returning replica whose epoch the
+ * leader never left would keep the truncated records, since its fetch position looks like a prefix of the leader's log).
  */
 final class LeaderLogProcedures {
     private static final Logger log = LoggerFactory.getLogger(LeaderLogProcedures.class);
@@ -102,7 +104,7 @@ final class LeaderLogProcedures {
                 + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
         }
         truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
-        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit);
+        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, truncatedFrom >= 0);
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, time.milliseconds());
         permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
@@ -157,24 +159,28 @@ final class LeaderLogProcedures {
             log.info("Mirror '{}' partition {}: truncating to offset {} where this log and the source's diverge, removing [{}, {}); "
                 + "evidence: {} ({})", mirror, tp, cut.offset(), cut.offset(), end, cut.evidence(), cut.proof());
             truncate(tp, leaderEpoch, permit, cut.offset(), listener);
+            handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, true);
         }
         long newEnd = leaderState(tp, leaderEpoch).logEndOffset();
         return compared == null ? new Aligned(newEnd, -1, -1) : new Aligned(newEnd, compared.lastIdenticalEnd(), compared.sourceEpoch());
     }
 
     /**
-     * Hands the leadership to an in-sync replica when the log ends with a batch of the current leader epoch and a replica
-     * outside the ISR may hold more of that epoch (it missed this truncation, or an earlier attempt's): the barrier must
-     * then start a new epoch (see the class invariant).
+     * Hands the leadership to an in-sync replica when a replica outside the ISR may hold records of the current leader
+     * epoch past the log end: the log ends with a batch of that epoch, or this leader has just truncated records it may
+     * have written in it (the replica missed this truncation, or an earlier attempt's). The next batch must then start a
+     * new epoch (see the class invariant).
      *
+     * @param truncatedNow whether this procedure has just truncated the log
      * @throws NotLeaderException once the leadership was handed over
      */
-    private void handOverIfAReplicaMissedTheCut(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit)
+    private void handOverIfAReplicaMissedTheCut(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit,
+                                                boolean truncatedNow)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         LeaderLogState state = leaderState(tp, leaderEpoch);
         RecordBatch last = lastBatch(tp, state);
-        if (last == null || last.partitionLeaderEpoch() != leaderEpoch) {
-            return; // the barrier starts a new epoch anyway
+        if (!truncatedNow && (last == null || last.partitionLeaderEpoch() != leaderEpoch)) {
+            return; // nothing of this epoch is in the log or was just removed from it: the next batch starts it
         }
         ReplicaAssignment assignment = broker.replicaAssignment(tp, leaderEpoch);
         java.util.List<Integer> replicas = assignment.replicas();
@@ -189,19 +195,19 @@ final class LeaderLogProcedures {
             : assignment.reassigning() && !replicas.get(0).equals(target.get())
                 ? "a reassignment is under way, which reordering the replicas would change" : null;
         if (cannot != null) {
-            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records past offset {}, but {} to "
-                + "take the leadership and start a new leader epoch; writing the barrier at epoch {}. Such a replica is truncated to "
-                + "the barrier offset when it returns, by this extension on its broker", mirror, tp, outOfSync, state.logEndOffset(),
-                cannot, leaderEpoch);
+            log.warn("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold records past offset {}, but {} to "
+                + "take the leadership and start a new leader epoch; going on at epoch {}. After a stop such a replica is truncated to "
+                + "the barrier offset when it returns, by this extension on its broker; after an alignment's cut, reassign it away "
+                + "or let it catch up before it can lead", mirror, tp, outOfSync, state.logEndOffset(), cannot, leaderEpoch);
             return;
         }
         permit.check();
-        log.info("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold mirrored records of leader epoch {} past "
-            + "offset {}; handing the leadership to in-sync replica {} so that the barrier starts a new leader epoch and Kafka "
+        log.info("Mirror '{}' partition {}: replica(s) {} are out of the ISR and may hold records of leader epoch {} past "
+            + "offset {}; handing the leadership to in-sync replica {} so that the next batch starts a new leader epoch and Kafka "
             + "truncates those replicas to it when they return", mirror, tp, outOfSync, leaderEpoch, state.logEndOffset(), target.get());
         handover.moveTo(tp, replicas, target.get());
         throw new NotLeaderException("broker " + broker.nodeId() + " handed the leadership of " + tp + " to broker " + target.get()
-            + " for the barrier");
+            + " after truncating it to offset " + state.logEndOffset());
     }
 
     /** The local leader's batches that hold offsets in {@code [from, to)}. */

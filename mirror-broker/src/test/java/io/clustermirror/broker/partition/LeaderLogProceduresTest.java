@@ -119,6 +119,46 @@ class LeaderLogProceduresTest {
         assertEquals(List.of("append 3", "remove producers before 3"), log.changes);
     }
 
+    /**
+     * A replica out of the ISR may hold the records an alignment cuts, written in the current epoch (local writes after a
+     * stop, mirrored earlier): were the mirror to go on in that epoch, Kafka would take the returning replica's log for a
+     * prefix of the leader's and keep them. Found by the chaos runner's failover/failback cycles.
+     */
+    @Test
+    void anAlignmentCutWithAReplicaOutOfTheIsrHandsTheLeadershipOver() {
+        log.withRecords(3, 2).withRecords(4, EPOCH); // mirrored [0, 3), then local writes [3, 7) in the current epoch
+        log.replicas.addAll(List.of(2, 3));
+        log.followerEnds.put(2, 7L); // in sync; broker 3 is not
+
+        NotLeaderException e = assertThrows(NotLeaderException.class, () -> align(new LogAlignment.Propose(
+            new Cut(3, Cut.Evidence.BARRIER, "the source's barrier at offset 3"))));
+
+        assertTrue(e.getMessage().contains("handed the leadership") && e.getMessage().contains("offset 3"), e.getMessage());
+        assertEquals(List.of(TP + " -> 2 of [1, 2, 3]"), handovers);
+        assertEquals(List.of("truncate 3"), log.changes, "truncated on the leader; the new leader mirrors on in its own epoch");
+        assertEquals(List.of("3..7"), truncations);
+    }
+
+    /** The same cut with every replica in sync: they truncate with the leader, and it mirrors on in its epoch. */
+    @Test
+    void anAlignmentCutWithEveryReplicaInSyncKeepsTheLeadership() throws Exception {
+        log.withRecords(3, 2).withRecords(4, EPOCH);
+        log.replicas.add(2);
+        log.followerEnds.put(2, 7L);
+
+        LeaderLogProcedures.Aligned aligned = align(new LogAlignment.Propose(new Cut(3, Cut.Evidence.BARRIER, "a barrier")));
+
+        assertEquals(3, aligned.logEnd());
+        assertEquals(List.of(), handovers);
+        assertEquals(List.of("truncate 3"), log.changes);
+    }
+
+    private LeaderLogProcedures.Aligned align(LogAlignment.Plan plan) throws Exception {
+        // The source holds nothing at the cut: nothing contradicts it.
+        return procedures.alignWithSource("dr", TP, EPOCH, fence.permit(7), plan, (from, to) -> List.of(),
+            (from, to) -> truncations.add(from + ".." + to));
+    }
+
     @Test
     void alignmentKeepsALogWithNothingToCut() throws Exception {
         log.withRecords(3, 2);
