@@ -1,6 +1,8 @@
 package io.clustermirror.it;
 
+import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -21,13 +23,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The link throttle ({@code mirror.fetch.rate.limit.bytes.per.sec}): a mirror at a low limit copies no faster than the
- * limit allows, stays MIRRORING without error while it waits, and an ALTER that removes the limit lets it finish.
+ * limit allows, stays MIRRORING without error while it waits, an ALTER to an invalid limit is refused naming the key,
+ * and an ALTER that removes the limit lets it finish.
  */
 class LinkThrottleTest {
     private static final String MIRROR = "throttled";
@@ -84,6 +90,14 @@ class LinkThrottleTest {
             + " s, faster than " + LIMIT + " bytes/s allows (" + lowerBoundSec + " s)");
         MirrorAssertions.awaitMirroringWithoutError(clusters.mirrors, MIRROR, TOPIC, 1);
         assertTrue(throttleTimeMs() > 0, "the fetcher waited for the throttle");
+
+        ExecutionException refused = assertThrows(ExecutionException.class, () -> clusters.mirrors.alterClusterMirrorConfigs(MIRROR,
+            List.of(new AlterConfigOp(new ConfigEntry(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, "0"), AlterConfigOp.OpType.SET)))
+            .all().get());
+        ClusterMirrorException invalid = assertInstanceOf(ClusterMirrorException.class, refused.getCause());
+        assertEquals(MirrorError.INVALID_CONFIG, invalid.error());
+        assertTrue(invalid.getMessage().contains("'" + MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC + "'")
+            && invalid.getMessage().contains("delete the config for no limit"), invalid.getMessage());
 
         // The rest would take about 56 s at the limit: without it, the mirror finishes well within half of that.
         clusters.mirrors.alterClusterMirrorConfigs(MIRROR, List.of(new AlterConfigOp(
