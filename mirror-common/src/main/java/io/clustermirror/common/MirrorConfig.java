@@ -30,6 +30,11 @@ public final class MirrorConfig {
     public static final String FETCH_MAX_WAIT_MS = "mirror.fetch.max.wait.ms";
     public static final String FETCH_ISOLATION_LEVEL = "mirror.fetch.isolation.level";
     public static final String FETCH_BACKOFF_MS = "mirror.fetch.backoff.ms";
+    /**
+     * The link throttle: bytes per second that each destination broker's fetchers of the mirror receive from the source
+     * at most (per broker and mirror). Unlimited by default ({@link Long#MAX_VALUE}).
+     */
+    public static final String FETCH_RATE_LIMIT_BYTES_PER_SEC = "mirror.fetch.rate.limit.bytes.per.sec";
     public static final String PARTITION_RETRY_BACKOFF_MS = "mirror.partition.retry.backoff.ms";
     public static final String PARTITION_RETRY_BACKOFF_MAX_MS = "mirror.partition.retry.backoff.max.ms";
     public static final String STATE_PERSIST_INTERVAL_MS = "mirror.state.persist.interval.ms";
@@ -70,6 +75,7 @@ public final class MirrorConfig {
         Map.entry(FETCH_MAX_WAIT_MS, "500"),
         Map.entry(FETCH_ISOLATION_LEVEL, "read_committed"),
         Map.entry(FETCH_BACKOFF_MS, "100"),
+        Map.entry(FETCH_RATE_LIMIT_BYTES_PER_SEC, String.valueOf(Long.MAX_VALUE)),
         Map.entry(PARTITION_RETRY_BACKOFF_MS, "1000"),
         Map.entry(PARTITION_RETRY_BACKOFF_MAX_MS, "60000"),
         Map.entry(STATE_PERSIST_INTERVAL_MS, "5000"),

@@ -58,6 +58,7 @@ final class MirrorConfigValidator {
         MirrorConfig.FETCH_MIN_BYTES, Bounds.nonNegativeInt(),
         MirrorConfig.FETCH_MAX_WAIT_MS, Bounds.nonNegativeInt(),
         MirrorConfig.FETCH_BACKOFF_MS, Bounds.nonNegativeLong(),
+        MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, Bounds.positiveLong(),
         MirrorConfig.PARTITION_RETRY_BACKOFF_MS, Bounds.nonNegativeLong(),
         MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, Bounds.positiveLong(),
         MirrorConfig.STATE_PERSIST_INTERVAL_MS, Bounds.positiveLong(),
@@ -192,7 +193,8 @@ final class MirrorConfigValidator {
         }
         if (parsed < bounds.min() || parsed > bounds.max()) {
             throw invalid("invalid value " + parsed + " for '" + key + "': use a number from "
-                + bounds.min() + " to " + bounds.max());
+                + bounds.min() + " to " + bounds.max()
+                + (key.equals(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC) ? ", or delete the config for no limit" : ""));
         }
     }
 

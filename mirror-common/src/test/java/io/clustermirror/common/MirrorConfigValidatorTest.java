@@ -177,6 +177,21 @@ class MirrorConfigValidatorTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "1.5", "1MB", "9223372036854775808"})
+    void rejectsBadFetchRateLimitNamingTheKey(String value) {
+        String message = rejected("dr", configs(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, value)).getMessage();
+        assertTrue(message.contains("'" + MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC + "'"), message);
+        assertTrue(message.contains("expected a whole number") || message.contains("delete the config for no limit"), message);
+    }
+
+    @Test
+    void fetchRateLimitIsUnlimitedByDefault() {
+        assertEquals(Long.MAX_VALUE, MirrorConfig.validate("dr", configs()).getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
+        assertEquals(1L, MirrorConfig.validate("dr", configs(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, "1"))
+            .getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"READ_COMMITTED", "committed", "", " read_committed"})
     void rejectsBadIsolationLevel(String value) {
         rejected("dr", configs(MirrorConfig.FETCH_ISOLATION_LEVEL, value));

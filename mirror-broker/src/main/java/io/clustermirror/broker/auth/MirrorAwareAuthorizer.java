@@ -3,7 +3,6 @@ package io.clustermirror.broker.auth;
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
-import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.common.acl.AclOperation;
@@ -375,9 +374,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             return Optional.empty();
         }
         MirrorTopicRecord t = record.get();
-        boolean stopped = t.desired() == DesiredState.STOPPED
-            && image.partitionStatesOf(t.mirror(), topic).size() == t.partitions()
-            && image.partitionStatesOf(t.mirror(), topic).stream().allMatch(p -> p.state() == PartitionState.STOPPED);
+        // O(1): runs on every write a client asks for.
+        boolean stopped = t.desired() == DesiredState.STOPPED && image.stoppedOnEveryPartition(t.mirror(), topic, t.partitions());
         return stopped ? Optional.empty() : Optional.of(t.mirror());
     }
 

@@ -4,11 +4,12 @@ import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * What every fetcher of one mirror shares: its settings, its partitions, where a partition goes back for leader
- * discovery, where batches go, and who hears about progress.
+ * What every fetcher of one mirror shares: its settings, its link throttle, its partitions, where a partition goes back
+ * for leader discovery, where batches go, and who hears about progress.
  */
-record FetchContext(String mirrorName, FetchSettings settings, FetchedPartitions partitions, Rediscovery rediscovery,
-                    PartitionAppender appender, FetchListener listener, Time time, LogContext logContext) {
+record FetchContext(String mirrorName, FetchSettings settings, FetchThrottle throttle, FetchedPartitions partitions,
+                    Rediscovery rediscovery, PartitionAppender appender, FetchListener listener, Time time,
+                    LogContext logContext) {
 
     /** Takes a partition back from a fetcher to find its source leader again. */
     @FunctionalInterface

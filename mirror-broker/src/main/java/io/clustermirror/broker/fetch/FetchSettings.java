@@ -13,6 +13,9 @@ import java.util.Properties;
  * @param connectTimeoutMs       the source's {@code socket.connection.setup.timeout.max.ms}: how long a fetcher tries to
  *                               connect before it hands its partitions back
  * @param partitionBackoffMaxMs  {@code mirror.partition.retry.backoff.max.ms}
+ * @param maxBytes               {@code mirror.fetch.max.bytes}, at most one second of
+ *                               {@code mirror.fetch.rate.limit.bytes.per.sec}: a response then leaves the link
+ *                               throttle at most about a second in debt (the source still returns a larger first batch)
  */
 record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int maxBytes, int partitionMaxBytes,
                      long fetchBackoffMs, long partitionBackoffMaxMs, int sourceRequestTimeoutMs, long connectTimeoutMs) {
@@ -35,7 +38,8 @@ record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int max
         return new FetchSettings(config.readCommitted(),
             config.getInt(MirrorConfig.FETCH_MAX_WAIT_MS),
             config.getInt(MirrorConfig.FETCH_MIN_BYTES),
-            config.getInt(MirrorConfig.FETCH_MAX_BYTES),
+            (int) Math.min(config.getInt(MirrorConfig.FETCH_MAX_BYTES),
+                config.getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC)),
             config.getInt(MirrorConfig.FETCH_PARTITION_MAX_BYTES),
             config.getLong(MirrorConfig.FETCH_BACKOFF_MS),
             config.getLong(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS),

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.MirrorConfig;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
@@ -18,7 +19,8 @@ import java.util.function.Supplier;
 
 /**
  * The data plane's metrics in the broker's registry (so they show in JMX), group {@code cluster-mirror}:
- * per mirror ({@code mirror} tag) bytes fetched, batches/records appended, failed partitions, source records skipped
+ * per mirror ({@code mirror} tag) bytes fetched, time held back by the link throttle, batches/records appended, failed
+ * partitions, source records skipped
  * (deleted on the source before they were mirrored) and the ranges they were in, partitions with the source
  * unavailable, max lag;
  * per source broker ({@code mirror, source-broker}) bytes fetched and fetch requests; per partition
@@ -38,6 +40,7 @@ final class FetcherMetrics implements AutoCloseable {
     final Sensor batchesAppended;
     final Sensor failedPartitions;
     final Sensor sourceRecordsSkipped;
+    final Sensor fetchThrottleTime;
 
     FetcherMetrics(Metrics metrics, String mirror, int localNodeId, Supplier<Collection<PartitionFetchState>> partitions) {
         this.metrics = metrics;
@@ -56,6 +59,10 @@ final class FetcherMetrics implements AutoCloseable {
             tags), new CumulativeSum());
         sourceRecordsSkipped.add(metrics.metricName("source-ranges-skipped-total", GROUP,
             "offset ranges skipped because the source deleted them before they were mirrored", tags), new CumulativeCount());
+        fetchThrottleTime = sensor("fetch-throttle-time");
+        fetchThrottleTime.add(metrics.metricName("fetch-throttle-time-ms-total", GROUP,
+            "milliseconds the fetchers of the mirror waited for " + MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC
+                + " (summed over fetchers)", tags), new CumulativeSum());
         gauge(metrics.metricName("records-lag-max", GROUP,
             "max over this broker's mirror partitions of source end offset minus mirrored offset", tags),
             () -> partitions.get().stream().mapToLong(PartitionFetchState::lag).max().orElse(0L));

@@ -48,8 +48,10 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         FetchSettings settings = FetchSettings.of(config, sourceClientProperties);
         this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logContext, this::detach);
         this.clients = new SourceClients(mirror, sourceClientProperties, localNodeId, settings, logContext);
-        FetchContext context = new FetchContext(mirror, settings, partitions, this::rediscover, appender, listener,
-            time, logContext);
+        // An ALTER gives the mirror a new manager, and with it a throttle at the new limit.
+        FetchThrottle throttle = new FetchThrottle(time, config.getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
+        FetchContext context = new FetchContext(mirror, settings, throttle, partitions, this::rediscover, appender,
+            listener, time, logContext);
         this.fetchers = new SourceFetchers(context, clients::endpoint, metrics);
         this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::admin,
             config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS), metrics);

@@ -48,6 +48,8 @@ final class SourceFetcher extends Thread {
     private final Object idle = new Object();
     private volatile boolean running = true;
     private int connectFailures;
+    /** Since when the link throttle holds this fetcher back, -1 while it does not. */
+    private long throttledSinceMs = -1L;
 
     SourceFetcher(FetchContext context, SourceEndpoint endpoint, ThreadHealth health, Sensor bytesSensor) {
         super("cluster-mirror-fetcher-" + context.mirrorName() + "-" + endpoint.node().id());
@@ -129,6 +131,7 @@ final class SourceFetcher extends Thread {
     /** One round: one fetch of every assigned partition that is due, and the handling of its response. */
     void runOnce() {
         long now = time.milliseconds();
+        long throttledUntil = now + throttleDelayMs(now);
         Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
         Map<TopicPartition, FetchRequest.PartitionData> request = new LinkedHashMap<>();
         long nextDue = Long.MAX_VALUE;
@@ -146,6 +149,10 @@ final class SourceFetcher extends Thread {
                 st.leaderMoved = false;
                 release(st, false);
                 continue;
+            }
+            if (throttledUntil > now) {
+                // Held back as after a backoff, so that the wait is not taken for an unavailable source.
+                st.notBeforeMs = Math.max(st.notBeforeMs, throttledUntil);
             }
             if (st.notBeforeMs > now) {
                 nextDue = Math.min(nextDue, st.notBeforeMs);
@@ -174,6 +181,8 @@ final class SourceFetcher extends Thread {
         SourceEndpoint.Outcome outcome = endpoint.fetch(request);
         if (outcome instanceof SourceEndpoint.Fetched fetched) {
             connectFailures = 0;
+            context.throttle().record(fetched.partitions().values().stream()
+                .mapToLong(pd -> pd.records() == null ? 0 : pd.records().sizeInBytes()).sum());
             long fetchedMs = time.milliseconds();
             requested.values().forEach(st -> partitions.fetched(st, fetchedMs));
             handleResponse(fetched.partitions(), requested, request);
@@ -192,6 +201,18 @@ final class SourceFetcher extends Thread {
             new ArrayList<>(assigned.values()).forEach(st -> partitions.failAuthentication(st, failed.cause()));
         }
         // Closed: shutting down.
+    }
+
+    /** How long the link throttle holds this fetcher back from now; counts the time held back once it ends. */
+    private long throttleDelayMs(long now) {
+        long delay = context.throttle().delayMs();
+        if (delay > 0 && throttledSinceMs < 0) {
+            throttledSinceMs = now;
+        } else if (delay == 0 && throttledSinceMs >= 0) {
+            partitions.metrics().fetchThrottleTime.record(now - throttledSinceMs);
+            throttledSinceMs = -1L;
+        }
+        return delay;
     }
 
     private void handleSessionError(Errors top) {

@@ -43,8 +43,11 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private final LeaderReader leaderReader;
     /** Runs the passes, one at a time: on one thread of its own on a broker, directly in tests. */
     private final Scheduler scheduler;
-    /** The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}. */
-    private volatile Map<TopicPartition, Long> barriers = Map.of();
+    /**
+     * The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}, by topic:
+     * a client write asks for its topic's alone ({@link #cleanForWrites}), never scanning every mirror partition.
+     */
+    private volatile Map<String, Map<TopicPartition, Long>> barriersByTopic = Map.of();
     /** Barriers of partitions whose current mirror has stopped them: the stop's own barrier. */
     private volatile Map<TopicPartition, Long> stopBarriers = Map.of();
     /** Barrier offsets at which the local follower replica was found to hold the barrier (no need to look again). */
@@ -86,20 +89,22 @@ public final class ProducerStateHygiene implements AutoCloseable {
      * recorded by an earlier mirror may sit at offsets that now hold other data.
      */
     public void onImage(MirrorImage image) {
-        Map<TopicPartition, Long> next = new HashMap<>();
+        Map<String, Map<TopicPartition, Long>> next = new HashMap<>();
         Map<TopicPartition, Long> stopped = new HashMap<>();
         for (MirrorTopicRecord topic : image.topics().values()) {
             for (PartitionStateRecord r : image.partitionStatesOf(topic.mirror(), topic.topic())) {
                 if (r.barrierOffset() >= 0) {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    next.put(tp, r.barrierOffset());
+                    next.computeIfAbsent(tp.topic(), t -> new HashMap<>()).put(tp, r.barrierOffset());
                     if (r.state() == PartitionState.STOPPED) {
                         stopped.put(tp, r.barrierOffset());
                     }
                 }
             }
         }
-        barriers = Map.copyOf(next);
+        Map<String, Map<TopicPartition, Long>> byTopic = new HashMap<>();
+        next.forEach((topic, barriers) -> byTopic.put(topic, Map.copyOf(barriers)));
+        barriersByTopic = Map.copyOf(byTopic);
         stopBarriers = Map.copyOf(stopped);
         scheduler.scheduleOnce("producer-state-pass", this::pass);
     }
@@ -130,11 +135,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
      */
     public boolean cleanForWrites(String topic) {
         boolean clean = true;
-        for (Map.Entry<TopicPartition, Long> e : barriers.entrySet()) {
+        for (Map.Entry<TopicPartition, Long> e : barriersOf(topic).entrySet()) {
             TopicPartition tp = e.getKey();
-            if (!tp.topic().equals(topic)) {
-                continue;
-            }
             Optional<LeaderLogState> leader = broker.leaderLogState(tp);
             if (leader.isEmpty() || Integer.valueOf(leader.get().leaderEpoch()).equals(cleanAtEpoch.get(tp))) {
                 continue;
@@ -155,28 +157,36 @@ public final class ProducerStateHygiene implements AutoCloseable {
         return clean;
     }
 
+    /** The barriers of the topic's partitions: a lookup in the index the last image built. */
+    Map<TopicPartition, Long> barriersOf(String topic) {
+        return barriersByTopic.getOrDefault(topic, Map.of());
+    }
+
     private void pass() {
         try {
-            for (Map.Entry<TopicPartition, Long> e : barriers.entrySet()) {
-                TopicPartition tp = e.getKey();
-                long barrier = e.getValue();
-                if (!replicas.containsKey(tp) || broker.localLogEndOffset(tp).orElse(-1L) <= barrier) {
-                    continue; // no replica here, or the barrier has not reached it yet
-                }
-                Optional<LeaderLogState> leader = broker.leaderLogState(tp);
-                if (leader.isEmpty() && missedTheStop(tp)) {
-                    continue;
-                }
-                int removed = broker.removeProducersBefore(tp, barrier);
-                if (removed > 0) {
-                    log.info("Removed {} mirrored producer(s) before the barrier at offset {} from the producer state of {} on broker {} ({})",
-                        removed, barrier, tp, broker.nodeId(), leader.isPresent() ? "leader" : "follower");
-                }
-                leader.ifPresent(s -> cleanAtEpoch.put(tp, s.leaderEpoch()));
+            for (Map<TopicPartition, Long> barriers : barriersByTopic.values()) {
+                barriers.forEach(this::passOver);
             }
         } catch (RuntimeException e) {
             log.error("Producer state hygiene pass failed on broker {}; retried in {} ms", broker.nodeId(), PASS_INTERVAL_MS, e);
         }
+    }
+
+    /** Removes the mirrored producers before the barrier from the local replica once the barrier has reached it. */
+    private void passOver(TopicPartition tp, long barrier) {
+        if (!replicas.containsKey(tp) || broker.localLogEndOffset(tp).orElse(-1L) <= barrier) {
+            return; // no replica here, or the barrier has not reached it yet
+        }
+        Optional<LeaderLogState> leader = broker.leaderLogState(tp);
+        if (leader.isEmpty() && missedTheStop(tp)) {
+            return;
+        }
+        int removed = broker.removeProducersBefore(tp, barrier);
+        if (removed > 0) {
+            log.info("Removed {} mirrored producer(s) before the barrier at offset {} from the producer state of {} on broker {} ({})",
+                removed, barrier, tp, broker.nodeId(), leader.isPresent() ? "leader" : "follower");
+        }
+        leader.ifPresent(s -> cleanAtEpoch.put(tp, s.leaderEpoch()));
     }
 
     /**

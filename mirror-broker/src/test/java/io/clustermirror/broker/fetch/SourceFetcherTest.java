@@ -51,8 +51,8 @@ class SourceFetcherTest {
     private final FetchedPartitions partitions = new FetchedPartitions(metrics, "m", 0, listener, logContext,
         st -> fetcher().unassign(st));
     private final SourceFetcher fetcher = new SourceFetcher(
-        new FetchContext("m", SETTINGS, partitions, (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)),
-            appender, listener, time, logContext),
+        new FetchContext("m", SETTINGS, new FetchThrottle(time, FetchThrottle.UNLIMITED), partitions,
+            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logContext),
         endpoint, new ThreadHealth(metrics, logContext.logger(SourceFetcherTest.class), "fetcher-m-1"), metrics.sensor("bytes"));
 
     private record Rediscovered(TopicPartition tp, boolean checkOffsets, long delayMs) {
@@ -209,6 +209,40 @@ class SourceFetcherTest {
         assertEquals(List.of(), listener.eventsOf(tp));
         partitions.reportUnavailable(time.milliseconds() + 4 * after, after);
         assertEquals(1, listener.eventsOf(tp).size(), "unavailable once the backoff is long over");
+    }
+
+    @Test
+    void theLinkThrottleHoldsTheNextFetchBackAfterKeepingTheWholeResponse() {
+        MemoryRecords data = batch(0, 3, 4);
+        long limit = data.sizeInBytes() - data.sizeInBytes() / 20; // one response puts the throttle ~50 ms in debt
+        FetchThrottle throttle = new FetchThrottle(time, limit);
+        SourceFetcher limited = new SourceFetcher(new FetchContext("m", SETTINGS, throttle, partitions,
+            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logContext),
+            endpoint, new ThreadHealth(metrics, logContext.logger(SourceFetcherTest.class), "fetcher-m-2"), metrics.sensor("bytes"));
+        TopicPartition tp = new TopicPartition("t", 0);
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, 0L, DEST_EPOCH, -1, time.milliseconds());
+        partitions.add(st);
+        limited.assign(st);
+        endpoint.answer(req -> fetched(Map.of(tp, data(data, 3))));
+        limited.runOnce();
+        assertArrayEquals(bytes(data), bytes(appender.of(tp).get(0).records()), "nothing dropped");
+        long delay = throttle.delayMs();
+        assertTrue(delay > 0, "in debt");
+
+        limited.runOnce();
+        assertEquals(1, endpoint.requests.size(), "no request while in debt");
+        long after = FetchSettings.SOURCE_UNAVAILABLE_AFTER_MS;
+        partitions.reportUnavailable(time.milliseconds() + delay + after - 1, after);
+        assertTrue(listener.eventsOf(tp).stream().noneMatch(e -> e.startsWith("unavailable")),
+            "held back by the throttle, not unavailable: " + listener.eventsOf(tp));
+
+        time.sleep(delay);
+        endpoint.answer(req -> fetched(Map.of()));
+        limited.runOnce();
+        assertEquals(3L, endpoint.requests.get(1).get(tp).fetchOffset, "fetches on where it stopped");
+        assertEquals((double) delay, metrics.metric(metrics.metricName("fetch-throttle-time-ms-total", FetcherMetrics.GROUP,
+            Map.of("mirror", "m"))).metricValue());
+        assertTrue(listener.failures.isEmpty());
     }
 
     @Test

@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The producer-state hygiene against an in-memory replica and a direct scheduler: no broker. */
@@ -93,6 +95,17 @@ class ProducerStateHygieneTest {
         assertTrue(hygiene.cleanForWrites(TP.topic()));
 
         assertEquals(List.of("remove producers before 3"), replica.changes, "once per leader epoch");
+    }
+
+    @Test
+    void aWriteLooksUpTheBarriersOfItsTopicInAnIndexBuiltPerImage() {
+        hygiene.onImage(imageWithBarrier(PartitionState.STOPPED, 3));
+        assertEquals(Map.of(TP, 3L), hygiene.barriersOf(TP.topic()));
+        // The same map object on every call: a lookup in what the image built, not a scan per write.
+        assertSame(hygiene.barriersOf(TP.topic()), hygiene.barriersOf(TP.topic()));
+        assertEquals(Map.of(), hygiene.barriersOf("not-mirrored"));
+        assertTrue(hygiene.cleanForWrites("not-mirrored"));
+        assertEquals(List.of(), replica.changes, "a write to another topic touches no mirror partition");
     }
 
     /** A follower out of the ISR during the stop holds what the stop truncated where the leader holds the barrier. */

@@ -1,5 +1,6 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
@@ -40,6 +41,23 @@ public final class MirrorImage {
     private final Map<String, MirrorAclRecord> mirrorAcls;
     private final Set<String> fencedTopics;
     private final ControllerPositionRecord controllerPosition;
+    /**
+     * The partition states by mirror topic, built on first use: the authorizer asks on every client write and the
+     * producer-state hygiene on every image, which must cost neither a scan of every mirror partition.
+     */
+    private volatile Map<MirrorTopic, TopicStates> statesByTopic;
+
+    private record MirrorTopic(String mirror, String topic) {
+    }
+
+    /** One mirror topic's partition states, sorted by partition, and how many of them are STOPPED. */
+    private record TopicStates(List<PartitionStateRecord> states, long stopped) {
+        static TopicStates of(List<PartitionStateRecord> states) {
+            List<PartitionStateRecord> sorted = states.stream()
+                .sorted(Comparator.comparingInt(PartitionStateRecord::partition)).toList();
+            return new TopicStates(sorted, sorted.stream().filter(s -> s.state() == PartitionState.STOPPED).count());
+        }
+    }
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
@@ -190,12 +208,28 @@ public final class MirrorImage {
         return Optional.ofNullable(partitionStates.get(PartitionStateRecord.stateKey(mirror, topic, partition)));
     }
 
-    /** The partition states of one mirror topic, sorted by partition. */
+    /** The partition states of one mirror topic, sorted by partition (from an index: no scan of the other topics). */
     public List<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
-        return partitionStates.values().stream()
-            .filter(s -> s.mirror().equals(mirror) && s.topic().equals(topic))
-            .sorted(Comparator.comparingInt(PartitionStateRecord::partition))
-            .toList();
+        TopicStates states = statesByTopic().get(new MirrorTopic(mirror, topic));
+        return states == null ? List.of() : states.states();
+    }
+
+    /** True if the image holds the state of exactly {@code partitions} partitions of the mirror topic, all STOPPED. O(1). */
+    public boolean stoppedOnEveryPartition(String mirror, String topic, int partitions) {
+        TopicStates states = statesByTopic().get(new MirrorTopic(mirror, topic));
+        return states != null && states.states().size() == partitions && states.stopped() == partitions;
+    }
+
+    private Map<MirrorTopic, TopicStates> statesByTopic() {
+        Map<MirrorTopic, TopicStates> index = statesByTopic;
+        if (index == null) {
+            // Built at most a few times if threads race, always the same: the image is immutable.
+            index = partitionStates.values().stream().collect(Collectors.collectingAndThen(
+                Collectors.groupingBy(s -> new MirrorTopic(s.mirror(), s.topic()),
+                    Collectors.collectingAndThen(Collectors.toList(), TopicStates::of)), Map::copyOf));
+            statesByTopic = index;
+        }
+        return index;
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,6 +56,25 @@ class MirrorImageTest {
         assertEquals(List.of(p2, p10), image.partitionStatesOf("dr", "t"));
         assertEquals(List.of(), image.partitionStatesOf("x", "t"));
         assertEquals(p2, image.partitionState("dr", "t", 2).orElseThrow());
+    }
+
+    @Test
+    void partitionStatesOfATopicComeFromAnIndexBuiltOnceNotFromAScan() {
+        PartitionStateRecord p0 = state("t", 0, PartitionState.STOPPED, 0);
+        PartitionStateRecord p1 = state("t", 1, PartitionState.STOPPING, 0);
+        PartitionStateRecord other = state("t2", 0, PartitionState.STOPPED, 0);
+        MirrorImage image = new MirrorImage(Map.of(), Map.of(), Map.of(p0.key(), p0, p1.key(), p1, other.key(), other));
+        // The same list object on every call: served from the index, not computed again per call.
+        assertSame(image.partitionStatesOf("dr", "t"), image.partitionStatesOf("dr", "t"));
+        assertEquals(List.of(p0, p1), image.partitionStatesOf("dr", "t"));
+        assertFalse(image.stoppedOnEveryPartition("dr", "t", 2), "one partition still STOPPING");
+        assertTrue(image.stoppedOnEveryPartition("dr", "t2", 1));
+        assertFalse(image.stoppedOnEveryPartition("dr", "t2", 2), "a partition never reported");
+        assertFalse(image.stoppedOnEveryPartition("other", "t2", 1), "another mirror's topic of the same name");
+
+        PartitionStateRecord p1Stopped = state("t", 1, PartitionState.STOPPED, 1);
+        MirrorImage next = new MirrorImage(Map.of(), Map.of(), Map.of(p0.key(), p0, p1Stopped.key(), p1Stopped));
+        assertTrue(next.stoppedOnEveryPartition("dr", "t", 2), "a new image has its own index");
     }
 
     @Test
