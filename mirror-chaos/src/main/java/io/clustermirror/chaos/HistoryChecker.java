@@ -39,24 +39,25 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>{@value #IDENTITY}: every destination replica of a mirror partition is a byte-identical prefix of the source
  *       partition (batch by batch, every field but the partition leader epoch, no batch missing or added), up to its
- *       end or, once the partition is stopped, up to the barrier; after failback, every source replica is such a prefix
- *       of the destination's log;</li>
- *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
- *       reported;</li>
+ *       end or, once the partition is stopped, up to the barrier; while the failover topic fails back, every source
+ *       replica is such a prefix of the destination's log. On the compacted topic, what both logs still hold is the
+ *       same record by record, and so is the latest record of each key ({@link #compareCompacted});</li>
+ *   <li>{@value #BARRIER}: after a stop, every replica of the side made writable holds the {@code MIRROR_PID_RESET}
+ *       barrier at the offset the stop reported;</li>
  *   <li>{@value #PRODUCER_STATE}: after a stop, no replica's producer state holds a producer whose last write precedes
  *       the barrier (the mirrored producers are reset: producer ids are allocated by each cluster on its own, and a
  *       destination producer that gets a mirrored one's id would be refused as out of sequence, or acknowledged as a
- *       duplicate of a mirrored batch); a destination producer refused that way after the failover is named too;</li>
- *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
- *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
- *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
- *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
+ *       duplicate of a mirrored batch); a producer refused that way on the side made writable is named too;</li>
+ *   <li>{@value #ACKED_WRITES}: every write acknowledged by the writable side below the other's mirrored end (the
+ *       barrier after a stop) is on the other side at its offset with its value; above it, a write is lost only inside
+ *       the range the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is
+ *       read twice. Checked at every stop, in either direction, and at the end.
  *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
  *       (it lost them) are left out: the mirror follows the source. Writes below the cluster's log start (retention
  *       deleted them) are counted, not violations;</li>
- *   <li>{@value #GROUP_MOVE}: the consumer group that moves to the destination at the failover resumes with no skip and
- *       no re-read beyond its last synced commit: its committed offset there is not above its last commit on the source
- *       nor past the barrier, not below a commit it made {@link #GROUP_SYNC_MARGIN} before the stop (unless the
+ *   <li>{@value #GROUP_MOVE}: the consumer group that moves at each stop resumes with no skip and no re-read beyond its
+ *       last synced commit: its committed offset there is not above any commit it made nor past the barrier, not below
+ *       a commit it made on the side left, while mirrored, {@link #GROUP_SYNC_MARGIN} before the stop (unless the
  *       barrier is lower), and its first record read there is the first one at or after that offset;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
