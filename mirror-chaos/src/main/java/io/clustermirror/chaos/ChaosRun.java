@@ -812,26 +812,54 @@ final class ChaosRun {
         moveGroup(writable.other(), writable, stopAtMs);
         List<Workload.Write> finished = workload.writes().stream().filter(w -> w.stint() == stint - 1 && w.side() == writable.other()
             && w.partition().topic().equals(FAILOVER_TOPIC)).toList();
-        HistoryChecker.WriteFigures total = HistoryChecker.WriteFigures.NONE;
+        HistoryChecker.WriteFigures[] total = {HistoryChecker.WriteFigures.NONE};
         Admin admin = adminOf(writable);
-        for (FailoverCycles.PartitionCut cut : cuts) {
-            TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
-            String where = tp + " on the " + writable.label();
-            if (cut.barrier() < 0) {
-                history.violation(HistoryChecker.BARRIER, where, "stopped, but describe reports no barrier offset");
-                continue;
+        checkInSync(writable, () -> {
+            total[0] = HistoryChecker.WriteFigures.NONE;
+            for (FailoverCycles.PartitionCut cut : cuts) {
+                TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
+                if (cut.barrier() < 0) {
+                    history.violation(HistoryChecker.BARRIER, tp + " on the " + writable.label(), "stopped, but describe reports no barrier offset");
+                    continue;
+                }
+                if (writable == Workload.Side.DESTINATION) {
+                    checker.checkIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                } else {
+                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                }
+                checker.checkBarrier(writable, admin, tp, cut.barrier());
+                checker.checkProducerState(writable, admin, tp, cut.barrier());
+                total[0] = total[0].plus(checker.checkAckedWrites(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), tp,
+                    finished, cut.barrier(), cut.truncatedFrom(), cut.truncatedTo()));
             }
-            if (writable == Workload.Side.DESTINATION) {
-                checker.checkIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+        });
+        return total[0];
+    }
+
+    /**
+     * Runs a step's checks once every replica of {@code side} is in sync (a replica still catching up after a restart
+     * is not complete yet); checks that could not be carried out (a node went down meanwhile) run again, at most
+     * three times. A violation found stays recorded.
+     */
+    private void checkInSync(Workload.Side side, CheckedAction checks) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            if (side == Workload.Side.SOURCE) {
+                clusters.awaitSourceFullyReplicated();
             } else {
-                checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                clusters.awaitDestinationFullyReplicated();
             }
-            checker.checkBarrier(writable, admin, tp, cut.barrier());
-            checker.checkProducerState(writable, admin, tp, cut.barrier());
-            total = total.plus(checker.checkAckedWrites(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), tp, finished,
-                cut.barrier(), cut.truncatedFrom(), cut.truncatedTo()));
+            try {
+                checks.run();
+                return;
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                history.event("check", "the checks after a cycle step could not be carried out, again: " + e);
+            }
         }
-        return total;
     }
 
     /**
@@ -839,13 +867,15 @@ final class ChaosRun {
      * ({@value HistoryChecker#IDENTITY}, complete up to {@code barriers}).
      */
     private HistoryChecker.WriteFigures afterStart(Workload.Side mirroring, Map<TopicPartition, Long> barriers) throws Exception {
-        for (Map.Entry<TopicPartition, Long> barrier : barriers.entrySet()) {
-            if (mirroring == Workload.Side.SOURCE) {
-                checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
-            } else {
-                checker.checkIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
+        checkInSync(mirroring, () -> {
+            for (Map.Entry<TopicPartition, Long> barrier : barriers.entrySet()) {
+                if (mirroring == Workload.Side.SOURCE) {
+                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
+                } else {
+                    checker.checkIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
+                }
             }
-        }
+        });
         return HistoryChecker.WriteFigures.NONE;
     }
 
