@@ -87,6 +87,11 @@ final class ChaosRun {
     static final Duration CONVERGENCE_BOUND = Duration.ofSeconds(120);
     private static final Duration COMMAND_BOUND = Duration.ofSeconds(120);
     private static final Duration CHECK_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * How often both mirrors sync group offsets (30 s by default): a cycle's mirroring phases last seconds, and the
+     * group can only resume where it left off on the other side if a sync ran in between.
+     */
+    static final Duration GROUP_SYNC_INTERVAL = Duration.ofSeconds(2);
 
     /**
      * What to run.
@@ -236,8 +241,8 @@ final class ChaosRun {
             }
             sourceAdmin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
             history.event("operator", "--create --mirror " + MIRROR + " (bootstrap.servers " + clusters.proxiedSourceBootstrapServers() + ")");
-            // Group offsets sync every 10 s (30 s by default): the moving group's check allows several intervals.
-            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "10000")))
+            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS,
+                    String.valueOf(GROUP_SYNC_INTERVAL.toMillis()))))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.event("operator", "--start --topics " + String.join(",", mirroredTopics()));
             mirrors.startMirrorTopics(MIRROR, mirroredTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
@@ -712,7 +717,13 @@ final class ChaosRun {
                 history.event("cycle", "#" + index + " starts");
                 List<FailoverCycles.StepFigures> steps = new ArrayList<>();
                 for (FailoverCycles.Step step : FailoverCycles.Step.values()) {
-                    Thread.sleep(draws.nextPauseMs());
+                    long pause = draws.nextPauseMs();
+                    if (step.stop) {
+                        // As an operator would, let the mirror sync group offsets at least twice before the group moves:
+                        // a side that was cut holds the group's stale commits from before the cut until a sync replaces them.
+                        pause = Math.max(pause, mirroringSinceMs + 2 * GROUP_SYNC_INTERVAL.toMillis() - history.nowMs());
+                    }
+                    Thread.sleep(pause);
                     steps.add(step(step));
                 }
                 cycles.add(new FailoverCycles.Cycle(index, started, history.nowMs(), List.copyOf(steps)));
@@ -761,7 +772,8 @@ final class ChaosRun {
                 retryUntil("--create --mirror " + FAILBACK_MIRROR + " on the source",
                     () -> sourceMirrors.listClusterMirrors().names().get(60, TimeUnit.SECONDS).contains(FAILBACK_MIRROR),
                     () -> sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers(),
-                        MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "10000")).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+                            MirrorConfig.METADATA_REFRESH_INTERVAL_MS, String.valueOf(GROUP_SYNC_INTERVAL.toMillis())))
+                        .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
             }
             history.event("operator", name);
             DesiredState desired = step.stop ? DesiredState.STOPPED : DesiredState.MIRRORING;
