@@ -351,14 +351,25 @@ final class HistoryChecker {
      */
     void checkProducerState(Workload.Side side, Admin admin, TopicPartition tp, long barrierOffset) throws Exception {
         for (int broker : ChaosClusters.placement(admin, tp).replicas()) {
-            List<ProducerState> active = admin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
-                .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
             LaunchedNode node = side == Workload.Side.SOURCE ? clusters.sourceNodes().get(broker) : clusters.destinationBroker(broker);
-            List<SegmentBatches.Batch> log = SegmentBatches.read(node.partitionDir(tp));
-            strandedProducers(active, log, barrierOffset).forEach(stranded ->
-                history.violation(PRODUCER_STATE, tp + " on " + side.label() + " broker " + broker, stranded));
+            // A follower that just caught up to the barrier cleans its producer state right after appending it: give it
+            // a few seconds.
+            long deadline = System.nanoTime() + PRODUCER_STATE_BOUND.toNanos();
+            List<String> stranded;
+            do {
+                List<ProducerState> active = admin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
+                    .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
+                stranded = strandedProducers(active, SegmentBatches.read(node.partitionDir(tp)), barrierOffset);
+                if (!stranded.isEmpty()) {
+                    Thread.sleep(500);
+                }
+            } while (!stranded.isEmpty() && System.nanoTime() < deadline);
+            stranded.forEach(detail -> history.violation(PRODUCER_STATE, tp + " on " + side.label() + " broker " + broker, detail));
         }
     }
+
+    /** How long a replica that holds the barrier may keep mirrored producers in its state (a follower cleans it on its own). */
+    static final Duration PRODUCER_STATE_BOUND = Duration.ofSeconds(30);
 
     /**
      * The producers of {@code active} (a replica's producer state) that have no batch after the barrier at
