@@ -784,8 +784,9 @@ final class ChaosRun {
                 : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
             awaitStates(admin, mirror, FAILOVER_TOPIC, step.stop ? PartitionState.STOPPED : PartitionState.MIRRORING, COMMAND_BOUND);
-            cuts = describe(admin, mirror, FAILOVER_TOPIC).partitions().stream().map(p -> new FailoverCycles.PartitionCut(p.partition(),
-                step.stop ? p.barrierOffset() : -1, p.truncatedFromOffset(), p.truncatedToOffset())).toList();
+            cuts = describe(admin, mirror, FAILOVER_TOPIC).partitions().stream().map(p -> FailoverCycles.PartitionCut.reported(p.partition(),
+                step.stop, p.barrierOffset(), p.truncatedFromOffset(), p.truncatedToOffset(),
+                previousBarriers.getOrDefault(new TopicPartition(FAILOVER_TOPIC, p.partition()), -1L))).toList();
             phase = switch (step) {
                 case FAILOVER -> Phase.FAILED_OVER;
                 case FAILBACK -> Phase.FAILED_BACK;

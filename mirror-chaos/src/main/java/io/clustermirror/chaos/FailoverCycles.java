@@ -43,6 +43,16 @@ final class FailoverCycles {
      * ([from, to), -1 if none).
      */
     record PartitionCut(int partition, long barrier, long truncatedFrom, long truncatedTo) {
+        /**
+         * What a step cut, from what describe reports after it: describe keeps the last cut of the partition until another
+         * one replaces it, so a range is this step's only where it starts at the step's barrier (a stop cuts to its last
+         * stable offset and writes the barrier there) or, for a start, at the barrier it aligned to
+         * ({@code alignedTo}); else the step cut nothing.
+         */
+        static PartitionCut reported(int partition, boolean stop, long barrier, long truncatedFrom, long truncatedTo, long alignedTo) {
+            boolean ours = truncatedFrom >= 0 && truncatedFrom == (stop ? barrier : alignedTo);
+            return new PartitionCut(partition, stop ? barrier : -1, ours ? truncatedFrom : -1, ours ? truncatedTo : -1);
+        }
     }
 
     /**

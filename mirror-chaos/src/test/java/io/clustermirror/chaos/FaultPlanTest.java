@@ -59,4 +59,14 @@ class FaultPlanTest {
             .mapToObj(seed -> FaultPlan.plan(seed, Duration.ofMinutes(10), 3, false)).flatMap(List::stream).map(FaultPlan.Fault::kind).toList();
         assertTrue(drawn.contains(FaultKind.SOURCE_KILL_LEADER) && drawn.contains(FaultKind.SOURCE_UNCLEAN_ELECTION), drawn.toString());
     }
+
+    @Test
+    void aStepReportsOnlyTheCutItMade() {
+        // Describe still shows the last start's cut [2446, 2654) after a stop that wrote its barrier at 3367 and cut nothing.
+        assertEquals(new FailoverCycles.PartitionCut(0, 3367, -1, -1), FailoverCycles.PartitionCut.reported(0, true, 3367, 2446, 2654, 2446));
+        assertEquals(new FailoverCycles.PartitionCut(0, 3367, 3367, 3400), FailoverCycles.PartitionCut.reported(0, true, 3367, 3367, 3400, 2446));
+        // A start cuts at the barrier it aligns to, or nothing.
+        assertEquals(new FailoverCycles.PartitionCut(1, -1, 700, 919), FailoverCycles.PartitionCut.reported(1, false, 700, 700, 919, 700));
+        assertEquals(new FailoverCycles.PartitionCut(1, -1, -1, -1), FailoverCycles.PartitionCut.reported(1, false, 700, 600, 650, 700));
+    }
 }
