@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs one seeded chaos run: launched source and destination clusters, a workload, random faults (node kills and
-# restarts, network stalls, resets, delays, throttling and corruption through a proxy, pause/resume, a failover)
+# restarts, network stalls, resets, delays, throttling and corruption through a proxy, pause/resume, failover/failback
+# cycles)
 # and a checker of the whole history. Writes report.md and report.json to --report DIR (default chaos/reports/seed-N); exits 0 only without
 # violations. Build first: mvn -B install -DskipTests (or package). See mirror-chaos/README.md.
 #
-#   bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--inject-corruption]
+#   bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--cycles N] [--inject-corruption]
 #                [--inject-product-bug NAME] [--keep]
 set -euo pipefail
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -14,8 +14,8 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
- * {@code bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--inject-corruption]
- * [--inject-product-bug NAME] [--keep]}:
+ * {@code bin/chaos.sh [--seed N] [--duration 10m] [--report DIR] [--source-brokers 1-3] [--cycles N]
+ * [--inject-corruption] [--inject-product-bug NAME] [--keep]}:
  * one seeded chaos run (see {@link ChaosRun}) that writes its report to {@code DIR} and exits 0 only if the history
  * checker found no violation: 1 with violations, 2 on a wrong command line, 3 if the run itself could not be carried
  * out (a cluster did not start, ...). The nodes' directories are deleted after a passing run and kept otherwise.
@@ -27,7 +27,7 @@ public final class ChaosMain {
     static final int EXIT_USAGE = 2;
     static final int EXIT_ERROR = 3;
     private static final String USAGE = "usage: bin/chaos.sh [--seed N] [--duration 10m|90s] [--report DIR] [--source-brokers 1-3] "
-        + "[--inject-corruption] [--inject-product-bug " + String.join("|", new TreeSet<>(ChaosRun.PRODUCT_BUGS.keySet())) + "] [--keep]";
+        + "[--cycles N] [--inject-corruption] [--inject-product-bug " + String.join("|", new TreeSet<>(ChaosRun.PRODUCT_BUGS.keySet())) + "] [--keep]";
 
     private ChaosMain() {
     }
@@ -42,6 +42,7 @@ public final class ChaosMain {
         Duration duration = Duration.ofMinutes(10);
         Path report = null;
         int sourceBrokers = 1;
+        int maxCycles = Integer.MAX_VALUE;
         boolean inject = false;
         boolean keep = false;
         Optional<String> productBug = Optional.empty();
@@ -52,6 +53,7 @@ public final class ChaosMain {
                     case "--duration" -> duration = parseDuration(value(args, ++i));
                     case "--report" -> report = Path.of(value(args, ++i));
                     case "--source-brokers" -> sourceBrokers = Integer.parseInt(value(args, ++i));
+                    case "--cycles" -> maxCycles = Integer.parseInt(value(args, ++i));
                     case "--inject-corruption" -> inject = true;
                     case "--inject-product-bug" -> productBug = Optional.of(value(args, ++i));
                     case "--keep" -> keep = true;
@@ -60,6 +62,9 @@ public final class ChaosMain {
             }
             if (sourceBrokers < 1 || sourceBrokers > 3) {
                 throw new IllegalArgumentException("--source-brokers must be 1, 2 or 3");
+            }
+            if (maxCycles < 0) {
+                throw new IllegalArgumentException("--cycles must be 0 or more (0: no failover; without it, as many cycles as the duration holds)");
             }
             if (productBug.isPresent() && !ChaosRun.PRODUCT_BUGS.containsKey(productBug.get())) {
                 throw new IllegalArgumentException("unknown product bug " + productBug.get() + "; known: " + ChaosRun.PRODUCT_BUGS.keySet());
@@ -75,7 +80,7 @@ public final class ChaosMain {
         }
         try {
             Path work = Files.createTempDirectory("cluster-mirror-chaos-" + seed + "-");
-            ChaosRun.Options options = new ChaosRun.Options(home, work, seed, duration, sourceBrokers, inject, productBug);
+            ChaosRun.Options options = new ChaosRun.Options(home, work, seed, duration, sourceBrokers, inject, productBug, maxCycles);
             ChaosRun run = new ChaosRun(options);
             System.out.println("Chaos run, seed " + seed + ", faults for " + duration.toSeconds() + " s (replay: " + options.replayCommand() + ")");
             ChaosRun.Result result = run.run();

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 
 /**
@@ -101,19 +102,39 @@ final class ChaosReport {
             partition.put("duplicates", p.writes().duplicates());
             partition.put("lostBySource", p.writes().lostBySource());
             partition.put("deletedByRetention", p.writes().deletedByRetention());
-            partition.put("failback", p.failback().map(f -> {
-                Map<String, Object> failback = new LinkedHashMap<>();
-                failback.put("state", f.state().name());
-                failback.put("truncatedFromOffset", f.truncatedFrom());
-                failback.put("truncatedToOffset", f.truncatedTo());
-                failback.put("destinationAckedWrites", f.writes().acked());
-                failback.put("destinationAckedOnSource", f.writes().present());
-                failback.put("duplicates", f.writes().duplicates());
-                return failback;
-            }).orElse(null));
             partitions.add(partition);
         }
         json.put("partitions", partitions);
+        json.put("cyclesCompleted", result.cycles().size());
+        json.put("cycles", result.cycles().stream().map(c -> {
+            Map<String, Object> cycle = new LinkedHashMap<>();
+            cycle.put("index", c.index());
+            cycle.put("startedAtSeconds", seconds(c.startedAtMs()));
+            cycle.put("tookSeconds", seconds(c.endedAtMs() - c.startedAtMs()));
+            cycle.put("steps", c.steps().stream().map(step -> {
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("step", step.step().name());
+                figures.put("startedAtSeconds", seconds(step.startedAtMs()));
+                figures.put("tookSeconds", seconds(step.tookMs()));
+                figures.put("partitions", step.partitions().stream().map(cut -> {
+                    Map<String, Object> partition = new LinkedHashMap<>();
+                    partition.put("partition", cut.partition());
+                    partition.put("barrierOffset", cut.barrier());
+                    partition.put("truncatedFromOffset", cut.truncatedFrom());
+                    partition.put("truncatedToOffset", cut.truncatedTo());
+                    return partition;
+                }).toList());
+                if (step.step().stop) {
+                    figures.put("ackedWrites", step.writes().acked());
+                    figures.put("ackedOnNowWritableSide", step.writes().present());
+                    figures.put("lostInTruncatedRange", step.writes().lostInTruncatedRange());
+                    figures.put("lostBeyondMirroredEnd", step.writes().lostBeyondMirroredEnd());
+                    figures.put("duplicates", step.writes().duplicates());
+                }
+                return figures;
+            }).toList());
+            return cycle;
+        }).toList());
         json.put("firstViolation", result.history().violations().stream().findFirst().map(ChaosReport::violation).orElse(null));
         json.put("violations", result.history().violations().stream().map(ChaosReport::violation).toList());
         json.put("events", result.history().events().stream().map(e -> {
@@ -124,6 +145,32 @@ final class ChaosReport {
             return event;
         }).toList());
         return json;
+    }
+
+    /** The cycles' summary: how many, how long, what the stops cut and lost; then one line per cycle. */
+    private static void appendCycles(StringBuilder md, List<FailoverCycles.Cycle> cycles) {
+        md.append("\n## Failover/failback cycles\n\n").append(cycles.size()).append(" completed");
+        if (cycles.isEmpty()) {
+            md.append(".\n");
+            return;
+        }
+        LongSummaryStatistics took = cycles.stream().mapToLong(c -> c.endedAtMs() - c.startedAtMs()).summaryStatistics();
+        List<FailoverCycles.StepFigures> stops = cycles.stream().flatMap(c -> c.steps().stream()).filter(s -> s.step().stop).toList();
+        md.append("; a cycle took ").append(seconds(took.getMin())).append(" to ").append(seconds(took.getMax())).append(" s (mean ")
+            .append(seconds((long) took.getAverage())).append(" s); the stops checked ").append(stops.stream().mapToLong(s -> s.writes().acked()).sum())
+            .append(" acknowledged writes: ").append(stops.stream().mapToLong(s -> s.writes().present()).sum()).append(" on the side made writable, ")
+            .append(stops.stream().mapToLong(s -> s.writes().lostInTruncatedRange()).sum()).append(" lost in a truncated range, ")
+            .append(stops.stream().mapToLong(s -> s.writes().lostBeyondMirroredEnd()).sum()).append(" beyond the mirrored end.\n\n")
+            .append("| cycle | started (s) | took (s) | failover (barrier, cut) | failback cut | return (barrier, cut) | restart cut |\n")
+            .append("|---:|---:|---:|---|---|---|---|\n");
+        for (FailoverCycles.Cycle c : cycles) {
+            md.append("| ").append(c.index()).append(" | ").append(seconds(c.startedAtMs())).append(" | ").append(seconds(c.endedAtMs() - c.startedAtMs()));
+            for (FailoverCycles.StepFigures step : c.steps()) {
+                md.append(" | ").append(String.join(", ", step.partitions().stream().map(p -> "p" + p.partition() + (p.barrier() >= 0 ? " @" + p.barrier() : "")
+                    + (p.truncatedFrom() >= 0 ? " [" + p.truncatedFrom() + ", " + p.truncatedTo() + ")" : "")).toList()));
+            }
+            md.append(" |\n");
+        }
     }
 
     private static Map<String, Object> violation(History.Violation v) {
@@ -175,18 +222,7 @@ final class ChaosReport {
                 .append(p.writes().duplicates()).append(" | ").append(p.writes().lostBySource()).append(" | ")
                 .append(p.writes().deletedByRetention()).append(" |\n");
         }
-        List<ChaosRun.PartitionFigures> failedBack = result.partitions().stream().filter(p -> p.failback().isPresent()).toList();
-        if (!failedBack.isEmpty()) {
-            md.append("\n## Failback\n\n| partition | state on the source | cut on the source | acked by the destination | on the source "
-                + "| duplicates |\n|---|---|---|---:|---:|---:|\n");
-            for (ChaosRun.PartitionFigures p : failedBack) {
-                ChaosRun.Failback f = p.failback().orElseThrow();
-                md.append("| ").append(p.partition()).append(" | ").append(f.state()).append(" | ")
-                    .append(f.truncatedFrom() < 0 ? "-" : "[" + f.truncatedFrom() + ", " + f.truncatedTo() + ")").append(" | ")
-                    .append(f.writes().acked()).append(" | ").append(f.writes().present()).append(" | ").append(f.writes().duplicates())
-                    .append(" |\n");
-            }
-        }
+        appendCycles(md, result.cycles());
         if (!result.passed()) {
             md.append("\n## Violations\n\n");
             result.history().violations().stream().limit(50).forEach(v -> md.append("- ").append(v).append('\n'));

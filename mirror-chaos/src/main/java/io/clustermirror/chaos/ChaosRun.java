@@ -4,9 +4,9 @@ import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.broker.InjectedProductBug;
 import io.clustermirror.common.DesiredState;
-import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.LaunchedNode;
@@ -36,8 +36,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.IntStream;
 
 /**
@@ -46,10 +48,11 @@ import java.util.stream.IntStream;
  * few seconds, then lets the clusters converge and checks the whole history ({@link HistoryChecker}).
  *
  * <p>Topics: {@value #MIRRORED_TOPIC} ({@value #MIRRORED_PARTITIONS} partitions) is mirrored for the whole run, with
- * pause/resume among the faults; {@value #FAILOVER_TOPIC} ({@value #FAILOVER_PARTITIONS} partitions) is stopped (failed
- * over) at the plan's random point, its producers move to the destination, and later it fails back: a mirror
- * {@value #FAILBACK_MIRROR} on the source copies it from the destination. The stop is checked against every write the
- * source acknowledged, the failback against every write the destination acknowledged.
+ * pause/resume among the faults; {@value #FAILOVER_TOPIC} ({@value #FAILOVER_PARTITIONS} partitions) goes through
+ * {@link FailoverCycles} back to back on a thread of its own: stopped in the destination's mirror (its producers and
+ * group move there), started in the mirror {@value #FAILBACK_MIRROR} on the source, stopped there (they move back) and
+ * started again in the destination's mirror. Each stop is checked against every write the side that was writable
+ * acknowledged; {@value #COMPACTED_TOPIC} is compacted on both sides while it mirrors.
  */
 final class ChaosRun {
     private static final Logger log = LoggerFactory.getLogger(ChaosRun.class);
@@ -72,14 +75,23 @@ final class ChaosRun {
     private static final List<Integer> UNCLEAN_REPLICAS = List.of(2, 3);
     /** After an unclean election, how long the destination may still hold what the source lost before the mirror follows. */
     private static final Duration UNCLEAN_FOLLOW_BOUND = Duration.ofSeconds(60);
+    /**
+     * A compacted topic mirrored all along: small segments and a low dirty ratio, so that both clusters' cleaners rewrite
+     * it during the run, each on its own schedule; keys from a small key space, some tombstones.
+     */
+    static final String COMPACTED_TOPIC = "chaos-compacted";
+    static final int COMPACTED_PARTITIONS = 2;
     /** The mirror on the source that copies the failover topic back from the destination. */
     static final String FAILBACK_MIRROR = "chaos-back";
-    /** Records the moved producers write to each failed-over partition on the destination. */
-    private static final int WRITES_AFTER_FAILOVER = 20;
     /** How long partitions may take to reach their requested state once the faults stopped. */
     static final Duration CONVERGENCE_BOUND = Duration.ofSeconds(120);
     private static final Duration COMMAND_BOUND = Duration.ofSeconds(120);
     private static final Duration CHECK_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * How often both mirrors sync group offsets (30 s by default): a cycle's mirroring phases last seconds, and the
+     * group can only resume where it left off on the other side if a sync ran in between.
+     */
+    static final Duration GROUP_SYNC_INTERVAL = Duration.ofSeconds(2);
 
     /**
      * What to run.
@@ -92,14 +104,16 @@ final class ChaosRun {
      * @param injectCorruption test-only: flip one byte of a destination replica, to show the checker catches it
      * @param productBug       test-only: the known product bug every node runs with (one of {@link #PRODUCT_BUGS}), to
      *                         show the checker catches it
+     * @param maxCycles        at most this many failover/failback cycles ({@link Integer#MAX_VALUE}: as many as the
+     *                         duration holds)
      */
     record Options(Path home, Path workDir, long seed, Duration duration, int sourceBrokers, boolean injectCorruption,
-                   Optional<String> productBug) {
+                   Optional<String> productBug, int maxCycles) {
         /** The command that replays this run. */
         String replayCommand() {
             return "bin/chaos.sh --seed " + seed + " --duration " + duration.toSeconds() + "s"
                 + (sourceBrokers != 1 ? " --source-brokers " + sourceBrokers : "") + (injectCorruption ? " --inject-corruption" : "")
-                + productBug.map(b -> " --inject-product-bug " + b).orElse("");
+                + productBug.map(b -> " --inject-product-bug " + b).orElse("") + (maxCycles != Integer.MAX_VALUE ? " --cycles " + maxCycles : "");
         }
 
         /** The system properties every node runs with: the test-only product bug's, if any. */
@@ -121,18 +135,13 @@ final class ChaosRun {
 
     /** The figures of one partition at the end of the run. */
     record PartitionFigures(TopicPartition partition, DesiredState desired, PartitionState state, long sourceEnd, long destinationEnd,
-                            long barrierOffset, long truncatedFrom, long truncatedTo, String lastError, HistoryChecker.WriteFigures writes,
-                            Optional<Failback> failback) {
-    }
-
-    /** A failed-back partition: its state in the source's mirror, the cut that mirror reported, the destination's writes. */
-    record Failback(PartitionState state, long truncatedFrom, long truncatedTo, HistoryChecker.WriteFigures writes) {
+                            long barrierOffset, long truncatedFrom, long truncatedTo, String lastError, HistoryChecker.WriteFigures writes) {
     }
 
     /** Everything the report shows. */
     record Result(Options options, List<FaultPlan.Fault> plan, List<AppliedFault> faults, List<PartitionFigures> partitions,
-                  History history, long identityChecks, long batchesCompared, Map<String, String> clusters, long totalWrites,
-                  Map<String, Long> extensionErrorLines) {
+                  List<FailoverCycles.Cycle> cycles, History history, long identityChecks, long batchesCompared,
+                  Map<String, String> clusters, long totalWrites, Map<String, Long> extensionErrorLines) {
         boolean passed() {
             return history.violations().isEmpty();
         }
@@ -141,17 +150,35 @@ final class ChaosRun {
     private final Options options;
     private final List<FaultPlan.Fault> plan;
     private final History history = new History();
-    private final Map<TopicPartition, Long> barriers = new ConcurrentHashMap<>();
     private final List<AppliedFault> applied = new ArrayList<>();
-    private volatile boolean stopRequested;
-    // Set once the source's partitions of the failover topic mirror from the destination: from then on they are compared.
-    private volatile boolean failedBack;
+    private final List<FailoverCycles.Cycle> cycles = new CopyOnWriteArrayList<>();
+    /** Where the failover topic is in its cycle: which side is writable, and which mirrors which. */
+    private enum Phase {
+        /** The destination mirrors the source (at the start, and after {@link FailoverCycles.Step#RESTART}). */
+        MIRRORING,
+        /** Stopped in the destination's mirror: the destination is writable. */
+        FAILED_OVER,
+        /** The source mirrors the destination in {@value #FAILBACK_MIRROR}. */
+        FAILED_BACK,
+        /** Stopped in {@value #FAILBACK_MIRROR}: the source is writable, the destination mirrors nothing. */
+        RETURNED
+    }
+
+    private volatile Phase phase = Phase.MIRRORING;
+    /** Since when the mirroring side of the failover topic mirrors (and syncs group offsets from) the writable one. */
+    private volatile long mirroringSinceMs;
+    /** The barriers of the last stop, by partition. */
+    private volatile Map<TopicPartition, Long> lastBarriers = Map.of();
+    /** Held by a cycle's step while it changes the phase, and by the periodic check of the failover topic. */
+    private final ReentrantReadWriteLock cycleLock = new ReentrantReadWriteLock();
     private volatile boolean faultsOver;
     /** Partitions of the source that had an unclean election, with the time of the last one (run clock). */
     private final Map<TopicPartition, Long> uncleanElections = new ConcurrentHashMap<>();
     private ChaosClusters clusters;
     private ClusterMirrorAdmin mirrors;
     private ClusterMirrorAdmin sourceMirrors;
+    private Admin sourceAdmin;
+    private Admin destinationAdmin;
     private Workload workload;
     private MovingGroup group;
     private HistoryChecker checker;
@@ -167,17 +194,24 @@ final class ChaosRun {
 
     /** The topics the mirror {@value #MIRROR} mirrors: {@value #UNCLEAN_TOPIC} too with a 3-broker source. */
     private List<String> mirroredTopics() {
-        return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, UNCLEAN_TOPIC)
-            : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC);
+        return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, COMPACTED_TOPIC, UNCLEAN_TOPIC)
+            : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, COMPACTED_TOPIC);
+    }
+
+    /** The partitions written on the source for the whole run (and recorded). */
+    private List<TopicPartition> fixedPartitions() {
+        List<TopicPartition> fixed = new ArrayList<>(partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS));
+        fixed.add(RETENTION_PARTITION);
+        if (options.sourceBrokers() == 3) {
+            fixed.add(UNCLEAN_PARTITION);
+        }
+        return fixed;
     }
 
     private List<TopicPartition> allPartitions() {
-        List<TopicPartition> all = new ArrayList<>(partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS));
+        List<TopicPartition> all = new ArrayList<>(fixedPartitions());
         all.addAll(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS));
-        all.add(RETENTION_PARTITION);
-        if (options.sourceBrokers() == 3) {
-            all.add(UNCLEAN_PARTITION);
-        }
+        all.addAll(partitions(COMPACTED_TOPIC, COMPACTED_PARTITIONS));
         return all;
     }
 
@@ -186,16 +220,20 @@ final class ChaosRun {
         log.info("Chaos run, seed {}, faults for {}; plan:\n{}", options.seed(), options.duration(), FaultPlan.table(plan));
         clusters = ChaosClusters.start(options.home(), options.workDir(), options.sourceBrokers(), options.nodeSystemProperties());
         checker = new HistoryChecker(clusters, history);
-        try (Admin sourceAdmin = clusters.sourceAdmin();
-             Admin destinationAdmin = clusters.destinationAdmin();
+        try (Admin sourceClusterAdmin = clusters.sourceAdmin();
+             Admin destinationClusterAdmin = clusters.destinationAdmin();
              ClusterMirrorAdmin mirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties(clusters.destinationBootstrapServers()));
              ClusterMirrorAdmin sourceMirrorAdmin = ClusterMirrorAdmin.create(mirrorAdminProperties(clusters.sourceBootstrapServers()))) {
             mirrors = mirrorAdmin;
             sourceMirrors = sourceMirrorAdmin;
+            sourceAdmin = sourceClusterAdmin;
+            destinationAdmin = destinationClusterAdmin;
             short rf = (short) Math.min(3, options.sourceBrokers());
             List<NewTopic> topics = new ArrayList<>(List.of(new NewTopic(MIRRORED_TOPIC, MIRRORED_PARTITIONS, rf),
                 new NewTopic(FAILOVER_TOPIC, FAILOVER_PARTITIONS, rf),
-                new NewTopic(RETENTION_TOPIC, 1, rf).configs(Map.of("retention.ms", "30000", "segment.ms", "10000"))));
+                new NewTopic(RETENTION_TOPIC, 1, rf).configs(Map.of("retention.ms", "30000", "segment.ms", "10000")),
+                new NewTopic(COMPACTED_TOPIC, COMPACTED_PARTITIONS, rf).configs(Map.of("cleanup.policy", "compact", "segment.ms", "5000",
+                    "segment.bytes", "1048576", "min.cleanable.dirty.ratio", "0.01", "delete.retention.ms", "10000"))));
             if (options.sourceBrokers() == 3) {
                 // Unclean elections are the Admin call's alone: unclean.leader.election.enable stays false, so that the
                 // controller does not elect the returning follower by itself first.
@@ -203,22 +241,29 @@ final class ChaosRun {
             }
             sourceAdmin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
             history.event("operator", "--create --mirror " + MIRROR + " (bootstrap.servers " + clusters.proxiedSourceBootstrapServers() + ")");
-            // Group offsets sync every 10 s (30 s by default): the moving group's check allows several intervals.
-            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "10000")))
+            mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS,
+                    String.valueOf(GROUP_SYNC_INTERVAL.toMillis()))))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.event("operator", "--start --topics " + String.join(",", mirroredTopics()));
             mirrors.startMirrorTopics(MIRROR, mirroredTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.startClock();
-            workload = new Workload(clusters.sourceBootstrapServers(), allPartitions(), List.of(UNCLEAN_PARTITION), options.seed(), history);
+            workload = new Workload(clusters.sourceBootstrapServers(), clusters.destinationBootstrapServers(), fixedPartitions(),
+                List.of(UNCLEAN_PARTITION), partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS), partitions(COMPACTED_TOPIC, COMPACTED_PARTITIONS),
+                options.seed(), history);
             workload.start();
-            group = new MovingGroup(clusters.sourceBootstrapServers(), FAILOVER_TOPIC, history);
-            group.start();
-            Thread checks = new Thread(() -> checkWhileFaulting(sourceAdmin, destinationAdmin), "chaos-checker");
+            group = new MovingGroup(FAILOVER_TOPIC, history);
+            group.start(Workload.Side.SOURCE, clusters.sourceBootstrapServers());
+            Thread checks = new Thread(this::checkWhileFaulting, "chaos-checker");
             checks.setDaemon(true);
             checks.start();
+            Thread cycling = new Thread(this::runCycles, "chaos-cycles");
+            cycling.setDaemon(true);
+            cycling.start();
             try {
-                applyPlan(sourceAdmin, destinationAdmin);
+                applyPlan();
             } finally {
+                // The cycle under way ends (the last one starts before the duration is over), then the faults are over.
+                cycling.join(TimeUnit.MINUTES.toMillis(15));
                 faultsOver = true;
                 healAll();
                 group.stop();
@@ -226,8 +271,9 @@ final class ChaosRun {
                 checks.join(TimeUnit.MINUTES.toMillis(2));
             }
             history.event("phase", "faults over; the workload stopped after " + workload.writes().size() + " writes");
-            awaitConvergence(sourceAdmin, destinationAdmin);
-            List<PartitionFigures> figures = finalChecks(sourceAdmin, destinationAdmin, workload.writes());
+            history.event("phase", cycles.size() + " failover/failback cycle(s) completed");
+            awaitConvergence();
+            List<PartitionFigures> figures = finalChecks(workload.writes());
             Map<String, Long> extensionErrors = checker.checkExtensionLogs();
             Map<String, String> clusterInfo = new LinkedHashMap<>();
             clusterInfo.put("source", options.sourceBrokers() + " broker(s), Kafka 4.3.1 with the Cluster Mirror launcher (no mirror of "
@@ -235,7 +281,8 @@ final class ChaosRun {
             clusterInfo.put("destination", ChaosClusters.DESTINATION_BROKERS + " brokers + 1 dedicated controller, Cluster Mirror launcher, RF 3, "
                 + "min.insync.replicas=2");
             clusterInfo.put("workDir", options.workDir().toString());
-            return new Result(options, plan, List.copyOf(applied), figures, history, checker.identityChecks(), checker.batchesCompared(),
+            return new Result(options, plan, List.copyOf(applied), figures, List.copyOf(cycles), history, checker.identityChecks(),
+                checker.batchesCompared(),
                 clusterInfo, workload.writes().size(), extensionErrors);
         } finally {
             clusters.close();
@@ -250,7 +297,7 @@ final class ChaosRun {
     }
 
     /** The periodic {@value HistoryChecker#IDENTITY} check while faults are applied. */
-    private void checkWhileFaulting(Admin sourceAdmin, Admin destinationAdmin) {
+    private void checkWhileFaulting() {
         while (!faultsOver) {
             for (TopicPartition tp : allPartitions()) {
                 try {
@@ -258,16 +305,10 @@ final class ChaosRun {
                     if (elected != null && history.nowMs() - elected < UNCLEAN_FOLLOW_BOUND.toMillis()) {
                         continue; // the destination may still hold what the source lost; checked again once the bound passed
                     }
-                    if (tp.topic().equals(FAILOVER_TOPIC) && stopRequested) {
-                        Long barrier = barriers.get(tp);
-                        if (barrier != null) {
-                            checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, false);
-                        }
+                    if (tp.topic().equals(FAILOVER_TOPIC)) {
+                        checkFailoverIdentity(tp);
                     } else {
                         checker.checkIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
-                    }
-                    if (tp.topic().equals(FAILOVER_TOPIC) && failedBack) {
-                        checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -286,7 +327,27 @@ final class ChaosRun {
         }
     }
 
-    private void applyPlan(Admin sourceAdmin, Admin destinationAdmin) throws Exception {
+    /**
+     * The periodic {@value HistoryChecker#IDENTITY} check of a failover partition, by its phase (no step of a cycle
+     * changes it meanwhile): the mirroring side is a prefix of the writable one, up to the barrier once stopped.
+     */
+    private void checkFailoverIdentity(TopicPartition tp) throws Exception {
+        cycleLock.readLock().lock();
+        try {
+            long barrier = lastBarriers.getOrDefault(tp, Long.MAX_VALUE);
+            switch (phase) {
+                case MIRRORING -> checker.checkIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
+                case FAILED_OVER -> checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, false);
+                case FAILED_BACK -> checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
+                case RETURNED -> checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, barrier, false);
+                default -> throw new IllegalStateException("unknown phase " + phase);
+            }
+        } finally {
+            cycleLock.readLock().unlock();
+        }
+    }
+
+    private void applyPlan() throws Exception {
         for (FaultPlan.Fault fault : plan) {
             long wait = fault.atMs() - history.nowMs();
             if (wait > 0) {
@@ -296,7 +357,7 @@ final class ChaosRun {
             String[] target = {"-"};
             String outcome;
             try {
-                outcome = apply(fault, sourceAdmin, destinationAdmin, target);
+                outcome = apply(fault, target);
             } catch (TimeoutException e) {
                 outcome = "timed out: " + e.getMessage();
                 history.violation(HistoryChecker.CONVERGENCE, target[0], "fault #" + fault.index() + " " + fault.kind() + ": " + e.getMessage());
@@ -317,12 +378,12 @@ final class ChaosRun {
     }
 
     /** Applies and heals one fault; returns what came of it and puts the resolved target into {@code target[0]}. */
-    private String apply(FaultPlan.Fault fault, Admin sourceAdmin, Admin destinationAdmin, String[] target) throws Exception {
+    private String apply(FaultPlan.Fault fault, String[] target) throws Exception {
         switch (fault.kind()) {
             case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER -> {
                 TopicPartition tp = pickMirroringPartition(fault.pick());
                 boolean leader = fault.kind() == FaultKind.KILL_LEADER || fault.kind() == FaultKind.TERM_LEADER;
-                int broker = leader ? clusters.destinationLeader(destinationAdmin, tp) : pickFollower(destinationAdmin, tp, fault.pick());
+                int broker = leader ? clusters.destinationLeader(destinationAdmin, tp) : pickFollower(tp, fault.pick());
                 boolean kill = fault.kind() == FaultKind.KILL_LEADER || fault.kind() == FaultKind.KILL_FOLLOWER;
                 target[0] = "destination broker " + broker + " (" + (leader ? "leader" : "follower") + " of " + tp + ")";
                 history.event("fault", "#" + fault.index() + " " + (kill ? "kill -9" : "SIGTERM") + " of " + target[0]);
@@ -385,7 +446,7 @@ final class ChaosRun {
                 return "healed";
             }
             case CORRUPT_FETCH -> {
-                return corruptFetches(sourceAdmin, fault, target);
+                return corruptFetches(fault, target);
             }
             case PROXY_RESET -> {
                 target[0] = "source proxies " + clusters.proxies().keySet();
@@ -403,72 +464,8 @@ final class ChaosRun {
                     .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
                 return "paused, resumed";
             }
-            case STOP -> {
-                // A third of the stops run with a node down: the leader of a partition being stopped, or the broker that
-                // runs the mirror controller (the leader of __mirror_commands-0), killed just before the command.
-                Optional<LaunchedNode> down = switch (fault.pick() % 3) {
-                    case 1 -> Optional.of(clusters.destinationBroker(clusters.destinationLeader(destinationAdmin,
-                        partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS).get((fault.pick() / 3) % FAILOVER_PARTITIONS))));
-                    case 2 -> Optional.of(clusters.destinationBroker(clusters.destinationLeader(destinationAdmin,
-                        new TopicPartition(InternalTopics.COMMANDS, 0))));
-                    default -> Optional.empty();
-                };
-                target[0] = "topic " + FAILOVER_TOPIC + down.map(n -> ", with " + n + " killed (" + (fault.pick() % 3 == 1
-                    ? "a leader of the topic" : "the mirror controller's broker") + ")").orElse("");
-                if (down.isPresent()) {
-                    history.event("fault", "#" + fault.index() + " kill -9 of " + down.get() + " before the stop");
-                    down.get().kill();
-                }
-                stopRequested = true;
-                long stopAtMs = history.nowMs();
-                command("--stop", DesiredState.STOPPED, () -> mirrors.stopMirrorTopics(MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
-                    .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
-                awaitStates(FAILOVER_TOPIC, PartitionState.STOPPED, COMMAND_BOUND);
-                if (down.isPresent()) {
-                    down.get().start();
-                    clusters.awaitDestinationBrokerReady(down.get().id());
-                    clusters.awaitDestinationFullyReplicated();
-                    history.event("heal", "#" + fault.index() + " " + down.get() + " restarted and back in sync after the stop");
-                }
-                StringBuilder outcome = new StringBuilder("stopped:");
-                for (MirrorPartitionDescription p : describe(FAILOVER_TOPIC).partitions()) {
-                    barriers.put(new TopicPartition(FAILOVER_TOPIC, p.partition()), p.barrierOffset());
-                    outcome.append(" p").append(p.partition()).append(" barrier ").append(p.barrierOffset())
-                        .append(p.truncatedFromOffset() >= 0 ? " truncated [" + p.truncatedFromOffset() + ", " + p.truncatedToOffset() + ")" : "");
-                }
-                history.event("operator", "--stop done, " + outcome);
-                Map<TopicPartition, Long> stopped = new LinkedHashMap<>();
-                partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS).forEach(tp -> stopped.put(tp, barriers.get(tp)));
-                workload.failOver(stopped, clusters.destinationBootstrapServers(), WRITES_AFTER_FAILOVER);
-                history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the destination and wrote " + WRITES_AFTER_FAILOVER
-                    + " records to each partition there");
-                moveGroup(destinationAdmin, group.stop(), stopAtMs);
-                return outcome.toString();
-            }
-            case FAILBACK -> {
-                target[0] = "topic " + FAILOVER_TOPIC + ", mirror " + FAILBACK_MIRROR + " on the source";
-                history.event("operator", "on the source: --create --mirror " + FAILBACK_MIRROR + " (bootstrap.servers "
-                    + clusters.destinationBootstrapServers() + "), --start --topics " + FAILOVER_TOPIC);
-                retryUntil("--create --mirror " + FAILBACK_MIRROR + " on the source",
-                    () -> sourceMirrors.listClusterMirrors().names().get(60, TimeUnit.SECONDS).contains(FAILBACK_MIRROR),
-                    () -> sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers()))
-                        .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
-                retryUntil("--start --topics " + FAILOVER_TOPIC + " on the source",
-                    () -> describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC) != null,
-                    () -> sourceMirrors.startMirrorTopics(FAILBACK_MIRROR, List.of(FAILOVER_TOPIC), List.of()).all()
-                        .get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
-                awaitStates(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC, PartitionState.MIRRORING, COMMAND_BOUND);
-                failedBack = true;
-                StringBuilder outcome = new StringBuilder("mirroring back:");
-                for (MirrorPartitionDescription p : describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions()) {
-                    outcome.append(" p").append(p.partition()).append(p.truncatedFromOffset() >= 0
-                        ? " cut [" + p.truncatedFromOffset() + ", " + p.truncatedToOffset() + ")" : " no cut");
-                }
-                history.event("operator", "failback started, " + outcome);
-                return outcome.toString();
-            }
             case CORRUPT_REPLICA_BYTE -> {
-                return corruptReplicaByte(destinationAdmin, fault, target);
+                return corruptReplicaByte(fault, target);
             }
             case SOURCE_KILL_LEADER -> {
                 TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
@@ -487,7 +484,7 @@ final class ChaosRun {
                 return "restarted";
             }
             case SOURCE_UNCLEAN_ELECTION -> {
-                return uncleanElection(sourceAdmin, fault, target);
+                return uncleanElection(fault, target);
             }
             default -> throw new IllegalStateException("unknown fault " + fault.kind());
         }
@@ -499,7 +496,7 @@ final class ChaosRun {
      * then the leader is killed, the follower started and elected with {@code Admin.electLeaders(UNCLEAN)}, and the old
      * leader started again (it truncates to the new leader's log). The source loses what only the old leader held.
      */
-    private String uncleanElection(Admin sourceAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+    private String uncleanElection(FaultPlan.Fault fault, String[] target) throws Exception {
         TopicPartition tp = UNCLEAN_PARTITION;
         int leader = TestUtils.awaitValue(() -> ChaosClusters.placement(sourceAdmin, tp).leader(), COMMAND_BOUND, "a leader of " + tp);
         int follower = UNCLEAN_REPLICAS.stream().filter(r -> r != leader).findFirst().orElseThrow();
@@ -535,7 +532,7 @@ final class ChaosRun {
      * for the fault's duration. Checks {@value HistoryChecker#CORRUPT_FETCH}: the partition fails naming a corrupted
      * batch's offset, no other partition of the topic names a corruption, and it catches up once the corruption stops.
      */
-    private String corruptFetches(Admin sourceAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+    private String corruptFetches(FaultPlan.Fault fault, String[] target) throws Exception {
         TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
         Uuid topicId = sourceAdmin.describeTopics(Set.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS).get(tp.topic()).topicId();
         target[0] = "fetch responses of " + tp + " through the source proxies";
@@ -570,7 +567,7 @@ final class ChaosRun {
             clusters.proxies().values().forEach(FaultProxy::stopCorrupting);
         }
         long sourceEnd = endOffset(sourceAdmin, tp);
-        try (Admin destinationAdmin = clusters.destinationAdmin()) {
+        try {
             TestUtils.await(() -> describe(tp).state() == PartitionState.MIRRORING
                 && endOffset(destinationAdmin, tp) >= sourceEnd, COMMAND_BOUND, tp + " to mirror again and reach offset " + sourceEnd);
         } catch (TimeoutException e) {
@@ -581,41 +578,13 @@ final class ChaosRun {
         return corrupted.size() + " batch(es) corrupted, first at offset " + (corrupted.isEmpty() ? "-" : corrupted.get(0)) + "; " + named;
     }
 
-    /**
-     * Moves the group that stopped consuming on the source ({@code commits}: what it committed there) to the destination
-     * and checks {@value HistoryChecker#GROUP_MOVE} on each partition of the failover topic.
-     */
-    private void moveGroup(Admin destinationAdmin, List<MovingGroup.Commit> commits, long stopAtMs) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> synced = destinationAdmin.listConsumerGroupOffsets(MovingGroup.GROUP)
-            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        history.event("workload", "group " + MovingGroup.GROUP + " stopped on the source after " + commits.size() + " commits; its offsets "
-            + "on the destination: " + synced);
-        List<TopicPartition> moved = partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS);
-        Map<TopicPartition, Long> resumed = Map.of();
-        if (moved.stream().allMatch(tp -> synced.get(tp) != null)) {
-            try {
-                resumed = MovingGroup.resumeOn(clusters.destinationBootstrapServers(), FAILOVER_TOPIC, FAILOVER_PARTITIONS);
-            } catch (TimeoutException e) {
-                history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the destination", e.getMessage());
-                return;
-            }
-        }
-        for (TopicPartition tp : moved) {
-            long offset = Optional.ofNullable(synced.get(tp)).map(OffsetAndMetadata::offset).orElse(-1L);
-            long first = offset < 0 ? -1 : MovingGroup.firstRecordFrom(clusters.destinationBootstrapServers(), tp, offset);
-            HistoryChecker.groupMoveViolations(tp, commits, offset, resumed.getOrDefault(tp, -1L), first, barriers.get(tp), stopAtMs)
-                .forEach(v -> history.violation(HistoryChecker.GROUP_MOVE, tp + " on the destination", v));
-        }
-        history.event("workload", "group " + MovingGroup.GROUP + " resumed on the destination at " + resumed);
-    }
-
-    /** A partition that is mirroring now: the failover topic's only until it is stopped. */
+    /** A partition mirrored now or later: the failover topic's may be stopped, its destination replicas are still there. */
     private TopicPartition pickMirroringPartition(int pick) {
-        List<TopicPartition> candidates = stopRequested ? partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS) : allPartitions();
+        List<TopicPartition> candidates = allPartitions();
         return candidates.get(pick % candidates.size());
     }
 
-    private int pickFollower(Admin destinationAdmin, TopicPartition tp, int pick) throws Exception {
+    private int pickFollower(TopicPartition tp, int pick) throws Exception {
         int leader = clusters.destinationLeader(destinationAdmin, tp);
         List<Integer> followers = ChaosClusters.placement(destinationAdmin, tp).replicas().stream().filter(r -> r != leader).sorted().toList();
         return followers.get((pick / 7) % followers.size());
@@ -625,9 +594,9 @@ final class ChaosRun {
      * Test-only fault: flips the last byte (inside the records) of a follower's first batch of a mirrored partition, in
      * its segment file. Kafka does not read it back (a follower serves nobody), so only the checker can notice.
      */
-    private String corruptReplicaByte(Admin destinationAdmin, FaultPlan.Fault fault, String[] target) throws Exception {
+    private String corruptReplicaByte(FaultPlan.Fault fault, String[] target) throws Exception {
         TopicPartition tp = partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS).get(fault.pick() % MIRRORED_PARTITIONS);
-        int broker = pickFollower(destinationAdmin, tp, fault.pick());
+        int broker = pickFollower(tp, fault.pick());
         Path dir = clusters.destinationBroker(broker).partitionDir(tp);
         SegmentBatches.Batch batch = SegmentBatches.read(dir).stream().findFirst()
             .orElseThrow(() -> new IllegalStateException("no batch on broker " + broker + " of " + tp + " to corrupt"));
@@ -646,11 +615,13 @@ final class ChaosRun {
         return outcome;
     }
 
-    /** Runs an operator command until the topic's desired state is {@code desired} (a failed attempt may still be applied). */
+    /**
+     * Runs an operator command on {@value #MIRRORED_TOPIC} until its desired state is {@code desired} (a failed attempt may
+     * still be applied).
+     */
     private void command(String name, DesiredState desired, CheckedAction action) throws Exception {
-        String topic = desired == DesiredState.STOPPED ? FAILOVER_TOPIC : MIRRORED_TOPIC;
-        history.event("operator", name + " --topics " + topic);
-        retryUntil(name + " --topics " + topic, () -> describe(topic).desiredState() == desired, action);
+        history.event("operator", name + " --topics " + MIRRORED_TOPIC);
+        retryUntil(name + " --topics " + MIRRORED_TOPIC, () -> describe(MIRRORED_TOPIC).desiredState() == desired, action);
     }
 
     /**
@@ -732,40 +703,236 @@ final class ChaosRun {
     }
 
     /**
-     * Checks {@value HistoryChecker#CONVERGENCE}: within {@link #CONVERGENCE_BOUND} every partition reaches the state its
-     * topic's desired state asks for, and every mirroring one the source's end offset.
+     * The operator's loop ({@link FailoverCycles}): whole cycles back to back, with seeded pauses, until the duration is
+     * over or {@link Options#maxCycles()} cycles ran. A step that fails is a violation and ends the loop (the topic's
+     * state is then unknown).
      */
-    private void awaitConvergence(Admin sourceAdmin, Admin destinationAdmin) throws Exception {
+    private void runCycles() {
+        FailoverCycles draws = new FailoverCycles(options.seed());
+        try {
+            Thread.sleep(FailoverCycles.FIRST_CYCLE.toMillis());
+            while (cycles.size() < options.maxCycles() && history.nowMs() < options.duration().toMillis()) {
+                long started = history.nowMs();
+                int index = cycles.size() + 1;
+                history.event("cycle", "#" + index + " starts");
+                List<FailoverCycles.StepFigures> steps = new ArrayList<>();
+                for (FailoverCycles.Step step : FailoverCycles.Step.values()) {
+                    long pause = draws.nextPauseMs();
+                    if (step.stop) {
+                        // As an operator would, let the mirror sync group offsets at least twice before the group moves:
+                        // a side that was cut holds the group's stale commits from before the cut until a sync replaces them.
+                        pause = Math.max(pause, mirroringSinceMs + 2 * GROUP_SYNC_INTERVAL.toMillis() - history.nowMs());
+                    }
+                    Thread.sleep(pause);
+                    steps.add(step(step));
+                }
+                cycles.add(new FailoverCycles.Cycle(index, started, history.nowMs(), List.copyOf(steps)));
+                history.event("cycle", "#" + index + " done in " + (history.nowMs() - started) / 1000.0 + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CONVERGENCE, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + ": " + e.getMessage());
+        } catch (Exception e) {
+            history.violation(HistoryChecker.CHECK_FAILED, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + " could not be carried out: " + e);
+        }
+    }
+
+    private ClusterMirrorAdmin mirrorsOn(Workload.Side side) {
+        return side == Workload.Side.SOURCE ? sourceMirrors : mirrors;
+    }
+
+    private static String mirrorOn(Workload.Side side) {
+        return side == Workload.Side.SOURCE ? FAILBACK_MIRROR : MIRROR;
+    }
+
+    private Admin adminOf(Workload.Side side) {
+        return side == Workload.Side.SOURCE ? sourceAdmin : destinationAdmin;
+    }
+
+    private String bootstrapOf(Workload.Side side) {
+        return side == Workload.Side.SOURCE ? clusters.sourceBootstrapServers() : clusters.destinationBootstrapServers();
+    }
+
+    /**
+     * One step of a cycle: the command on the failover topic in the mirror of the step's side, run until every
+     * partition reached its state, then the moves and checks that follow it.
+     */
+    private FailoverCycles.StepFigures step(FailoverCycles.Step step) throws Exception {
+        ClusterMirrorAdmin admin = mirrorsOn(step.side);
+        String mirror = mirrorOn(step.side);
+        String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "") + (step.stop ? "--stop" : "--start --discard-local-writes")
+            + " --mirror " + mirror + " --topics " + FAILOVER_TOPIC;
+        long started = history.nowMs();
+        List<FailoverCycles.PartitionCut> cuts;
+        Map<TopicPartition, Long> previousBarriers = lastBarriers;
+        cycleLock.writeLock().lock();
+        try {
+            if (step == FailoverCycles.Step.FAILBACK) {
+                retryUntil("--create --mirror " + FAILBACK_MIRROR + " on the source",
+                    () -> sourceMirrors.listClusterMirrors().names().get(60, TimeUnit.SECONDS).contains(FAILBACK_MIRROR),
+                    () -> sourceMirrors.createClusterMirror(FAILBACK_MIRROR, Map.of("bootstrap.servers", clusters.destinationBootstrapServers(),
+                            MirrorConfig.METADATA_REFRESH_INTERVAL_MS, String.valueOf(GROUP_SYNC_INTERVAL.toMillis())))
+                        .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+            }
+            history.event("operator", name);
+            DesiredState desired = step.stop ? DesiredState.STOPPED : DesiredState.MIRRORING;
+            // A start is given --discard-local-writes: what the side wrote after the other side's barrier (lost at that
+            // stop already) is cut, as an operator who fails back after an unplanned failover does.
+            retryUntil(name, () -> describe(admin, mirror, FAILOVER_TOPIC).desiredState() == desired, () -> (step.stop
+                ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of())
+                : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)))
+                .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+            awaitStates(admin, mirror, FAILOVER_TOPIC, step.stop ? PartitionState.STOPPED : PartitionState.MIRRORING, COMMAND_BOUND);
+            cuts = describe(admin, mirror, FAILOVER_TOPIC).partitions().stream().map(p -> FailoverCycles.PartitionCut.reported(p.partition(),
+                step.stop, p.barrierOffset(), p.truncatedFromOffset(), p.truncatedToOffset(),
+                previousBarriers.getOrDefault(new TopicPartition(FAILOVER_TOPIC, p.partition()), -1L))).toList();
+            phase = switch (step) {
+                case FAILOVER -> Phase.FAILED_OVER;
+                case FAILBACK -> Phase.FAILED_BACK;
+                case RETURN -> Phase.RETURNED;
+                case RESTART -> Phase.MIRRORING;
+            };
+            if (!step.stop) {
+                mirroringSinceMs = history.nowMs();
+            } else {
+                Map<TopicPartition, Long> barriers = new LinkedHashMap<>();
+                cuts.forEach(c -> barriers.put(new TopicPartition(FAILOVER_TOPIC, c.partition()), c.barrier()));
+                lastBarriers = Map.copyOf(barriers);
+            }
+        } finally {
+            cycleLock.writeLock().unlock();
+        }
+        long took = history.nowMs() - started;
+        history.event("operator", name + " done in " + took / 1000.0 + " s: " + cuts.stream().map(c -> "p" + c.partition()
+            + (c.barrier() >= 0 ? " barrier " + c.barrier() : "") + (c.truncatedFrom() >= 0 ? " cut [" + c.truncatedFrom() + ", "
+            + c.truncatedTo() + ")" : " no cut")).toList());
+        HistoryChecker.WriteFigures writes = step.stop ? afterStop(step.side, cuts, started)
+            : afterStart(step.side, previousBarriers);
+        return new FailoverCycles.StepFigures(step, started, took, cuts, writes);
+    }
+
+    /**
+     * After a stop that made {@code writable} writable: producers and group move there; then every partition is checked
+     * ({@value HistoryChecker#IDENTITY} up to the barrier, {@value HistoryChecker#BARRIER},
+     * {@value HistoryChecker#PRODUCER_STATE}, and {@value HistoryChecker#ACKED_WRITES} for the writes the other side
+     * acknowledged since the producers last moved). Returns the writes' figures, summed over the partitions.
+     */
+    private HistoryChecker.WriteFigures afterStop(Workload.Side writable, List<FailoverCycles.PartitionCut> cuts, long stopAtMs)
+            throws Exception {
+        int stint = workload.moveFailover(writable, lastBarriers);
+        history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the " + writable.label());
+        moveGroup(writable.other(), writable, stopAtMs);
+        List<Workload.Write> finished = workload.writes().stream().filter(w -> w.stint() == stint - 1 && w.side() == writable.other()
+            && w.partition().topic().equals(FAILOVER_TOPIC)).toList();
+        HistoryChecker.WriteFigures[] total = {HistoryChecker.WriteFigures.NONE};
+        Admin admin = adminOf(writable);
+        checkInSync(writable, () -> {
+            total[0] = HistoryChecker.WriteFigures.NONE;
+            for (FailoverCycles.PartitionCut cut : cuts) {
+                TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
+                if (cut.barrier() < 0) {
+                    history.violation(HistoryChecker.BARRIER, tp + " on the " + writable.label(), "stopped, but describe reports no barrier offset");
+                    continue;
+                }
+                if (writable == Workload.Side.DESTINATION) {
+                    checker.checkIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                } else {
+                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                }
+                checker.checkBarrier(writable, admin, tp, cut.barrier());
+                checker.checkProducerState(writable, admin, tp, cut.barrier());
+                total[0] = total[0].plus(checker.checkAckedWrites(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), tp,
+                    finished, cut.barrier(), cut.truncatedFrom(), cut.truncatedTo()));
+            }
+        });
+        return total[0];
+    }
+
+    /**
+     * Runs a step's checks once every replica of {@code side} is in sync (a replica still catching up after a restart
+     * is not complete yet); checks that could not be carried out (a node went down meanwhile) run again, at most
+     * three times. A violation found stays recorded.
+     */
+    private void checkInSync(Workload.Side side, CheckedAction checks) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            if (side == Workload.Side.SOURCE) {
+                clusters.awaitSourceFullyReplicated();
+            } else {
+                clusters.awaitDestinationFullyReplicated();
+            }
+            try {
+                checks.run();
+                return;
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                history.event("check", "the checks after a cycle step could not be carried out, again: " + e);
+            }
+        }
+    }
+
+    /**
+     * After a start on {@code mirroring}: it holds everything the writable side held below the barrier of the last stop
+     * ({@value HistoryChecker#IDENTITY}, complete up to {@code barriers}).
+     */
+    private HistoryChecker.WriteFigures afterStart(Workload.Side mirroring, Map<TopicPartition, Long> barriers) throws Exception {
+        checkInSync(mirroring, () -> {
+            for (Map.Entry<TopicPartition, Long> barrier : barriers.entrySet()) {
+                if (mirroring == Workload.Side.SOURCE) {
+                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
+                } else {
+                    checker.checkIdentity(sourceAdmin, destinationAdmin, barrier.getKey(), barrier.getValue(), true);
+                }
+            }
+        });
+        return HistoryChecker.WriteFigures.NONE;
+    }
+
+    /**
+     * Moves the group from {@code from} to {@code to} (the producers moved there already) and checks
+     * {@value HistoryChecker#GROUP_MOVE} on each partition of the failover topic.
+     */
+    private void moveGroup(Workload.Side from, Workload.Side to, long stopAtMs) throws Exception {
+        List<MovingGroup.Commit> commits = group.stop();
+        Map<TopicPartition, OffsetAndMetadata> synced = adminOf(to).listConsumerGroupOffsets(MovingGroup.GROUP)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        group.start(to, bootstrapOf(to));
+        Map<TopicPartition, Long> resumed;
+        try {
+            resumed = group.awaitFirstRead(FAILOVER_PARTITIONS);
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the " + to.label(), e.getMessage());
+            return;
+        }
+        for (TopicPartition tp : partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS)) {
+            long offset = Optional.ofNullable(synced.get(tp)).map(OffsetAndMetadata::offset).orElse(-1L);
+            long first = offset < 0 ? -1 : MovingGroup.firstRecordFrom(bootstrapOf(to), tp, offset);
+            HistoryChecker.groupMoveViolations(tp, commits, from, offset, resumed.getOrDefault(tp, -1L), first,
+                    lastBarriers.getOrDefault(tp, -1L), mirroringSinceMs, stopAtMs)
+                .forEach(v -> history.violation(HistoryChecker.GROUP_MOVE, tp + " on the " + to.label(), v));
+        }
+        history.event("workload", "group " + MovingGroup.GROUP + " moved to the " + to.label() + ": committed there " + synced
+            + ", first read " + resumed);
+    }
+
+    /**
+     * Checks {@value HistoryChecker#CONVERGENCE}: within {@link #CONVERGENCE_BOUND} every partition reaches the state its
+     * topic's desired state asks for in each mirror, and every mirroring one the end offset of the side it copies.
+     */
+    private void awaitConvergence() throws Exception {
         Map<TopicPartition, String> lagging = new HashMap<>();
         try {
             TestUtils.await(() -> {
                 lagging.clear();
                 for (String topic : mirroredTopics()) {
-                    MirrorTopicDescription description = describe(topic);
-                    PartitionState wanted = switch (description.desiredState()) {
-                        case MIRRORING -> PartitionState.MIRRORING;
-                        case PAUSED -> PartitionState.PAUSED;
-                        case STOPPED -> PartitionState.STOPPED;
-                    };
-                    for (MirrorPartitionDescription p : description.partitions()) {
-                        TopicPartition tp = new TopicPartition(topic, p.partition());
-                        if (p.state() != wanted) {
-                            lagging.put(tp, "state " + p.state() + " (requested " + wanted + "), last error " + p.lastError());
-                        } else if (wanted == PartitionState.MIRRORING && endOffset(destinationAdmin, tp) != endOffset(sourceAdmin, tp)) {
-                            lagging.put(tp, "end offset " + endOffset(destinationAdmin, tp) + ", source's " + endOffset(sourceAdmin, tp));
-                        }
-                    }
+                    converged(mirrors, MIRROR, topic, destinationAdmin, sourceAdmin, "", lagging);
                 }
-                if (failedBack) {
-                    for (MirrorPartitionDescription p : describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions()) {
-                        TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, p.partition());
-                        if (p.state() != PartitionState.MIRRORING) {
-                            lagging.put(tp, "failback: state " + p.state() + " on the source (requested MIRRORING), last error " + p.lastError());
-                        } else if (endOffset(sourceAdmin, tp) != endOffset(destinationAdmin, tp)) {
-                            lagging.put(tp, "failback: source end offset " + endOffset(sourceAdmin, tp) + ", destination's "
-                                + endOffset(destinationAdmin, tp));
-                        }
-                    }
+                if (sourceMirrors.listClusterMirrors().names().get(60, TimeUnit.SECONDS).contains(FAILBACK_MIRROR)) {
+                    converged(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC, sourceAdmin, destinationAdmin, "on the source: ", lagging);
                 }
                 return lagging.isEmpty();
             }, CONVERGENCE_BOUND, "every partition to reach its requested state");
@@ -776,14 +943,38 @@ final class ChaosRun {
         }
     }
 
-    private List<PartitionFigures> finalChecks(Admin sourceAdmin, Admin destinationAdmin, List<Workload.Write> writes) throws Exception {
+    /** Adds to {@code lagging} each partition of {@code topic} in {@code mirror} not in its requested state or behind. */
+    private static void converged(ClusterMirrorAdmin admin, String mirror, String topic, Admin mirroring, Admin copied, String prefix,
+                                  Map<TopicPartition, String> lagging) throws Exception {
+        MirrorTopicDescription description = describe(admin, mirror, topic);
+        PartitionState wanted = switch (description.desiredState()) {
+            case MIRRORING -> PartitionState.MIRRORING;
+            case PAUSED -> PartitionState.PAUSED;
+            case STOPPED -> PartitionState.STOPPED;
+        };
+        for (MirrorPartitionDescription p : description.partitions()) {
+            TopicPartition tp = new TopicPartition(topic, p.partition());
+            if (p.state() != wanted) {
+                lagging.put(tp, prefix + "state " + p.state() + " (requested " + wanted + "), last error " + p.lastError());
+            } else if (wanted == PartitionState.MIRRORING && endOffset(mirroring, tp) != endOffset(copied, tp)) {
+                lagging.put(tp, prefix + "end offset " + endOffset(mirroring, tp) + ", copied side's " + endOffset(copied, tp));
+            }
+        }
+    }
+
+    private List<PartitionFigures> finalChecks(List<Workload.Write> writes) throws Exception {
         List<PartitionFigures> figures = new ArrayList<>();
         for (String topic : mirroredTopics()) {
             MirrorTopicDescription description = describe(topic);
+            if (topic.equals(FAILOVER_TOPIC) && phase != Phase.MIRRORING) {
+                // Only after a failed step: the cycles always end with the destination mirroring the source again.
+                history.event("check", "final checks of " + topic + " left out: its cycles stopped in phase " + phase);
+                continue;
+            }
             for (MirrorPartitionDescription p : description.partitions()) {
                 TopicPartition tp = new TopicPartition(topic, p.partition());
                 try {
-                    figures.add(finalChecks(sourceAdmin, destinationAdmin, writes, tp, description.desiredState(), p));
+                    figures.add(finalChecks(writes, tp, description.desiredState(), p));
                 } catch (Exception e) {
                     history.violation(HistoryChecker.CHECK_FAILED, tp.toString(), "the final checks failed: " + e);
                 }
@@ -792,43 +983,23 @@ final class ChaosRun {
         return figures;
     }
 
-    /** The final checks of one partition, by the state its topic was asked to reach; returns its figures. */
-    private PartitionFigures finalChecks(Admin sourceAdmin, Admin destinationAdmin, List<Workload.Write> writes, TopicPartition tp,
-                                         DesiredState desired, MirrorPartitionDescription p) throws Exception {
+    /**
+     * The final checks of one mirroring (or paused) partition: identity with the source, and the source's writes since
+     * the partition's producers last moved there; returns its figures.
+     */
+    private PartitionFigures finalChecks(List<Workload.Write> writes, TopicPartition tp, DesiredState desired, MirrorPartitionDescription p)
+            throws Exception {
         long sourceEnd = endOffset(sourceAdmin, tp);
         long destinationEnd = endOffset(destinationAdmin, tp);
-        String destination = clusters.destinationBootstrapServers();
-        String source = clusters.sourceBootstrapServers();
-        List<Workload.Write> sourceWrites = writes.stream().filter(w -> w.side() == Workload.Side.SOURCE).toList();
+        int stint = tp.topic().equals(FAILOVER_TOPIC) ? workload.stint() : 0;
+        List<Workload.Write> sourceWrites = writes.stream().filter(w -> w.side() == Workload.Side.SOURCE && w.stint() == stint).toList();
         List<Workload.Write> lostBySource = uncleanElections.containsKey(tp)
             ? checker.lostBySource(clusters.sourceBootstrapServers(), tp, sourceWrites, sourceEnd) : List.of();
         sourceWrites = sourceWrites.stream().filter(w -> !lostBySource.contains(w)).toList();
-        HistoryChecker.WriteFigures writeFigures;
-        long barrier = Optional.ofNullable(barriers.get(tp)).orElse(p.barrierOffset());
-        if (desired != DesiredState.STOPPED) {
-            checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
-            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1);
-        } else if (barrier < 0) {
-            history.violation(HistoryChecker.BARRIER, tp.toString(), "stopped, but describe reports no barrier offset");
-            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, destinationEnd, -1, -1);
-        } else {
-            checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, true);
-            checker.checkBarrier(destinationAdmin, tp, barrier);
-            checker.checkProducerState(destinationAdmin, tp, barrier);
-            writeFigures = checker.checkAckedWrites("destination", destination, source, tp, sourceWrites, barrier, p.truncatedFromOffset(),
-                p.truncatedToOffset());
-        }
-        writeFigures = writeFigures.withLostBySource(lostBySource.size());
-        Optional<Failback> failback = Optional.empty();
-        if (tp.topic().equals(FAILOVER_TOPIC) && failedBack) {
-            MirrorPartitionDescription back = describe(sourceMirrors, FAILBACK_MIRROR, FAILOVER_TOPIC).partitions().stream()
-                .filter(b -> b.partition() == tp.partition()).findFirst().orElseThrow();
-            checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, destinationEnd, true);
-            List<Workload.Write> destinationWrites = writes.stream().filter(w -> w.side() == Workload.Side.DESTINATION).toList();
-            failback = Optional.of(new Failback(back.state(), back.truncatedFromOffset(), back.truncatedToOffset(), checker.checkAckedWrites(
-                "source", source, destination, tp, destinationWrites, Math.min(sourceEnd, destinationEnd), -1, -1)));
-        }
+        checker.checkIdentity(sourceAdmin, destinationAdmin, tp, sourceEnd, true);
+        HistoryChecker.WriteFigures writeFigures = checker.checkAckedWrites("destination", clusters.destinationBootstrapServers(),
+            clusters.sourceBootstrapServers(), tp, sourceWrites, Math.min(sourceEnd, destinationEnd), -1, -1).withLostBySource(lostBySource.size());
         return new PartitionFigures(tp, desired, p.state(), sourceEnd, destinationEnd, p.barrierOffset(), p.truncatedFromOffset(),
-            p.truncatedToOffset(), p.lastError(), writeFigures, failback);
+            p.truncatedToOffset(), p.lastError(), writeFigures);
     }
 }

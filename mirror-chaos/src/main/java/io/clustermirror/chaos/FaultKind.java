@@ -40,16 +40,6 @@ enum FaultKind {
      */
     SOURCE_UNCLEAN_ELECTION(true, true),
     /**
-     * {@code --stop} (failover) of the failover topic: once per run, at a random point; in a third of the runs with the
-     * leader of one of its partitions killed just before, in another third with the mirror controller's broker killed.
-     */
-    STOP(false),
-    /**
-     * Failback, some time after the stop: a mirror on the source cluster from the destination, and {@code --start} of the
-     * failover topic there (the source then runs the extension too).
-     */
-    FAILBACK(false),
-    /**
      * Test-only (never a product fault): one byte of a destination follower's segment file is flipped, to show that the
      * checker names such a violation. Planned only with {@code --inject-corruption}.
      */

@@ -49,11 +49,8 @@ final class FaultPlan {
         long end = duration.toMillis();
         List<FaultKind> kinds = Arrays.stream(FaultKind.values()).filter(k -> k.random && (!k.threeSourceBrokers || sourceBrokers == 3)).toList();
         List<Fault> faults = new ArrayList<>();
-        // The stop, the failback and the corruption are drawn first, so that their times do not depend on the other draws.
-        long stopAt = (long) (end * (0.3 + 0.4 * random.nextDouble()));
-        faults.add(new Fault(0, stopAt, FaultKind.STOP, 0, 0, random.nextInt(Integer.MAX_VALUE)));
-        long failbackAt = stopAt + (long) (end * (0.1 + 0.1 * random.nextDouble()));
-        faults.add(new Fault(0, failbackAt, FaultKind.FAILBACK, 0, 0, random.nextInt(Integer.MAX_VALUE)));
+        // The corruption is drawn first, so that its time does not depend on the other draws. Failovers and failbacks
+        // are not faults of the plan: FailoverCycles runs them on a thread of its own, among these faults.
         if (injectCorruption) {
             long corruptAt = (long) (end * (0.2 + 0.4 * random.nextDouble()));
             faults.add(new Fault(0, corruptAt, FaultKind.CORRUPT_REPLICA_BYTE, 0, 0, random.nextInt(Integer.MAX_VALUE)));

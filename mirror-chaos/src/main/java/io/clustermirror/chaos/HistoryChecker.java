@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.common.cleaning.CleanedBatches;
 import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersOptions;
@@ -9,19 +10,23 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,24 +39,25 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>{@value #IDENTITY}: every destination replica of a mirror partition is a byte-identical prefix of the source
  *       partition (batch by batch, every field but the partition leader epoch, no batch missing or added), up to its
- *       end or, once the partition is stopped, up to the barrier; after failback, every source replica is such a prefix
- *       of the destination's log;</li>
- *   <li>{@value #BARRIER}: after a stop, every replica holds the {@code MIRROR_PID_RESET} barrier at the offset the stop
- *       reported;</li>
+ *       end or, once the partition is stopped, up to the barrier; while the failover topic fails back, every source
+ *       replica is such a prefix of the destination's log. On the compacted topic, what both logs still hold is the
+ *       same record by record, and so is the latest record of each key ({@link #compareCompacted});</li>
+ *   <li>{@value #BARRIER}: after a stop, every replica of the side made writable holds the {@code MIRROR_PID_RESET}
+ *       barrier at the offset the stop reported;</li>
  *   <li>{@value #PRODUCER_STATE}: after a stop, no replica's producer state holds a producer whose last write precedes
  *       the barrier (the mirrored producers are reset: producer ids are allocated by each cluster on its own, and a
  *       destination producer that gets a mirrored one's id would be refused as out of sequence, or acknowledged as a
- *       duplicate of a mirrored batch); a destination producer refused that way after the failover is named too;</li>
- *   <li>{@value #ACKED_WRITES}: every acknowledged source write below the destination's mirrored end (the barrier after
- *       a stop) is on the destination at its offset with its value; above it, a write is lost only inside the range
- *       the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is read twice.
- *       After failback, the same the other way round: every write acknowledged by the destination is on the source.
+ *       duplicate of a mirrored batch); a producer refused that way on the side made writable is named too;</li>
+ *   <li>{@value #ACKED_WRITES}: every write acknowledged by the writable side below the other's mirrored end (the
+ *       barrier after a stop) is on the other side at its offset with its value; above it, a write is lost only inside
+ *       the range the stop reported as truncated or beyond what had been mirrored (the failover's bound); no value is
+ *       read twice. Checked at every stop, in either direction, and at the end.
  *       Only on a partition that had an unclean election on the source, writes the source's own log no longer holds
  *       (it lost them) are left out: the mirror follows the source. Writes below the cluster's log start (retention
  *       deleted them) are counted, not violations;</li>
- *   <li>{@value #GROUP_MOVE}: the consumer group that moves to the destination at the failover resumes with no skip and
- *       no re-read beyond its last synced commit: its committed offset there is not above its last commit on the source
- *       nor past the barrier, not below a commit it made {@link #GROUP_SYNC_MARGIN} before the stop (unless the
+ *   <li>{@value #GROUP_MOVE}: the consumer group that moves at each stop resumes with no skip and no re-read beyond its
+ *       last synced commit: its committed offset there is not above any commit it made nor past the barrier, not below
+ *       a commit it made on the side left, while mirrored, {@link #GROUP_SYNC_MARGIN} before the stop (unless the
  *       barrier is lower), and its first record read there is the first one at or after that offset;</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
@@ -144,6 +150,88 @@ final class HistoryChecker {
     }
 
     /**
+     * Compares a replica of a compacted partition with the log it copies: both clusters' cleaners rewrite their copy
+     * on their own schedule, so batches may lose records on one side only, or disappear. Below {@code end}, every
+     * replica batch that overlaps a reference batch has the same base and last offsets and every record both still
+     * hold is the same (key, value, headers, timestamp; {@link CleanedBatches#sameAfterCleaning}); no replica batch lies
+     * beyond the reference's last one; and below the end both logs hold ({@code bound}), the latest record of each key
+     * is at the same offset on both sides, unless one side cleaned it away for a newer one at or above the bound, or
+     * removed a tombstone. Returns what differs first.
+     */
+    static Optional<String> compareCompacted(List<SegmentBatches.Batch> reference, String referenceName, List<SegmentBatches.Batch> replica,
+                                             long end) {
+        List<SegmentBatches.Batch> expected = reference.stream().filter(b -> b.baseOffset() < end).toList();
+        List<SegmentBatches.Batch> compared = replica.stream().filter(b -> b.baseOffset() < end).toList();
+        TreeMap<Long, SegmentBatches.Batch> byBase = new TreeMap<>();
+        expected.forEach(b -> byBase.put(b.baseOffset(), b));
+        long referenceLast = expected.isEmpty() ? -1 : expected.get(expected.size() - 1).lastOffset();
+        for (SegmentBatches.Batch mine : compared) {
+            if (mine.baseOffset() > referenceLast) {
+                return Optional.of("the replica holds " + mine + " beyond the " + referenceName + "'s last offset " + referenceLast
+                    + ": a record the " + referenceName + " never had");
+            }
+            Map.Entry<Long, SegmentBatches.Batch> before = byBase.floorEntry(mine.baseOffset());
+            List<SegmentBatches.Batch> overlapping = new ArrayList<>(byBase.subMap(mine.baseOffset(), true, mine.lastOffset(), true).values());
+            if (before != null && before.getKey() < mine.baseOffset() && before.getValue().lastOffset() >= mine.baseOffset()) {
+                overlapping.add(0, before.getValue());
+            }
+            if (overlapping.isEmpty()) {
+                continue; // cleaned away on the reference: nothing to compare
+            }
+            SegmentBatches.Batch theirs = overlapping.get(0);
+            if (overlapping.size() > 1 || theirs.baseOffset() != mine.baseOffset() || theirs.lastOffset() != mine.lastOffset()) {
+                return Optional.of("the replica's " + mine + " is where the " + referenceName + " holds " + theirs + " (a batch missing or added)");
+            }
+            if (!CleanedBatches.sameAfterCleaning(mine.recordBatch(), theirs.recordBatch())) {
+                return Optional.of("the replica's " + mine + " and the " + referenceName + "'s " + theirs + " hold different records at the "
+                    + "same offsets (key, value, headers or timestamp), or different producer fields");
+            }
+        }
+        long bound = Math.min(end, Math.min(referenceLast, compared.isEmpty() ? -1 : compared.get(compared.size() - 1).lastOffset()) + 1);
+        Map<ByteBuffer, LatestRecord> mineBelow = latestPerKey(compared, bound, true);
+        Map<ByteBuffer, LatestRecord> theirsBelow = latestPerKey(expected, bound, true);
+        Map<ByteBuffer, LatestRecord> mineAbove = latestPerKey(compared, bound, false);
+        Map<ByteBuffer, LatestRecord> theirsAbove = latestPerKey(expected, bound, false);
+        Set<ByteBuffer> keys = new HashSet<>(mineBelow.keySet());
+        keys.addAll(theirsBelow.keySet());
+        for (ByteBuffer key : keys) {
+            LatestRecord mine = mineBelow.get(key);
+            LatestRecord theirs = theirsBelow.get(key);
+            boolean differ = mine != null && theirs != null ? mine.offset() != theirs.offset()
+                : mine == null ? !theirs.tombstone() && !mineAbove.containsKey(key) : !mine.tombstone() && !theirsAbove.containsKey(key);
+            if (differ) {
+                return Optional.of("below offset " + bound + " the latest record of key '" + StandardCharsets.UTF_8.decode(key.duplicate())
+                    + "' is " + describe(mine) + " on the replica but " + describe(theirs) + " on the " + referenceName);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The latest record of a key in a compacted log: its offset and whether it is a tombstone. */
+    private record LatestRecord(long offset, boolean tombstone) {
+    }
+
+    private static String describe(LatestRecord latest) {
+        return latest == null ? "absent" : (latest.tombstone() ? "a tombstone" : "a value") + " at offset " + latest.offset();
+    }
+
+    /** The latest record of each key in the data batches below {@code bound} ({@code below}) or at and above it. */
+    private static Map<ByteBuffer, LatestRecord> latestPerKey(List<SegmentBatches.Batch> batches, long bound, boolean below) {
+        Map<ByteBuffer, LatestRecord> latest = new HashMap<>();
+        for (SegmentBatches.Batch batch : batches) {
+            if (batch.control()) {
+                continue;
+            }
+            for (Record record : batch.recordBatch()) {
+                if (record.key() != null && (record.offset() < bound) == below) {
+                    latest.put(record.key(), new LatestRecord(record.offset(), !record.hasValue()));
+                }
+            }
+        }
+        return latest;
+    }
+
+    /**
      * Checks {@value #IDENTITY} on every destination replica of {@code tp} against the source leader's replica, for batches
      * below {@code end}. The replicas are read before the source, so the source holds at least what they copied from it.
      */
@@ -176,18 +264,34 @@ final class HistoryChecker {
         identityChecks.incrementAndGet();
         for (Map.Entry<String, List<SegmentBatches.Batch>> replica : replicas.entrySet()) {
             batchesCompared.addAndGet(replica.getValue().size());
-            compare(reference, referenceName, replica.getValue(), end, complete).ifPresent(difference ->
-                history.violation(IDENTITY, tp + " on " + replica.getKey(), difference));
+            Optional<String> difference = tp.topic().equals(ChaosRun.COMPACTED_TOPIC)
+                ? compareCompacted(reference, referenceName, replica.getValue(), end)
+                : compare(reference, referenceName, replica.getValue(), end, complete);
+            difference.ifPresent(what ->
+                history.violation(IDENTITY, tp + " on " + replica.getKey(), what));
         }
     }
 
-    /** Checks {@value #BARRIER}: every destination replica of {@code tp} holds the barrier at {@code barrierOffset}. */
-    void checkBarrier(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
-        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
-            Optional<SegmentBatches.Batch> at = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)).stream()
+    /** The replicas of {@code tp} on {@code side}: each broker's name and partition directory. */
+    private Map<String, Path> replicaDirs(Workload.Side side, Admin admin, TopicPartition tp) throws Exception {
+        Map<String, Path> dirs = new TreeMap<>();
+        for (int broker : ChaosClusters.placement(admin, tp).replicas()) {
+            LaunchedNode node = side == Workload.Side.SOURCE ? clusters.sourceNodes().get(broker) : clusters.destinationBroker(broker);
+            dirs.put(side.label() + " broker " + broker, node.partitionDir(tp));
+        }
+        return dirs;
+    }
+
+    /**
+     * Checks {@value #BARRIER}: every replica of {@code tp} on {@code side} (through its {@code admin}) holds the barrier
+     * its stop reported at {@code barrierOffset}.
+     */
+    void checkBarrier(Workload.Side side, Admin admin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (Map.Entry<String, Path> replica : replicaDirs(side, admin, tp).entrySet()) {
+            Optional<SegmentBatches.Batch> at = SegmentBatches.read(replica.getValue()).stream()
                 .filter(b -> b.baseOffset() <= barrierOffset && barrierOffset <= b.lastOffset()).findFirst();
             if (at.isEmpty() || !at.get().barrier()) {
-                history.violation(BARRIER, tp + " on destination broker " + broker, "the stop reported its barrier at offset " + barrierOffset
+                history.violation(BARRIER, tp + " on " + replica.getKey(), "the stop reported its barrier at offset " + barrierOffset
                     + ", but the replica holds " + at.map(Object::toString).orElse("nothing") + " there");
             }
         }
@@ -200,54 +304,72 @@ final class HistoryChecker {
     static final Duration GROUP_SYNC_MARGIN = Duration.ofSeconds(90);
 
     /**
-     * Checks {@value #GROUP_MOVE} for one partition of the group that moved: {@code commits} are its commits on the
-     * source (all partitions), {@code synced} its committed offset on the destination (-1 if none), {@code resumedAt} the
-     * offset of the first record it read there and {@code firstFromSynced} that of the first record at or after
-     * {@code synced}; {@code stopAtMs} is when the stop was requested. Returns the violations' details.
+     * Checks {@value #GROUP_MOVE} for one partition of the group that moved from {@code left} to the other cluster:
+     * {@code commits} are all its commits (every cluster, every partition), {@code synced} its committed offset on the
+     * cluster it moved to (-1 if none), {@code resumedAt} the offset of the first record it read there and
+     * {@code firstFromSynced} that of the first record at or after {@code synced}; {@code barrier} is where the stop cut
+     * that cluster and {@code stopAtMs} when the stop was requested; that cluster had been mirroring the one left (and
+     * syncing its group offsets) since {@code mirroringSinceMs}. Returns the violations' details.
      */
-    static List<String> groupMoveViolations(TopicPartition tp, List<MovingGroup.Commit> commits, long synced, long resumedAt,
-                                            long firstFromSynced, long barrier, long stopAtMs) {
+    static List<String> groupMoveViolations(TopicPartition tp, List<MovingGroup.Commit> commits, Workload.Side left, long synced,
+                                            long resumedAt, long firstFromSynced, long barrier, long mirroringSinceMs, long stopAtMs) {
         List<MovingGroup.Commit> own = commits.stream().filter(c -> c.partition().equals(tp)).toList();
+        // The group may resume at a commit it made there itself, in an earlier stint: any commit bounds it.
         long lastCommit = own.stream().mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
-        long syncedBound = own.stream().filter(c -> c.atMs() <= stopAtMs - GROUP_SYNC_MARGIN.toMillis())
+        // Only a commit made while the mirror synced, long enough before the stop, must have been synced.
+        long syncedBound = own.stream().filter(c -> c.side() == left && c.atMs() >= mirroringSinceMs
+                && c.atMs() <= stopAtMs - GROUP_SYNC_MARGIN.toMillis())
             .mapToLong(MovingGroup.Commit::offset).max().orElse(-1);
+        String there = " on the " + left.other().label();
         List<String> violations = new ArrayList<>();
         if (synced < 0) {
             if (syncedBound >= 0) {
-                violations.add("no committed offset of group " + MovingGroup.GROUP + " on the destination, though it committed " + syncedBound
-                    + " on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop");
+                violations.add("no committed offset of group " + MovingGroup.GROUP + there + ", though it committed " + syncedBound
+                    + " on the " + left.label() + " at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop");
             }
             return violations;
         }
         if (synced > lastCommit || synced > barrier + 1) {
-            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, beyond its last commit "
-                + lastCommit + " on the source or the barrier at " + barrier + ": it skips records");
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + there + ", beyond its last commit "
+                + lastCommit + " or the barrier at " + barrier + ": it skips records");
         }
         if (synced < Math.min(syncedBound, barrier)) {
-            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + " on the destination, before offset "
-                + syncedBound + " it committed on the source at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop: it "
+            violations.add("group " + MovingGroup.GROUP + " resumes at offset " + synced + there + ", before offset " + syncedBound
+                + " it committed on the " + left.label() + " at least " + GROUP_SYNC_MARGIN.toSeconds() + " s before the stop: it "
                 + "reads [" + synced + ", " + syncedBound + ") again");
         }
         if (resumedAt != firstFromSynced) {
-            violations.add("the member of group " + MovingGroup.GROUP + " on the destination read offset " + resumedAt + " first, where "
+            violations.add("the member of group " + MovingGroup.GROUP + there + " read offset " + resumedAt + " first, where "
                 + "the first record at or after its committed offset " + synced + " is at " + firstFromSynced);
         }
         return violations;
     }
 
     /**
-     * Checks {@value #PRODUCER_STATE} on every destination replica of a stopped {@code tp}: each producer in the replica's
-     * producer state (DescribeProducers on that broker) wrote after the barrier at {@code barrierOffset}.
+     * Checks {@value #PRODUCER_STATE} on every replica of a stopped {@code tp} on {@code side}: each producer in the
+     * replica's producer state (DescribeProducers on that broker) wrote after the barrier at {@code barrierOffset}.
      */
-    void checkProducerState(Admin destinationAdmin, TopicPartition tp, long barrierOffset) throws Exception {
-        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
-            List<ProducerState> active = destinationAdmin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
-                .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
-            List<SegmentBatches.Batch> log = SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp));
-            strandedProducers(active, log, barrierOffset).forEach(stranded ->
-                history.violation(PRODUCER_STATE, tp + " on destination broker " + broker, stranded));
+    void checkProducerState(Workload.Side side, Admin admin, TopicPartition tp, long barrierOffset) throws Exception {
+        for (int broker : ChaosClusters.placement(admin, tp).replicas()) {
+            LaunchedNode node = side == Workload.Side.SOURCE ? clusters.sourceNodes().get(broker) : clusters.destinationBroker(broker);
+            // A follower that just caught up to the barrier cleans its producer state right after appending it: give it
+            // a few seconds.
+            long deadline = System.nanoTime() + PRODUCER_STATE_BOUND.toNanos();
+            List<String> stranded;
+            do {
+                List<ProducerState> active = admin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
+                    .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
+                stranded = strandedProducers(active, SegmentBatches.read(node.partitionDir(tp)), barrierOffset);
+                if (!stranded.isEmpty()) {
+                    Thread.sleep(500);
+                }
+            } while (!stranded.isEmpty() && System.nanoTime() < deadline);
+            stranded.forEach(detail -> history.violation(PRODUCER_STATE, tp + " on " + side.label() + " broker " + broker, detail));
         }
     }
+
+    /** How long a replica that holds the barrier may keep mirrored producers in its state (a follower cleans it on its own). */
+    static final Duration PRODUCER_STATE_BOUND = Duration.ofSeconds(30);
 
     /**
      * The producers of {@code active} (a replica's producer state) that have no batch after the barrier at
@@ -302,6 +424,15 @@ final class HistoryChecker {
     /** What a cluster holds of one partition's writes acknowledged by the other. */
     record WriteFigures(long acked, long aborted, long present, long lostInTruncatedRange, long lostBeyondMirroredEnd,
                         long duplicates, long lostBySource, long deletedByRetention) {
+        static final WriteFigures NONE = new WriteFigures(0, 0, 0, 0, 0, 0, 0, 0);
+
+        /** The sum of these figures and {@code other}'s. */
+        WriteFigures plus(WriteFigures other) {
+            return new WriteFigures(acked + other.acked, aborted + other.aborted, present + other.present,
+                lostInTruncatedRange + other.lostInTruncatedRange, lostBeyondMirroredEnd + other.lostBeyondMirroredEnd,
+                duplicates + other.duplicates, lostBySource + other.lostBySource, deletedByRetention + other.deletedByRetention);
+        }
+
         /** These figures, with {@code lost} acknowledged writes that the source itself lost (not counted in the others). */
         WriteFigures withLostBySource(long lost) {
             return new WriteFigures(acked + lost, aborted, present, lostInTruncatedRange, lostBeyondMirroredEnd, duplicates, lost,
@@ -315,7 +446,7 @@ final class HistoryChecker {
      * ({@value #IDENTITY}), so the destination must not hold them either; {@value #ACKED_WRITES} leaves them out.
      */
     List<Workload.Write> lostBySource(String sourceBootstrapServers, TopicPartition tp, List<Workload.Write> writes, long sourceEnd) {
-        Map<Long, String> source = readCommitted(sourceBootstrapServers, tp + " on the source", tp, sourceEnd);
+        Map<Long, String> source = readCommitted(sourceBootstrapServers, tp + " on the source", tp, 0, sourceEnd);
         return writes.stream().filter(w -> w.partition().equals(tp) && w.outcome() == Workload.Outcome.ACKED
             && !w.value().equals(source.get(w.offset()))).toList();
     }
@@ -332,7 +463,10 @@ final class HistoryChecker {
         Map<Long, String> held = new HashMap<>();
         Map<String, Long> seen = new HashMap<>();
         long duplicates = 0;
-        for (Map.Entry<Long, String> record : readCommitted(bootstrapServers, where, tp, mirroredEnd).entrySet()) {
+        // Values are unique in the run and a duplicate is a batch appended twice, close to the first: reading from the
+        // first write checked is enough.
+        long from = writes.stream().filter(w -> w.partition().equals(tp)).mapToLong(Workload.Write::offset).min().orElse(mirroredEnd);
+        for (Map.Entry<Long, String> record : readCommitted(bootstrapServers, where, tp, from, mirroredEnd).entrySet()) {
             Long earlier = seen.putIfAbsent(record.getValue(), record.getKey());
             if (earlier != null) {
                 duplicates++;
@@ -390,14 +524,14 @@ final class HistoryChecker {
     }
 
     /** Every committed record of the partition below {@code end}, by offset. */
-    private Map<Long, String> readCommitted(String bootstrapServers, String where, TopicPartition tp, long end) {
+    private Map<Long, String> readCommitted(String bootstrapServers, String where, TopicPartition tp, long from, long end) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         Map<Long, String> records = new TreeMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            readInto(consumer, where, tp, end, records);
+            readInto(consumer, where, tp, from, end, records);
         } catch (KafkaException e) {
             // A corrupt batch on the leader, for instance: what was read so far is checked, and the failure named.
             history.violation(ACKED_WRITES, where, "reading up to offset " + end + " failed: " + e);
@@ -405,9 +539,13 @@ final class HistoryChecker {
         return records;
     }
 
-    private void readInto(KafkaConsumer<byte[], byte[]> consumer, String where, TopicPartition tp, long end, Map<Long, String> records) {
+    private void readInto(KafkaConsumer<byte[], byte[]> consumer, String where, TopicPartition tp, long from, long end,
+                          Map<Long, String> records) {
         consumer.assign(List.of(tp));
         consumer.seekToBeginning(List.of(tp));
+        if (consumer.position(tp) < from) {
+            consumer.seek(tp, from);
+        }
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (consumer.position(tp) < end) {
             if (System.nanoTime() > deadline) {

@@ -1,6 +1,7 @@
 package io.clustermirror.chaos;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -12,37 +13,46 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The consumer group {@value #GROUP} of a run: it reads the failover topic on the source (read_committed), commits
- * after every poll that returned records, and moves to the destination at the failover, where it must resume at its
- * last synced commit ({@link HistoryChecker#checkGroupMove}).
+ * The consumer group {@value #GROUP} of a run: it reads the failover topic (read_committed) on the cluster where that
+ * topic is writable, commits after every poll that returned records, and moves with the producers at each stop, where
+ * it must resume at its last synced commit ({@link HistoryChecker#groupMoveViolations}).
  */
 final class MovingGroup {
     static final String GROUP = "chaos-group";
 
-    /** An offset the group committed (or tried to: a failed commit may still have been written), at a time of the run. */
-    record Commit(TopicPartition partition, long offset, long atMs) {
+    /**
+     * An offset the group committed (or tried to: a failed commit may still have been written) on a cluster, at a time
+     * of the run.
+     */
+    record Commit(Workload.Side side, TopicPartition partition, long offset, long atMs) {
     }
 
-    private final String bootstrapServers;
     private final String topic;
     private final History history;
     private final List<Commit> commits = new CopyOnWriteArrayList<>();
-    private final Thread thread;
+    private final Map<TopicPartition, Long> firstRead = new ConcurrentHashMap<>();
+    private volatile Thread thread;
     private volatile boolean stopping;
 
-    MovingGroup(String sourceBootstrapServers, String topic, History history) {
-        this.bootstrapServers = sourceBootstrapServers;
+    MovingGroup(String topic, History history) {
         this.topic = topic;
         this.history = history;
-        this.thread = new Thread(this::consumeOnTheSource, "workload-group");
     }
 
-    void start() {
+    /**
+     * Starts a member on {@code side} (at {@code bootstrapServers}): it resumes from the group's committed offsets there
+     * (from the earliest record where it has none).
+     */
+    void start(Workload.Side side, String bootstrapServers) {
+        stopping = false;
+        firstRead.clear();
+        thread = new Thread(() -> consume(side, bootstrapServers), "workload-group-" + side.label());
         thread.start();
     }
 
@@ -55,7 +65,7 @@ final class MovingGroup {
         return props;
     }
 
-    private void consumeOnTheSource() {
+    private void consume(Workload.Side side, String bootstrapServers) {
         Properties props = consumerProperties(bootstrapServers);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         while (!stopping) {
@@ -65,49 +75,45 @@ final class MovingGroup {
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
                     for (TopicPartition tp : records.partitions()) {
-                        List<?> polled = records.records(tp);
-                        offsets.put(tp, new OffsetAndMetadata(records.records(tp).get(polled.size() - 1).offset() + 1));
+                        List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+                        firstRead.putIfAbsent(tp, polled.get(0).offset());
+                        offsets.put(tp, new OffsetAndMetadata(polled.get(polled.size() - 1).offset() + 1));
                     }
                     if (!offsets.isEmpty()) {
                         long now = history.nowMs();
-                        offsets.forEach((tp, o) -> commits.add(new Commit(tp, o.offset(), now)));
+                        offsets.forEach((tp, o) -> commits.add(new Commit(side, tp, o.offset(), now)));
                         consumer.commitSync(offsets);
                     }
                 }
             } catch (RuntimeException e) {
-                history.event("workload", "group " + GROUP + " failed on the source, starting a new consumer: " + e);
+                history.event("workload", "group " + GROUP + " failed on the " + side.label() + ", starting a new consumer: " + e);
             }
         }
     }
 
-    /** Stops consuming on the source (the operator's step before moving the group); returns every commit it made. */
+    /** Stops the member (the operator's step before moving the group); returns every commit the group made so far. */
     List<Commit> stop() throws InterruptedException {
         stopping = true;
-        thread.join(TimeUnit.MINUTES.toMillis(2));
+        if (thread != null) {
+            thread.join(TimeUnit.MINUTES.toMillis(2));
+        }
         return List.copyOf(commits);
     }
 
     /**
-     * Starts a member of the group on the destination and returns the offset of the first record it reads on each
-     * partition of the topic, from the committed offsets (no reset policy: a partition without one fails). Nothing is
-     * committed.
+     * The offset of the first record the member started last read on each of the topic's {@code partitions}, waiting up
+     * to 60 s for every partition.
      */
-    static Map<TopicPartition, Long> resumeOn(String destinationBootstrapServers, String topic, int partitions) throws Exception {
-        Properties props = consumerProperties(destinationBootstrapServers);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-        Map<TopicPartition, Long> first = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (first.size() < partitions) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("group " + GROUP + " read nothing of some partitions of " + topic + " on the destination "
-                        + "within 60 s (first offsets read: " + first + ")");
-                }
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> first.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.offset()));
+    Map<TopicPartition, Long> awaitFirstRead(int partitions) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (firstRead.size() < partitions) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("group " + GROUP + " read nothing of some partitions of " + topic + " within 60 s after "
+                    + "it moved (first offsets read: " + firstRead + ")");
             }
+            Thread.sleep(100);
         }
-        return first;
+        return Map.copyOf(firstRead);
     }
 
     /** The offset of the first committed record at or after {@code offset}, read by a consumer of no group. */

@@ -42,6 +42,11 @@ final class SegmentBatches {
             return Arrays.mismatch(bytes, other.bytes);
         }
 
+        /** The batch parsed (its partition leader epoch reads 0), to read its records. */
+        RecordBatch recordBatch() {
+            return MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches().iterator().next();
+        }
+
         String range() {
             return "[" + baseOffset + ", " + lastOffset + "]";
         }

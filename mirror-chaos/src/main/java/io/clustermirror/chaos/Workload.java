@@ -6,75 +6,163 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Writes to the source while a run lasts and records every write the source acknowledged: an idempotent producer
+ * Writes to both clusters while a run lasts and records every acknowledged write. Two {@link Lane}s of producers: the
+ * fixed lane writes the mirrored-all-along partitions on the source; the moving lane writes the failover topic on
+ * whichever cluster is writable ({@link #moveFailover}, for both directions). Each lane has an idempotent producer
  * (batches of records, each acknowledged with its offset) and a transactional one (transactions over one or two
  * partitions that commit, abort, or stay open for a few seconds before they commit, so that a stop may find one open).
+ * A compacted topic gets keyed records and tombstones from a small key space; those are not recorded (their check
+ * compares the two logs).
  *
- * <p>At the failover ({@link #failOver}) the producers of the stopped partitions move to the destination.
- *
- * <p>A write counts as {@link Outcome#ACKED} once the source acknowledged it (idempotent) or its transaction committed
+ * <p>A write counts as {@link Outcome#ACKED} once the cluster acknowledged it (idempotent) or its transaction committed
  * (transactional); records of aborted transactions are {@link Outcome#ABORTED}. Every value is unique in the run, so a
  * value read twice is a duplicate. The workload never writes through the fault proxies: the clusters themselves are
  * reached directly.
  */
 final class Workload implements AutoCloseable {
-    /** What the source said of a write. */
+    /** What the cluster said of a write. */
     enum Outcome { ACKED, ABORTED }
 
     /** Which cluster a write went to. */
-    enum Side { SOURCE, DESTINATION }
+    enum Side {
+        SOURCE, DESTINATION;
 
-    /** One record written, with the offset the cluster gave it. */
-    record Write(Side side, TopicPartition partition, long offset, String value, Outcome outcome) {
+        Side other() {
+            return this == SOURCE ? DESTINATION : SOURCE;
+        }
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * One record written, with the offset the cluster gave it; {@code stint} counts the moves of the partition's
+     * producers (0 until the first failover; always 0 for partitions that never move).
+     */
+    record Write(Side side, int stint, TopicPartition partition, long offset, String value, Outcome outcome) {
     }
 
     private static final int IDEMPOTENT_BATCH = 5;
     private static final int TRANSACTION_RECORDS_PER_PARTITION = 3;
     private static final long PACE_MS = 40;
+    private static final int COMPACTED_KEYS = 20;
+    private static final Duration MOVE_BOUND = Duration.ofSeconds(120);
 
-    private final String bootstrapServers;
-    // The source partitions written to: the failed-over ones leave it at the stop, as their producers move.
-    private volatile List<TopicPartition> partitions;
-    private final List<TopicPartition> idempotentOnly;
-    // Each used by its producer's thread only; seeded, so that a replay draws the same partitions and outcomes.
-    private final Random idempotentRandom;
-    private final Random transactionalRandom;
+    /** Where a lane writes now: the side (null while its producers move), the stint, and each partition's barrier there. */
+    private record Assignment(Side side, int stint, Map<TopicPartition, Long> barriers) {
+    }
+
+    /**
+     * Partitions written by one pair of producers, on one cluster at a time. A move parks both producers (each
+     * finishes its batch or transaction and closes), then points them at the other cluster, where each starts a new
+     * producer. Thread-safe.
+     */
+    private final class Lane {
+        private final String name;
+        private final List<TopicPartition> partitions;
+        private final List<TopicPartition> idempotentOnly;
+        // Guarded by this.
+        private Assignment assignment;
+        private final Set<String> parked = new HashSet<>();
+
+        Lane(String name, List<TopicPartition> partitions, List<TopicPartition> idempotentOnly) {
+            this.name = name;
+            this.partitions = List.copyOf(partitions);
+            this.idempotentOnly = List.copyOf(idempotentOnly);
+            this.assignment = new Assignment(Side.SOURCE, 0, Map.of());
+        }
+
+        /** Waits for an assignment other than stint {@code done} (which the caller finished); null once the workload stops. */
+        synchronized Assignment await(int done) throws InterruptedException {
+            if (done >= 0 && done < assignment.stint()) {
+                parked.add(Thread.currentThread().getName());
+                notifyAll();
+            }
+            while (!stopping && (assignment.side() == null || assignment.stint() == done)) {
+                wait(100);
+            }
+            return stopping ? null : assignment;
+        }
+
+        synchronized boolean current(Assignment a) {
+            return assignment.stint() == a.stint() && !stopping;
+        }
+
+        synchronized void move(Side to, Map<TopicPartition, Long> barriers, int producers) throws InterruptedException, TimeoutException {
+            assignment = new Assignment(null, assignment.stint() + 1, Map.of());
+            parked.clear();
+            long deadline = System.nanoTime() + MOVE_BOUND.toNanos();
+            while (parked.size() < producers) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("the producers of " + partitions + " did not finish their writes within "
+                        + MOVE_BOUND.toSeconds() + " s (finished: " + parked + ")");
+                }
+                wait(100);
+            }
+            assignment = new Assignment(to, assignment.stint(), Map.copyOf(barriers));
+            notifyAll();
+        }
+    }
+
+    private final String sourceBootstrapServers;
+    private final String destinationBootstrapServers;
+    private final Lane fixed;
+    private final Lane moving;
+    private final List<TopicPartition> compacted;
+    private final long seed;
     private final History history;
     private final ConcurrentLinkedQueue<Write> writes = new ConcurrentLinkedQueue<>();
     private final List<Thread> threads = new ArrayList<>();
+    private final AtomicInteger transactionalIds = new AtomicInteger();
     private volatile boolean stopping;
 
-    /** @param idempotentOnly partitions the transactional producer leaves out */
-    Workload(String bootstrapServers, List<TopicPartition> partitions, List<TopicPartition> idempotentOnly, long seed, History history) {
-        this.bootstrapServers = bootstrapServers;
-        this.partitions = List.copyOf(partitions);
-        this.idempotentOnly = List.copyOf(idempotentOnly);
-        this.idempotentRandom = new Random(seed ^ 0x1DE7L);
-        this.transactionalRandom = new Random(seed ^ 0x7A5L);
+    /**
+     * @param fixedPartitions  partitions written on the source for the whole run
+     * @param idempotentOnly   partitions the transactional producers leave out
+     * @param movingPartitions partitions whose producers move between the clusters
+     * @param compacted        partitions of the compacted topic
+     */
+    Workload(String sourceBootstrapServers, String destinationBootstrapServers, List<TopicPartition> fixedPartitions,
+             List<TopicPartition> idempotentOnly, List<TopicPartition> movingPartitions, List<TopicPartition> compacted, long seed,
+             History history) {
+        this.sourceBootstrapServers = sourceBootstrapServers;
+        this.destinationBootstrapServers = destinationBootstrapServers;
+        this.fixed = new Lane("fixed", fixedPartitions, idempotentOnly);
+        this.moving = new Lane("moving", movingPartitions, List.of());
+        this.compacted = List.copyOf(compacted);
+        this.seed = seed;
         this.history = history;
     }
 
     void start() {
-        threads.add(new Thread(this::idempotentLoop, "workload-idempotent"));
-        threads.add(new Thread(this::transactionalLoop, "workload-transactional"));
+        for (Lane lane : List.of(fixed, moving)) {
+            // Seeded per lane and producer, so that a replay draws the same partitions and outcomes.
+            long laneSeed = seed ^ lane.name.hashCode();
+            threads.add(new Thread(() -> idempotentLoop(lane, new Random(laneSeed ^ 0x1DE7L)), "workload-idempotent-" + lane.name));
+            threads.add(new Thread(() -> transactionalLoop(lane, new Random(laneSeed ^ 0x7A5L)), "workload-transactional-" + lane.name));
+        }
+        threads.add(new Thread(() -> compactedLoop(new Random(seed ^ 0xC0A1L)), "workload-compacted"));
         threads.forEach(Thread::start);
     }
 
@@ -83,9 +171,16 @@ final class Workload implements AutoCloseable {
         return List.copyOf(writes);
     }
 
-    private KafkaProducer<byte[], byte[]> producer(Map<String, Object> overrides) {
+    /** The stint of the moving partitions' producers: how many times they moved. */
+    int stint() {
+        synchronized (moving) {
+            return moving.assignment.stint();
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> producer(Side side, Map<String, Object> overrides) {
         Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, side == Side.SOURCE ? sourceBootstrapServers : destinationBootstrapServers);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
@@ -97,50 +192,83 @@ final class Workload implements AutoCloseable {
         return new ProducerRecord<>(tp.topic(), tp.partition(), null, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    private void idempotentLoop() {
-        Random random = idempotentRandom;
-        long batch = 0;
-        while (!stopping) {
-            try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
-                while (!stopping) {
-                    List<TopicPartition> current = partitions;
-                    TopicPartition tp = current.get(random.nextInt(current.size()));
+    /**
+     * Runs {@code write} with a new producer for each assignment of the lane, until the workload stops. A producer that
+     * fails is replaced (a cluster that still refuses writes to a topic it is making writable, a node down...).
+     */
+    private void runLane(Lane lane, String what, LaneWriter write) {
+        int done = -1;
+        try {
+            while (true) {
+                Assignment a = lane.await(done);
+                if (a == null) {
+                    return;
+                }
+                try {
+                    write.run(a);
+                    done = a.stint();
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    history.event("workload", what + " of the " + lane.name + " partitions on the " + a.side().label() + " failed, "
+                        + "starting a new one: " + e);
+                    if (!lane.current(a)) {
+                        done = a.stint();
+                    }
+                    Thread.sleep(250);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One producer's writes for one assignment, until the lane moves or the workload stops. */
+    @FunctionalInterface
+    private interface LaneWriter {
+        void run(Assignment assignment) throws Exception;
+    }
+
+    private void idempotentLoop(Lane lane, Random random) {
+        long[] batch = {0};
+        runLane(lane, "idempotent producer", a -> {
+            try (KafkaProducer<byte[], byte[]> producer = producer(a.side(), Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+                boolean first = true;
+                while (lane.current(a)) {
+                    TopicPartition tp = lane.partitions.get(random.nextInt(lane.partitions.size()));
                     List<String> values = new ArrayList<>();
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (int i = 0; i < IDEMPOTENT_BATCH; i++) {
-                        String value = "idem-" + batch + "-" + i;
+                        String value = "idem-" + lane.name + "-" + batch[0] + "-" + i;
                         values.add(value);
                         sent.add(producer.send(record(tp, value)));
                     }
                     producer.flush();
                     for (int i = 0; i < sent.size(); i++) {
-                        writes.add(new Write(Side.SOURCE, tp, sent.get(i).get(60, TimeUnit.SECONDS).offset(), values.get(i), Outcome.ACKED));
+                        long offset = acknowledged(sent.get(i), a, tp, values.get(i), first);
+                        writes.add(new Write(a.side(), a.stint(), tp, offset, values.get(i), Outcome.ACKED));
                     }
-                    batch++;
+                    first = false;
+                    batch[0]++;
                     pace();
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                history.event("workload", "idempotent producer failed, starting a new one: " + e);
             }
-        }
+        });
     }
 
-    private void transactionalLoop() {
-        Random random = transactionalRandom;
-        long transaction = 0;
-        int generation = 0;
-        while (!stopping) {
-            try (KafkaProducer<byte[], byte[]> producer = producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "chaos-tx-" + generation++,
-                    ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000))) {
+    private void transactionalLoop(Lane lane, Random random) {
+        long[] transaction = {0};
+        List<TopicPartition> eligible = lane.partitions.stream().filter(tp -> !lane.idempotentOnly.contains(tp)).toList();
+        runLane(lane, "transactional producer", a -> {
+            // A new transactional id for every producer: nothing of an unfinished transaction counts as acknowledged.
+            try (KafkaProducer<byte[], byte[]> producer = producer(a.side(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                    "chaos-tx-" + lane.name + "-" + transactionalIds.getAndIncrement(), ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000))) {
                 producer.initTransactions();
-                while (!stopping) {
+                boolean first = true;
+                while (lane.current(a)) {
                     producer.beginTransaction();
-                    List<TopicPartition> current = partitions.stream().filter(tp -> !idempotentOnly.contains(tp)).toList();
-                    List<TopicPartition> targets = new ArrayList<>(List.of(current.get(random.nextInt(current.size()))));
-                    TopicPartition second = current.get(random.nextInt(current.size()));
+                    List<TopicPartition> targets = new ArrayList<>(List.of(eligible.get(random.nextInt(eligible.size()))));
+                    TopicPartition second = eligible.get(random.nextInt(eligible.size()));
                     if (random.nextBoolean() && !targets.contains(second)) {
                         targets.add(second);
                     }
@@ -148,8 +276,8 @@ final class Workload implements AutoCloseable {
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (TopicPartition tp : targets) {
                         for (int i = 0; i < TRANSACTION_RECORDS_PER_PARTITION; i++) {
-                            String value = "tx-" + transaction + "-" + tp.partition() + "-" + i;
-                            pending.add(new Write(Side.SOURCE, tp, -1, value, null));
+                            String value = "tx-" + lane.name + "-" + transaction[0] + "-" + tp.partition() + "-" + i;
+                            pending.add(new Write(a.side(), a.stint(), tp, -1, value, null));
                             sent.add(producer.send(record(tp, value)));
                         }
                     }
@@ -157,8 +285,8 @@ final class Workload implements AutoCloseable {
                     double draw = random.nextDouble();
                     Outcome outcome = draw < 0.2 ? Outcome.ABORTED : Outcome.ACKED;
                     if (draw >= 0.7) {
-                        // Left open for a few seconds: the source's last stable offset stays behind it, and a stop now
-                        // must cut the destination there.
+                        // Left open for a few seconds: the cluster's last stable offset stays behind it, and a stop now
+                        // must cut the other side there.
                         holdOpen(2_000 + random.nextInt(4_000));
                     }
                     if (outcome == Outcome.ABORTED) {
@@ -168,85 +296,72 @@ final class Workload implements AutoCloseable {
                     }
                     for (int i = 0; i < pending.size(); i++) {
                         Write w = pending.get(i);
-                        writes.add(new Write(Side.SOURCE, w.partition(), sent.get(i).get().offset(), w.value(), outcome));
+                        long offset = acknowledged(sent.get(i), a, w.partition(), w.value(), first);
+                        writes.add(new Write(a.side(), a.stint(), w.partition(), offset, w.value(), outcome));
                     }
-                    transaction++;
+                    first = false;
+                    transaction[0]++;
+                    pace();
+                }
+            }
+        });
+    }
+
+    /**
+     * The offset of a sent record. Checks {@value HistoryChecker#PRODUCER_STATE} on a cluster the producers just moved
+     * to: a first write refused as out of sequence, or any write acknowledged at or below the stop's barrier (as a
+     * duplicate of a mirrored batch of a producer with the same id), means the stop left a mirrored producer's state.
+     */
+    private long acknowledged(Future<RecordMetadata> sent, Assignment a, TopicPartition tp, String value, boolean first) throws Exception {
+        String where = tp + " on the " + a.side().label();
+        long offset;
+        try {
+            offset = sent.get(60, TimeUnit.SECONDS).offset();
+        } catch (ExecutionException e) {
+            if (first && e.getCause() instanceof OutOfOrderSequenceException && a.barriers().containsKey(tp)) {
+                history.violation(HistoryChecker.PRODUCER_STATE, where, "the first writes of a new producer after the stop were "
+                    + "refused: " + e.getCause() + " (the producer state still holds a mirrored producer with this producer's id)");
+            }
+            throw e;
+        }
+        Long barrier = a.barriers().get(tp);
+        if (barrier != null && offset <= barrier) {
+            history.violation(HistoryChecker.PRODUCER_STATE, where, "'" + value + "' written after the stop was acknowledged at offset "
+                + offset + ", at or below the barrier at offset " + barrier + ": taken as a duplicate of a mirrored batch of a "
+                + "producer with the same id, so it was never written");
+        }
+        return offset;
+    }
+
+    /** Keyed records and tombstones to the compacted topic on the source, from a small key space; not recorded. */
+    private void compactedLoop(Random random) {
+        while (!stopping) {
+            try (KafkaProducer<byte[], byte[]> producer = producer(Side.SOURCE, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+                long n = 0;
+                while (!stopping) {
+                    TopicPartition tp = compacted.get(random.nextInt(compacted.size()));
+                    byte[] key = ("key-" + random.nextInt(COMPACTED_KEYS)).getBytes(StandardCharsets.UTF_8);
+                    byte[] value = random.nextInt(10) == 0 ? null : ("compacted-" + n++).getBytes(StandardCharsets.UTF_8);
+                    producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), key, value)).get(60, TimeUnit.SECONDS);
                     pace();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                // Nothing of an unfinished transaction counts as acknowledged; a new transactional id starts clean.
-                history.event("workload", "transactional producer failed, starting a new one: " + e);
+                history.event("workload", "compacted producer failed, starting a new one: " + e);
             }
         }
     }
 
     /**
-     * The failover of the partitions of {@code barriers} (each with the offset of its stop's barrier): the source workload
-     * stops writing to them (a transaction already open may still commit there), and their producers write {@code count}
-     * records to each on the destination, acknowledged before this returns. A write the destination refuses as out of
-     * sequence, or acknowledges at or below the barrier (as a duplicate of a mirrored batch), breaks
-     * {@value HistoryChecker#PRODUCER_STATE}: it is recorded as such and the partition gets no more writes.
+     * Moves the producers of the failover topic to {@code to}, which was just made writable by a stop that wrote the
+     * barriers {@code barriers}: both producers finish their batch or transaction on the other cluster (a transaction
+     * already open may still commit there) and close; then new ones write on {@code to}. Returns the new stint.
      */
-    void failOver(Map<TopicPartition, Long> barriers, String destinationBootstrapServers, int count) throws Exception {
-        partitions = partitions.stream().filter(tp -> !barriers.containsKey(tp)).toList();
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, destinationBootstrapServers);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (Map.Entry<TopicPartition, Long> moved : barriers.entrySet()) {
-                TopicPartition tp = moved.getKey();
-                String where = tp + " on the destination";
-                for (int i = 0; i < count; i++) {
-                    String value = "after-failover-" + tp.partition() + "-" + i;
-                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                    Optional<Long> offset;
-                    try {
-                        while ((offset = sendUnlessRefused(producer, record(tp, value))).isEmpty()) {
-                            if (System.nanoTime() > deadline) {
-                                throw new TimeoutException("the destination refused writes to " + tp + " for 60 s after the stop");
-                            }
-                            Thread.sleep(250);
-                        }
-                    } catch (ExecutionException e) {
-                        if (!(e.getCause() instanceof OutOfOrderSequenceException)) {
-                            throw e;
-                        }
-                        history.violation(HistoryChecker.PRODUCER_STATE, where, "the first writes of a new producer after the failover "
-                            + "were refused: " + e.getCause() + " (the destination's producer state still holds a mirrored producer "
-                            + "with this producer's id)");
-                        break;
-                    }
-                    if (offset.get() <= moved.getValue()) {
-                        history.violation(HistoryChecker.PRODUCER_STATE, where, "'" + value + "' written after the failover was "
-                            + "acknowledged at offset " + offset.get() + ", at or below the barrier at offset " + moved.getValue()
-                            + ": taken as a duplicate of a mirrored batch of a producer with the same id, so it was never written");
-                        break;
-                    }
-                    writes.add(new Write(Side.DESTINATION, tp, offset.get(), value, Outcome.ACKED));
-                }
-            }
-        }
-    }
-
-    /**
-     * The offset of the acknowledged record, or empty if the leader refused it as a read-only mirror topic's (a leader
-     * that has not yet seen the stop, or has not yet cleaned its producer state): such a write was not appended, so it
-     * may be sent again. Any other failure is thrown, since the record may have been appended.
-     */
-    private static Optional<Long> sendUnlessRefused(KafkaProducer<byte[], byte[]> producer, ProducerRecord<byte[], byte[]> record)
-            throws Exception {
-        try {
-            return Optional.of(producer.send(record).get(60, TimeUnit.SECONDS).offset());
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof TopicAuthorizationException) {
-                return Optional.empty();
-            }
-            throw e;
-        }
+    int moveFailover(Side to, Map<TopicPartition, Long> barriers) throws InterruptedException, TimeoutException {
+        moving.move(to, barriers, 2);
+        return stint();
     }
 
     /** Keeps the open transaction open (the workload's own timing, cut short when the run stops). */
@@ -266,6 +381,12 @@ final class Workload implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         stopping = true;
+        synchronized (fixed) {
+            fixed.notifyAll();
+        }
+        synchronized (moving) {
+            moving.notifyAll();
+        }
         for (Thread thread : threads) {
             thread.join(TimeUnit.MINUTES.toMillis(2));
         }

@@ -36,7 +36,8 @@ class ChaosRunTest {
                                        String name) throws Exception {
         Path home = Path.of(System.getProperty("chaos.home", "..")).toAbsolutePath().normalize();
         Path work = Files.createTempDirectory("chaos-test-" + name + "-");
-        ChaosRun.Result result = new ChaosRun(new ChaosRun.Options(home, work, seed, duration, sourceBrokers, injectCorruption, productBug)).run();
+        ChaosRun.Result result = new ChaosRun(new ChaosRun.Options(home, work, seed, duration, sourceBrokers, injectCorruption, productBug,
+            Integer.MAX_VALUE)).run();
         ChaosReport.write(result, home.resolve("mirror-chaos/target/chaos-reports/" + name + "-seed-" + seed));
         try (Stream<Path> files = Files.walk(work)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
@@ -50,6 +51,7 @@ class ChaosRunTest {
         assertEquals(List.of(), result.history().violations(), "violations; replay with " + result.options().replayCommand());
         assertTrue(result.faults().size() >= 3, "faults applied: " + result.faults());
         assertTrue(result.partitions().stream().anyMatch(p -> p.writes().acked() > 0), "acknowledged writes: " + result.partitions());
+        assertTrue(result.cycles().size() >= 2, "failover/failback cycles completed: " + result.cycles());
     }
 
     /** The checker is shown to work: a byte flipped in a destination replica's segment file is named as a violation. */

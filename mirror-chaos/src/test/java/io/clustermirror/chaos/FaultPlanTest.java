@@ -17,32 +17,37 @@ class FaultPlanTest {
     }
 
     @Test
-    void nearbySeedsGiveDifferentTimes() {
-        long distinctStopTimes = java.util.stream.LongStream.rangeClosed(1, 10)
-            .map(seed -> FaultPlan.plan(seed, Duration.ofMinutes(2), 1, false).stream().filter(f -> f.kind() == FaultKind.STOP).findFirst()
-                .orElseThrow().atMs() / 1000)
-            .distinct().count();
-        assertTrue(distinctStopTimes >= 8, "seeds 1 to 10 stop at " + distinctStopTimes + " different seconds");
+    void nearbySeedsGiveDifferentPlans() {
+        long distinctFirstFaults = java.util.stream.LongStream.rangeClosed(1, 10)
+            .mapToObj(seed -> FaultPlan.plan(seed, Duration.ofMinutes(2), 1, false).get(1)).distinct().count();
+        assertTrue(distinctFirstFaults >= 8, "seeds 1 to 10 give " + distinctFirstFaults + " different second faults");
     }
 
     @Test
-    void oneStopInTheMiddleThenOneFailbackAndTheCorruptionOnlyWhenAskedFor() {
+    void noOperatorStepInThePlanAndTheCorruptionOnlyWhenAskedFor() {
         for (long seed = 0; seed < 50; seed++) {
             Duration duration = Duration.ofMinutes(2);
             List<FaultPlan.Fault> plan = FaultPlan.plan(seed, duration, 1, false);
-            List<FaultPlan.Fault> stops = plan.stream().filter(f -> f.kind() == FaultKind.STOP).toList();
-            assertEquals(1, stops.size(), "one stop per run");
-            assertTrue(stops.get(0).atMs() >= duration.toMillis() * 0.3 && stops.get(0).atMs() <= duration.toMillis() * 0.7, stops.toString());
-            List<FaultPlan.Fault> failbacks = plan.stream().filter(f -> f.kind() == FaultKind.FAILBACK).toList();
-            assertEquals(1, failbacks.size(), "one failback per run");
-            assertTrue(failbacks.get(0).atMs() > stops.get(0).atMs() && failbacks.get(0).atMs() < duration.toMillis(), plan.toString());
-            assertTrue(plan.stream().noneMatch(f -> f.kind() == FaultKind.CORRUPT_REPLICA_BYTE));
+            assertTrue(plan.stream().allMatch(f -> f.kind().random), "failovers are the cycles' own, not the plan's: " + plan);
             assertEquals(1, FaultPlan.plan(seed, duration, 1, true).stream().filter(f -> f.kind() == FaultKind.CORRUPT_REPLICA_BYTE).count());
             for (int i = 0; i < plan.size(); i++) {
                 assertEquals(i + 1, plan.get(i).index());
                 assertTrue(i == 0 || plan.get(i - 1).atMs() <= plan.get(i).atMs(), "faults in time order");
             }
         }
+    }
+
+    @Test
+    void theCyclesDrawTheirPausesFromTheSeed() {
+        FailoverCycles a = new FailoverCycles(7);
+        FailoverCycles b = new FailoverCycles(7);
+        FailoverCycles other = new FailoverCycles(8);
+        List<Long> pauses = java.util.stream.IntStream.range(0, 100).mapToObj(i -> a.nextPauseMs()).toList();
+        assertEquals(pauses, java.util.stream.IntStream.range(0, 100).mapToObj(i -> b.nextPauseMs()).toList());
+        assertNotEquals(pauses, java.util.stream.IntStream.range(0, 100).mapToObj(i -> other.nextPauseMs()).toList());
+        assertTrue(pauses.stream().allMatch(p -> p >= FailoverCycles.MIN_PAUSE_MS && p < FailoverCycles.MAX_PAUSE_MS), pauses.toString());
+        // Four steps of a cycle with their pauses leave room for 100 cycles in 30 minutes if each command takes a few seconds.
+        assertTrue(pauses.stream().mapToLong(Long::longValue).average().orElseThrow() * 4 < 18_000);
     }
 
     @Test
@@ -53,5 +58,15 @@ class FaultPlanTest {
         List<FaultKind> drawn = java.util.stream.LongStream.range(0, 20)
             .mapToObj(seed -> FaultPlan.plan(seed, Duration.ofMinutes(10), 3, false)).flatMap(List::stream).map(FaultPlan.Fault::kind).toList();
         assertTrue(drawn.contains(FaultKind.SOURCE_KILL_LEADER) && drawn.contains(FaultKind.SOURCE_UNCLEAN_ELECTION), drawn.toString());
+    }
+
+    @Test
+    void aStepReportsOnlyTheCutItMade() {
+        // Describe still shows the last start's cut [2446, 2654) after a stop that wrote its barrier at 3367 and cut nothing.
+        assertEquals(new FailoverCycles.PartitionCut(0, 3367, -1, -1), FailoverCycles.PartitionCut.reported(0, true, 3367, 2446, 2654, 2446));
+        assertEquals(new FailoverCycles.PartitionCut(0, 3367, 3367, 3400), FailoverCycles.PartitionCut.reported(0, true, 3367, 3367, 3400, 2446));
+        // A start cuts at the barrier it aligns to, or nothing.
+        assertEquals(new FailoverCycles.PartitionCut(1, -1, 700, 919), FailoverCycles.PartitionCut.reported(1, false, 700, 700, 919, 700));
+        assertEquals(new FailoverCycles.PartitionCut(1, -1, -1, -1), FailoverCycles.PartitionCut.reported(1, false, 700, 600, 650, 700));
     }
 }

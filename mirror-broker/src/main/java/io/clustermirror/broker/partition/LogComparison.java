@@ -1,15 +1,12 @@
 package io.clustermirror.broker.partition;
 
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.record.internal.Record;
+import io.clustermirror.common.cleaning.CleanedBatches;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -148,7 +145,7 @@ final class LogComparison {
             if (s != null && s.lastOffset() == d.lastOffset() && s.checksum() == d.checksum()) {
                 return new Verdict(Kind.IDENTICAL, s, null);
             }
-            if (s != null && sameAfterCleaning(d, s)) {
+            if (s != null && CleanedBatches.sameAfterCleaning(d, s)) {
                 return new Verdict(Kind.IDENTICAL, s, null);
             }
             for (RecordBatch other : all) {
@@ -164,41 +161,5 @@ final class LogComparison {
             }
             return new Verdict(Kind.UNPROVEN, null, null);
         }
-    }
-
-    /**
-     * The same batch after the log cleaner removed records on one side or both: it keeps the base and last offsets
-     * and the producer fields of a v2 batch and rewrites the records it retains unchanged.
-     */
-    static boolean sameAfterCleaning(RecordBatch a, RecordBatch b) {
-        if (a.magic() < RecordBatch.MAGIC_VALUE_V2 || b.magic() < RecordBatch.MAGIC_VALUE_V2
-            || a.baseOffset() != b.baseOffset() || a.lastOffset() != b.lastOffset()
-            || a.producerId() != b.producerId() || a.producerEpoch() != b.producerEpoch()
-            || a.baseSequence() != b.baseSequence() || a.isTransactional() != b.isTransactional()
-            || a.isControlBatch() != b.isControlBatch()) {
-            return false;
-        }
-        Map<Long, Record> records = new HashMap<>();
-        for (Record r : a) {
-            records.put(r.offset(), r);
-        }
-        for (Record r : b) {
-            Record other = records.get(r.offset());
-            if (other != null && !sameRecord(r, other)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean sameRecord(Record a, Record b) {
-        return a.timestamp() == b.timestamp()
-            && Objects.equals(a.key(), b.key())
-            && Objects.equals(a.value(), b.value())
-            && Arrays.equals(a.headers(), b.headers(), LogComparison::compareHeaders);
-    }
-
-    private static int compareHeaders(Header a, Header b) {
-        return a.key().equals(b.key()) && Arrays.equals(a.value(), b.value()) ? 0 : 1;
     }
 }

@@ -1,0 +1,80 @@
+package io.clustermirror.chaos;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.SplittableRandom;
+
+/**
+ * The operator's failover/failback cycles of a run on the failover topic, and what each reported. One cycle is four
+ * {@link Step}s: {@link Step#FAILOVER} ({@code --stop} in the destination's mirror; producers and group move to the
+ * destination), {@link Step#FAILBACK} ({@code --start} in the source's mirror from the destination: the source is cut
+ * where the two stopped matching and mirrors the destination), {@link Step#RETURN} ({@code --stop} in the source's
+ * mirror; producers and group move back) and {@link Step#RESTART} ({@code --start} in the destination's mirror again).
+ * The loop runs them back to back on a thread of its own, with short pauses drawn from its own seeded random, while
+ * the {@link FaultPlan}'s faults hit them at random points.
+ */
+final class FailoverCycles {
+    /** The first cycle starts once the mirror had time to copy and the group to commit. */
+    static final Duration FIRST_CYCLE = Duration.ofSeconds(15);
+    static final long MIN_PAUSE_MS = 1_000;
+    static final long MAX_PAUSE_MS = 5_000;
+
+    /** One step of a cycle; a stop makes {@link #writable} the writable side, a start makes it mirror the other. */
+    enum Step {
+        FAILOVER(true, Workload.Side.DESTINATION),
+        FAILBACK(false, Workload.Side.SOURCE),
+        RETURN(true, Workload.Side.SOURCE),
+        RESTART(false, Workload.Side.DESTINATION);
+
+        /** True for a stop, false for a start. */
+        final boolean stop;
+        /** The cluster whose mirror the step commands: the side that becomes writable at a stop, that mirrors at a start. */
+        final Workload.Side side;
+
+        Step(boolean stop, Workload.Side side) {
+            this.stop = stop;
+            this.side = side;
+        }
+    }
+
+    /**
+     * What a step reported for one partition: the barrier a stop wrote (-1 at a start) and the range the step cut
+     * ([from, to), -1 if none).
+     */
+    record PartitionCut(int partition, long barrier, long truncatedFrom, long truncatedTo) {
+        /**
+         * What a step cut, from what describe reports after it: describe keeps the last cut of the partition until another
+         * one replaces it, so a range is this step's only where it starts at the step's barrier (a stop cuts to its last
+         * stable offset and writes the barrier there) or, for a start, at the barrier it aligned to
+         * ({@code alignedTo}); else the step cut nothing.
+         */
+        static PartitionCut reported(int partition, boolean stop, long barrier, long truncatedFrom, long truncatedTo, long alignedTo) {
+            boolean ours = truncatedFrom >= 0 && truncatedFrom == (stop ? barrier : alignedTo);
+            return new PartitionCut(partition, stop ? barrier : -1, ours ? truncatedFrom : -1, ours ? truncatedTo : -1);
+        }
+    }
+
+    /**
+     * One step as it ran: when, how long its command took until every partition reached its state, what it reported,
+     * and for a stop the figures of the writes acknowledged by the side that was writable.
+     */
+    record StepFigures(Step step, long startedAtMs, long tookMs, List<PartitionCut> partitions, HistoryChecker.WriteFigures writes) {
+    }
+
+    /** One completed cycle. */
+    record Cycle(int index, long startedAtMs, long endedAtMs, List<StepFigures> steps) {
+    }
+
+    private final Random random;
+
+    /** The cycles' draws for a run's {@code seed}: independent of the fault plan's draws. */
+    FailoverCycles(long seed) {
+        this.random = new Random(new SplittableRandom(seed ^ 0xC7C1E5L).nextLong());
+    }
+
+    /** The pause before the next step. */
+    long nextPauseMs() {
+        return MIN_PAUSE_MS + (long) (random.nextDouble() * (MAX_PAUSE_MS - MIN_PAUSE_MS));
+    }
+}
