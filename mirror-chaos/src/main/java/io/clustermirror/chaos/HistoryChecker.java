@@ -232,12 +232,15 @@ final class HistoryChecker {
     }
 
     /**
-     * Checks {@value #IDENTITY} on every destination replica of {@code tp} against the source leader's replica, for batches
-     * below {@code end}. The replicas are read before the source, so the source holds at least what they copied from it.
+     * Checks {@value #IDENTITY} on every in-sync destination replica of {@code tp} against the source leader's replica, for
+     * batches below {@code end}. The replicas are read before the source, so the source holds at least what they copied
+     * from it. A replica out of the ISR (its broker down or catching up) may still hold records its leader truncated while
+     * it was away: Kafka truncates it before it rejoins, so it is checked once it is back in sync (at the latest by the
+     * final check, when every replica is).
      */
     void checkIdentity(Admin sourceAdmin, Admin destinationAdmin, TopicPartition tp, long end, boolean complete) throws Exception {
         Map<String, List<SegmentBatches.Batch>> replicas = new TreeMap<>();
-        for (int broker : ChaosClusters.placement(destinationAdmin, tp).replicas()) {
+        for (int broker : ChaosClusters.isr(destinationAdmin, tp)) {
             replicas.put("destination broker " + broker, SegmentBatches.read(clusters.destinationBroker(broker).partitionDir(tp)));
         }
         int leader = ChaosClusters.placement(sourceAdmin, tp).leader()
@@ -246,12 +249,12 @@ final class HistoryChecker {
     }
 
     /**
-     * Checks {@value #IDENTITY} after failback, the other way round: every source replica of {@code tp} against the
+     * Checks {@value #IDENTITY} after failback, the other way round: every in-sync source replica of {@code tp} against the
      * destination leader's replica, which the source now copies.
      */
     void checkFailbackIdentity(Admin sourceAdmin, Admin destinationAdmin, TopicPartition tp, long end, boolean complete) throws Exception {
         Map<String, List<SegmentBatches.Batch>> replicas = new TreeMap<>();
-        for (int broker : ChaosClusters.placement(sourceAdmin, tp).replicas()) {
+        for (int broker : ChaosClusters.isr(sourceAdmin, tp)) {
             replicas.put("source broker " + broker + " (failback)", SegmentBatches.read(clusters.sourceNodes().get(broker).partitionDir(tp)));
         }
         int leader = clusters.destinationLeader(destinationAdmin, tp);
