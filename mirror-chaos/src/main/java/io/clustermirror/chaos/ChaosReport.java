@@ -114,6 +114,9 @@ final class ChaosReport {
             cycle.put("steps", c.steps().stream().map(step -> {
                 Map<String, Object> figures = new LinkedHashMap<>();
                 figures.put("step", step.step().name());
+                if (step.step().stop) {
+                    figures.put("planned", step.planned());
+                }
                 figures.put("startedAtSeconds", seconds(step.startedAtMs()));
                 figures.put("tookSeconds", seconds(step.tookMs()));
                 figures.put("partitions", step.partitions().stream().map(cut -> {
@@ -160,13 +163,16 @@ final class ChaosReport {
             .append(seconds((long) took.getAverage())).append(" s); the stops checked ").append(stops.stream().mapToLong(s -> s.writes().acked()).sum())
             .append(" acknowledged writes: ").append(stops.stream().mapToLong(s -> s.writes().present()).sum()).append(" on the side made writable, ")
             .append(stops.stream().mapToLong(s -> s.writes().lostInTruncatedRange()).sum()).append(" lost in a truncated range, ")
-            .append(stops.stream().mapToLong(s -> s.writes().lostBeyondMirroredEnd()).sum()).append(" beyond the mirrored end.\n\n")
+            .append(stops.stream().mapToLong(s -> s.writes().lostBeyondMirroredEnd()).sum()).append(" beyond the mirrored end; ")
+            .append(stops.stream().filter(FailoverCycles.StepFigures::planned).count()).append(" of the ").append(stops.size())
+            .append(" stops were planned (marked *planned*: producers stopped first, `--stop --planned`).\n\n")
             .append("| cycle | started (s) | took (s) | failover (barrier, cut) | failback cut | return (barrier, cut) | restart cut |\n")
             .append("|---:|---:|---:|---|---|---|---|\n");
         for (FailoverCycles.Cycle c : cycles) {
             md.append("| ").append(c.index()).append(" | ").append(seconds(c.startedAtMs())).append(" | ").append(seconds(c.endedAtMs() - c.startedAtMs()));
             for (FailoverCycles.StepFigures step : c.steps()) {
-                md.append(" | ").append(String.join(", ", step.partitions().stream().map(p -> "p" + p.partition() + (p.barrier() >= 0 ? " @" + p.barrier() : "")
+                md.append(" | ").append(step.planned() ? "*planned* " : "")
+                    .append(String.join(", ", step.partitions().stream().map(p -> "p" + p.partition() + (p.barrier() >= 0 ? " @" + p.barrier() : "")
                     + (p.truncatedFrom() >= 0 ? " [" + p.truncatedFrom() + ", " + p.truncatedTo() + ")" : "")).toList()));
             }
             md.append(" |\n");

@@ -7,12 +7,14 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.broker.InjectedProductBug;
 import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.LaunchedNode;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -68,6 +70,14 @@ final class ChaosRun {
      * election would leave a transaction hanging on the source, which no mirror can mend).
      */
     static final String UNCLEAN_TOPIC = "chaos-unclean";
+    /** The partition whose leader runs the destination's mirror controller. */
+    private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
+    /**
+     * The prefix of the topics {@link FaultKind#DISCOVER_TOPIC} creates on the source during the run; the mirror's
+     * {@code mirror.topics.include} matches it.
+     */
+    static final String DISCOVERED_TOPIC_PREFIX = "chaos-discovered-";
+    private static final int DISCOVERED_TOPIC_RECORDS = 200;
     /** A mirrored topic whose old segments retention deletes under the workload, on both sides (30 s, segments of 10 s). */
     static final String RETENTION_TOPIC = "chaos-retention";
     private static final TopicPartition RETENTION_PARTITION = new TopicPartition(RETENTION_TOPIC, 0);
@@ -174,6 +184,8 @@ final class ChaosRun {
     private volatile boolean faultsOver;
     /** Partitions of the source that had an unclean election, with the time of the last one (run clock). */
     private final Map<TopicPartition, Long> uncleanElections = new ConcurrentHashMap<>();
+    /** The topics {@link FaultKind#DISCOVER_TOPIC} created and the mirror picked up, in order. */
+    private final List<String> discoveredTopics = new CopyOnWriteArrayList<>();
     private ChaosClusters clusters;
     private ClusterMirrorAdmin mirrors;
     private ClusterMirrorAdmin sourceMirrors;
@@ -192,10 +204,19 @@ final class ChaosRun {
         return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
     }
 
-    /** The topics the mirror {@value #MIRROR} mirrors: {@value #UNCLEAN_TOPIC} too with a 3-broker source. */
-    private List<String> mirroredTopics() {
+    /**
+     * The topics the mirror {@value #MIRROR} was started with: {@value #UNCLEAN_TOPIC} too with a 3-broker source.
+     */
+    private List<String> startedTopics() {
         return options.sourceBrokers() == 3 ? List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, COMPACTED_TOPIC, UNCLEAN_TOPIC)
             : List.of(MIRRORED_TOPIC, FAILOVER_TOPIC, RETENTION_TOPIC, COMPACTED_TOPIC);
+    }
+
+    /** The topics the mirror {@value #MIRROR} mirrors now: those it was started with and those it discovered. */
+    private List<String> mirroredTopics() {
+        List<String> topics = new ArrayList<>(startedTopics());
+        topics.addAll(discoveredTopics);
+        return topics;
     }
 
     /** The partitions written on the source for the whole run (and recorded). */
@@ -212,6 +233,7 @@ final class ChaosRun {
         List<TopicPartition> all = new ArrayList<>(fixedPartitions());
         all.addAll(partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS));
         all.addAll(partitions(COMPACTED_TOPIC, COMPACTED_PARTITIONS));
+        discoveredTopics.forEach(topic -> all.add(new TopicPartition(topic, 0)));
         return all;
     }
 
@@ -242,10 +264,10 @@ final class ChaosRun {
             sourceAdmin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
             history.event("operator", "--create --mirror " + MIRROR + " (bootstrap.servers " + clusters.proxiedSourceBootstrapServers() + ")");
             mirrors.createClusterMirror(MIRROR, clusters.mirrorConfig(Map.of(MirrorConfig.METADATA_REFRESH_INTERVAL_MS,
-                    String.valueOf(GROUP_SYNC_INTERVAL.toMillis()))))
+                    String.valueOf(GROUP_SYNC_INTERVAL.toMillis()), MirrorConfig.TOPICS_INCLUDE, DISCOVERED_TOPIC_PREFIX + ".*")))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
-            history.event("operator", "--start --topics " + String.join(",", mirroredTopics()));
-            mirrors.startMirrorTopics(MIRROR, mirroredTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+            history.event("operator", "--start --topics " + String.join(",", startedTopics()));
+            mirrors.startMirrorTopics(MIRROR, startedTopics(), List.of()).all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
             history.startClock();
             workload = new Workload(clusters.sourceBootstrapServers(), clusters.destinationBootstrapServers(), fixedPartitions(),
                 List.of(UNCLEAN_PARTITION), partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS), partitions(COMPACTED_TOPIC, COMPACTED_PARTITIONS),
@@ -380,11 +402,11 @@ final class ChaosRun {
     /** Applies and heals one fault; returns what came of it and puts the resolved target into {@code target[0]}. */
     private String apply(FaultPlan.Fault fault, String[] target) throws Exception {
         switch (fault.kind()) {
-            case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER -> {
-                TopicPartition tp = pickMirroringPartition(fault.pick());
-                boolean leader = fault.kind() == FaultKind.KILL_LEADER || fault.kind() == FaultKind.TERM_LEADER;
+            case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER, KILL_MIRROR_CONTROLLER -> {
+                TopicPartition tp = fault.kind() == FaultKind.KILL_MIRROR_CONTROLLER ? COMMANDS_PARTITION : pickMirroringPartition(fault.pick());
+                boolean leader = fault.kind() != FaultKind.KILL_FOLLOWER && fault.kind() != FaultKind.TERM_FOLLOWER;
                 int broker = leader ? clusters.destinationLeader(destinationAdmin, tp) : pickFollower(tp, fault.pick());
-                boolean kill = fault.kind() == FaultKind.KILL_LEADER || fault.kind() == FaultKind.KILL_FOLLOWER;
+                boolean kill = fault.kind() != FaultKind.TERM_LEADER && fault.kind() != FaultKind.TERM_FOLLOWER;
                 target[0] = "destination broker " + broker + " (" + (leader ? "leader" : "follower") + " of " + tp + ")";
                 history.event("fault", "#" + fault.index() + " " + (kill ? "kill -9" : "SIGTERM") + " of " + target[0]);
                 LaunchedNode node = clusters.destinationBroker(broker);
@@ -399,6 +421,29 @@ final class ChaosRun {
                 clusters.awaitDestinationFullyReplicated();
                 history.event("heal", "#" + fault.index() + " destination broker " + broker + " restarted and back in sync");
                 return "restarted";
+            }
+            case KILL_KRAFT_CONTROLLER -> {
+                LaunchedNode controller = clusters.destinationController();
+                target[0] = "destination KRaft controller " + controller.id();
+                history.event("fault", "#" + fault.index() + " kill -9 of the " + target[0]);
+                controller.kill();
+                Thread.sleep(fault.durationMs());
+                controller.start();
+                TestUtils.await(() -> destinationAdmin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId() == controller.id(),
+                    ChaosClusters.START_TIMEOUT, "the restarted " + target[0] + " to lead the metadata quorum");
+                clusters.awaitDestinationFullyReplicated();
+                history.event("heal", "#" + fault.index() + " " + target[0] + " restarted and leading the quorum");
+                return "restarted";
+            }
+            case MOVE_LEADER -> {
+                return moveLeader(fault, target, destinationAdmin, "destination", pickMirroringPartition(fault.pick()));
+            }
+            case SOURCE_MOVE_LEADER -> {
+                return moveLeader(fault, target, sourceAdmin, "source", partitions(MIRRORED_TOPIC, MIRRORED_PARTITIONS)
+                    .get(fault.pick() % MIRRORED_PARTITIONS));
+            }
+            case DISCOVER_TOPIC -> {
+                return discoverTopic(fault, target);
             }
             case KILL_DESTINATION -> {
                 target[0] = "every destination node";
@@ -488,6 +533,56 @@ final class ChaosRun {
             }
             default -> throw new IllegalStateException("unknown fault " + fault.kind());
         }
+    }
+
+    /**
+     * {@link FaultKind#MOVE_LEADER} and {@link FaultKind#SOURCE_MOVE_LEADER}: another replica of {@code tp} becomes the
+     * first of its assignment (the same replicas, reordered: nothing is copied) and is elected as the preferred leader,
+     * while the old leader stays up.
+     */
+    private String moveLeader(FaultPlan.Fault fault, String[] target, Admin admin, String cluster, TopicPartition tp) throws Exception {
+        ChaosClusters.Placement placement = ChaosClusters.placement(admin, tp);
+        int leader = placement.leader().orElseThrow(() -> new IllegalStateException(tp + " has no leader on the " + cluster));
+        List<Integer> others = placement.replicas().stream().filter(r -> r != leader).sorted().toList();
+        int next = others.get((fault.pick() / 7) % others.size());
+        List<Integer> order = new ArrayList<>(List.of(next));
+        placement.replicas().stream().filter(r -> r != next).forEach(order::add);
+        target[0] = tp + " on the " + cluster + " (leader broker " + leader + " to broker " + next + ")";
+        history.event("fault", "#" + fault.index() + " leader move of " + target[0] + ": replicas reordered to " + order);
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(order)))).all().get(30, TimeUnit.SECONDS);
+        TestUtils.await(() -> admin.listPartitionReassignments(Set.of(tp)).reassignments().get(30, TimeUnit.SECONDS).isEmpty()
+            && ChaosClusters.placement(admin, tp).replicas().equals(order), COMMAND_BOUND, "the reassignment of " + target[0] + " to complete");
+        retryUntil("--election-type preferred of " + tp + " on the " + cluster,
+            () -> ChaosClusters.placement(admin, tp).leader().equals(Optional.of(next)),
+            () -> admin.electLeaders(ElectionType.PREFERRED, Set.of(tp)).partitions().get(30, TimeUnit.SECONDS));
+        history.event("heal", "#" + fault.index() + " broker " + next + " leads " + tp + " on the " + cluster);
+        return "broker " + next + " leads, broker " + leader + " follows";
+    }
+
+    /**
+     * {@link FaultKind#DISCOVER_TOPIC}: a new source topic matching the mirror's {@code mirror.topics.include}, with
+     * records written and recorded; the mirror must start it by itself and copy it within {@link #COMMAND_BOUND}, else
+     * {@value HistoryChecker#CONVERGENCE} names it. From then on it is checked like the other mirrored topics.
+     */
+    private String discoverTopic(FaultPlan.Fault fault, String[] target) throws Exception {
+        String topic = DISCOVERED_TOPIC_PREFIX + fault.index();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        target[0] = "topic " + topic + " on the source";
+        history.event("fault", "#" + fault.index() + " new source topic " + topic + " (matches " + MirrorConfig.TOPICS_INCLUDE + ")");
+        sourceAdmin.createTopics(List.of(new NewTopic(topic, 1, (short) Math.min(3, options.sourceBrokers())))).all().get(60, TimeUnit.SECONDS);
+        int written = workload.writeRecords(tp, DISCOVERED_TOPIC_RECORDS);
+        long sourceEnd = endOffset(sourceAdmin, tp);
+        long started = history.nowMs();
+        try {
+            TestUtils.await(() -> describe(tp).state() == PartitionState.MIRRORING && endOffset(destinationAdmin, tp) >= sourceEnd, COMMAND_BOUND,
+                topic + " to be discovered and mirrored up to offset " + sourceEnd);
+        } catch (TimeoutException e) {
+            history.violation(HistoryChecker.CONVERGENCE, tp.toString(), "a new source topic matching " + MirrorConfig.TOPICS_INCLUDE
+                + " was not mirrored up to offset " + sourceEnd + " within " + COMMAND_BOUND.toSeconds() + " s: " + e.getMessage());
+        }
+        discoveredTopics.add(topic);
+        history.event("heal", "#" + fault.index() + " " + topic + " discovered and mirrored up to offset " + sourceEnd);
+        return written + " record(s) written, mirrored " + (history.nowMs() - started) / 1000.0 + " s after the last write";
     }
 
     /**
@@ -689,6 +784,9 @@ final class ChaosRun {
                 clusters.awaitSourceBrokerReady(node.id());
             }
         }
+        if (!clusters.destinationController().alive()) {
+            clusters.destinationController().start();
+        }
         for (LaunchedNode node : clusters.destinationBrokers().values()) {
             if (!node.alive()) {
                 node.start();
@@ -723,8 +821,9 @@ final class ChaosRun {
                         // a side that was cut holds the group's stale commits from before the cut until a sync replaces them.
                         pause = Math.max(pause, mirroringSinceMs + 2 * GROUP_SYNC_INTERVAL.toMillis() - history.nowMs());
                     }
+                    boolean planned = step.stop && draws.nextStopPlanned();
                     Thread.sleep(pause);
-                    steps.add(step(step));
+                    steps.add(step(step, planned));
                 }
                 cycles.add(new FailoverCycles.Cycle(index, started, history.nowMs(), List.copyOf(steps)));
                 history.event("cycle", "#" + index + " done in " + (history.nowMs() - started) / 1000.0 + " s");
@@ -758,11 +857,17 @@ final class ChaosRun {
      * One step of a cycle: the command on the failover topic in the mirror of the step's side, run until every
      * partition reached its state, then the moves and checks that follow it.
      */
-    private FailoverCycles.StepFigures step(FailoverCycles.Step step) throws Exception {
+    private FailoverCycles.StepFigures step(FailoverCycles.Step step, boolean planned) throws Exception {
         ClusterMirrorAdmin admin = mirrorsOn(step.side);
         String mirror = mirrorOn(step.side);
-        String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "") + (step.stop ? "--stop" : "--start --discard-local-writes")
-            + " --mirror " + mirror + " --topics " + FAILOVER_TOPIC;
+        String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "") + (step.stop ? (planned ? "--stop --planned" : "--stop")
+            : "--start --discard-local-writes") + " --mirror " + mirror + " --topics " + FAILOVER_TOPIC;
+        if (planned) {
+            // A planned failover: the operator stops the producers first (each finishes its batch or transaction).
+            workload.parkFailover();
+            history.event("workload", "the producers of " + FAILOVER_TOPIC + " stopped on the " + step.side.other().label()
+                + " before a planned stop");
+        }
         long started = history.nowMs();
         List<FailoverCycles.PartitionCut> cuts;
         Map<TopicPartition, Long> previousBarriers = lastBarriers;
@@ -780,7 +885,7 @@ final class ChaosRun {
             // A start is given --discard-local-writes: what the side wrote after the other side's barrier (lost at that
             // stop already) is cut, as an operator who fails back after an unplanned failover does.
             retryUntil(name, () -> describe(admin, mirror, FAILOVER_TOPIC).desiredState() == desired, () -> (step.stop
-                ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of())
+                ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().planned(planned))
                 : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
             awaitStates(admin, mirror, FAILOVER_TOPIC, step.stop ? PartitionState.STOPPED : PartitionState.MIRRORING, COMMAND_BOUND);
@@ -809,7 +914,30 @@ final class ChaosRun {
             + c.truncatedTo() + ")" : " no cut")).toList());
         HistoryChecker.WriteFigures writes = step.stop ? afterStop(step.side, cuts, started)
             : afterStart(step.side, previousBarriers);
-        return new FailoverCycles.StepFigures(step, started, took, cuts, writes);
+        if (planned) {
+            checkPlannedStop(step.side, cuts, writes);
+        }
+        return new FailoverCycles.StepFigures(step, planned, started, took, cuts, writes);
+    }
+
+    /**
+     * What a planned stop promises beyond an unplanned one ({@value HistoryChecker#ACKED_WRITES}): with the producers
+     * stopped first, it waited until the side made writable held everything, so it cut nothing and every acknowledged
+     * write of the side left is on the side made writable.
+     */
+    private void checkPlannedStop(Workload.Side writable, List<FailoverCycles.PartitionCut> cuts, HistoryChecker.WriteFigures writes) {
+        for (FailoverCycles.PartitionCut cut : cuts) {
+            if (cut.truncatedFrom() >= 0) {
+                history.violation(HistoryChecker.ACKED_WRITES, FAILOVER_TOPIC + "-" + cut.partition() + " on the " + writable.label(),
+                    "a planned stop cut [" + cut.truncatedFrom() + ", " + cut.truncatedTo() + ") although the producers had stopped first");
+            }
+        }
+        long lost = writes.lostInTruncatedRange() + writes.lostBeyondMirroredEnd();
+        if (lost > 0) {
+            history.violation(HistoryChecker.ACKED_WRITES, FAILOVER_TOPIC + " on the " + writable.label(), "a planned stop lost " + lost
+                + " of " + writes.acked() + " acknowledged writes (" + writes.lostInTruncatedRange() + " in a truncated range, "
+                + writes.lostBeyondMirroredEnd() + " beyond the mirrored end) although the producers had stopped first");
+        }
     }
 
     /**

@@ -11,14 +11,15 @@ import java.util.SplittableRandom;
  * destination), {@link Step#FAILBACK} ({@code --start} in the source's mirror from the destination: the source is cut
  * where the two stopped matching and mirrors the destination), {@link Step#RETURN} ({@code --stop} in the source's
  * mirror; producers and group move back) and {@link Step#RESTART} ({@code --start} in the destination's mirror again).
+ * Some stops are planned ({@link #nextStopPlanned()}).
  * The loop runs them back to back on a thread of its own, with short pauses drawn from its own seeded random, while
  * the {@link FaultPlan}'s faults hit them at random points.
  */
 final class FailoverCycles {
     /** The first cycle starts once the mirror had time to copy and the group to commit. */
     static final Duration FIRST_CYCLE = Duration.ofSeconds(15);
-    static final long MIN_PAUSE_MS = 1_000;
-    static final long MAX_PAUSE_MS = 5_000;
+    static final long MIN_PAUSE_MS = 500;
+    static final long MAX_PAUSE_MS = 3_000;
 
     /** One step of a cycle; a stop makes {@link #writable} the writable side, a start makes it mirror the other. */
     enum Step {
@@ -59,7 +60,8 @@ final class FailoverCycles {
      * One step as it ran: when, how long its command took until every partition reached its state, what it reported,
      * and for a stop the figures of the writes acknowledged by the side that was writable.
      */
-    record StepFigures(Step step, long startedAtMs, long tookMs, List<PartitionCut> partitions, HistoryChecker.WriteFigures writes) {
+    record StepFigures(Step step, boolean planned, long startedAtMs, long tookMs, List<PartitionCut> partitions,
+                       HistoryChecker.WriteFigures writes) {
     }
 
     /** One completed cycle. */
@@ -71,6 +73,15 @@ final class FailoverCycles {
     /** The cycles' draws for a run's {@code seed}: independent of the fault plan's draws. */
     FailoverCycles(long seed) {
         this.random = new Random(new SplittableRandom(seed ^ 0xC7C1E5L).nextLong());
+    }
+
+    /**
+     * Whether the next stop is a planned failover: the producers of the side left stop first, and the stop waits until
+     * the other side holds everything ({@code --stop --planned}), so that it cuts nothing and loses no acknowledged write.
+     * One stop in three; the others are unplanned (the producers write until the stop, which cuts what was not mirrored).
+     */
+    boolean nextStopPlanned() {
+        return random.nextInt(3) == 0;
     }
 
     /** The pause before the next step. */

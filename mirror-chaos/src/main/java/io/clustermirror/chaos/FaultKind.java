@@ -10,6 +10,24 @@ enum FaultKind {
     TERM_LEADER(true),
     /** SIGTERM of a follower of a mirrored partition; started again after the duration. */
     TERM_FOLLOWER(true),
+    /**
+     * kill -9 of the destination broker leading {@code __mirror_commands-0}, where the mirror controller runs (a command
+     * under way must be taken over by the next leader's controller); started again after the duration.
+     */
+    KILL_MIRROR_CONTROLLER(true),
+    /** kill -9 of the destination's dedicated KRaft controller alone; started again after the duration. */
+    KILL_KRAFT_CONTROLLER(true),
+    /**
+     * A clean leader move of a mirrored partition on the destination: another in-sync replica becomes the preferred one
+     * (a reassignment that only reorders the replicas) and is elected ({@code Admin.electLeaders(PREFERRED)}); the old
+     * leader stays up and becomes a follower. Instant: nothing to heal.
+     */
+    MOVE_LEADER(true),
+    /**
+     * A new source topic whose name matches the mirror's {@code mirror.topics.include}, with records written to it: the
+     * mirror must pick it up without a command and mirror it (checked like the others from then on).
+     */
+    DISCOVER_TOPIC(true),
     /** kill -9 of every destination node (the three brokers and the controller) at once; all started again after the duration. */
     KILL_DESTINATION(true),
     /** The source's proxies forward nothing in either direction for the duration. */
@@ -32,6 +50,8 @@ enum FaultKind {
      * source has a single controller); started again after the duration. Only with a 3-broker source.
      */
     SOURCE_KILL_LEADER(true, true),
+    /** {@link #MOVE_LEADER} on the source, for a partition of the mirrored topic. Only with a 3-broker source. */
+    SOURCE_MOVE_LEADER(true, true),
     /**
      * An unclean leader election on the source's {@value ChaosRun#UNCLEAN_TOPIC}: its follower is killed, the ISR shrinks
      * to the leader, which acknowledges writes alone for the duration; then the leader is killed, the follower started

@@ -59,7 +59,8 @@ final class FaultPlan {
         while (at < end) {
             FaultKind kind = kinds.get(random.nextInt(kinds.size()));
             long lasts = switch (kind) {
-                case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER, KILL_DESTINATION, SOURCE_KILL_LEADER -> between(random, 3_000, 15_000);
+                case KILL_LEADER, KILL_FOLLOWER, TERM_LEADER, TERM_FOLLOWER, KILL_MIRROR_CONTROLLER, KILL_KRAFT_CONTROLLER, KILL_DESTINATION,
+                    SOURCE_KILL_LEADER -> between(random, 3_000, 15_000);
                 case PROXY_STALL -> between(random, 5_000, 30_000);
                 case PROXY_DELAY, PROXY_THROTTLE -> between(random, 5_000, 20_000);
                 case PAUSE_RESUME, SOURCE_UNCLEAN_ELECTION, CORRUPT_FETCH -> between(random, 3_000, 10_000);

@@ -68,6 +68,8 @@ final class Workload implements AutoCloseable {
     private static final long PACE_MS = 40;
     private static final int COMPACTED_KEYS = 20;
     private static final Duration MOVE_BOUND = Duration.ofSeconds(120);
+    /** The producers of the moving lane: one idempotent, one transactional. */
+    private static final int FAILOVER_PRODUCERS = 2;
 
     /** Where a lane writes now: the side (null while its producers move), the stint, and each partition's barrier there. */
     private record Assignment(Side side, int stint, Map<TopicPartition, Long> barriers) {
@@ -109,7 +111,14 @@ final class Workload implements AutoCloseable {
             return assignment.stint() == a.stint() && !stopping;
         }
 
-        synchronized void move(Side to, Map<TopicPartition, Long> barriers, int producers) throws InterruptedException, TimeoutException {
+        /**
+         * Parks the lane's {@code producers}: each finishes its batch or transaction and closes; the lane writes nowhere
+         * until {@link #move}. Does nothing if the lane is parked already.
+         */
+        synchronized void park(int producers) throws InterruptedException, TimeoutException {
+            if (assignment.side() == null) {
+                return;
+            }
             assignment = new Assignment(null, assignment.stint() + 1, Map.of());
             parked.clear();
             long deadline = System.nanoTime() + MOVE_BOUND.toNanos();
@@ -120,6 +129,11 @@ final class Workload implements AutoCloseable {
                 }
                 wait(100);
             }
+        }
+
+        /** Parks the lane's producers (if it is not parked already), then points them at {@code to}. */
+        synchronized void move(Side to, Map<TopicPartition, Long> barriers, int producers) throws InterruptedException, TimeoutException {
+            park(producers);
             assignment = new Assignment(to, assignment.stint(), Map.copyOf(barriers));
             notifyAll();
         }
@@ -164,6 +178,26 @@ final class Workload implements AutoCloseable {
         }
         threads.add(new Thread(() -> compactedLoop(new Random(seed ^ 0xC0A1L)), "workload-compacted"));
         threads.forEach(Thread::start);
+    }
+
+    /**
+     * Writes {@code count} records to {@code tp} on the source with an idempotent producer of its own and records them
+     * (stint 0): the records of a topic created during the run. Returns how many were acknowledged.
+     */
+    int writeRecords(TopicPartition tp, int count) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = producer(Side.SOURCE, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            List<String> values = new ArrayList<>();
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                values.add("new-" + tp + "-" + i);
+                sent.add(producer.send(record(tp, values.get(i))));
+            }
+            producer.flush();
+            for (int i = 0; i < count; i++) {
+                writes.add(new Write(Side.SOURCE, 0, tp, sent.get(i).get(30, TimeUnit.SECONDS).offset(), values.get(i), Outcome.ACKED));
+            }
+            return count;
+        }
     }
 
     /** Every write recorded so far. */
@@ -360,8 +394,17 @@ final class Workload implements AutoCloseable {
      * already open may still commit there) and close; then new ones write on {@code to}. Returns the new stint.
      */
     int moveFailover(Side to, Map<TopicPartition, Long> barriers) throws InterruptedException, TimeoutException {
-        moving.move(to, barriers, 2);
+        moving.move(to, barriers, FAILOVER_PRODUCERS);
         return stint();
+    }
+
+    /**
+     * Stops the writes to the failover topic before a planned stop, as an operator stops the producers first: both
+     * producers finish their batch or transaction and close (so that no transaction stays open); {@link #moveFailover}
+     * then starts new ones on the side made writable.
+     */
+    void parkFailover() throws InterruptedException, TimeoutException {
+        moving.park(FAILOVER_PRODUCERS);
     }
 
     /** Keeps the open transaction open (the workload's own timing, cut short when the run stops). */
