@@ -355,13 +355,17 @@ final class HistoryChecker {
     void checkProducerState(Workload.Side side, Admin admin, TopicPartition tp, long barrierOffset) throws Exception {
         for (int broker : ChaosClusters.placement(admin, tp).replicas()) {
             LaunchedNode node = side == Workload.Side.SOURCE ? clusters.sourceNodes().get(broker) : clusters.destinationBroker(broker);
-            // A follower that just caught up to the barrier cleans its producer state right after appending it: give it
-            // a few seconds.
-            long deadline = System.nanoTime() + PRODUCER_STATE_BOUND.toNanos();
+            // A follower that just caught up to the barrier, or whose broker just restarted and rebuilt its producer state
+            // from the log, cleans it on its own: give it a few seconds, counted from the first answer of its broker (a
+            // describe waits while the broker is down, and must not use up the grace).
+            long deadline = Long.MAX_VALUE;
             List<String> stranded;
             do {
                 List<ProducerState> active = admin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
                     .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
+                if (deadline == Long.MAX_VALUE) {
+                    deadline = System.nanoTime() + PRODUCER_STATE_BOUND.toNanos();
+                }
                 stranded = strandedProducers(active, SegmentBatches.read(node.partitionDir(tp)), barrierOffset);
                 if (!stranded.isEmpty()) {
                     Thread.sleep(500);
