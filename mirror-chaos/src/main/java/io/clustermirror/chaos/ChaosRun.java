@@ -543,8 +543,7 @@ final class ChaosRun {
     private String moveLeader(FaultPlan.Fault fault, String[] target, Admin admin, String cluster, TopicPartition tp) throws Exception {
         ChaosClusters.Placement placement = ChaosClusters.placement(admin, tp);
         int leader = placement.leader().orElseThrow(() -> new IllegalStateException(tp + " has no leader on the " + cluster));
-        List<Integer> others = placement.replicas().stream().filter(r -> r != leader).sorted().toList();
-        int next = others.get((fault.pick() / 7) % others.size());
+        int next = pickOtherReplica(placement.replicas(), leader, fault.pick());
         List<Integer> order = new ArrayList<>(List.of(next));
         placement.replicas().stream().filter(r -> r != next).forEach(order::add);
         target[0] = tp + " on the " + cluster + " (leader broker " + leader + " to broker " + next + ")";
@@ -570,7 +569,7 @@ final class ChaosRun {
         target[0] = "topic " + topic + " on the source";
         history.event("fault", "#" + fault.index() + " new source topic " + topic + " (matches " + MirrorConfig.TOPICS_INCLUDE + ")");
         sourceAdmin.createTopics(List.of(new NewTopic(topic, 1, (short) Math.min(3, options.sourceBrokers())))).all().get(60, TimeUnit.SECONDS);
-        int written = workload.writeRecords(tp, DISCOVERED_TOPIC_RECORDS);
+        workload.writeRecords(tp, DISCOVERED_TOPIC_RECORDS);
         long sourceEnd = endOffset(sourceAdmin, tp);
         long started = history.nowMs();
         try {
@@ -582,7 +581,7 @@ final class ChaosRun {
         }
         discoveredTopics.add(topic);
         history.event("heal", "#" + fault.index() + " " + topic + " discovered and mirrored up to offset " + sourceEnd);
-        return written + " record(s) written, mirrored " + (history.nowMs() - started) / 1000.0 + " s after the last write";
+        return DISCOVERED_TOPIC_RECORDS + " record(s) written, mirrored " + (history.nowMs() - started) / 1000.0 + " s after the last write";
     }
 
     /**
@@ -680,9 +679,13 @@ final class ChaosRun {
     }
 
     private int pickFollower(TopicPartition tp, int pick) throws Exception {
-        int leader = clusters.destinationLeader(destinationAdmin, tp);
-        List<Integer> followers = ChaosClusters.placement(destinationAdmin, tp).replicas().stream().filter(r -> r != leader).sorted().toList();
-        return followers.get((pick / 7) % followers.size());
+        return pickOtherReplica(ChaosClusters.placement(destinationAdmin, tp).replicas(), clusters.destinationLeader(destinationAdmin, tp), pick);
+    }
+
+    /** The replica a fault's seeded {@code pick} selects among {@code replicas} other than {@code leader}. */
+    private static int pickOtherReplica(List<Integer> replicas, int leader, int pick) {
+        List<Integer> others = replicas.stream().filter(r -> r != leader).sorted().toList();
+        return others.get((pick / 7) % others.size());
     }
 
     /**
