@@ -61,6 +61,24 @@ class FaultPlanTest {
     }
 
     @Test
+    void everyRandomKindIsDrawnWithAThreeBrokerSource() {
+        List<FaultKind> drawn = java.util.stream.LongStream.range(0, 20)
+            .mapToObj(seed -> FaultPlan.plan(seed, Duration.ofMinutes(10), 3, false)).flatMap(List::stream).map(FaultPlan.Fault::kind).toList();
+        List<FaultKind> missing = java.util.Arrays.stream(FaultKind.values()).filter(k -> k.random && !drawn.contains(k)).toList();
+        assertTrue(missing.isEmpty(), "never drawn: " + missing);
+    }
+
+    @Test
+    void aboutAThirdOfTheStopsArePlannedAsTheSeedDecides() {
+        FailoverCycles a = new FailoverCycles(7);
+        FailoverCycles b = new FailoverCycles(7);
+        List<Boolean> planned = java.util.stream.IntStream.range(0, 300).mapToObj(i -> a.nextStopPlanned()).toList();
+        assertEquals(planned, java.util.stream.IntStream.range(0, 300).mapToObj(i -> b.nextStopPlanned()).toList());
+        long count = planned.stream().filter(p -> p).count();
+        assertTrue(count > 60 && count < 140, count + " of 300 stops planned");
+    }
+
+    @Test
     void aStepReportsOnlyTheCutItMade() {
         // Describe still shows the last start's cut [2446, 2654) after a stop that wrote its barrier at 3367 and cut nothing.
         assertEquals(new FailoverCycles.PartitionCut(0, 3367, -1, -1), FailoverCycles.PartitionCut.reported(0, true, 3367, 2446, 2654, 2446));
