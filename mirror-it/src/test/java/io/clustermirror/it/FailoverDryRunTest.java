@@ -134,14 +134,14 @@ class FailoverDryRunTest {
         try (Admin admin = source.admin()) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
-        sendIdempotent(source, topic, "mirrored", 6);
+        Workloads.sendIdempotent(source.bootstrapServers(), topic, "mirrored", 6);
         mirrors.createClusterMirror("restart", MirrorAssertions.mirrorConfig(source)).all().get();
         mirrors.startMirrorTopics("restart", List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
         mirrors.stopMirrorTopics("restart", List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitState(mirrors, "restart", topic, 1, PartitionState.STOPPED);
         long barrier = MirrorAssertions.describe(mirrors, "restart", topic, 0).barrierOffset();
-        sendIdempotent(destination, topic, "local", 7);
+        Workloads.sendIdempotent(destination.bootstrapServers(), topic, "local", 7);
         long end;
         try (Admin admin = destination.admin()) {
             end = MirrorAssertions.endOffset(admin, tp);
@@ -168,13 +168,5 @@ class FailoverDryRunTest {
         MirrorPartitionDescription restarted = MirrorAssertions.describe(mirrors, "restart", topic, 0);
         assertEquals(previews.get(0).truncateFromOffset(), restarted.truncatedFromOffset(), "the start cut what the dry-run said: " + restarted);
         assertEquals(previews.get(0).truncateToOffset(), restarted.truncatedToOffset(), "the start cut what the dry-run said: " + restarted);
-    }
-
-    /** Sends {@code count} records to partition 0 of the topic with a new idempotent producer. */
-    private static void sendIdempotent(MirrorTestCluster cluster, String topic, String tag, int count) throws Exception {
-        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(cluster.bootstrapServers(),
-                Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
-            Workloads.sendBatch(producer, topic, 0, tag, count);
-        }
     }
 }

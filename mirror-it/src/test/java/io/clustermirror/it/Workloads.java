@@ -87,6 +87,13 @@ final class Workloads {
         }
     }
 
+    /** Sends {@code count} records of {@link #record} to partition 0 of the topic with a new idempotent producer. */
+    static void sendIdempotent(String bootstrap, String topic, String tag, int count) throws ExecutionException, InterruptedException {
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
+            sendBatch(producer, topic, 0, tag, count);
+        }
+    }
+
     /** Sends {@code count} records of {@link #record} and waits for all of them; returns their acknowledgements. */
     static List<Acked> sendBatch(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String tag, int count)
             throws ExecutionException, InterruptedException {

@@ -71,6 +71,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final StateRecords stateWriter;
     private final LeaderLogProcedures procedures;
     private final LeaderLogProcedures.LeadershipMover handover;
+    private final CommittedOffsets committedOffsets;
     private final ProducerStateHygiene hygiene;
     private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
     private final FetcherFactory fetcherFactory;
@@ -129,6 +130,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
         @Override
         void close();
+    }
+
+    /**
+     * Moves committed consumer group offsets of a partition that lie past a truncation back to it ({@link GroupOffsetRewinder}
+     * on a broker). Called on the procedure's thread right after the truncation; never throws.
+     */
+    interface CommittedOffsets {
+        void rewind(String mirror, TopicPartition tp, long offset);
     }
 
     /** Creates the fetchers of one mirror ({@link MirrorFetcherManager} on a broker). */
@@ -199,7 +208,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
      *                     the internal topics when it was called
      */
     record Collaborators(ProducerStateHygiene hygiene, StateRecords stateRecords, FetcherFactory fetchers, SourceCluster source,
-                         LeaderLogProcedures.LeadershipMover handover,
+                         LeaderLogProcedures.LeadershipMover handover, CommittedOffsets committedOffsets,
                          java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp) {
     }
 
@@ -214,7 +223,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this(broker, broker.clusterId(), broker.metrics(), new Collaborators(hygiene, new StateWriter(clients, broker.nodeId()),
                 (config, listener) -> new MirrorFetcherManager(config, clientConfigs.clientProperties(config), broker.nodeId(),
                     new LocalLeaderAppender(broker), listener, broker.metrics()),
-                sourceCluster(clientConfigs), new LeadershipHandover(clients, broker.nodeId()), imageCatchUp),
+                sourceCluster(clientConfigs), new LeadershipHandover(clients, broker.nodeId()),
+                new GroupOffsetRewinder(clients, broker.nodeId()), imageCatchUp),
             new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs), Threads.of(broker.nodeId()));
     }
 
@@ -229,6 +239,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.fetcherFactory = parts.fetchers();
         this.source = parts.source();
         this.handover = parts.handover();
+        this.committedOffsets = parts.committedOffsets();
         this.procedures = new LeaderLogProcedures(broker, handover, time);
         this.alignmentExecutor = threads.alignments();
         this.stopExecutor = threads.stops();
@@ -478,7 +489,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             PartitionEvent result;
             LeaderLogProcedures.Outcome outcome = null;
             try {
-                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, truncationRecorder(tp));
+                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, truncationRecorder(p.mirror(), tp));
                 result = new PartitionEvent.StopSucceeded(p.generation());
             } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
                 result = null; // the new leader, or whatever superseded this stop, goes on from the log as it is
@@ -510,13 +521,17 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /** Records a truncation at once (describe shows it; a later failure must not lose it). */
-    private LeaderLogProcedures.TruncationListener truncationRecorder(TopicPartition tp) {
-        return (from, to) -> executor.execute(() -> guarded(() -> {
-            Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-            pr.truncatedFromOffset = from;
-            pr.truncatedToOffset = to;
-            handle(tp, new PartitionEvent.LineageChanged());
-        }));
+    private LeaderLogProcedures.TruncationListener truncationRecorder(String mirror, TopicPartition tp) {
+        return (from, to) -> {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+                pr.truncatedFromOffset = from;
+                pr.truncatedToOffset = to;
+                handle(tp, new PartitionEvent.LineageChanged());
+            }));
+            // Before the procedure goes on: once the stop reports STOPPED, consumers may move here at once.
+            committedOffsets.rewind(mirror, tp, from);
+        };
     }
 
     /**
@@ -596,7 +611,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                                                         LogFence.Permit permit, LogAlignment.Plan plan) throws Exception {
         try (SourceLog sourceLog = source.log(config, "cluster-mirror-" + p.mirror() + "-" + broker.nodeId() + "-compare", tp,
                 sourceTopicId)) {
-            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan, sourceLog, truncationRecorder(tp));
+            return procedures.alignWithSource(p.mirror(), tp, p.leaderEpoch(), permit, plan, sourceLog, truncationRecorder(p.mirror(), tp));
         }
     }
 

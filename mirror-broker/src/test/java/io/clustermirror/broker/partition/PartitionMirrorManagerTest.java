@@ -57,6 +57,8 @@ class PartitionMirrorManagerTest {
     private final InMemoryReplica sourceLog = new InMemoryReplica(TP, 9, 2);
     private final List<PartitionStateRecord> written = new ArrayList<>();
     private final List<String> fetcherCalls = new ArrayList<>();
+    /** The committed-offset rewinds asked for, as "mirror partition offset". */
+    private final List<String> rewinds = new ArrayList<>();
     private FetchListener fetchListener;
     private CompletableFuture<Void> imageCatchUp = new CompletableFuture<>();
     /** Failures the source's image reads still throw, one per read. */
@@ -122,6 +124,7 @@ class PartitionMirrorManagerTest {
             (tp, replicas, target) -> {
                 throw new AssertionError("no handover with a single replica");
             },
+            (mirror, tp, offset) -> rewinds.add(mirror + " " + tp + " " + offset),
             () -> imageCatchUp),
         new PartitionStateMachine(BACKOFF_MS, 1_000),
         new PartitionMirrorManager.Threads(time, events, procedures, procedures, procedures));
@@ -250,6 +253,7 @@ class PartitionMirrorManagerTest {
         PartitionStateRecord stopped = lastRecord();
         assertEquals(3, stopped.barrierOffset(), "STOPPED names its barrier: the followers' hygiene learns it from the record");
         assertEquals(2, stopped.lastMirroredOffset());
+        assertEquals(List.of(), rewinds, "nothing truncated: no committed offset to move");
     }
 
     @Test
@@ -450,6 +454,7 @@ class PartitionMirrorManagerTest {
         PartitionStateRecord truncated = written.stream().filter(r -> r.truncatedFromOffset() >= 0).findFirst().orElse(null);
         assertNotNull(truncated, "the truncation is recorded: " + written);
         assertEquals(List.of(3L, 5L), List.of(truncated.truncatedFromOffset(), truncated.truncatedToOffset()));
+        assertEquals(List.of("dr orders-0 3"), rewinds, "groups that committed past the cut are moved back to it");
         assertEquals(MIRRORING, lastRecord().state());
         assertEquals(2, lastRecord().lastMirroredOffset());
     }

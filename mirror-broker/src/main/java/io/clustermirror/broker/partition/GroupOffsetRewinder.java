@@ -1,0 +1,113 @@
+package io.clustermirror.broker.partition;
+
+import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.auth.InternalOperations;
+import io.clustermirror.broker.auth.InternalOperations.Operation;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Moves the consumer groups' committed offsets of a partition that lie past a truncation by the mirror back to the
+ * truncation offset, on the broker's own cluster.
+ *
+ * <p>Why: a truncation (the stop's cut to the last stable offset, the alignment's cut where this log and the source's
+ * diverge, as when a topic fails back with {@code --discard-local-writes}) removes records that a group may have read
+ * and committed past. Such an offset then points at records the group never read: the mirrored ones that replace the
+ * cut, or the writes after the stop's barrier. A consumer resuming there would skip them, or, past the log end, be reset
+ * by its {@code auto.offset.reset}. Back at the truncation offset it reads them: at least once, never a skip, as
+ * Kafka's consumers do after a log truncation of their own (KIP-320). The metadata sync, which copies the source's
+ * offsets every round, would mend a mirroring topic only at its next round, and a stop may come first.
+ *
+ * <p>A group with members is refused by its coordinator (its consumers own their offsets); it is named in a warning
+ * with the command that moves it. Groups the local client may not describe are not seen.
+ */
+final class GroupOffsetRewinder implements PartitionMirrorManager.CommittedOffsets {
+    private static final Logger log = LoggerFactory.getLogger(GroupOffsetRewinder.class);
+    /** The bound of each call: a stop waits for the rewind, and must not wait long for a slow coordinator. */
+    private static final int TIMEOUT_MS = 10_000;
+
+    private final LocalClients clients;
+    private final int nodeId;
+
+    GroupOffsetRewinder(LocalClients clients, int nodeId) {
+        this.clients = clients;
+        this.nodeId = nodeId;
+    }
+
+    @Override
+    public void rewind(String mirror, TopicPartition tp, long offset) {
+        String clientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-rewind");
+        try (Admin admin = clients.admin(clientId)) {
+            Map<String, OffsetAndMetadata> past = committedPast(admin, tp, offset);
+            past.forEach((group, committed) -> move(admin, clientId, mirror, tp, group, committed, offset));
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            log.error("Mirror '{}' partition {}: could not read the consumer groups' committed offsets after truncating it to "
+                + "offset {} ({}). A group that committed past it would skip records: check with kafka-consumer-groups "
+                + "--describe --all-groups and move such a group with --reset-offsets --to-offset {} --topic {}:{}",
+                mirror, tp, offset, e.getMessage(), offset, tp.topic(), tp.partition());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The committed offsets of {@code tp} past {@code offset}, by consumer group. */
+    private static Map<String, OffsetAndMetadata> committedPast(Admin admin, TopicPartition tp, long offset)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Collection<GroupListing> groups = admin.listGroups(ListGroupsOptions.forConsumerGroups().timeoutMs(TIMEOUT_MS))
+            .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        Map<String, OffsetAndMetadata> past = new HashMap<>();
+        if (groups.isEmpty()) {
+            return past;
+        }
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        groups.forEach(g -> specs.put(g.groupId(), new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(tp))));
+        ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs,
+            new ListConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS));
+        for (String group : specs.keySet()) {
+            OffsetAndMetadata committed = result.partitionsToOffsetAndMetadata(group).get(TIMEOUT_MS, TimeUnit.MILLISECONDS).get(tp);
+            if (committed != null && committed.offset() > offset) {
+                past.put(group, committed);
+            }
+        }
+        return past;
+    }
+
+    private static void move(Admin admin, String clientId, String mirror, TopicPartition tp, String group, OffsetAndMetadata committed,
+                             long offset) {
+        // Authorized like the metadata sync's commits: READ on the group and the topic, a mirror topic included.
+        List<Operation> ops = List.of(Operation.group(group, AclOperation.READ), Operation.topic(tp.topic(), AclOperation.READ));
+        try (InternalOperations.Scope ignored = InternalOperations.begin(clientId, ops)) {
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset, Optional.empty(), committed.metadata())),
+                new AlterConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            log.info("Mirror '{}' partition {}: moved the committed offset of group '{}' from {} back to {}, where the log was "
+                + "truncated (its records from there on are ones the group has not read)", mirror, tp, group, committed.offset(), offset);
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Mirror '{}' partition {}: group '{}' committed offset {}, past the truncation at offset {}, and could not be "
+                + "moved back ({}): if it has members, they skip the records from {} to {}. Stop them and run "
+                + "kafka-consumer-groups --reset-offsets --group {} --topic {}:{} --to-offset {} --execute", mirror, tp, group,
+                committed.offset(), offset, e.getCause() != null ? e.getCause().getMessage() : e.getMessage(), offset,
+                committed.offset(), group, tp.topic(), tp.partition(), offset);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
