@@ -49,7 +49,8 @@ public final class ClusterLogReader implements AutoCloseable {
      * earlier (below its log start and at its high watermark the log has nothing to show).
      *
      * @throws KafkaException with the cause when the cluster cannot be read within the timeout, when the log start
-     *                        passes the read's position while it reads (read again), or when a batch fails its CRC
+     *                        passes the read's position while it reads (read again)
+     * @throws ClusterMirrorException {@link MirrorError#CORRUPT_MESSAGE} naming the batch's offsets when a batch fails its CRC
      */
     public List<RecordBatch> batches(TopicPartition tp, long from, long to) {
         return read(tp, from, to, start -> reader.stream(tp, start, to));
@@ -70,8 +71,7 @@ public final class ClusterLogReader implements AutoCloseable {
         List<RecordBatch> out = new ArrayList<>();
         try {
             while (stream.hasNext()) {
-                RecordBatch batch = stream.next().batch();
-                batch.ensureValid();
+                RecordBatch batch = checked(tp, stream.next().batch());
                 if (batch.lastOffset() >= from && batch.baseOffset() < to) {
                     out.add(batch);
                 }
@@ -80,6 +80,20 @@ public final class ClusterLogReader implements AutoCloseable {
             lastLeader = stream.leaderId();
         }
         return out;
+    }
+
+    /**
+     * {@code batch} if it passes its CRC check; otherwise the failure names the batch's offsets, as the data path's does
+     * for a corrupt fetched batch, so that the operator knows where to look.
+     */
+    static RecordBatch checked(TopicPartition tp, RecordBatch batch) {
+        try {
+            batch.ensureValid();
+            return batch;
+        } catch (KafkaException e) {
+            throw new ClusterMirrorException(MirrorError.CORRUPT_MESSAGE, "corrupt batch at offsets " + batch.baseOffset() + ".."
+                + batch.lastOffset() + " of " + tp + " as read from the cluster: " + e.getMessage(), e);
+        }
     }
 
     /**
