@@ -987,11 +987,7 @@ final class ChaosRun {
      */
     private void checkInSync(Workload.Side side, CheckedAction checks) throws Exception {
         for (int attempt = 1; ; attempt++) {
-            if (side == Workload.Side.SOURCE) {
-                clusters.awaitSourceFullyReplicated();
-            } else {
-                clusters.awaitDestinationFullyReplicated();
-            }
+            awaitFullyReplicated(side);
             try {
                 checks.run();
                 return;
@@ -1003,6 +999,14 @@ final class ChaosRun {
                 }
                 history.event("check", "the checks after a cycle step could not be carried out, again: " + e);
             }
+        }
+    }
+
+    private void awaitFullyReplicated(Workload.Side side) throws Exception {
+        if (side == Workload.Side.SOURCE) {
+            clusters.awaitSourceFullyReplicated();
+        } else {
+            clusters.awaitDestinationFullyReplicated();
         }
     }
 
@@ -1035,9 +1039,16 @@ final class ChaosRun {
         Map<TopicPartition, Long> resumed;
         try {
             resumed = group.awaitFirstRead(FAILOVER_PARTITIONS);
-        } catch (TimeoutException e) {
-            history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the " + to.label(), e.getMessage());
-            return;
+        } catch (TimeoutException whileFaulty) {
+            // The bound counts while the cluster is whole: a fault under way (every node killed, say) may have taken
+            // the whole wait. Once every replica is back in sync the member gets the bound again.
+            awaitFullyReplicated(to);
+            try {
+                resumed = group.awaitFirstRead(FAILOVER_PARTITIONS);
+            } catch (TimeoutException e) {
+                history.violation(HistoryChecker.GROUP_MOVE, FAILOVER_TOPIC + " on the " + to.label(), e.getMessage());
+                return;
+            }
         }
         for (TopicPartition tp : partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS)) {
             long offset = Optional.ofNullable(synced.get(tp)).map(OffsetAndMetadata::offset).orElse(-1L);

@@ -269,10 +269,13 @@ final class Workload implements AutoCloseable {
                 boolean first = true;
                 while (lane.current(a)) {
                     TopicPartition tp = lane.partitions.get(random.nextInt(lane.partitions.size()));
+                    // Numbered before the send: a replacement producer never sends a value again that its failed
+                    // predecessor may have written (a new producer id is not deduplicated, and values must be unique).
+                    long number = batch[0]++;
                     List<String> values = new ArrayList<>();
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (int i = 0; i < IDEMPOTENT_BATCH; i++) {
-                        String value = "idem-" + lane.name + "-" + batch[0] + "-" + i;
+                        String value = "idem-" + lane.name + "-" + number + "-" + i;
                         values.add(value);
                         sent.add(producer.send(record(tp, value)));
                     }
@@ -282,7 +285,6 @@ final class Workload implements AutoCloseable {
                         writes.add(new Write(a.side(), a.stint(), tp, offset, values.get(i), Outcome.ACKED));
                     }
                     first = false;
-                    batch[0]++;
                     pace();
                 }
             }
@@ -305,11 +307,12 @@ final class Workload implements AutoCloseable {
                     if (random.nextBoolean() && !targets.contains(second)) {
                         targets.add(second);
                     }
+                    long number = transaction[0]++; // before the send, as for the idempotent producer's batches
                     List<Write> pending = new ArrayList<>();
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (TopicPartition tp : targets) {
                         for (int i = 0; i < TRANSACTION_RECORDS_PER_PARTITION; i++) {
-                            String value = "tx-" + lane.name + "-" + transaction[0] + "-" + tp.partition() + "-" + i;
+                            String value = "tx-" + lane.name + "-" + number + "-" + tp.partition() + "-" + i;
                             pending.add(new Write(a.side(), a.stint(), tp, -1, value, null));
                             sent.add(producer.send(record(tp, value)));
                         }
@@ -333,7 +336,6 @@ final class Workload implements AutoCloseable {
                         writes.add(new Write(a.side(), a.stint(), w.partition(), offset, w.value(), outcome));
                     }
                     first = false;
-                    transaction[0]++;
                     pace();
                 }
             }
