@@ -651,7 +651,7 @@ public final class Bench {
         double sourceCpu0 = w.sourceCpu().getAsDouble();
         long t0 = System.nanoTime();
         Map<String, Object> m = LagProbe.run(runDir.resolve("probe"), classpath, from, to, topic, partitions, codec,
-            lagRate, lagWarmup, lagMeasure, lagDrain);
+            "1", lagRate, lagWarmup, lagMeasure, lagDrain);
         double sec = (System.nanoTime() - t0) / 1e9;
         m.put("copier_cores_busy", round((w.copierCpu().getAsDouble() - cpu0) / sec));
         m.put("source_cores_busy", round((w.sourceCpu().getAsDouble() - sourceCpu0) / sec));

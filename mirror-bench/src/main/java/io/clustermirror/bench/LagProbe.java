@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -36,7 +38,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * stalled producer does not hide the stall (no coordinated omission). The lag of a record is the time the
  * consumer saw it minus its due time. Records due in the measurement window {@code [start + warm-up, start +
  * warm-up + measure)} count; none is dropped for being late: the consumer waits for every one of them (up to a
- * drain timeout) and reports how many it received of how many were sent.
+ * drain timeout) and reports how many it received of how many were sent. The producer also reports the produce
+ * latency of the records due in the window (due time to acknowledgement, with the {@code acks} asked for).
  *
  * <p>Protocol: the harness starts both JVMs; the consumer positions itself at the end of the topic, the producer
  * fetches the topic's metadata, and each then writes its {@code ready} file. Only then does the harness fix the
@@ -53,8 +56,8 @@ final class LagProbe {
 
     /** Runs the two probe JVMs against one topic and returns the lag figures. */
     static Map<String, Object> run(Path dir, String classpath, String produceTo, String consumeFrom, String topic,
-                                   int partitions, String codec, double rateMBps, int warmupSec, int measureSec,
-                                   int drainSec) throws IOException, InterruptedException {
+                                   int partitions, String codec, String acks, double rateMBps, int warmupSec,
+                                   int measureSec, int drainSec) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path start = dir.resolve("start");
         Properties c = new Properties();
@@ -72,8 +75,10 @@ final class LagProbe {
         p.setProperty("bootstrap", produceTo);
         p.setProperty("topic", topic);
         p.setProperty("codec", codec);
+        p.setProperty("acks", acks);
         p.setProperty("rate.MBps", String.valueOf(rateMBps));
-        p.setProperty("duration.ms", String.valueOf((warmupSec + measureSec) * 1000L));
+        p.setProperty("warmup.ms", String.valueOf(warmupSec * 1000L));
+        p.setProperty("measure.ms", String.valueOf(measureSec * 1000L));
         p.setProperty("ready", dir.resolve("producer.ready").toString());
         p.setProperty("start", start.toString());
         p.setProperty("result", dir.resolve("producer.result").toString());
@@ -92,6 +97,10 @@ final class LagProbe {
             Map<String, Object> out = new LinkedHashMap<>(read(dir.resolve("consumer.result"), "consumer", dir));
             Properties pr = load(dir.resolve("producer.result"), "producer", dir);
             out.put("sent_total", Long.parseLong(pr.getProperty("sent")));
+            for (String k : List.of("produce_acked", "produce_p50_ms", "produce_p99_ms", "produce_max_ms")) {
+                out.put(k, Long.parseLong(pr.getProperty(k)));
+            }
+            out.put("produce_acks", acks);
             if (pr.getProperty("error") != null) {
                 out.put("producer_error", pr.getProperty("error"));
             }
@@ -186,18 +195,29 @@ final class LagProbe {
         store(out, Path.of(p.getProperty("result")));
     }
 
+    /**
+     * The load generator. It also measures the produce latency of the records due in the window: from a record's due
+     * time to its acknowledgement (with the configured {@code acks}), so a stalled sender counts here too.
+     */
     private static void produce(Properties p) throws IOException {
         double perMs = recordsPerMs(Double.parseDouble(p.getProperty("rate.MBps")));
-        long total = due(perMs, Long.parseLong(p.getProperty("duration.ms")));
+        long warmupMs = Long.parseLong(p.getProperty("warmup.ms"));
+        long measureMs = Long.parseLong(p.getProperty("measure.ms"));
+        long total = due(perMs, warmupMs + measureMs);
+        long windowFirst = due(perMs, warmupMs);
         String topic = p.getProperty("topic");
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, p.getProperty("bootstrap"));
-        pp.put(ProducerConfig.ACKS_CONFIG, "1");
+        pp.put(ProducerConfig.ACKS_CONFIG, p.getProperty("acks"));
         pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         pp.put(ProducerConfig.BATCH_SIZE_CONFIG, "65536");
         pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, p.getProperty("codec"));
         byte[][] payloads = Payloads.pool();
         AtomicReference<Exception> error = new AtomicReference<>();
+        // Updated by the send callbacks on the producer's I/O thread, read after close.
+        AtomicLongArray histogram = new AtomicLongArray(MAX_MS + 1);
+        AtomicLong acked = new AtomicLong();
+        AtomicLong maxMs = new AtomicLong();
         long sent = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
             new ByteArraySerializer())) {
@@ -207,10 +227,17 @@ final class LagProbe {
                 long dueNow = Math.min(total, due(perMs, System.currentTimeMillis() - startMs + 1));
                 // Behind schedule, this sends the backlog at once, each record still stamped with its due time.
                 while (sent < dueNow) {
-                    producer.send(new ProducerRecord<>(topic, null, startMs + dueOffsetMs(perMs, sent), null,
+                    long dueMs = startMs + dueOffsetMs(perMs, sent);
+                    boolean inWindow = sent >= windowFirst;
+                    producer.send(new ProducerRecord<>(topic, null, dueMs, null,
                         payloads[(int) (sent % payloads.length)]), (md, e) -> {
                             if (e != null) {
                                 error.compareAndSet(null, e);
+                            } else if (inWindow) {
+                                long ms = Math.max(0, System.currentTimeMillis() - dueMs);
+                                histogram.incrementAndGet((int) Math.min(MAX_MS, ms));
+                                maxMs.accumulateAndGet(ms, Math::max);
+                                acked.incrementAndGet();
                             }
                         });
                     sent++;
@@ -221,8 +248,16 @@ final class LagProbe {
         } catch (RuntimeException e) {
             error.compareAndSet(null, e);
         }
+        long[] h = new long[histogram.length()];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = histogram.get(i);
+        }
         Properties out = new Properties();
         out.setProperty("sent", String.valueOf(sent));
+        out.setProperty("produce_acked", String.valueOf(acked.get()));
+        out.setProperty("produce_p50_ms", String.valueOf(percentile(h, acked.get(), 0.50)));
+        out.setProperty("produce_p99_ms", String.valueOf(percentile(h, acked.get(), 0.99)));
+        out.setProperty("produce_max_ms", String.valueOf(acked.get() == 0 ? -1 : maxMs.get()));
         if (error.get() != null) {
             out.setProperty("error", error.get().toString());
         }
