@@ -75,6 +75,8 @@ public final class Bench {
     final String label;
     /** The classpath of the JVMs the harness starts besides the brokers: MirrorMaker 2 and the lag probes. */
     final String classpath;
+    /** The scale part, which runs instead of the codec scenarios when {@code scale=true}; null otherwise. */
+    final Scale scale;
 
     Bench(Map<String, String> o) {
         home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
@@ -97,6 +99,7 @@ public final class Bench {
         mm2Sweep = Boolean.parseBoolean(o.getOrDefault("mm2.sweep", "false"));
         label = o.getOrDefault("label", LocalDate.now(ZoneOffset.UTC).toString());
         classpath = o.getOrDefault("classpath", System.getProperty("java.class.path"));
+        scale = Boolean.parseBoolean(o.getOrDefault("scale", "false")) ? new Scale(home, work, classpath, o) : null;
         if (repeats < 1) {
             throw new IllegalArgumentException("repeats must be at least 1, not " + repeats);
         }
@@ -129,16 +132,25 @@ public final class Bench {
         List<Map<String, Object>> all = new ArrayList<>();
         Files.createDirectories(out);
         Map<String, Object> provenance = Provenance.of(home);
+        if (scale != null) {
+            Map<String, Object> r = scale.run(provenance);
+            write(r, label + "-scale");
+            return List.of(r);
+        }
         for (String codec : codecs) {
             Map<String, Object> r = runCodec(codec, provenance);
             all.add(r);
-            String base = label + "-" + codec;
-            Files.writeString(out.resolve(base + ".json"), Json.write(r) + "\n");
-            Files.writeString(out.resolve(base + ".md"), Report.markdown(r));
-            Chart.write(r, out.resolve(base + ".png"));
-            log("wrote " + out.resolve(base + ".md"));
+            write(r, label + "-" + codec);
         }
         return all;
+    }
+
+    /** Writes a result as {@code <base>.json}, {@code .md} and {@code .png} in the output directory. */
+    private void write(Map<String, Object> r, String base) throws IOException {
+        Files.writeString(out.resolve(base + ".json"), Json.write(r) + "\n");
+        Files.writeString(out.resolve(base + ".md"), Report.markdown(r));
+        Chart.write(r, out.resolve(base + ".png"));
+        log("wrote " + out.resolve(base + ".md"));
     }
 
     /** The scenarios of one repeat, in the order they run; MM2 is one scenario per tasks.max when sweeping. */
@@ -191,7 +203,11 @@ public final class Bench {
             createTopic(sa, TOPIC, Map.of());
             log("[" + codec + "] preloading " + (volumeBytes >> 20) + " MiB of 1 KiB records");
             long pre = System.nanoTime();
-            long records = preload(source.bootstrap(), codec, volumeBytes / Payloads.RECORD_SIZE);
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition(TOPIC, p));
+            }
+            long records = preload(source.bootstrap(), codec, tps, volumeBytes / Payloads.RECORD_SIZE);
             double preSec = (System.nanoTime() - pre) / 1e9;
             long logBytes = sum(partitionSizes(sa, 1, TOPIC));
             setup.put("records", records);
@@ -701,7 +717,8 @@ public final class Bench {
             .all().get(60, TimeUnit.SECONDS);
     }
 
-    private long preload(String bootstrap, String codec, long records) throws Exception {
+    /** Sends {@code records} 1 KiB records round-robin over {@code targets}, so each gets the same number. */
+    static long preload(String bootstrap, String codec, List<TopicPartition> targets, long records) throws Exception {
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         pp.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -714,8 +731,8 @@ public final class Bench {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
             new ByteArraySerializer())) {
             for (long i = 0; i < records; i++) {
-                // Spread evenly: partition by index, so each partition gets the same number of records.
-                producer.send(new ProducerRecord<>(TOPIC, (int) (i % partitions), null, null,
+                TopicPartition tp = targets.get((int) (i % targets.size()));
+                producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, null,
                     payloads[(int) (i % payloads.length)]), (md, e) -> {
                         if (e != null) {
                             error.compareAndSet(null, e);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,6 +56,49 @@ final class GcLog {
         // No collection in the window: no heap-after-GC figure (a 0 would pull the median over the repeats down).
         out.put("heap_after_gc_max_MiB", pauses == 0 ? null : Bench.round(heapAfterMax));
         return out;
+    }
+
+    /**
+     * The live heap of a JVM: asks it for a full collection ({@code jcmd <pid> GC.run}) and returns the heap after that
+     * collection from its log, in MiB, or null if the JVM did not collect within 30 s (jcmd missing or refused).
+     */
+    static Double heapAfterFullGc(long pid, Path file) {
+        int mark = mark(file);
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        try {
+            Process p = new ProcessBuilder(jcmd, String.valueOf(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return null;
+            }
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (System.currentTimeMillis() < deadline) {
+            List<String> lines = lines(file);
+            Double heap = fullGcHeapAfter(lines.subList(Math.min(mark, lines.size()), lines.size()));
+            if (heap != null) {
+                return heap;
+            }
+            Bench.sleep(200);
+        }
+        return null;
+    }
+
+    /** The heap after the first full collection among the lines, in MiB, or null if there is none. */
+    static Double fullGcHeapAfter(List<String> lines) {
+        for (String line : lines) {
+            Matcher m = PAUSE.matcher(line);
+            if (line.contains("Pause Full") && m.find()) {
+                return Bench.round(mib(m.group(3), m.group(4)));
+            }
+        }
+        return null;
     }
 
     /** Marks of several logs, by the name of their JVM. */

@@ -33,10 +33,15 @@ final class KafkaNode implements AutoCloseable {
         this.controllerPort = controllerPort;
         this.dir = dir;
         this.node = new LaunchedNode(home, cluster, clusterId, nodeId, controllerPort > 0 ? Role.COMBINED : Role.BROKER, dir,
-            System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G"));
+            heap());
         String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
         String gc = GcLog.option(gcLog());
         node.environment("KAFKA_OPTS", opts == null || opts.isBlank() ? gc : gc + " " + opts.replace("{dir}", dir.toString()));
+    }
+
+    /** The brokers' heap options: {@code -Dbench.broker.heap}, 1 GiB by default. */
+    static String heap() {
+        return System.getProperty("bench.broker.heap", "-Xmx1G -Xms1G");
     }
 
     String bootstrap() {

@@ -29,6 +29,23 @@ final class Machine {
         return read("/proc/loadavg").trim();
     }
 
+    /** This process's soft limit of open files (children inherit it), -1 if unknown. */
+    static long openFilesLimit() {
+        for (String l : read("/proc/self/limits").split("\n")) {
+            if (l.startsWith("Max open files")) {
+                String[] f = l.substring("Max open files".length()).trim().split("\\s+");
+                return f[0].equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(f[0]);
+            }
+        }
+        return -1;
+    }
+
+    /** The kernel's limit of memory maps per process ({@code vm.max_map_count}), -1 if unknown. */
+    static long maxMapCount() {
+        String v = read("/proc/sys/vm/max_map_count").trim();
+        return v.isEmpty() ? -1 : Long.parseLong(v);
+    }
+
     private static String cpuModel() {
         for (String l : read("/proc/cpuinfo").split("\n")) {
             if (l.startsWith("model name")) {

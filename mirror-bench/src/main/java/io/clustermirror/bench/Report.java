@@ -1,23 +1,20 @@
 package io.clustermirror.bench;
 
+import java.util.List;
 import java.util.Map;
 
-/** Markdown rendering of one codec's results. */
+/** Markdown rendering of one codec's results, or of the scale part's. */
 final class Report {
     private Report() {
     }
 
     static String markdown(Map<String, Object> r) {
+        if ("scale".equals(r.get("part"))) {
+            return scaleMarkdown(r);
+        }
         String codec = String.valueOf(r.get("codec"));
         StringBuilder sb = new StringBuilder();
-        sb.append("# Benchmark: ").append(codec).append(" (").append(r.get("started_utc")).append(")\n\n");
-        Object dirty = r.get("dirty");
-        sb.append("Commit ").append(r.get("commit")).append(Boolean.FALSE.equals(dirty) ? ", clean tree"
-            : Boolean.TRUE.equals(dirty) ? ", **dirty tree** (uncommitted changes to tracked files)"
-            : ", tree state unknown").append(".\n\n");
-        sb.append("Each figure is the median of ").append(Bench.get(r, "method", "repeats") == null ? "n/a"
-            : String.format("%.0f", Bench.get(r, "method", "repeats")))
-            .append(" runs with (min-max); scenarios ran interleaved, one of each per repeat.\n\n");
+        header(sb, r, codec);
         @SuppressWarnings("unchecked")
         Map<String, Object> setup = (Map<String, Object>) r.get("setup");
         sb.append(String.format("Source topic: %s partitions, %s records of %s bytes (%.0f MiB payload, %.0f MiB on disk "
@@ -57,6 +54,81 @@ final class Report {
         return sb.toString();
     }
 
+    /** Title, commit with the tree's state, and how the figures were aggregated: the same for every result. */
+    private static void header(StringBuilder sb, Map<String, Object> r, String what) {
+        sb.append("# Benchmark: ").append(what).append(" (").append(r.get("started_utc")).append(")\n\n");
+        Object dirty = r.get("dirty");
+        sb.append("Commit ").append(r.get("commit")).append(Boolean.FALSE.equals(dirty) ? ", clean tree"
+            : Boolean.TRUE.equals(dirty) ? ", **dirty tree** (uncommitted changes to tracked files)"
+            : ", tree state unknown").append(".\n\n");
+        sb.append("Each figure is the median of ").append(Bench.get(r, "method", "repeats") == null ? "n/a"
+            : String.format("%.0f", Bench.get(r, "method", "repeats")))
+            .append(" runs with (min-max); scenarios ran interleaved, one of each per repeat.\n\n");
+    }
+
+    /** The scale part: one row per figure, one column per layout, with the targets' ratios. */
+    @SuppressWarnings("unchecked")
+    static String scaleMarkdown(Map<String, Object> r) {
+        StringBuilder sb = new StringBuilder();
+        header(sb, r, "scale");
+        List<Map<String, Object>> layouts = (List<Map<String, Object>>) r.get("layouts");
+        Map<String, Object> setup = (Map<String, Object>) r.get("setup");
+        sb.append("One source broker and one destination broker (mirror), or two brokers at RF 2 (Kafka follower), ")
+            .append(setup.get("records_per_partition")).append(" records of 1 KiB per mirrored partition; broker ")
+            .append("settings ").append(setup.get("broker_config")).append(", heap ").append(setup.get("broker_heap"))
+            .append("; loopback network.\n\n");
+        sb.append("| partitions (topics x partitions) |");
+        layouts.forEach(l -> sb.append(" ").append(l.get("layout")).append(" |"));
+        sb.append("\n|---|");
+        layouts.forEach(l -> sb.append("---:|"));
+        sb.append("\n");
+        scaleRow(sb, layouts, "--start to all MIRRORING, s", "mirror", "start", "seconds_to_mirroring");
+        scaleRow(sb, layouts, "--start to all caught up, s", "mirror", "start", "seconds_to_caught_up");
+        scaleRow(sb, layouts, "--stop to all STOPPED, s (target < 30 at 10,000)", "mirror", "stop",
+            "seconds_to_stopped");
+        scaleRow(sb, layouts, "idle CPU, destination broker, millicores", "mirror", "idle", "millicores");
+        scaleRow(sb, layouts, "idle CPU, Kafka follower broker, millicores", "replication", "idle", "millicores");
+        ratioRow(sb, layouts, "idle CPU mirror / follower (target <= 1.5)", "idle_cpu_mirror_over_follower");
+        scaleRow(sb, layouts, "idle CPU, source broker (mirror), millicores", "mirror", "idle", "source_millicores");
+        scaleRow(sb, layouts, "idle CPU, leader broker (Kafka), millicores", "replication", "idle",
+            "source_millicores");
+        scaleRow(sb, layouts, "heap after full GC, destination broker, MiB", "mirror", "idle",
+            "heap_after_full_gc_MiB");
+        scaleRow(sb, layouts, "heap after full GC, Kafka follower broker, MiB", "replication", "idle",
+            "heap_after_full_gc_MiB");
+        ratioRow(sb, layouts, "heap mirror / follower", "heap_mirror_over_follower");
+        scaleRow(sb, layouts, "produce p99 ms, no mirror partitions", "mirror", "produce_without_mirror",
+            "produce_p99_ms");
+        scaleRow(sb, layouts, "produce p99 ms, next to the mirror partitions", "mirror", "produce_with_mirror",
+            "produce_p99_ms");
+        ratioRow(sb, layouts, "produce p99 with / without (target <= 1.10)", "produce_p99_with_over_without_mirror");
+        sb.append("\nIdle: ").append(setup.get("idle_s")).append(" s without traffic, ").append(setup.get("settle_s"))
+            .append(" s after the last partition caught up (Kafka: after creation); CPU is the broker JVM's "
+                + "utime + stime over the window, heap is after a full GC forced at its end (jcmd GC.run). The "
+                + "follower is node 1 (controller and broker, as the mirror's destination) following leaders on "
+                + "node 2. Produce: ").append(setup.get("produce")).append(". Mirror states come from describe, "
+                + "polled every 500 ms.\n\n");
+        layouts.stream().filter(l -> l.get("error") != null).forEach(l -> sb.append("Layout ").append(l.get("layout"))
+            .append(" failed: ").append(l.get("error")).append("\n\n"));
+        sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
+            .append(r.get("loadavg_end")).append(".\n");
+        return sb.toString();
+    }
+
+    private static void scaleRow(StringBuilder sb, List<Map<String, Object>> layouts, String name, String... path) {
+        sb.append("| ").append(name).append(" |");
+        layouts.forEach(l -> sb.append(" ").append(withSpread(l, path)).append(" |"));
+        sb.append("\n");
+    }
+
+    private static void ratioRow(StringBuilder sb, List<Map<String, Object>> layouts, String name, String key) {
+        sb.append("| ").append(name).append(" |");
+        layouts.forEach(l -> {
+            sb.append(" ").append(times(Bench.get(l, "ratios", key))).append(" |");
+        });
+        sb.append("\n");
+    }
+
     private static void row(StringBuilder sb, Map<String, Object> r, String name, String group, String key,
                             boolean lowerIsBetter) {
         Double m = Bench.get(r, "mirror", group, key);
@@ -67,11 +139,18 @@ final class Report {
             .append(" | ").append(ratio(m, mm2)).append(" | ").append(ratio(m, repl)).append(" |\n");
     }
 
-    /** The median with its range over the repeats, e.g. {@code 257 (230-270)}. */
-    private static String withSpread(Map<String, Object> r, String system, String group, String key) {
-        Double median = Bench.get(r, system, group, key);
-        Double min = Bench.get(r, system, group, Stats.SPREAD, key, "min");
-        Double max = Bench.get(r, system, group, Stats.SPREAD, key, "max");
+    /**
+     * The median at {@code path} (system, group, key) with its range over the repeats, e.g. {@code 257 (230-270)}.
+     */
+    private static String withSpread(Map<String, Object> r, String... path) {
+        Double median = Bench.get(r, path);
+        String[] spread = java.util.Arrays.copyOf(path, path.length + 2);
+        spread[path.length - 1] = Stats.SPREAD;
+        spread[path.length] = path[path.length - 1];
+        spread[path.length + 1] = "min";
+        Double min = Bench.get(r, spread);
+        spread[path.length + 1] = "max";
+        Double max = Bench.get(r, spread);
         if (median == null || min == null || max == null || min.equals(max)) {
             return fmt(median);
         }
@@ -86,6 +165,10 @@ final class Report {
     }
 
     private static String ratio(Double a, Double b) {
-        return a == null || b == null || b == 0 ? "" : String.format("%.2fx", a / b);
+        return times(Scale.ratio(a, b));
+    }
+
+    private static String times(Double ratio) {
+        return ratio == null ? "" : String.format("%.2fx", ratio);
     }
 }

@@ -1,0 +1,444 @@
+package io.clustermirror.bench;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.common.PartitionState;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * The scale part of the benchmark ({@code --scale=true}): for each partition layout, what a mirror of that many
+ * partitions costs on one small destination broker, against Kafka's follower replication of as many partitions.
+ * Per layout a source cluster of one broker holds the layout's topics with a few records per partition; then, per
+ * repeat, interleaved:
+ *
+ * <ul>
+ *   <li>{@code mirror}: a fresh destination broker and a mirror of the source. The produce latency of a client
+ *   ({@code acks=all}, fixed rate, a topic of its own on the destination, {@link LagProbe} in JVMs of its own) with
+ *   no mirror partitions; {@code --start} of every topic until every partition is MIRRORING and holds the source's
+ *   end offset (describe); the destination broker's idle CPU and live heap (after a forced full GC) with every
+ *   partition mirrored and no traffic; the client's produce latency again, now next to the mirrored partitions;
+ *   {@code --stop} until every partition is STOPPED (a failover's recovery time).</li>
+ *   <li>{@code replication}: a fresh cluster of two brokers with the same topics at replication factor 2, leaders
+ *   on the broker-only node 2, followers on node 1 (combined controller and broker, as the mirror's destination):
+ *   the time until every partition exists with both replicas in sync (KRaft creates a partition with every live
+ *   replica in its ISR, so this is creation time) and the follower's idle CPU and live heap, measured alike.</li>
+ * </ul>
+ *
+ * <p>Every broker of this part gets the settings an operator gives a broker of many partitions
+ * ({@link #BROKER_CONFIG}); the machine's open-file and memory-map limits are checked first ({@link #limitProblems}).
+ * Figures are medians over {@code scale.repeats} with min and max ({@link Stats}); a layout that fails records its
+ * error and the part goes on with the next.
+ */
+final class Scale {
+    static final String MIRROR = "scale";
+    static final String PROBE_TOPIC = "probe";
+    /**
+     * Kafka's controller writes at most 10,000 records per request (a topic record, one per partition, its configs):
+     * topics are created, and grown, in requests of at most this many partitions.
+     */
+    static final int PARTITIONS_PER_REQUEST = 5000;
+    /**
+     * Settings for brokers of many partitions, the same on every broker of this part. Each partition's active segment
+     * maps an offset and a time index preallocated at {@code log.index.size.max.bytes} (10 MiB by default): 1 MiB
+     * (still 131,072 entries, 512 MiB of log per segment at the default index interval) keeps 20,000 mappings small.
+     * One replica fetcher thread per source broker, as the mirror has one fetcher thread per source broker, both
+     * waiting up to 500 ms per fetch (Kafka's and the mirror's defaults), so that idle costs compare like for like.
+     */
+    static final Map<String, String> BROKER_CONFIG = Map.of(
+        "log.index.size.max.bytes", "1048576",
+        "num.replica.fetchers", "1",
+        "replica.fetch.wait.max.ms", "500");
+    /** Open files a broker needs besides one per partition (sockets, checkpoints, the internal topics). */
+    static final int SPARE_FILES = 5000;
+    /** Memory maps a broker needs besides two per partition (offset and time index): the JVM's own. */
+    static final int SPARE_MAPS = 5000;
+    private static final String[] PARTS = {"mirror", "replication"};
+
+    private final Path home;
+    private final Path work;
+    private final String classpath;
+    private final List<ScaleLayout> layouts;
+    private final int repeats;
+    private final int recordsPerPartition;
+    private final int settleSec;
+    private final int idleSec;
+    private final double produceRate;
+    private final int produceWarmup;
+    private final int produceMeasure;
+    private final long timeoutMs;
+    private final String codec;
+
+    /** The part with its options ({@code scale.*}); brokers run from {@code home}, probes on {@code classpath}. */
+    Scale(Path home, Path work, String classpath, Map<String, String> o) {
+        this.home = home;
+        this.work = work;
+        this.classpath = classpath;
+        layouts = new ArrayList<>(ScaleLayout.parseList(o.getOrDefault("scale.partitions", "12,1000,10000")));
+        layouts.addAll(ScaleLayout.parseList(o.getOrDefault("scale.layout", "topics:1000x10")));
+        repeats = Integer.parseInt(o.getOrDefault("scale.repeats", "3"));
+        recordsPerPartition = Integer.parseInt(o.getOrDefault("scale.records.per.partition", "10"));
+        settleSec = Integer.parseInt(o.getOrDefault("scale.settle.s", "10"));
+        idleSec = Integer.parseInt(o.getOrDefault("scale.idle.s", "60"));
+        produceRate = Double.parseDouble(o.getOrDefault("scale.produce.rate.mb", "1"));
+        produceWarmup = Integer.parseInt(o.getOrDefault("scale.produce.warmup.s", "5"));
+        produceMeasure = Integer.parseInt(o.getOrDefault("scale.produce.measure.s", "30"));
+        timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.timeout.s", "1800")));
+        codec = o.getOrDefault("scale.codec", "lz4");
+        if (layouts.isEmpty()) {
+            throw new IllegalArgumentException("no scale layout: give scale.partitions and/or scale.layout");
+        }
+        if (repeats < 1) {
+            throw new IllegalArgumentException("scale.repeats must be at least 1, not " + repeats);
+        }
+    }
+
+    /**
+     * What keeps a broker of {@code partitions} partitions from starting or serving here, one line each naming the
+     * fix; empty if nothing does. {@code openFiles} and {@code maxMapCount} are the process's limits, -1 if unknown.
+     */
+    static List<String> limitProblems(int partitions, long openFiles, long maxMapCount) {
+        List<String> problems = new ArrayList<>();
+        long files = (long) partitions + SPARE_FILES;
+        if (openFiles >= 0 && openFiles < files) {
+            problems.add("open files: the limit is " + openFiles + ", a broker of " + partitions + " partitions needs"
+                + " about " + files + " (one log file per partition plus sockets); raise it (ulimit -n) or drop the layout");
+        }
+        long maps = 2L * partitions + SPARE_MAPS;
+        if (maxMapCount >= 0 && maxMapCount < maps) {
+            problems.add("memory maps: vm.max_map_count is " + maxMapCount + ", a broker of " + partitions
+                + " partitions needs about " + maps + " (two index maps per partition); raise it (sysctl "
+                + "vm.max_map_count) or drop the layout");
+        }
+        return problems;
+    }
+
+    /** The ratio of two medians, rounded as the other figures, or null if either is missing or the divisor is 0. */
+    static Double ratio(Double a, Double b) {
+        return a == null || b == null || b == 0 ? null : Bench.round(a / b);
+    }
+
+    /**
+     * How far a mirror's partitions are: how many are in {@code state} and, of those, how many hold at least their
+     * target end offset (null targets: none counts as caught up).
+     */
+    record Progress(int inState, int caughtUp) {
+        static Progress of(ClusterMirrorDescription d, PartitionState state, Map<TopicPartition, Long> targets) {
+            int inState = 0;
+            int caughtUp = 0;
+            for (MirrorTopicDescription t : d.topics()) {
+                for (MirrorPartitionDescription p : t.partitions()) {
+                    if (p.state() != state) {
+                        continue;
+                    }
+                    inState++;
+                    Long target = targets == null ? null : targets.get(new TopicPartition(t.topic(), p.partition()));
+                    if (target != null && p.destinationEndOffset() >= target) {
+                        caughtUp++;
+                    }
+                }
+            }
+            return new Progress(inState, caughtUp);
+        }
+    }
+
+    Map<String, Object> run(Map<String, Object> provenance) throws Exception {
+        int most = layouts.stream().mapToInt(ScaleLayout::partitions).max().orElseThrow();
+        List<String> problems = limitProblems(most, Machine.openFilesLimit(), Machine.maxMapCount());
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("the scale part cannot run here: " + String.join("; ", problems));
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("part", "scale");
+        r.put("started_utc", ZonedDateTime.now(ZoneOffset.UTC).toString());
+        r.putAll(provenance);
+        r.put("machine", Machine.describe());
+        Map<String, Object> setup = new LinkedHashMap<>();
+        setup.put("layouts", layouts.stream().map(ScaleLayout::toString).toList());
+        setup.put("records_per_partition", recordsPerPartition);
+        setup.put("record_bytes", Payloads.RECORD_SIZE);
+        setup.put("codec", codec);
+        setup.put("broker_config", new java.util.TreeMap<>(BROKER_CONFIG));
+        setup.put("broker_heap", KafkaNode.heap());
+        setup.put("open_files_limit", Machine.openFilesLimit());
+        setup.put("vm_max_map_count", Machine.maxMapCount());
+        setup.put("mirror_config", "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)");
+        setup.put("settle_s", settleSec);
+        setup.put("idle_s", idleSec);
+        setup.put("produce", "acks=all linger.ms=5 compression.type=" + codec + ", " + produceRate + " MB/s of 1 KiB "
+            + "records to a 1-partition topic on the destination, " + produceWarmup + " s warm-up, " + produceMeasure
+            + " s window; latency from each record's due time to its acknowledgement");
+        r.put("setup", setup);
+        Map<String, Object> method = new LinkedHashMap<>();
+        method.put("repeats", repeats);
+        method.put("order_per_repeat", List.of(PARTS));
+        method.put("statistic", "median over the repeats; spread.min/max per figure");
+        r.put("method", method);
+        long t0 = System.nanoTime();
+        List<Map<String, Object>> results = new ArrayList<>();
+        for (ScaleLayout layout : layouts) {
+            results.add(layout(layout));
+        }
+        r.put("layouts", results);
+        r.put("total_s", Bench.round((System.nanoTime() - t0) / 1e9));
+        r.put("loadavg_end", Machine.loadavg());
+        return r;
+    }
+
+    /** One layout: its source cluster, then the repeats; a failure ends the layout with its error. */
+    private Map<String, Object> layout(ScaleLayout layout) throws IOException {
+        Map<String, Object> res = new LinkedHashMap<>();
+        res.put("layout", layout.toString());
+        res.put("topics", layout.topics());
+        res.put("partitions", layout.partitions());
+        Path dir = work.resolve("scale-" + layout);
+        Bench.deleteTree(dir);
+        Files.createDirectories(dir);
+        Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
+        for (String part : PARTS) {
+            runs.put(part, new ArrayList<>());
+        }
+        String at = "[scale " + layout + "] ";
+        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, BROKER_CONFIG)) {
+            Bench.log(at + "creating " + layout.topics() + " topic(s), " + layout.partitions() + " partitions, on the source");
+            createTopics(source.admin(), layout, List.of(1));
+            long records = (long) recordsPerPartition * layout.partitions();
+            Bench.preload(source.bootstrap(), codec, layout.topicPartitions(), records);
+            Map<TopicPartition, Long> targets = endOffsets(source.admin(), layout);
+            res.put("source_records", records);
+            for (int rep = 1; rep <= repeats; rep++) {
+                Bench.log(at + "repeat " + rep + " of " + repeats + ": mirror");
+                runs.get("mirror").add(mirror(dir, "mirror-r" + rep, source, layout, targets));
+                Bench.log(at + "repeat " + rep + " of " + repeats + ": replication");
+                runs.get("replication").add(replication(dir, "replication-r" + rep, layout));
+            }
+        } catch (Exception e) {
+            Bench.log(at + "failed: " + e);
+            res.put("error", String.valueOf(e));
+        }
+        runs.forEach((part, list) -> {
+            if (!list.isEmpty()) {
+                Map<String, Object> agg = Stats.aggregate(list);
+                agg.put("repeats", list.size());
+                agg.put("runs", list);
+                res.put(part, agg);
+            }
+        });
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        ratios.put("idle_cpu_mirror_over_follower", ratio(Bench.get(res, "mirror", "idle", "millicores"),
+            Bench.get(res, "replication", "idle", "millicores")));
+        ratios.put("heap_mirror_over_follower", ratio(Bench.get(res, "mirror", "idle", "heap_after_full_gc_MiB"),
+            Bench.get(res, "replication", "idle", "heap_after_full_gc_MiB")));
+        ratios.put("produce_p99_with_over_without_mirror", ratio(
+            Bench.get(res, "mirror", "produce_with_mirror", "produce_p99_ms"),
+            Bench.get(res, "mirror", "produce_without_mirror", "produce_p99_ms")));
+        res.put("ratios", ratios);
+        if (System.getenv("BENCH_KEEP_WORK") == null) {
+            Bench.deleteTree(dir);
+        }
+        return res;
+    }
+
+    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, ScaleLayout layout,
+                                       Map<TopicPartition, Long> targets) throws Exception {
+        Map<String, Object> res = new LinkedHashMap<>();
+        String at = "[scale " + layout + "] " + run + ": ";
+        String clusterName = run + "-dest";
+        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, BROKER_CONFIG);
+             ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
+            cm.createClusterMirror(MIRROR, Map.of("bootstrap.servers", source.bootstrap())).all()
+                .get(60, TimeUnit.SECONDS);
+            dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            Bench.log(at + "produce latency without mirror partitions");
+            res.put("produce_without_mirror", produce(dir.resolve(run).resolve("probe-without"), dest));
+
+            Bench.log(at + "--start of " + layout.partitions() + " partitions");
+            MirrorTopicsOptions options = new MirrorTopicsOptions().timeoutMs((int) timeoutMs);
+            long start = System.nanoTime();
+            cm.startMirrorTopics(MIRROR, layout.topicNames(), List.of(), options).all()
+                .get(timeoutMs, TimeUnit.MILLISECONDS);
+            double call = seconds(start);
+            double mirroring = await(cm, PartitionState.MIRRORING, null, layout, start, p -> true);
+            double caughtUp = await(cm, PartitionState.MIRRORING, targets, layout, start,
+                p -> p.caughtUp() >= layout.partitions());
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("seconds_call", call);
+            s.put("seconds_to_mirroring", mirroring);
+            s.put("seconds_to_caught_up", caughtUp);
+            res.put("start", s);
+            Bench.log(String.format("%s--start: call %.1f s, all MIRRORING %.1f s, caught up %.1f s", at, call,
+                mirroring, caughtUp));
+
+            res.put("idle", idle(at, dest.node(1), source.node(1)));
+            Bench.log(at + "produce latency next to " + layout.partitions() + " mirror partitions");
+            res.put("produce_with_mirror", produce(dir.resolve(run).resolve("probe-with"), dest));
+
+            Bench.log(at + "--stop of " + layout.partitions() + " partitions");
+            start = System.nanoTime();
+            cm.stopMirrorTopics(MIRROR, layout.topicNames(), List.of(), options).all()
+                .get(timeoutMs, TimeUnit.MILLISECONDS);
+            call = seconds(start);
+            double stopped = await(cm, PartitionState.STOPPED, null, layout, start, p -> true);
+            Map<String, Object> st = new LinkedHashMap<>();
+            st.put("seconds_call", call);
+            st.put("seconds_to_stopped", stopped);
+            res.put("stop", st);
+            Bench.log(String.format("%s--stop: call %.1f s, all STOPPED %.1f s", at, call, stopped));
+        }
+        Bench.deleteTree(dir.resolve(clusterName));
+        Bench.deleteTree(dir.resolve(run));
+        return res;
+    }
+
+    private Map<String, Object> replication(Path dir, String run, ScaleLayout layout) throws Exception {
+        Map<String, Object> res = new LinkedHashMap<>();
+        String at = "[scale " + layout + "] " + run + ": ";
+        try (BenchCluster c = BenchCluster.start(home, dir, run, 2, BROKER_CONFIG)) {
+            long start = System.nanoTime();
+            createTopics(c.admin(), layout, List.of(2, 1));
+            double inSync = awaitInSync(c.admin(), layout, start);
+            Map<String, Object> s = new LinkedHashMap<>();
+            // KRaft puts every live replica of a new partition in its ISR: this is the creation's time.
+            s.put("seconds_to_created_in_sync", inSync);
+            res.put("start", s);
+            Bench.log(String.format("%screated at RF 2, every follower in sync after %.1f s", at, inSync));
+            res.put("idle", idle(at, c.node(1), c.node(2)));
+        }
+        Bench.deleteTree(dir.resolve(run));
+        return res;
+    }
+
+    /**
+     * Idle cost: after {@code scale.settle.s}, the copying broker's CPU time over the window divided by the window
+     * (in thousandths of a core), the same for the broker it copies from, and the copying broker's live heap after
+     * the window.
+     */
+    private Map<String, Object> idle(String at, KafkaNode copier, KafkaNode from) {
+        Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
+        Bench.log(at + "idle for " + idleSec + " s");
+        double cpu0 = copier.cpuSeconds();
+        double fromCpu0 = from.cpuSeconds();
+        long t0 = System.nanoTime();
+        Bench.sleep(TimeUnit.SECONDS.toMillis(idleSec));
+        double sec = seconds(t0);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("window_s", sec);
+        // In thousandths of a core: an idle broker's share of one is small.
+        m.put("millicores", Bench.round((copier.cpuSeconds() - cpu0) / sec * 1000));
+        m.put("source_millicores", Bench.round((from.cpuSeconds() - fromCpu0) / sec * 1000));
+        m.put("heap_after_full_gc_MiB", GcLog.heapAfterFullGc(copier.pid(), copier.gcLog()));
+        Bench.log(at + "idle: " + m);
+        return m;
+    }
+
+    private Map<String, Object> produce(Path dir, BenchCluster dest) throws IOException, InterruptedException {
+        Map<String, Object> m = LagProbe.run(dir, classpath, dest.bootstrap(), dest.bootstrap(), PROBE_TOPIC, 1,
+            codec, "all", produceRate, produceWarmup, produceMeasure, 30);
+        Bench.log("    produce p50 " + m.get("produce_p50_ms") + " ms, p99 " + m.get("produce_p99_ms") + " ms ("
+            + m.get("produce_acked") + " acknowledged in the window)");
+        return m;
+    }
+
+    /**
+     * Polls the mirror every 500 ms until every partition of the layout is in {@code state} and {@code done} holds;
+     * returns the seconds since {@code startNanos}. Fails after {@code scale.timeout.s}, naming how far it got.
+     */
+    private double await(ClusterMirrorAdmin cm, PartitionState state, Map<TopicPartition, Long> targets,
+                         ScaleLayout layout, long startNanos, Predicate<Progress> done) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            ClusterMirrorDescription d = cm.describeClusterMirrors(List.of(MIRROR)).all().get(60, TimeUnit.SECONDS)
+                .get(MIRROR);
+            Progress p = Progress.of(d, state, targets);
+            if (p.inState() >= layout.partitions() && done.test(p)) {
+                return seconds(startNanos);
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException(layout + ": " + p.inState() + " of " + layout.partitions()
+                    + " partitions " + state + (targets == null ? "" : ", " + p.caughtUp() + " caught up")
+                    + " after " + timeoutMs / 1000 + " s (scale.timeout.s)");
+            }
+            Bench.sleep(500);
+        }
+    }
+
+    /** Polls until every partition of the layout has two in-sync replicas; returns the seconds since the start. */
+    private double awaitInSync(Admin admin, ScaleLayout layout, long startNanos) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            Map<String, TopicDescription> ds = admin.describeTopics(layout.topicNames()).allTopicNames()
+                .get(60, TimeUnit.SECONDS);
+            long inSync = ds.values().stream().flatMap(t -> t.partitions().stream())
+                .filter(p -> p.isr().size() >= 2).count();
+            if (inSync >= layout.partitions()) {
+                return seconds(startNanos);
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException(layout + ": " + inSync + " of " + layout.partitions()
+                    + " partitions in sync after " + timeoutMs / 1000 + " s (scale.timeout.s)");
+            }
+            Bench.sleep(500);
+        }
+    }
+
+    /**
+     * Creates the layout's topics with every partition on {@code replicas} (the first leads), in requests of at most
+     * {@link #PARTITIONS_PER_REQUEST} partitions: whole topics while they fit, then a bigger topic's further partitions
+     * by growing it.
+     */
+    static void createTopics(Admin admin, ScaleLayout layout, List<Integer> replicas) throws Exception {
+        int first = Math.min(layout.partitionsPerTopic(), PARTITIONS_PER_REQUEST);
+        List<NewTopic> batch = new ArrayList<>();
+        for (String topic : layout.topicNames()) {
+            if (!batch.isEmpty() && (batch.size() + 1) * first > PARTITIONS_PER_REQUEST) {
+                admin.createTopics(batch).all().get(120, TimeUnit.SECONDS);
+                batch.clear();
+            }
+            Map<Integer, List<Integer>> assignment = new HashMap<>();
+            for (int p = 0; p < first; p++) {
+                assignment.put(p, replicas);
+            }
+            batch.add(new NewTopic(topic, assignment));
+        }
+        admin.createTopics(batch).all().get(120, TimeUnit.SECONDS);
+        for (String topic : layout.topicNames()) {
+            for (int n = first; n < layout.partitionsPerTopic(); n += PARTITIONS_PER_REQUEST) {
+                int to = Math.min(layout.partitionsPerTopic(), n + PARTITIONS_PER_REQUEST);
+                admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(to,
+                    java.util.Collections.nCopies(to - n, replicas)))).all().get(120, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static Map<TopicPartition, Long> endOffsets(Admin admin, ScaleLayout layout) throws Exception {
+        Map<TopicPartition, OffsetSpec> req = new HashMap<>();
+        layout.topicPartitions().forEach(tp -> req.put(tp, OffsetSpec.latest()));
+        Map<TopicPartition, Long> out = new HashMap<>();
+        admin.listOffsets(req).all().get(120, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp, info.offset()));
+        return out;
+    }
+
+    private static double seconds(long startNanos) {
+        return Bench.round((System.nanoTime() - startNanos) / 1e9);
+    }
+}
