@@ -10,6 +10,19 @@
 #  scenarios mirror,mm2,replication / also mirror3,replication3, fetch.max.bytes 52428800,
 #  fetch.partition.max.bytes 1048576 (all three copiers), mm2.tasks 4, mm2.sweep false (true: tasks.max
 #  1, 4 and the partition count), label <date>, work bench/results/tmp)
+#
+# --scale=true runs only the scale part instead (issue 16): per partition layout, --start until every partition is
+# MIRRORING and caught up, the destination broker's idle CPU and heap against a Kafka follower of as many partitions,
+# a client's produce p99 (acks=all) without and with the mirror partitions, --stop until every partition is STOPPED.
+# Writes bench/results/<label>-scale.{md,json,png}. Its options and defaults:
+#   scale.partitions 12,1000,10000 (one topic each), scale.layout topics:1000x10 (T topics of P partitions; empty to
+#   skip), scale.repeats 3, scale.records.per.partition 10, scale.settle.s 10, scale.idle.s 60, scale.produce.rate.mb 1,
+#   scale.produce.warmup.s 5, scale.produce.measure.s 30, scale.timeout.s 1800 (per wait), scale.codec lz4.
+# Its brokers get log.index.size.max.bytes=1048576, num.replica.fetchers=1, replica.fetch.wait.max.ms=500, and it
+# needs per process about 5000 open files plus one per partition (ulimit -n) and 5000 memory maps plus two per
+# partition (vm.max_map_count); it checks both first. Small smoke run:
+#   bench/run.sh --scale=true --scale.partitions=12,200 --scale.layout=topics:20x10 --scale.repeats=1 \
+#     --scale.idle.s=10 --scale.settle.s=2 --scale.produce.warmup.s=2 --scale.produce.measure.s=5
 # Set BENCH_SKIP_BUILD=1 to skip the build.
 set -euo pipefail
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -50,6 +50,12 @@ import java.util.stream.Stream;
  * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror3 and
  * replication3), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
  * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label.
+ *
+ * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
+ * scale.partitions (12,1000,10000: one topic each), scale.layout (topics:1000x10: T topics of P partitions; empty to
+ * skip), scale.repeats (3), scale.records.per.partition (10), scale.settle.s (10), scale.idle.s (60),
+ * scale.produce.rate.mb (1), scale.produce.warmup.s (5), scale.produce.measure.s (30), scale.timeout.s (1800, per
+ * wait) and scale.codec (lz4); it writes {@code <label>-scale.{json,md,png}}.
  */
 public final class Bench {
     static final String TOPIC = "bench";
