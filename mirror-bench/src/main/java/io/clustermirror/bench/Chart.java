@@ -128,7 +128,8 @@ final class Chart {
                     continue;
                 }
                 int px = x + 30 + i * step;
-                int py = top + height - (int) Math.round(v / max * (height - 20));
+                // 40 px under the top stay free for the series' names.
+                int py = top + height - (int) Math.round(v / max * (height - 40));
                 g.fillOval(px - 4, py - 4, 8, 8);
                 g.drawString(Report.fmt(v), px + 6, py - 6);
                 if (prevX >= 0) {
