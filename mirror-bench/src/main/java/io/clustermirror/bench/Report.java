@@ -84,6 +84,8 @@ final class Report {
         sb.append("\n");
         scaleRow(sb, layouts, "--start to all MIRRORING, s", "mirror", "start", "seconds_to_mirroring");
         scaleRow(sb, layouts, "--start to all caught up, s", "mirror", "start", "seconds_to_caught_up");
+        scaleRow(sb, layouts, "payload MB/s, --start to caught up", "mirror", "start",
+            "payload_MBps_start_to_caught_up");
         scaleRow(sb, layouts, "--stop to all STOPPED, s (target < 30 at 10,000)", "mirror", "stop",
             "seconds_to_stopped");
         scaleRow(sb, layouts, "idle CPU, destination broker, millicores", "mirror", "idle", "millicores");

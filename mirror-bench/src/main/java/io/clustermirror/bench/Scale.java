@@ -285,6 +285,9 @@ final class Scale {
             s.put("seconds_call", call);
             s.put("seconds_to_mirroring", mirroring);
             s.put("seconds_to_caught_up", caughtUp);
+            // The start's cost included: a catch-up rate only when scale.records.per.partition is large.
+            long records = targets.values().stream().mapToLong(Long::longValue).sum();
+            s.put("payload_MBps_start_to_caught_up", Bench.round(records * Payloads.RECORD_SIZE / 1048576.0 / caughtUp));
             res.put("start", s);
             Bench.log(String.format("%s--start: call %.1f s, all MIRRORING %.1f s, caught up %.1f s", at, call,
                 mirroring, caughtUp));
