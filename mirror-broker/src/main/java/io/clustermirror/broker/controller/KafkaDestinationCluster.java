@@ -14,6 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,8 @@ import java.util.stream.IntStream;
  */
 final class KafkaDestinationCluster implements DestinationCluster {
     private static final long TIMEOUT_MS = 30_000;
+    /** Partitions created or added per request: well under the controller's 10,000 records per request. */
+    static final int PARTITIONS_PER_REQUEST = 5000;
     private final Admin admin;
     private final String adminClientId;
 
@@ -62,16 +65,42 @@ final class KafkaDestinationCluster implements DestinationCluster {
         }
     }
 
+    /**
+     * Creates the topic in {@link #creationSteps} requests: Kafka's controller writes at most 10,000 records per
+     * request (the topic, one per partition, its configs), so a bigger topic is created smaller and grown. If a
+     * growth fails, the topic is deleted again, so a failed create leaves nothing behind.
+     */
     @Override
     public void create(String topic, int partitions, Map<String, String> configs) {
+        List<Integer> steps = creationSteps(partitions);
         try {
             int brokers = admin.describeCluster().nodes().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
-            NewTopic newTopic = new NewTopic(topic, partitions, InternalTopics.replicationFactor(brokers)).configs(configs);
+            NewTopic newTopic = new NewTopic(topic, steps.get(0), InternalTopics.replicationFactor(brokers)).configs(configs);
             admin.createTopics(List.of(newTopic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw failure("create destination topic '" + topic + "'", e.getCause());
         } catch (Exception e) {
             throw failure("create destination topic '" + topic + "'", e);
+        }
+        try {
+            steps.subList(1, steps.size()).forEach(total -> createPartitions(topic, total));
+        } catch (ClusterMirrorException e) {
+            delete(topic);
+            throw e;
+        }
+    }
+
+    /**
+     * The partition counts after each request that creates a topic of {@code partitions}: the first creates at most
+     * {@link #PARTITIONS_PER_REQUEST}, each further one grows it by at most as many; the last is {@code partitions}.
+     */
+    static List<Integer> creationSteps(int partitions) {
+        List<Integer> steps = new ArrayList<>();
+        for (int n = Math.min(partitions, PARTITIONS_PER_REQUEST); ; n = Math.min(partitions, n + PARTITIONS_PER_REQUEST)) {
+            steps.add(n);
+            if (n >= partitions) {
+                return steps;
+            }
         }
     }
 
