@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -369,17 +370,23 @@ final class Scale {
     private double await(ClusterMirrorAdmin cm, PartitionState state, Map<TopicPartition, Long> targets,
                          ScaleLayout layout, long startNanos, Predicate<Progress> done) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
+        Progress p = new Progress(0, 0);
+        String describeError = "";
         while (true) {
-            ClusterMirrorDescription d = cm.describeClusterMirrors(List.of(MIRROR)).all().get(60, TimeUnit.SECONDS)
-                .get(MIRROR);
-            Progress p = Progress.of(d, state, targets);
+            try {
+                p = Progress.of(cm.describeClusterMirrors(List.of(MIRROR)).all().get(60, TimeUnit.SECONDS).get(MIRROR),
+                    state, targets);
+                describeError = "";
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                describeError = "; the last describe failed: " + e; // ask again
+            }
             if (p.inState() >= layout.partitions() && done.test(p)) {
                 return seconds(startNanos);
             }
             if (System.currentTimeMillis() > deadline) {
                 throw new IllegalStateException(layout + ": " + p.inState() + " of " + layout.partitions()
                     + " partitions " + state + (targets == null ? "" : ", " + p.caughtUp() + " caught up")
-                    + " after " + timeoutMs / 1000 + " s (scale.timeout.s)");
+                    + " after " + timeoutMs / 1000 + " s (scale.timeout.s)" + describeError);
             }
             Bench.sleep(500);
         }
@@ -389,10 +396,15 @@ final class Scale {
     private double awaitInSync(Admin admin, ScaleLayout layout, long startNanos) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (true) {
-            Map<String, TopicDescription> ds = admin.describeTopics(layout.topicNames()).allTopicNames()
-                .get(60, TimeUnit.SECONDS);
-            long inSync = ds.values().stream().flatMap(t -> t.partitions().stream())
-                .filter(p -> p.isr().size() >= 2).count();
+            long inSync;
+            try {
+                Map<String, TopicDescription> ds = admin.describeTopics(layout.topicNames()).allTopicNames()
+                    .get(60, TimeUnit.SECONDS);
+                inSync = ds.values().stream().flatMap(t -> t.partitions().stream())
+                    .filter(p -> p.isr().size() >= 2).count();
+            } catch (ExecutionException e) {
+                inSync = 0; // a topic not yet known to the broker asked
+            }
             if (inSync >= layout.partitions()) {
                 return seconds(startNanos);
             }
