@@ -9,7 +9,8 @@
 #  partitions 12, lag.rate.mb 20, lag.warmup.s 4 / 15, lag.measure.s 10 / 60, lag.drain.s 30,
 #  scenarios mirror,mm2,replication / also mirror3,replication3, fetch.max.bytes 52428800,
 #  fetch.partition.max.bytes 1048576 (all three copiers), mm2.tasks 4, mm2.sweep false (true: tasks.max
-#  1, 4 and the partition count), label <date>, work bench/results/tmp)
+#  1, 4 and the partition count), label <date>, work bench/results/tmp, broker.heap "-Xmx1G -Xms1G" (every
+#  broker's heap options))
 #
 # --scale=true runs only the scale part instead (issue 16): per partition layout, --start until every partition is
 # MIRRORING and caught up, the destination broker's idle CPU and heap against a Kafka follower of as many partitions,

@@ -49,7 +49,8 @@ import java.util.stream.Stream;
  * out, repeats (5), volume.mb (256 / 4096), codecs (lz4,none), partitions (12), lag.rate.mb (20), lag.warmup.s
  * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror3 and
  * replication3), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
- * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label.
+ * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label,
+ * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
  * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
  * scale.partitions (12,1000,10000: one topic each), scale.layout (topics:1000x10: T topics of P partitions; empty to
@@ -127,6 +128,9 @@ public final class Bench {
             if (a.startsWith("--") && a.contains("=")) {
                 o.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
             }
+        }
+        if (o.containsKey("broker.heap")) { // read by every broker started (KafkaNode), as -Dbench.broker.heap is
+            System.setProperty("bench.broker.heap", o.get("broker.heap"));
         }
         List<Map<String, Object>> results = new Bench(o).runAll();
         for (Map<String, Object> r : results) {
