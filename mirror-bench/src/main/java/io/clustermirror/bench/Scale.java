@@ -187,7 +187,7 @@ final class Scale {
         setup.put("settle_s", settleSec);
         setup.put("idle_s", idleSec);
         setup.put("produce", "acks=all linger.ms=5 compression.type=" + codec + ", " + produceRate + " MB/s of 1 KiB "
-            + "records to a 1-partition topic on the destination, " + produceWarmup + " s warm-up, " + produceMeasure
+            + "records to a 1-partition topic (RF 1: all is the leader) on the destination, " + produceWarmup + " s warm-up, " + produceMeasure
             + " s window; latency from each record's due time to its acknowledgement");
         r.put("setup", setup);
         Map<String, Object> method = new LinkedHashMap<>();
