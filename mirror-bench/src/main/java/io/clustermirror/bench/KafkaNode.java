@@ -35,7 +35,8 @@ final class KafkaNode implements AutoCloseable {
         this.node = new LaunchedNode(home, cluster, clusterId, nodeId, controllerPort > 0 ? Role.COMBINED : Role.BROKER, dir,
             heap());
         String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
-        String gc = GcLog.option(gcLog());
+        // Kafka's launcher turns an explicit GC into a concurrent cycle; the heap after a full GC (GcLog) needs a real one.
+        String gc = GcLog.option(gcLog()) + " -XX:-ExplicitGCInvokesConcurrent";
         node.environment("KAFKA_OPTS", opts == null || opts.isBlank() ? gc : gc + " " + opts.replace("{dir}", dir.toString()));
     }
 
