@@ -12,7 +12,6 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -61,9 +60,7 @@ class FailoverDryRunTest {
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         String topic = "dry-orders";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        Workloads.createTopic(source, topic, 1, Map.of());
         try (KafkaProducer<byte[], byte[]> committed = Workloads.producer(source.bootstrapServers(),
                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
              KafkaProducer<byte[], byte[]> open = Workloads.producer(source.bootstrapServers(),
@@ -131,9 +128,7 @@ class FailoverDryRunTest {
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         String topic = "restart-orders";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        Workloads.createTopic(source, topic, 1, Map.of());
         Workloads.sendIdempotent(source.bootstrapServers(), topic, "mirrored", 6);
         mirrors.createClusterMirror("restart", MirrorAssertions.mirrorConfig(source)).all().get();
         mirrors.startMirrorTopics("restart", List.of(topic), List.of()).all().get();

@@ -8,7 +8,6 @@ import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -65,7 +64,7 @@ class MirrorVerifyTest {
         MirrorTestCluster destination = clusters.destination;
         String topic = "verify-orders";
         int partitions = 3;
-        createTopic(source, topic, partitions, Map.of());
+        Workloads.createTopic(source, topic, partitions, Map.of());
         Workloads.writeAllKinds(source.bootstrapServers(), topic, partitions, 4);
         clusters.mirrors.startMirrorTopics(MIRROR, List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(source, destination, topic, partitions);
@@ -123,7 +122,7 @@ class MirrorVerifyTest {
         MirrorTestCluster destination = clusters.destination;
         String topic = "verify-corrupt";
         TopicPartition tp = new TopicPartition(topic, 0);
-        createTopic(source, topic, 1, Map.of());
+        Workloads.createTopic(source, topic, 1, Map.of());
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(),
                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true))) {
             for (int batch = 0; batch < 10; batch++) {
@@ -154,7 +153,7 @@ class MirrorVerifyTest {
     @Test
     void compactedTopicsAreRefused() throws Exception {
         String topic = "verify-compacted";
-        createTopic(clusters.source, topic, 1, Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+        Workloads.createTopic(clusters.source, topic, 1, Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
         clusters.mirrors.startMirrorTopics(MIRROR, List.of(topic), List.of()).all().get();
         CliRun run = CliRun.run(clusters.destination.bootstrapServers(), "--verify", "--mirror", MIRROR, "--topics", topic);
         assertEquals(1, run.exit(), run.out());
@@ -165,13 +164,6 @@ class MirrorVerifyTest {
     private static List<PartitionVerification> verify(String topic, Properties sourceConfigs) throws Exception {
         return clusters.mirrors.verifyMirrorTopics(MIRROR, List.of(topic), List.of(), sourceConfigs, new MirrorTopicsOptions())
             .partitions().get();
-    }
-
-    private static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs)
-            throws Exception {
-        try (Admin admin = cluster.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
-        }
     }
 
     /**

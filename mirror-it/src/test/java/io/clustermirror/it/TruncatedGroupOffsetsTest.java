@@ -7,7 +7,6 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -59,9 +58,7 @@ class TruncatedGroupOffsetsTest {
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         String topic = "rewound-orders";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        Workloads.createTopic(source, topic, 1, Map.of());
         Workloads.sendIdempotent(source.bootstrapServers(), topic, "mirrored", 6);
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
         config.put("mirror.groups.include", ""); // no group sync: only the truncation moves the group
@@ -109,9 +106,7 @@ class TruncatedGroupOffsetsTest {
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         String topic = "rewound-payments";
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
+        Workloads.createTopic(source, topic, 1, Map.of());
         Workloads.sendIdempotent(source.bootstrapServers(), topic, "committed", 5);
         try (KafkaProducer<byte[], byte[]> open = Workloads.producer(source.bootstrapServers(),
                 Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "rewind-open"))) {

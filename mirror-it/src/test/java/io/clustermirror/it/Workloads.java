@@ -1,9 +1,11 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -84,6 +86,13 @@ final class Workloads {
         /** How {@link MirrorAssertions#readAll} shows this record's header (unique per tag and index). */
         String headerMark() {
             return " h-" + tag + "=v" + index + " ";
+        }
+    }
+
+    /** Creates a topic of {@code partitions} partitions at replication factor 1 on the cluster, with {@code configs}. */
+    static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
         }
     }
 
