@@ -92,7 +92,9 @@ public final class ClusterLogReader implements AutoCloseable {
             return batch;
         } catch (KafkaException e) {
             throw new ClusterMirrorException(MirrorError.CORRUPT_MESSAGE, "corrupt batch at offsets " + batch.baseOffset() + ".."
-                + batch.lastOffset() + " of " + tp + " as read from the cluster: " + e.getMessage(), e);
+                + batch.lastOffset() + " of " + tp + " as read from the cluster: " + e.getMessage() + ". The read is tried "
+                + "again; if this persists, the replica that serves it is damaged at these offsets (compare its segment with "
+                + "kafka-dump-log, or move the leadership to a healthy replica)", e);
         }
     }
 

@@ -34,5 +34,7 @@ class ClusterLogReaderTest {
         assertEquals(MirrorError.CORRUPT_MESSAGE, e.error());
         assertTrue(e.getMessage().startsWith("CORRUPT_MESSAGE: corrupt batch at offsets 40..42 of orders-2 as read from the cluster: "
             + "Record is corrupt (stored crc = "), e.getMessage());
+        assertTrue(e.getMessage().endsWith("if this persists, the replica that serves it is damaged at these offsets (compare its "
+            + "segment with kafka-dump-log, or move the leadership to a healthy replica)"), e.getMessage());
     }
 }
