@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.testkit.FaultProxy;
 import io.clustermirror.testkit.FreePorts;
 import io.clustermirror.testkit.KRaftConfigs;
 import io.clustermirror.testkit.LaunchedNode;

@@ -10,6 +10,8 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.FaultProxy;
+import io.clustermirror.testkit.FetchCorruption;
 import io.clustermirror.testkit.LaunchedNode;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;

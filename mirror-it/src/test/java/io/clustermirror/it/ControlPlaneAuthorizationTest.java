@@ -8,6 +8,7 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.testkit.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.CommonClientConfigs;

@@ -9,6 +9,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
 import io.clustermirror.common.secrets.SealingKey;
+import io.clustermirror.testkit.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;

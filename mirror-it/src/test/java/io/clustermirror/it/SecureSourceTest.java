@@ -6,6 +6,7 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
+import io.clustermirror.testkit.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;

@@ -1,4 +1,4 @@
-package io.clustermirror.it;
+package io.clustermirror.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,12 +13,12 @@ import java.util.concurrent.TimeUnit;
  * key pair with a self-signed certificate, valid for {@code localhost}, and a truststore trusts the certificates of the
  * keystores it is made from. Passwords are random, handed to keytool through its environment, and never printed.
  */
-final class Keystores {
+public final class Keystores {
     private static final Path KEYTOOL = Path.of(System.getProperty("java.home"), "bin", "keytool");
     private static final String PASSWORD_VARIABLE = "STORE_PASSWORD";
 
     /** A PKCS12 store and its password (a secret: never print it). */
-    record Store(Path path, String password) {
+    public record Store(Path path, String password) {
         @Override
         public String toString() {
             return "Store(" + path + ")";
@@ -28,12 +28,12 @@ final class Keystores {
     private Keystores() {
     }
 
-    static String newPassword() {
+    public static String newPassword() {
         return UUID.randomUUID().toString();
     }
 
     /** A keystore whose key pair's certificate names {@code dname} and is valid for localhost and 127.0.0.1. */
-    static Store keystore(Path dir, String name, String dname) throws IOException, InterruptedException {
+    public static Store keystore(Path dir, String name, String dname) throws IOException, InterruptedException {
         Store store = new Store(dir.resolve(name + ".p12"), newPassword());
         keytool(store.password(), "-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1",
             "-dname", dname, "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2",
@@ -42,10 +42,10 @@ final class Keystores {
     }
 
     /** A truststore holding the certificate of each of {@code trusted}. */
-    static Store truststore(Path dir, String name, Store... trusted) throws IOException, InterruptedException {
+    public static Store truststore(Path dir, String name, Store... trusted) throws IOException, InterruptedException {
         Store store = new Store(dir.resolve(name + ".p12"), newPassword());
         for (Store keystore : trusted) {
-            String alias = keystore.path().getFileName().toString().replace(".p12", "");
+            String alias = keystore.path().toFile().getName().replace(".p12", "");
             Path certificate = dir.resolve(alias + ".pem");
             keytool(keystore.password(), "-exportcert", "-rfc", "-alias", alias, "-keystore", keystore.path().toString(),
                 "-file", certificate.toString());

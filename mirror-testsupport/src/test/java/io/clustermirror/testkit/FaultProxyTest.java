@@ -1,6 +1,5 @@
-package io.clustermirror.chaos;
+package io.clustermirror.testkit;
 
-import io.clustermirror.testkit.TestUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,6 +16,7 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,6 +98,36 @@ class FaultProxyTest {
             roundTrip(s, "slow");
             long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
             assertTrue(elapsedMs >= 400, "a round trip through a 200 ms one-way delay took " + elapsedMs + " ms");
+        }
+    }
+
+    /**
+     * A delay is a latency, not a bandwidth limit: 8 MiB are 128 chunks of the proxy's buffer, and a proxy that held each
+     * chunk for the delay in turn would take 128 x 200 ms each way.
+     */
+    @Test
+    void delayIsALatencyNotABandwidthLimit() throws Exception {
+        proxy.delay(Duration.ofMillis(200));
+        byte[] sent = new byte[8 * 1024 * 1024];
+        new Random(42).nextBytes(sent);
+        try (Socket s = connect()) {
+            long start = System.nanoTime();
+            Thread writer = new Thread(() -> {
+                try {
+                    s.getOutputStream().write(sent);
+                } catch (IOException e) {
+                    // the read below fails then
+                }
+            }, "delay-writer");
+            writer.start();
+            byte[] received = new byte[sent.length];
+            new DataInputStream(s.getInputStream()).readFully(received);
+            long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+            writer.join(10_000);
+            assertArrayEquals(sent, received);
+            assertTrue(elapsedMs >= 400, "8 MiB through a 200 ms one-way delay came back after " + elapsedMs + " ms");
+            assertTrue(elapsedMs < 12_800, "8 MiB through a 200 ms one-way delay took " + elapsedMs
+                + " ms: the proxy holds each chunk in turn instead of delaying the stream");
         }
     }
 

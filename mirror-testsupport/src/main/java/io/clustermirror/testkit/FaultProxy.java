@@ -1,4 +1,4 @@
-package io.clustermirror.chaos;
+package io.clustermirror.testkit;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -18,11 +18,15 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,11 +34,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * A TCP proxy in front of one server address whose traffic can be delayed, stalled or cut: the network between the
  * destination's mirror clients and one source broker in a chaos run.
  *
- * <p>Every accepted connection gets its own connection to the target and one pump thread per direction. A pump reads
- * what arrives and forwards it according to the proxy's mode at that moment:
+ * <p>Every accepted connection gets its own connection to the target and, per direction, a thread that reads what
+ * arrives and one that forwards it according to the proxy's mode at that moment:
  * <ul>
  *   <li>{@link #pass()}: at once;</li>
- *   <li>{@link #delay(Duration)}: after the delay, per chunk read (one-way latency, not a bandwidth limit);</li>
+ *   <li>{@link #delay(Duration)}: the delay after it was read (a one-way latency, not a bandwidth limit: a direction
+ *       reads ahead while earlier data waits, up to 16 MiB or 16 frames);</li>
  *   <li>{@link #throttle(long)}: at a limited rate, each direction of each connection on its own (a slow link);</li>
  *   <li>{@link #stall()}: not until the mode changes, in both directions. The pumps hold what they read, TCP's own
  *       buffers fill, and both peers see a silent link, as in a WAN outage that loses nothing.</li>
@@ -51,6 +56,12 @@ public final class FaultProxy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
     private static final int BUFFER_SIZE = 64 * 1024;
     private static final int CONNECT_TIMEOUT_MS = 10_000;
+    /** Chunks read ahead per direction: up to 16 MiB in flight, as on a long link with a large TCP window. */
+    private static final int QUEUED_CHUNKS = 256;
+    /** Frames read ahead per direction (Kafka proxies). */
+    private static final int QUEUED_FRAMES = 16;
+    /** How often a waiting pump thread looks whether its link closed. */
+    private static final long POLL_MS = 100;
 
     /** How pumps forward what they read. */
     public enum Mode { PASS, DELAY, STALL, THROTTLE }
@@ -224,35 +235,49 @@ public final class FaultProxy implements AutoCloseable {
             }
             Link link = new Link(client, upstream);
             links.add(link);
-            link.start();
+            try {
+                link.start();
+            } catch (IOException e) {
+                link.close(false);
+            }
         }
     }
 
     /**
-     * Waits while the proxy stalls (until the mode changes or the link closes), then for the delay if any, or as long as
-     * {@code bytes} take at the throttled rate.
+     * Waits while the proxy stalls (until the mode changes or the link closes), then until {@code chunk} is due: its delay
+     * after it was read, or as long as its bytes take at the throttled rate.
      */
-    private void awaitForwarding(Link link, int bytes) throws InterruptedIOException {
-        long delay;
+    private void awaitForwarding(Link link, Chunk chunk) throws InterruptedIOException {
         try {
+            long waitNanos;
             synchronized (modeLock) {
                 while (mode == Mode.STALL && !link.closed.get() && !closed) {
                     modeLock.wait();
                 }
-                delay = switch (mode) {
-                    case DELAY -> modeAmount;
-                    case THROTTLE -> bytes * 1000L / modeAmount;
+                waitNanos = switch (mode) {
+                    case DELAY -> chunk.readNanos() + TimeUnit.MILLISECONDS.toNanos(modeAmount) - System.nanoTime();
+                    case THROTTLE -> TimeUnit.MILLISECONDS.toNanos(chunk.bytes().length * 1000L / modeAmount);
                     default -> 0;
                 };
             }
-            if (delay > 0) {
-                // The fault itself: this pump's data arrives late.
-                Thread.sleep(delay);
+            if (waitNanos > 0) {
+                // The fault itself: this chunk arrives late.
+                TimeUnit.NANOSECONDS.sleep(waitNanos);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while holding data");
         }
+    }
+
+    /** What one direction read at once (a chunk, or a whole frame of the Kafka protocol), and when it was read. */
+    private record Chunk(byte[] bytes, long readNanos) {
+    }
+
+    /** Reads the next chunk from a connection; null at its end. */
+    @FunctionalInterface
+    private interface ChunkReader {
+        byte[] read() throws IOException;
     }
 
     /** One client connection and its connection to the target. */
@@ -268,74 +293,118 @@ public final class FaultProxy implements AutoCloseable {
             this.upstream = upstream;
         }
 
-        void start() {
+        void start() throws IOException {
             String id = name + "-" + client.getPort();
-            if (kafka) {
-                daemon("proxy-" + id + "-up", () -> pumpFrames(client, upstream, true)).start();
-                daemon("proxy-" + id + "-down", () -> pumpFrames(upstream, client, false)).start();
-            } else {
-                daemon("proxy-" + id + "-up", () -> pump(client, upstream)).start();
-                daemon("proxy-" + id + "-down", () -> pump(upstream, client)).start();
-            }
+            direction(id + "-up", client, upstream, kafka ? frames(client, true) : chunks(client));
+            direction(id + "-down", upstream, client, kafka ? frames(upstream, false) : chunks(upstream));
         }
 
         /**
-         * Forwards size-delimited frames: requests (noting the version of each fetch), or responses (corrupting a fetch
-         * response's records of the {@link #corrupted} partition).
+         * Starts one direction: a reader thread that queues what arrives (at most {@link #QUEUED_CHUNKS}, then TCP's own
+         * buffers fill) and a writer thread that forwards it when the mode lets it. Two threads, so that a delay is a
+         * latency: data read while earlier data waits is not held back further, as on a long link.
          */
-        private void pumpFrames(Socket from, Socket to, boolean requests) {
-            try {
-                DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream(), BUFFER_SIZE));
-                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(to.getOutputStream(), BUFFER_SIZE));
-                while (true) {
-                    int size = in.readInt();
-                    byte[] frame = new byte[size];
-                    in.readFully(frame);
-                    ByteBuffer buffer = ByteBuffer.wrap(frame);
-                    if (requests) {
-                        if (size >= 8 && buffer.getShort(0) == ApiKeys.FETCH.id) {
-                            fetchVersions.put(buffer.getInt(4), buffer.getShort(2));
-                        }
-                    } else if (size >= 4) {
-                        Short version = fetchVersions.remove(buffer.getInt(0));
-                        FetchCorruption.Target target = corrupted;
-                        if (version != null && target != null) {
-                            FetchCorruption.corrupt(buffer, version, target).ifPresent(offset -> {
-                                corruptedResponses.incrementAndGet();
-                                corruptedOffsets.add(offset);
-                            });
-                        }
+        private void direction(String id, Socket from, Socket to, ChunkReader reader) throws IOException {
+            BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(kafka ? QUEUED_FRAMES : QUEUED_CHUNKS);
+            OutputStream out = new BufferedOutputStream(to.getOutputStream(), BUFFER_SIZE);
+            daemon("proxy-" + id + "-read", () -> {
+                try {
+                    byte[] bytes;
+                    while ((bytes = reader.read()) != null && enqueue(queue, new Chunk(bytes, System.nanoTime()))) {
+                        // next
                     }
-                    awaitForwarding(this, 4 + size);
-                    out.writeInt(size);
-                    out.write(frame);
-                    out.flush();
-                    forwardedBytes.addAndGet(4L + size);
+                    // Whatever was read still goes out (the peer sees a prefix), then the pair closes.
+                    enqueue(queue, new Chunk(null, 0));
+                } catch (IOException e) {
+                    // Either side closed or reset the connection (EOFException included).
+                    enqueue(queue, new Chunk(null, 0));
                 }
-            } catch (IOException e) {
-                // Either side closed or reset the connection (EOFException included): close the pair.
-            } finally {
-                close(false);
+            }).start();
+            daemon("proxy-" + id + "-write", () -> {
+                try {
+                    while (!closed.get()) {
+                        Chunk chunk = queue.poll(POLL_MS, TimeUnit.MILLISECONDS);
+                        if (chunk == null) {
+                            continue;
+                        }
+                        if (chunk.bytes() == null) {
+                            break;
+                        }
+                        awaitForwarding(this, chunk);
+                        out.write(chunk.bytes());
+                        if (queue.isEmpty()) {
+                            out.flush();
+                        }
+                        forwardedBytes.addAndGet(chunk.bytes().length);
+                    }
+                    out.flush();
+                } catch (IOException | InterruptedException e) {
+                    // The connection was closed or reset.
+                } finally {
+                    close(false);
+                }
+            }).start();
+        }
+
+        /** Waits for room in the queue; false if the link closed meanwhile. */
+        private boolean enqueue(BlockingQueue<Chunk> queue, Chunk chunk) {
+            try {
+                while (!queue.offer(chunk, POLL_MS, TimeUnit.MILLISECONDS)) {
+                    if (closed.get()) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
 
-        private void pump(Socket from, Socket to) {
+        /** Reads what arrives, as it arrives. */
+        private ChunkReader chunks(Socket from) throws IOException {
+            InputStream in = from.getInputStream();
             byte[] buffer = new byte[BUFFER_SIZE];
-            try {
-                InputStream in = from.getInputStream();
-                OutputStream out = to.getOutputStream();
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    awaitForwarding(this, n);
-                    out.write(buffer, 0, n);
-                    out.flush();
-                    forwardedBytes.addAndGet(n);
+            return () -> {
+                int n = in.read(buffer);
+                return n < 0 ? null : Arrays.copyOf(buffer, n);
+            };
+        }
+
+        /**
+         * Reads size-delimited frames: requests (noting the version of each fetch), or responses (corrupting a fetch
+         * response's records of the {@link #corrupted} partition).
+         */
+        private ChunkReader frames(Socket from, boolean requests) throws IOException {
+            DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream(), BUFFER_SIZE));
+            return () -> {
+                int size;
+                try {
+                    size = in.readInt();
+                } catch (EOFException e) {
+                    return null;
                 }
-            } catch (IOException e) {
-                // Either side closed or reset the connection: close the pair.
-            } finally {
-                close(false);
-            }
+                byte[] frame = new byte[4 + size];
+                ByteBuffer buffer = ByteBuffer.wrap(frame);
+                buffer.putInt(size);
+                in.readFully(frame, 4, size);
+                ByteBuffer body = buffer.slice(4, size);
+                if (requests) {
+                    if (size >= 8 && body.getShort(0) == ApiKeys.FETCH.id) {
+                        fetchVersions.put(body.getInt(4), body.getShort(2));
+                    }
+                } else if (size >= 4) {
+                    Short version = fetchVersions.remove(body.getInt(0));
+                    FetchCorruption.Target target = corrupted;
+                    if (version != null && target != null) {
+                        FetchCorruption.corrupt(body, version, target).ifPresent(offset -> {
+                            corruptedResponses.incrementAndGet();
+                            corruptedOffsets.add(offset);
+                        });
+                    }
+                }
+                return frame;
+            };
         }
 
         void close(boolean reset) {

@@ -1,4 +1,4 @@
-package io.clustermirror.chaos;
+package io.clustermirror.testkit;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;

@@ -1,4 +1,4 @@
-package io.clustermirror.chaos;
+package io.clustermirror.testkit;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -16,9 +16,9 @@ import java.util.OptionalLong;
  * The test-only corruption of a fetch response on the wire: one byte of one partition's record data flipped, in place,
  * so that the first batch of that partition fails its CRC check and every other byte of the response is unchanged.
  */
-final class FetchCorruption {
+public final class FetchCorruption {
     /** The partition to corrupt: fetch responses name a topic by id (version 13 and later) or by name. */
-    record Target(Uuid topicId, String topic, int partition) {
+    public record Target(Uuid topicId, String topic, int partition) {
         @Override
         public String toString() {
             return topic + "-" + partition;
