@@ -60,7 +60,15 @@ import java.util.stream.Stream;
  */
 public final class Bench {
     static final String TOPIC = "bench";
-    private static final List<String> SCENARIOS = List.of("mirror", "mirror3", "mm2", "replication", "replication3");
+    private static final List<String> SCENARIOS = List.of("mirror", "mirror-fsync", "mirror3", "mm2", "replication", "replication3");
+    /**
+     * A destination whose disk is slower than the source: every append is forced to disk
+     * ({@code log.flush.interval.messages=1}), so the mirror fetches faster than it can append; its heap over the
+     * catch-up shows whether memory stays bounded.
+     */
+    private static final Map<String, String> SLOW_DISK = Map.of("log.flush.interval.messages", "1");
+    /** The links of the full run besides loopback ({@link SourceLinks}). */
+    private static final String FULL_LINKS = "mirror-tls,mirror-wan-20,mirror-wan-80,mirror-throttle-50";
 
     final Path home;
     final Path work;
@@ -98,7 +106,7 @@ public final class Bench {
         lagWarmup = Integer.parseInt(o.getOrDefault("lag.warmup.s", full ? "15" : "4"));
         lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", full ? "60" : "10"));
         lagDrain = Integer.parseInt(o.getOrDefault("lag.drain.s", "30"));
-        scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS)
+        scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS) + "," + FULL_LINKS
             : "mirror,mm2,replication").split(","));
         fetchMaxBytes = Long.parseLong(o.getOrDefault("fetch.max.bytes", "52428800"));
         fetchPartitionMaxBytes = Long.parseLong(o.getOrDefault("fetch.partition.max.bytes", "1048576"));
@@ -111,8 +119,9 @@ public final class Bench {
             throw new IllegalArgumentException("repeats must be at least 1, not " + repeats);
         }
         for (String s : scenarios) {
-            if (!SCENARIOS.contains(s)) {
-                throw new IllegalArgumentException("unknown scenario " + s + "; the scenarios are " + SCENARIOS);
+            if (!SCENARIOS.contains(s) && !SourceLinks.isLink(s)) {
+                throw new IllegalArgumentException("unknown scenario " + s + "; the scenarios are " + SCENARIOS + " and "
+                    + SourceLinks.WAN + "<round trip ms>, " + SourceLinks.TLS + ", " + SourceLinks.THROTTLE + "<MB/s>");
             }
         }
     }
@@ -160,6 +169,7 @@ public final class Bench {
         Files.writeString(out.resolve(base + ".json"), Json.write(r) + "\n");
         Files.writeString(out.resolve(base + ".md"), Report.markdown(r));
         Chart.write(r, out.resolve(base + ".png"));
+        Chart.writeHeap(r, out.resolve(base + "-heap.png"));
         log("wrote " + out.resolve(base + ".md"));
     }
 
@@ -176,6 +186,7 @@ public final class Bench {
                 order.add(s);
             }
         }
+        scenarios.stream().filter(SourceLinks::isLink).sorted().forEach(order::add);
         return order;
     }
 
@@ -208,7 +219,8 @@ public final class Bench {
         r.put("method", method);
         long t0 = System.nanoTime();
         log("[" + codec + "] starting the source cluster");
-        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, replicaFetchConfig())) {
+        try (SourceLinks links = SourceLinks.create(dir, scenarios);
+             BenchCluster source = startSource(dir, links)) {
             Admin sa = source.admin();
             createTopic(sa, TOPIC, Map.of());
             log("[" + codec + "] preloading " + (volumeBytes >> 20) + " MiB of 1 KiB records");
@@ -239,7 +251,7 @@ public final class Bench {
             for (int rep = 1; rep <= repeats; rep++) {
                 for (String s : order) {
                     log("[" + codec + "] repeat " + rep + " of " + repeats + ": " + s);
-                    runs.get(s).add(scenario(s, s + "-r" + rep, dir, source, codec, target, logBytes, records));
+                    runs.get(s).add(scenario(s, s + "-r" + rep, dir, source, links, codec, target, logBytes, records));
                 }
             }
             runs.forEach((s, list) -> {
@@ -261,11 +273,25 @@ public final class Bench {
         return r;
     }
 
-    private Map<String, Object> scenario(String s, String run, Path dir, BenchCluster source, String codec,
+    /** The source broker: the followers' fetch sizes, and the listeners and TLS configs of the links the run uses. */
+    private BenchCluster startSource(Path dir, SourceLinks links) {
+        Map<String, String> config = new HashMap<>(replicaFetchConfig());
+        config.putAll(links.sourceConfig());
+        return BenchCluster.start(home, dir, "source", 1, config, links.listeners());
+    }
+
+    private Map<String, Object> scenario(String s, String run, Path dir, BenchCluster source, SourceLinks links, String codec,
                                          long[] target, long logBytes, long records) throws Exception {
+        if (SourceLinks.isLink(s)) {
+            try {
+                return mirror(dir, run, source, links, s, codec, target, logBytes, 1);
+            } finally {
+                links.reset();
+            }
+        }
         return switch (s) {
-            case "mirror" -> mirror(dir, run, source, codec, target, logBytes, 1, true);
-            case "mirror3" -> mirror(dir, run, source, codec, target, logBytes, 3, false);
+            case "mirror", "mirror-fsync" -> mirror(dir, run, source, links, s, codec, target, logBytes, 1);
+            case "mirror3" -> mirror(dir, run, source, links, s, codec, target, logBytes, 3);
             case "replication" -> replication(dir, run, source, codec, records, logBytes);
             case "replication3" -> replication3(dir, run, codec);
             default -> mm2(dir, run, source, codec, target, logBytes,
@@ -325,16 +351,26 @@ public final class Bench {
         void run() throws Exception;
     }
 
-    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, String codec, long[] target,
-                                       long logBytes, int brokers, boolean catchUp) throws Exception {
+    /**
+     * A mirror scenario: {@code mirror} (catch-up, --verify and lag, one destination broker), {@code mirror3} (lag through
+     * a 3-broker RF 3 destination) or a link's ({@link SourceLinks}: catch-up and lag, one destination broker).
+     */
+    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, SourceLinks links, String scenario,
+                                       String codec, long[] target, long logBytes, int brokers) throws Exception {
+        boolean catchUp = !scenario.equals("mirror3");
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("destination_brokers", brokers);
+        res.put("link", SourceLinks.describe(scenario));
+        Map<String, String> destConfig = new HashMap<>(links.destinationConfig(scenario));
+        if (scenario.equals("mirror-fsync")) {
+            destConfig.putAll(SLOW_DISK);
+            res.put("destination_disk", "every append forced to disk (log.flush.interval.messages=1)");
+        }
         log("[" + codec + "] " + run + ": starting a destination cluster of " + brokers + " broker(s)");
         String clusterName = run + "-dest";
-        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, brokers, Map.of());
+        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, brokers, destConfig);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
-            Map<String, String> mc = new HashMap<>();
-            mc.put("bootstrap.servers", source.bootstrap());
+            Map<String, String> mc = new HashMap<>(links.enter(scenario, source.bootstrap()));
             mc.put("mirror.fetch.max.bytes", String.valueOf(fetchMaxBytes));
             mc.put("mirror.fetch.partition.max.bytes", String.valueOf(fetchPartitionMaxBytes));
             cm.createClusterMirror("bench", mc).all().get(60, TimeUnit.SECONDS);
@@ -345,8 +381,17 @@ public final class Bench {
             Admin da = dest.admin();
             if (catchUp) {
                 log("[" + codec + "] " + run + ": catch-up");
+                long linkBytes = links.forwardedBytes();
+                Path destGcLog = dest.nodes.get(0).gcLog();
+                int heapMark = GcLog.mark(destGcLog);
                 res.put("catch_up", catchUp(w, () -> cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all()
                     .get(60, TimeUnit.SECONDS), () -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), logBytes));
+                res.put("destination_heap_after_gc", GcLog.heapAfterGcSeries(destGcLog, heapMark));
+                if (scenario.startsWith(SourceLinks.WAN)) { // evidence that the copy crossed the WAN proxy
+                    res.put("wan_proxy_MiB_during_catch_up", round((links.forwardedBytes() - linkBytes) / 1048576.0));
+                }
+            }
+            if (scenario.equals("mirror")) {
                 log("[" + codec + "] " + run + ": --verify of the caught-up topic");
                 res.put("verify", verify(cm));
             }

@@ -39,11 +39,17 @@ final class BenchCluster implements AutoCloseable {
     }
 
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
+        return start(home, workDir, name, brokers, extra, List.of());
+    }
+
+    /** The same, node 1 with more client listeners. */
+    static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
+                              List<KafkaNode.Listener> firstNodeListeners) {
         BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
             c.nodes.add(new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(), FreePorts.next(),
                 FreePorts.next()));
-            c.nodes.get(0).start(c.nodes.get(0).controllerPort, extra);
+            c.nodes.get(0).start(c.nodes.get(0).controllerPort, extra, firstNodeListeners);
             for (int i = 2; i <= brokers; i++) {
                 c.addBroker();
             }

@@ -70,6 +70,73 @@ final class Chart {
         ImageIO.write(img, "png", file.toFile());
     }
 
+    /**
+     * The destination broker's heap after each GC during the catch-up, one line per mirror scenario that has the series
+     * (the mirror on loopback, the links, the slow disk), over the seconds since the first GC of the catch-up. Writes
+     * nothing if no scenario has one.
+     */
+    static void writeHeap(Map<String, Object> r, Path file) throws IOException {
+        List<String> keys = r.keySet().stream().filter(k -> k.equals("mirror") || Report.isLink(k))
+            .filter(k -> !heapSeries(r.get(k)).isEmpty()).sorted().toList();
+        if (keys.isEmpty()) {
+            return;
+        }
+        int width = 900;
+        int left = 60;
+        int plotW = width - left - 240;
+        BufferedImage img = new BufferedImage(width, 420, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = canvas(img, "Destination heap after each GC during the catch-up, MiB, " + r.get("codec") + " ("
+            + r.get("started_utc") + ")");
+        double maxT = 0;
+        double maxMiB = 0;
+        for (String k : keys) {
+            for (List<Double> p : heapSeries(r.get(k))) {
+                maxT = Math.max(maxT, p.get(0));
+                maxMiB = Math.max(maxMiB, p.get(1));
+            }
+        }
+        maxT = Math.max(maxT, 1);
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.drawLine(left, TOP + HEIGHT, left + plotW, TOP + HEIGHT);
+        g.drawLine(left, TOP, left, TOP + HEIGHT);
+        g.drawString(Report.fmt(maxMiB) + " MiB", 5, TOP + 10);
+        g.drawString("0", left - 15, TOP + HEIGHT);
+        g.drawString(Report.fmt(maxT) + " s", left + plotW - 30, TOP + HEIGHT + 15);
+        Color[] palette = {COLORS[0], COLORS[1], COLORS[2], new Color(0x2f855a), new Color(0x805ad5), new Color(0xb7791f),
+            new Color(0xc53030)};
+        for (int i = 0; i < keys.size(); i++) {
+            g.setColor(palette[i % palette.length]);
+            g.setStroke(new BasicStroke(2));
+            int prevX = -1;
+            int prevY = -1;
+            for (List<Double> p : heapSeries(r.get(keys.get(i)))) {
+                int px = left + (int) Math.round(p.get(0) / maxT * plotW);
+                int py = TOP + HEIGHT - (int) Math.round(p.get(1) / Math.max(maxMiB, 1) * HEIGHT);
+                if (prevX >= 0) {
+                    g.drawLine(prevX, prevY, px, py);
+                }
+                g.fillOval(px - 2, py - 2, 4, 4);
+                prevX = px;
+                prevY = py;
+            }
+            g.fillRect(left + plotW + 20, TOP + i * 20, 12, 12);
+            g.setColor(Color.BLACK);
+            g.drawString(keys.get(i), left + plotW + 38, TOP + 11 + i * 20);
+        }
+        g.dispose();
+        ImageIO.write(img, "png", file.toFile());
+    }
+
+    /** A scenario's {@code destination_heap_after_gc}: {@code [seconds, MiB]} pairs, empty if it has none. */
+    @SuppressWarnings("unchecked")
+    static List<List<Double>> heapSeries(Object scenario) {
+        if (scenario instanceof Map<?, ?> m && m.get("destination_heap_after_gc") instanceof List<?> series) {
+            return (List<List<Double>>) series;
+        }
+        return List.of();
+    }
+
     /** A white image with anti-aliasing and the title; the caller disposes of the graphics. */
     private static Graphics2D canvas(BufferedImage img, String title) {
         Graphics2D g = img.createGraphics();

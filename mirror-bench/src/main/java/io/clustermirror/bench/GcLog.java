@@ -3,6 +3,7 @@ package io.clustermirror.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import java.util.regex.Pattern;
 final class GcLog {
     private static final Pattern PAUSE = Pattern.compile(
         "GC\\(\\d+\\) Pause .*?(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\) ([0-9.]+)ms");
+    /** The uptime decoration that starts each line of a log written with the default decorations. */
+    private static final Pattern UPTIME = Pattern.compile("^\\[([0-9.]+)s\\]");
 
     private GcLog() {
     }
@@ -56,6 +59,26 @@ final class GcLog {
         // No collection in the window: no heap-after-GC figure (a 0 would pull the median over the repeats down).
         out.put("heap_after_gc_max_MiB", pauses == 0 ? null : Bench.round(heapAfterMax));
         return out;
+    }
+
+    /**
+     * The heap after each collection in the lines after {@code mark}, as {@code [seconds, MiB]} pairs, the seconds counted
+     * from the first of those collections (the JVM's uptime decoration, {@code [12.345s]}, of each line).
+     */
+    static List<List<Double>> heapAfterGcSeries(Path file, int mark) {
+        List<String> lines = lines(file);
+        List<List<Double>> series = new ArrayList<>();
+        double first = Double.NaN;
+        for (String line : lines.subList(Math.min(mark, lines.size()), lines.size())) {
+            Matcher pause = PAUSE.matcher(line);
+            Matcher uptime = UPTIME.matcher(line);
+            if (pause.find() && uptime.find()) {
+                double seconds = Double.parseDouble(uptime.group(1));
+                first = Double.isNaN(first) ? seconds : first;
+                series.add(List.of(Bench.round(seconds - first), Bench.round(mib(pause.group(3), pause.group(4)))));
+            }
+        }
+        return series;
     }
 
     /**

@@ -49,15 +49,39 @@ final class KafkaNode implements AutoCloseable {
         return "localhost:" + brokerPort;
     }
 
+    /**
+     * A client listener besides PLAINTEXT, e.g. one reached through a proxy.
+     *
+     * @param advertisedPort the port of localhost that clients are told to connect to: the listener's own or a proxy's
+     */
+    record Listener(String name, String protocol, int port, int advertisedPort) {
+    }
+
     /** Writes server.properties, formats the log dir and starts the JVM (see {@link #awaitReady}). */
     void start(int quorumPort, Map<String, String> extra) {
+        start(quorumPort, extra, List.of());
+    }
+
+    /** The same with more client listeners. */
+    void start(int quorumPort, Map<String, String> extra, List<Listener> more) {
         boolean controller = controllerPort > 0;
-        String listeners = "PLAINTEXT://localhost:" + brokerPort + (controller ? ",CONTROLLER://localhost:" + controllerPort : "");
+        StringBuilder listeners = new StringBuilder("PLAINTEXT://localhost:" + brokerPort);
+        StringBuilder advertised = new StringBuilder(listeners);
+        StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        for (Listener l : more) {
+            listeners.append(',').append(l.name()).append("://localhost:").append(l.port());
+            advertised.append(',').append(l.name()).append("://localhost:").append(l.advertisedPort());
+            protocols.append(',').append(l.name()).append(':').append(l.protocol());
+        }
+        if (controller) {
+            listeners.append(",CONTROLLER://localhost:").append(controllerPort);
+            advertised.append(",CONTROLLER://localhost:").append(controllerPort);
+        }
         Map<String, String> config = new LinkedHashMap<>();
         config.put("controller.quorum.bootstrap.servers", "localhost:" + quorumPort);
-        config.put("listeners", listeners);
-        config.put("advertised.listeners", listeners);
-        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        config.put("listeners", listeners.toString());
+        config.put("advertised.listeners", advertised.toString());
+        config.put("listener.security.protocol.map", protocols.toString());
         config.put("inter.broker.listener.name", "PLAINTEXT");
         config.put("controller.listener.names", "CONTROLLER");
         config.put("num.partitions", "1");

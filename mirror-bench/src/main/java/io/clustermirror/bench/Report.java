@@ -2,6 +2,7 @@ package io.clustermirror.bench;
 
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /** Markdown rendering of one codec's results, or of the scale part's. */
 final class Report {
@@ -45,6 +46,7 @@ final class Report {
                 + "mirror, the MirrorMaker 2 JVM plus the destination broker for MM2, the new follower's JVM for "
                 + "replication; measured from the first copied byte to the last. Lag records are stamped with their "
                 + "scheduled send time; received counts those due in the window that arrived.\n\n");
+        links(sb, r);
         if (r.get("mm2_sweep") instanceof Map<?, ?> sweep) {
             sb.append("MirrorMaker 2: the best of a tasks.max sweep (").append(sweep.get("best"))
                 .append("); every configuration tried, with its medians: ").append(sweep.get("tried")).append(".\n\n");
@@ -129,6 +131,50 @@ final class Report {
             sb.append(" ").append(times(Bench.get(l, "ratios", key))).append(" |");
         });
         sb.append("\n");
+    }
+
+    /** The link scenarios (WAN, TLS, throttle) against the mirror on loopback of the same run, if any ran. */
+    private static void links(StringBuilder sb, Map<String, Object> r) {
+        List<String> links = r.keySet().stream().filter(Report::isLink).sorted().toList();
+        if (links.isEmpty()) {
+            return;
+        }
+        sb.append("The mirror over other links, and onto a slow destination disk (one destination broker each; heap: the "
+            + "destination broker's heap after each GC during the catch-up of the first repeat, in the chart -heap.png):\n\n");
+        sb.append("| link | catch-up MB/s | / loopback | CPU s per GiB | lag p50 ms | lag p99 ms | lag received / sent "
+            + "| heap after GC, first / max / last MiB |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        Double loopback = Bench.get(r, "mirror", "catch_up", "MBps");
+        for (String key : Stream.concat(Stream.of("mirror"), links.stream()).toList()) {
+            Object link = r.get(key) instanceof Map<?, ?> m && m.get("link") != null ? m.get("link") : key;
+            if (r.get(key) instanceof Map<?, ?> m && m.get("destination_disk") != null) {
+                link = link + ", " + m.get("destination_disk");
+            }
+            sb.append("| ").append(link).append(" | ")
+                .append(withSpread(r, key, "catch_up", "MBps")).append(" | ")
+                .append(key.equals("mirror") ? "" : ratio(Bench.get(r, key, "catch_up", "MBps"), loopback)).append(" | ")
+                .append(withSpread(r, key, "catch_up", "cpu_s_per_GiB")).append(" | ")
+                .append(withSpread(r, key, "lag", "p50_ms")).append(" | ")
+                .append(withSpread(r, key, "lag", "p99_ms")).append(" | ")
+                .append(fmt(Bench.get(r, key, "lag", "received"))).append(" / ").append(fmt(Bench.get(r, key, "lag", "sent")))
+                .append(" | ").append(heapSummary(r.get(key))).append(" |\n");
+        }
+        sb.append("\n");
+    }
+
+    static boolean isLink(String resultKey) {
+        return resultKey.startsWith("mirror_wan_") || resultKey.equals("mirror_tls") || resultKey.startsWith("mirror_throttle_")
+            || resultKey.equals("mirror_fsync");
+    }
+
+    /** First, largest and last heap after GC of a scenario's {@code destination_heap_after_gc} series. */
+    private static String heapSummary(Object scenario) {
+        List<List<Double>> series = Chart.heapSeries(scenario);
+        if (series.isEmpty()) {
+            return "n/a";
+        }
+        double max = series.stream().mapToDouble(p -> p.get(1)).max().orElseThrow();
+        return fmt(series.get(0).get(1)) + " / " + fmt(max) + " / " + fmt(series.get(series.size() - 1).get(1));
     }
 
     private static void row(StringBuilder sb, Map<String, Object> r, String name, String group, String key,

@@ -40,7 +40,7 @@ class BenchSmokeTest {
         options.put("lag.measure.s", "2");
         options.put("lag.drain.s", "20");
         options.put("repeats", "1");
-        options.put("scenarios", "mirror,mm2,replication");
+        options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-1,mirror-fsync");
         options.put("mm2.tasks", "1");
         options.put("label", "smoke");
         Bench bench = new Bench(options);
@@ -72,12 +72,23 @@ class BenchSmokeTest {
             "--verify finds the mirrored topic identical");
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_mm2"));
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_replication"));
+        for (String link : List.of("mirror_wan_20", "mirror_tls", "mirror_throttle_1", "mirror_fsync")) {
+            Double mbps = Bench.get(r, link, "catch_up", "MBps");
+            assertTrue(mbps != null && mbps > 0, link + " catch-up MB/s");
+            Double sent = Bench.get(r, link, "lag", "sent");
+            assertTrue(sent != null && sent > 0, link + " lag records due in the window");
+            assertEquals(sent, Bench.get(r, link, "lag", "received"), link + ": every record due arrived");
+        }
+        Double sourceMiB = Bench.get(r, "setup", "source_log_bytes") / 1048576.0;
+        Double crossed = Bench.get(r, "mirror_wan_20", "wan_proxy_MiB_during_catch_up");
+        assertTrue(crossed != null && crossed >= sourceMiB, "the WAN copy crossed the proxy: " + crossed + " of " + sourceMiB + " MiB");
         for (String ext : List.of("md", "json", "png")) {
             Path f = out.resolve("smoke-lz4." + ext);
             assertTrue(Files.size(f) > 100, f + " written");
         }
         String md = Files.readString(out.resolve("smoke-lz4.md"));
         assertTrue(md.contains("| catch-up MB/s"));
+        assertTrue(md.contains("| source read through a proxy adding 10 ms each way"), "the links table:\n" + md);
         assertTrue(md.contains("Commit " + r.get("commit")), "the report names the commit");
         assertTrue(Files.readString(out.resolve("smoke-lz4.json")).contains("\"dirty\": "), "the JSON has the dirty flag");
     }
