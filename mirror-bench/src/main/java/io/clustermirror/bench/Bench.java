@@ -47,8 +47,8 @@ import java.util.stream.Stream;
  *
  * <p>Options (-Dbench.name=value or --name=value), defaults of the default run / of {@code full=true}: home, work,
  * out, repeats (5), volume.mb (256 / 4096), codecs (lz4,none), partitions (12), lag.rate.mb (20), lag.warmup.s
- * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror3 and
- * replication3), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
+ * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror-fsync,
+ * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
  * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label,
  * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
@@ -352,12 +352,12 @@ public final class Bench {
     }
 
     /**
-     * A mirror scenario: {@code mirror} (catch-up, --verify and lag, one destination broker), {@code mirror3} (lag through
-     * a 3-broker RF 3 destination) or a link's ({@link SourceLinks}: catch-up and lag, one destination broker).
+     * A mirror scenario, catch-up then lag: {@code mirror} (one destination broker, with --verify after the catch-up),
+     * {@code mirror3} (a 3-broker RF 3 destination), {@code mirror-fsync} or a link's ({@link SourceLinks}; one
+     * destination broker).
      */
     private Map<String, Object> mirror(Path dir, String run, BenchCluster source, SourceLinks links, String scenario,
                                        String codec, long[] target, long logBytes, int brokers) throws Exception {
-        boolean catchUp = !scenario.equals("mirror3");
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("destination_brokers", brokers);
         res.put("link", SourceLinks.describe(scenario));
@@ -379,17 +379,15 @@ public final class Bench {
                 + "read_committed)");
             Watched w = new Watched(dest::cpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null));
             Admin da = dest.admin();
-            if (catchUp) {
-                log("[" + codec + "] " + run + ": catch-up");
-                long linkBytes = links.forwardedBytes();
-                Path destGcLog = dest.nodes.get(0).gcLog();
-                int heapMark = GcLog.mark(destGcLog);
-                res.put("catch_up", catchUp(w, () -> cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all()
-                    .get(60, TimeUnit.SECONDS), () -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), logBytes));
-                res.put("destination_heap_after_gc", GcLog.heapAfterGcSeries(destGcLog, heapMark));
-                if (scenario.startsWith(SourceLinks.WAN)) { // evidence that the copy crossed the WAN proxy
-                    res.put("wan_proxy_MiB_during_catch_up", round((links.forwardedBytes() - linkBytes) / 1048576.0));
-                }
+            log("[" + codec + "] " + run + ": catch-up");
+            long linkBytes = links.forwardedBytes();
+            Path destGcLog = dest.nodes.get(0).gcLog();
+            int heapMark = GcLog.mark(destGcLog);
+            res.put("catch_up", catchUp(w, () -> cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all()
+                .get(60, TimeUnit.SECONDS), () -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), logBytes));
+            res.put("destination_heap_after_gc", GcLog.heapAfterGcSeries(destGcLog, heapMark));
+            if (scenario.startsWith(SourceLinks.WAN)) { // evidence that the copy crossed the WAN proxy
+                res.put("wan_proxy_MiB_during_catch_up", round((links.forwardedBytes() - linkBytes) / 1048576.0));
             }
             if (scenario.equals("mirror")) {
                 log("[" + codec + "] " + run + ": --verify of the caught-up topic");

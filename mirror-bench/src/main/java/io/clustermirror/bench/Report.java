@@ -35,6 +35,10 @@ final class Report {
         row(sb, r, "lag records received (due in the window)", "lag", "received", true);
         row(sb, r, "lag records sent in the window", "lag", "sent", true);
         row(sb, r, "source broker CPU s per GiB (catch-up)", "catch_up", "source_cpu_s_per_GiB", true);
+        sb.append("| catch-up MB/s, 3 destination brokers (RF 3) | ").append(withSpread(r, "mirror_3_brokers", "catch_up", "MBps"))
+            .append(" | | | | |\n");
+        sb.append("| CPU s per GiB, 3 destination brokers (RF 3, all three) | ")
+            .append(withSpread(r, "mirror_3_brokers", "catch_up", "cpu_s_per_GiB")).append(" | | | | |\n");
         Double p50x3 = Bench.get(r, "mirror_3_brokers", "lag", "p50_ms");
         Double p99x3 = Bench.get(r, "mirror_3_brokers", "lag", "p99_ms");
         sb.append("| lag p50 / p99 ms, 3 destination brokers (RF 3) | ").append(fmt(p50x3)).append(" / ")
