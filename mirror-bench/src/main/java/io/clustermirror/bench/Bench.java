@@ -170,6 +170,7 @@ public final class Bench {
         Files.writeString(out.resolve(base + ".md"), Report.markdown(r));
         Chart.write(r, out.resolve(base + ".png"));
         Chart.writeHeap(r, out.resolve(base + "-heap.png"));
+        Chart.writeLag(r, out.resolve(base + "-lag.png"));
         log("wrote " + out.resolve(base + ".md"));
     }
 

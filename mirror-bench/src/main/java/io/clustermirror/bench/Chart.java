@@ -9,6 +9,8 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +22,9 @@ final class Chart {
     private static final String[] SYSTEMS = {"mirror", "mm2", "replication"};
     private static final String[] LABELS = {"cluster mirror", "MirrorMaker 2", "replication"};
     private static final Color[] COLORS = {new Color(0x2b6cb0), new Color(0xc05621), new Color(0x718096)};
+    /** Colours of the line panels' series, the bar panels' three first. */
+    private static final Color[] PALETTE = {COLORS[0], COLORS[1], COLORS[2], new Color(0x2f855a), new Color(0x805ad5),
+        new Color(0xb7791f), new Color(0xc53030), new Color(0x319795)};
     /** Every panel's top edge, plot height and width, in pixels. */
     private static final int TOP = 60;
     private static final int HEIGHT = 280;
@@ -76,43 +81,92 @@ final class Chart {
      * nothing if no scenario has one.
      */
     static void writeHeap(Map<String, Object> r, Path file) throws IOException {
-        List<String> keys = r.keySet().stream().filter(k -> k.equals("mirror") || Report.isLink(k))
-            .filter(k -> !heapSeries(r.get(k)).isEmpty()).sorted().toList();
-        if (keys.isEmpty()) {
+        Map<String, List<List<Double>>> series = new LinkedHashMap<>();
+        r.keySet().stream().filter(k -> k.equals("mirror") || Report.isLink(k)).sorted()
+            .filter(k -> !heapSeries(r.get(k)).isEmpty()).forEach(k -> series.put(k, heapSeries(r.get(k))));
+        if (series.isEmpty()) {
             return;
         }
-        int width = 900;
-        int left = 60;
-        int plotW = width - left - 240;
-        BufferedImage img = new BufferedImage(width, 420, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = canvas(img, "Destination heap after each GC during the catch-up, MiB, " + r.get("codec") + " ("
+        BufferedImage img = new BufferedImage(900, 420, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = canvas(img, "Destination heap after each GC during the catch-up, " + r.get("codec") + " ("
             + r.get("started_utc") + ")");
-        double maxT = 0;
-        double maxMiB = 0;
-        for (String k : keys) {
-            for (List<Double> p : heapSeries(r.get(k))) {
-                maxT = Math.max(maxT, p.get(0));
-                maxMiB = Math.max(maxMiB, p.get(1));
+        lines(g, 60, 600, "MiB over seconds", series);
+        g.dispose();
+        ImageIO.write(img, "png", file.toFile());
+    }
+
+    /**
+     * Lag percentiles over the measurement window, per second of due time, of every scenario with a lag probe (the
+     * first repeat's): p50 and p99 side by side. Writes nothing if no scenario has them.
+     */
+    static void writeLag(Map<String, Object> r, Path file) throws IOException {
+        Map<String, List<List<Double>>> p50 = new LinkedHashMap<>();
+        Map<String, List<List<Double>>> p99 = new LinkedHashMap<>();
+        r.forEach((k, scenario) -> {
+            p50.put(k, lagSeries(scenario, "p50_ms"));
+            p99.put(k, lagSeries(scenario, "p99_ms"));
+        });
+        p50.values().removeIf(List::isEmpty);
+        p99.values().removeIf(List::isEmpty);
+        if (p99.isEmpty()) {
+            return;
+        }
+        BufferedImage img = new BufferedImage(1400, 420, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = canvas(img, "Lag per second of the window, ms, " + r.get("codec") + " (" + r.get("started_utc") + ")");
+        lines(g, 60, 420, "p50 ms over seconds", p50);
+        lines(g, 760, 420, "p99 ms over seconds", p99);
+        g.dispose();
+        ImageIO.write(img, "png", file.toFile());
+    }
+
+    /** A scenario's {@code lag.by_second.<percentile>} as {@code [second, ms]} pairs, seconds without records left out. */
+    @SuppressWarnings("unchecked")
+    static List<List<Double>> lagSeries(Object scenario, String percentile) {
+        if (scenario instanceof Map<?, ?> m && m.get("lag") instanceof Map<?, ?> lag && lag.get("by_second") instanceof Map<?, ?> by
+            && by.get(percentile) instanceof List<?> values) {
+            List<List<Double>> series = new ArrayList<>();
+            for (int i = 0; i < values.size(); i++) {
+                double v = ((Number) values.get(i)).doubleValue();
+                if (v >= 0) {
+                    series.add(List.of((double) i, v));
+                }
+            }
+            return series;
+        }
+        return List.of();
+    }
+
+    /**
+     * A panel of lines over a shared x axis from 0: one per series, named in a legend to the right of the plot, which is
+     * {@code plotW} wide from {@code left}.
+     */
+    private static void lines(Graphics2D g, int left, int plotW, String title, Map<String, List<List<Double>>> series) {
+        double maxX = 1;
+        double maxY = 1;
+        for (List<List<Double>> points : series.values()) {
+            for (List<Double> p : points) {
+                maxX = Math.max(maxX, p.get(0));
+                maxY = Math.max(maxY, p.get(1));
             }
         }
-        maxT = Math.max(maxT, 1);
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.drawString(title, left, TOP - 10);
+        g.setStroke(new BasicStroke(1));
         g.drawLine(left, TOP + HEIGHT, left + plotW, TOP + HEIGHT);
         g.drawLine(left, TOP, left, TOP + HEIGHT);
-        g.drawString(Report.fmt(maxMiB) + " MiB", 5, TOP + 10);
+        g.drawString(Report.fmt(maxY), left - 55, TOP + 10);
         g.drawString("0", left - 15, TOP + HEIGHT);
-        g.drawString(Report.fmt(maxT) + " s", left + plotW - 30, TOP + HEIGHT + 15);
-        Color[] palette = {COLORS[0], COLORS[1], COLORS[2], new Color(0x2f855a), new Color(0x805ad5), new Color(0xb7791f),
-            new Color(0xc53030)};
-        for (int i = 0; i < keys.size(); i++) {
-            g.setColor(palette[i % palette.length]);
+        g.drawString(Report.fmt(maxX) + " s", left + plotW - 30, TOP + HEIGHT + 15);
+        int i = 0;
+        for (Map.Entry<String, List<List<Double>>> e : series.entrySet()) {
+            g.setColor(PALETTE[i % PALETTE.length]);
             g.setStroke(new BasicStroke(2));
             int prevX = -1;
             int prevY = -1;
-            for (List<Double> p : heapSeries(r.get(keys.get(i)))) {
-                int px = left + (int) Math.round(p.get(0) / maxT * plotW);
-                int py = TOP + HEIGHT - (int) Math.round(p.get(1) / Math.max(maxMiB, 1) * HEIGHT);
+            for (List<Double> p : e.getValue()) {
+                int px = left + (int) Math.round(p.get(0) / maxX * plotW);
+                int py = TOP + HEIGHT - (int) Math.round(p.get(1) / maxY * HEIGHT);
                 if (prevX >= 0) {
                     g.drawLine(prevX, prevY, px, py);
                 }
@@ -122,10 +176,9 @@ final class Chart {
             }
             g.fillRect(left + plotW + 20, TOP + i * 20, 12, 12);
             g.setColor(Color.BLACK);
-            g.drawString(keys.get(i), left + plotW + 38, TOP + 11 + i * 20);
+            g.drawString(e.getKey(), left + plotW + 38, TOP + 11 + i * 20);
+            i++;
         }
-        g.dispose();
-        ImageIO.write(img, "png", file.toFile());
     }
 
     /** A scenario's {@code destination_heap_after_gc}: {@code [seconds, MiB]} pairs, empty if it has none. */

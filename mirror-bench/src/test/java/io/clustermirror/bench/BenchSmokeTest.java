@@ -86,6 +86,8 @@ class BenchSmokeTest {
             Path f = out.resolve("smoke-lz4." + ext);
             assertTrue(Files.size(f) > 100, f + " written");
         }
+        assertEquals(2, Chart.lagSeries(r.get("mirror"), "p99_ms").size(), "the mirror's p99 in each second of the window");
+        assertTrue(Files.size(out.resolve("smoke-lz4-lag.png")) > 1000, "the chart of lag over time");
         String md = Files.readString(out.resolve("smoke-lz4.md"));
         assertTrue(md.contains("| catch-up MB/s"));
         assertTrue(md.contains("| source read through a proxy adding 10 ms each way"), "the links table:\n" + md);
