@@ -48,8 +48,8 @@ import java.util.stream.Stream;
  * <p>Options (-Dbench.name=value or --name=value), defaults of the default run / of {@code full=true}: home, work,
  * out, repeats (5), volume.mb (256 / 4096), codecs (lz4,none), partitions (12), lag.rate.mb (20), lag.warmup.s
  * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror-fsync,
- * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and fetch.partition.max.bytes (1048576) for all three copiers,
- * mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label,
+ * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and
+ * fetch.partition.max.bytes (1048576) for all three copiers, mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label,
  * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
  * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
