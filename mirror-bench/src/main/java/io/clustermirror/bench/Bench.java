@@ -47,9 +47,11 @@ import java.util.stream.Stream;
  *
  * <p>Options (-Dbench.name=value or --name=value), defaults of the default run / of {@code full=true}: home, work,
  * out, repeats (5), volume.mb (256 / 4096), codecs (lz4,none), partitions (12), lag.rate.mb (20), lag.warmup.s
- * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), scenarios (mirror,mm2,replication / also mirror-fsync,
+ * (4 / 15), lag.measure.s (10 / 60), lag.drain.s (30), lag.trace (false: true adds a consumer on the source, which
+ * splits the lag into the source's part and the copy's), scenarios (mirror,mm2,replication / also mirror-fsync,
  * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and
- * fetch.partition.max.bytes (1048576) for all three copiers, mm2.tasks (4), mm2.sweep (false: true runs MM2 with tasks.max 1, 4 and the partition count), classpath, label,
+ * fetch.partition.max.bytes (1048576) for all three copiers, mm2.tasks (4), mm2.sweep (false: true runs MM2 with
+ * tasks.max 1, 4 and the partition count), classpath, label,
  * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
  * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
@@ -82,6 +84,8 @@ public final class Bench {
     final int lagWarmup;
     final int lagMeasure;
     final int lagDrain;
+    /** Whether the lag probe also measures when records become visible on the source ({@link LagProbe}). */
+    final boolean lagTrace;
     final Set<String> scenarios;
     final long fetchMaxBytes;
     final long fetchPartitionMaxBytes;
@@ -106,6 +110,7 @@ public final class Bench {
         lagWarmup = Integer.parseInt(o.getOrDefault("lag.warmup.s", full ? "15" : "4"));
         lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", full ? "60" : "10"));
         lagDrain = Integer.parseInt(o.getOrDefault("lag.drain.s", "30"));
+        lagTrace = Boolean.parseBoolean(o.getOrDefault("lag.trace", "false"));
         scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS) + "," + FULL_LINKS
             : "mirror,mm2,replication").split(","));
         fetchMaxBytes = Long.parseLong(o.getOrDefault("fetch.max.bytes", "52428800"));
@@ -721,7 +726,7 @@ public final class Bench {
         double sourceCpu0 = w.sourceCpu().getAsDouble();
         long t0 = System.nanoTime();
         Map<String, Object> m = LagProbe.run(runDir.resolve("probe"), classpath, from, to, topic, partitions, codec,
-            "1", lagRate, lagWarmup, lagMeasure, lagDrain);
+            "1", lagRate, lagWarmup, lagMeasure, lagDrain, lagTrace && !from.equals(to));
         double sec = (System.nanoTime() - t0) / 1e9;
         m.put("copier_cores_busy", round((w.copierCpu().getAsDouble() - cpu0) / sec));
         m.put("source_cores_busy", round((w.sourceCpu().getAsDouble() - sourceCpu0) / sec));

@@ -59,6 +59,17 @@ final class LagProbe {
     static Map<String, Object> run(Path dir, String classpath, String produceTo, String consumeFrom, String topic,
                                    int partitions, String codec, String acks, double rateMBps, int warmupSec,
                                    int measureSec, int drainSec) throws IOException, InterruptedException {
+        return run(dir, classpath, produceTo, consumeFrom, topic, partitions, codec, acks, rateMBps, warmupSec, measureSec,
+            drainSec, false);
+    }
+
+    /**
+     * The same; with {@code traceSource} a third JVM, a consumer on the source ({@code produceTo}), measures when each
+     * record became visible there ({@code source_visible}), which splits the lag into the source's part and the copy's.
+     */
+    static Map<String, Object> run(Path dir, String classpath, String produceTo, String consumeFrom, String topic,
+                                   int partitions, String codec, String acks, double rateMBps, int warmupSec,
+                                   int measureSec, int drainSec, boolean traceSource) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path start = dir.resolve("start");
         Properties c = new Properties();
@@ -83,19 +94,32 @@ final class LagProbe {
         p.setProperty("ready", dir.resolve("producer.ready").toString());
         p.setProperty("start", start.toString());
         p.setProperty("result", dir.resolve("producer.result").toString());
-        Process consumer = launch(dir, classpath, "consumer", c);
-        Process producer = launch(dir, classpath, "producer", p);
+        Properties sc = new Properties();
+        sc.putAll(c);
+        sc.setProperty("bootstrap", produceTo);
+        sc.setProperty("ready", dir.resolve("source-consumer.ready").toString());
+        sc.setProperty("result", dir.resolve("source-consumer.result").toString());
+        Process consumer = launch(dir, classpath, "consumer", "consumer", c);
+        Process sourceConsumer = traceSource ? launch(dir, classpath, "source-consumer", "consumer", sc) : null;
+        Process producer = launch(dir, classpath, "producer", "producer", p);
         try {
             awaitFile(dir.resolve("consumer.ready"), consumer, "consumer", dir);
+            if (sourceConsumer != null) {
+                awaitFile(dir.resolve("source-consumer.ready"), sourceConsumer, "source-consumer", dir);
+            }
             awaitFile(dir.resolve("producer.ready"), producer, "producer", dir);
             Path tmp = dir.resolve("start.tmp");
             Files.writeString(tmp, String.valueOf(System.currentTimeMillis() + SCHEDULE_LEAD_MS));
             Files.move(tmp, start, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             long wait = warmupSec + measureSec + drainSec + 120L;
-            if (!producer.waitFor(wait, TimeUnit.SECONDS) || !consumer.waitFor(wait, TimeUnit.SECONDS)) {
+            if (!producer.waitFor(wait, TimeUnit.SECONDS) || !consumer.waitFor(wait, TimeUnit.SECONDS)
+                || sourceConsumer != null && !sourceConsumer.waitFor(wait, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("lag probe of " + topic + " did not finish in " + wait + " s; see " + dir);
             }
             Map<String, Object> out = new LinkedHashMap<>(read(dir.resolve("consumer.result"), "consumer", dir));
+            if (sourceConsumer != null) {
+                out.put("source_visible", read(dir.resolve("source-consumer.result"), "source-consumer", dir));
+            }
             Properties pr = load(dir.resolve("producer.result"), "producer", dir);
             out.put("sent_total", Long.parseLong(pr.getProperty("sent")));
             for (String k : List.of("produce_acked", "produce_p50_ms", "produce_p99_ms", "produce_max_ms")) {
@@ -116,6 +140,9 @@ final class LagProbe {
         } finally {
             stop(consumer);
             stop(producer);
+            if (sourceConsumer != null) {
+                stop(sourceConsumer);
+            }
         }
     }
 
@@ -270,14 +297,15 @@ final class LagProbe {
         store(out, Path.of(p.getProperty("result")));
     }
 
-    private static Process launch(Path dir, String classpath, String role, Properties config) throws IOException {
-        Path props = dir.resolve(role + ".properties");
+    /** Starts a probe JVM in {@code role} (consumer or producer); its files are named after {@code name}. */
+    private static Process launch(Path dir, String classpath, String name, String role, Properties config) throws IOException {
+        Path props = dir.resolve(name + ".properties");
         store(config, props);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256M", "-XX:+UseParallelGC",
-            GcLog.option(dir.resolve(role + "-gc.log")), "-cp", classpath, LagProbe.class.getName(), role,
+            GcLog.option(dir.resolve(name + "-gc.log")), "-cp", classpath, LagProbe.class.getName(), role,
             props.toString());
-        pb.redirectErrorStream(true).redirectOutput(dir.resolve(role + ".out").toFile());
+        pb.redirectErrorStream(true).redirectOutput(dir.resolve(name + ".out").toFile());
         Process p = pb.start();
         LaunchedNode.killOnExit(p);
         return p;

@@ -32,6 +32,13 @@ final class Report {
         row(sb, r, "lag p50 ms (1 destination broker)", "lag", "p50_ms", true);
         row(sb, r, "lag p99 ms (1 destination broker)", "lag", "p99_ms", true);
         row(sb, r, "lag max ms (1 destination broker)", "lag", "max_ms", true);
+        if (Bench.get(r, "mirror", "lag", "source_visible", "p50_ms") != null) {
+            sb.append("| lag p50 / p99 ms until visible on the source (lag.trace) | ")
+                .append(fmt(Bench.get(r, "mirror", "lag", "source_visible", "p50_ms"))).append(" / ")
+                .append(fmt(Bench.get(r, "mirror", "lag", "source_visible", "p99_ms"))).append(" | ")
+                .append(fmt(Bench.get(r, "mm2", "lag", "source_visible", "p50_ms"))).append(" / ")
+                .append(fmt(Bench.get(r, "mm2", "lag", "source_visible", "p99_ms"))).append(" | | | |\n");
+        }
         row(sb, r, "lag records received (due in the window)", "lag", "received", true);
         row(sb, r, "lag records sent in the window", "lag", "sent", true);
         row(sb, r, "source broker CPU s per GiB (catch-up)", "catch_up", "source_cpu_s_per_GiB", true);
@@ -41,6 +48,11 @@ final class Report {
             .append(withSpread(r, "mirror_3_brokers", "catch_up", "cpu_s_per_GiB")).append(" | | | | |\n");
         Double p50x3 = Bench.get(r, "mirror_3_brokers", "lag", "p50_ms");
         Double p99x3 = Bench.get(r, "mirror_3_brokers", "lag", "p99_ms");
+        if (Bench.get(r, "mirror_3_brokers", "lag", "source_visible", "p50_ms") != null) {
+            sb.append("| lag p50 / p99 ms until visible on the source (lag.trace), 3 destination brokers | ")
+                .append(fmt(Bench.get(r, "mirror_3_brokers", "lag", "source_visible", "p50_ms"))).append(" / ")
+                .append(fmt(Bench.get(r, "mirror_3_brokers", "lag", "source_visible", "p99_ms"))).append(" | | | | |\n");
+        }
         sb.append("| lag p50 / p99 ms, 3 destination brokers (RF 3) | ").append(fmt(p50x3)).append(" / ")
             .append(fmt(p99x3)).append(" | | ").append(fmt(Bench.get(r, "replication_3_brokers", "lag", "p50_ms")))
             .append(" / ").append(fmt(Bench.get(r, "replication_3_brokers", "lag", "p99_ms"))).append(" | | |\n\n");

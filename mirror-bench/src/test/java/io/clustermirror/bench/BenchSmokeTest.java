@@ -40,6 +40,7 @@ class BenchSmokeTest {
         options.put("lag.measure.s", "2");
         options.put("lag.drain.s", "20");
         options.put("repeats", "1");
+        options.put("lag.trace", "true");
         options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-1,mirror-fsync");
         options.put("mm2.tasks", "1");
         options.put("label", "smoke");
@@ -87,6 +88,8 @@ class BenchSmokeTest {
             assertTrue(Files.size(f) > 100, f + " written");
         }
         assertEquals(2, Chart.lagSeries(r.get("mirror"), "p99_ms").size(), "the mirror's p99 in each second of the window");
+        assertEquals(Bench.get(r, "mirror", "lag", "sent"), Bench.get(r, "mirror", "lag", "source_visible", "received"),
+            "lag.trace: the consumer on the source saw every record due in the window");
         assertTrue(Files.size(out.resolve("smoke-lz4-lag.png")) > 1000, "the chart of lag over time");
         String md = Files.readString(out.resolve("smoke-lz4.md"));
         assertTrue(md.contains("| catch-up MB/s"));
