@@ -374,7 +374,7 @@ public final class Bench {
         }
         log("[" + codec + "] " + run + ": starting a destination cluster of " + brokers + " broker(s)");
         String clusterName = run + "-dest";
-        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, brokers, destConfig);
+        try (BenchCluster dest = BenchCluster.startWithController(home, dir, clusterName, brokers, destConfig);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> mc = new HashMap<>(links.enter(scenario, source.bootstrap()));
             mc.put("mirror.fetch.max.bytes", String.valueOf(fetchMaxBytes));
@@ -383,11 +383,11 @@ public final class Bench {
             res.put("mirror_config", "mirror.fetch.max.bytes " + fetchMaxBytes + ", mirror.fetch.partition.max.bytes "
                 + fetchPartitionMaxBytes + ", other mirror.fetch.* defaults (min.bytes 1, max.wait.ms 500, "
                 + "read_committed)");
-            Watched w = new Watched(dest::cpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null));
+            Watched w = new Watched(dest::brokerCpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null));
             Admin da = dest.admin();
             log("[" + codec + "] " + run + ": catch-up");
             long linkBytes = links.forwardedBytes();
-            Path destGcLog = dest.nodes.get(0).gcLog();
+            Path destGcLog = dest.firstBroker().gcLog();
             int heapMark = GcLog.mark(destGcLog);
             res.put("catch_up", catchUp(w, () -> cm.startMirrorTopics("bench", List.of(TOPIC), List.of()).all()
                 .get(60, TimeUnit.SECONDS), () -> sum(endOffsetsOrZero(da, TOPIC)), sum(target), logBytes));
@@ -447,7 +447,7 @@ public final class Bench {
         createTopic(source.admin(), lagTopic, Map.of());
         log("[" + codec + "] " + run + ": starting a destination cluster and MirrorMaker 2 (dedicated mode)");
         String clusterName = run + "-dest";
-        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, Map.of())) {
+        try (BenchCluster dest = BenchCluster.startWithController(home, dir, clusterName, 1, Map.of())) {
             Path mm2Dir = dir.resolve(run).resolve("mm2");
             Files.createDirectories(mm2Dir);
             Properties p = mm2Config(source, dest, codec, lagTopic, tasks);
@@ -472,7 +472,7 @@ public final class Bench {
             Admin da = dest.admin();
             AtomicReference<Process> mm2 = new AtomicReference<>();
             Watched w = new Watched(() -> (mm2.get() == null ? 0 : ProcCpu.cpuSeconds(mm2.get().pid()))
-                + dest.cpuSeconds(), () -> source.node(1).cpuSeconds(), gcLogs(source, dest, gcLog));
+                + dest.brokerCpuSeconds(), () -> source.node(1).cpuSeconds(), gcLogs(source, dest, gcLog));
             try {
                 res.put("catch_up", catchUp(w, () -> {
                     mm2.set(pb.start());
@@ -627,13 +627,13 @@ public final class Bench {
     private Map<String, Object> replication3(Path dir, String run, String codec) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
         log("[" + codec + "] " + run + ": starting a cluster of 3 brokers");
-        try (BenchCluster c = BenchCluster.start(home, dir, run, 3, replicaFetchConfig())) {
+        try (BenchCluster c = BenchCluster.startWithController(home, dir, run, 3, replicaFetchConfig())) {
             String lagTopic = "lag-" + run;
             c.admin().createTopics(List.of(new NewTopic(lagTopic, partitions, (short) 3))).all()
                 .get(60, TimeUnit.SECONDS);
             log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s (RF=3 topic, consumer on the leaders)");
             res.put("lag", lag(dir.resolve(run), c.bootstrap(), c.bootstrap(), lagTopic, codec,
-                new Watched(c::cpuSeconds, () -> 0.0, c.gcLogs("replication3"))));
+                new Watched(c::brokerCpuSeconds, () -> 0.0, c.gcLogs("replication3"))));
         }
         deleteTree(dir.resolve(run));
         return res;

@@ -45,12 +45,27 @@ final class BenchCluster implements AutoCloseable {
     /** The same, node 1 with more client listeners. */
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
                               List<KafkaNode.Listener> firstNodeListeners) {
+        return start(home, workDir, name, extra, true, brokers, firstNodeListeners);
+    }
+
+    /**
+     * A cluster of a dedicated controller (node 1) and {@code brokers} broker-only nodes, as production runs them: the
+     * brokers' CPU ({@link #brokerCpuSeconds}) then holds no controller work, as a follower added to a cluster holds none.
+     */
+    static BenchCluster startWithController(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
+        return start(home, workDir, name, extra, false, brokers, List.of());
+    }
+
+    /** Node 1 (combined, or a controller only), then broker-only nodes up to {@code brokers} brokers in all. */
+    private static BenchCluster start(Path home, Path workDir, String name, Map<String, String> extra, boolean combined,
+                                      int brokers, List<KafkaNode.Listener> firstNodeListeners) {
         BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
         try {
-            c.nodes.add(new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(), FreePorts.next(),
-                FreePorts.next()));
-            c.nodes.get(0).start(c.nodes.get(0).controllerPort, extra, firstNodeListeners);
-            for (int i = 2; i <= brokers; i++) {
+            KafkaNode first = new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(),
+                combined ? FreePorts.next() : -1, FreePorts.next());
+            c.nodes.add(first);
+            first.start(first.controllerPort, extra, firstNodeListeners);
+            for (int i = combined ? 2 : 1; i <= brokers; i++) {
                 c.addBroker();
             }
             c.awaitBrokers(brokers);
@@ -71,7 +86,18 @@ final class BenchCluster implements AutoCloseable {
     }
 
     String bootstrap() {
-        return nodes.get(0).bootstrap();
+        return firstBroker().bootstrap();
+    }
+
+    /** The broker-only or combined node of the lowest id. */
+    KafkaNode firstBroker() {
+        return nodes.stream().filter(KafkaNode::broker).findFirst()
+            .orElseThrow(() -> new IllegalStateException("the " + name + " cluster has no broker"));
+    }
+
+    /** CPU seconds of the nodes that are brokers (a dedicated controller left out). */
+    double brokerCpuSeconds() {
+        return nodes.stream().filter(KafkaNode::broker).mapToDouble(KafkaNode::cpuSeconds).sum();
     }
 
     KafkaNode node(int id) {
@@ -143,21 +169,6 @@ final class BenchCluster implements AutoCloseable {
             }
             Bench.sleep(250);
         }
-    }
-
-    /** CPU seconds of the given nodes (all if none given). */
-    double cpuSeconds(int... nodeIds) {
-        double sum = 0;
-        if (nodeIds.length == 0) {
-            for (KafkaNode n : nodes) {
-                sum += n.cpuSeconds();
-            }
-        } else {
-            for (int id : nodeIds) {
-                sum += node(id).cpuSeconds();
-            }
-        }
-        return sum;
     }
 
     @Override

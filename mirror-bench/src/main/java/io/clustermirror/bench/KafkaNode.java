@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ final class KafkaNode implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
     final int nodeId;
-    final int brokerPort;
+    final int brokerPort; // -1 for a controller-only node
     final int controllerPort; // -1 for a broker-only node
     final Path dir;
     private final LaunchedNode node;
@@ -32,8 +33,8 @@ final class KafkaNode implements AutoCloseable {
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
         this.dir = dir;
-        this.node = new LaunchedNode(home, cluster, clusterId, nodeId, controllerPort > 0 ? Role.COMBINED : Role.BROKER, dir,
-            heap());
+        Role role = controllerPort < 0 ? Role.BROKER : brokerPort < 0 ? Role.CONTROLLER : Role.COMBINED;
+        this.node = new LaunchedNode(home, cluster, clusterId, nodeId, role, dir, heap());
         String opts = System.getenv("BENCH_BROKER_OPTS"); // e.g. a JFR recording when profiling
         // Kafka's launcher turns an explicit GC into a concurrent cycle; the heap after a full GC (GcLog) needs a real one.
         String gc = GcLog.option(gcLog()) + " -XX:-ExplicitGCInvokesConcurrent";
@@ -46,7 +47,14 @@ final class KafkaNode implements AutoCloseable {
     }
 
     String bootstrap() {
+        if (brokerPort < 0) {
+            throw new IllegalStateException("node " + nodeId + " is a controller only: it has no broker listener");
+        }
         return "localhost:" + brokerPort;
+    }
+
+    boolean broker() {
+        return brokerPort > 0;
     }
 
     /**
@@ -65,24 +73,31 @@ final class KafkaNode implements AutoCloseable {
     /** The same with more client listeners. */
     void start(int quorumPort, Map<String, String> extra, List<Listener> more) {
         boolean controller = controllerPort > 0;
-        StringBuilder listeners = new StringBuilder("PLAINTEXT://localhost:" + brokerPort);
-        StringBuilder advertised = new StringBuilder(listeners);
-        StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        List<String> listeners = new ArrayList<>();
+        List<String> advertised = new ArrayList<>();
+        StringBuilder protocols = new StringBuilder("CONTROLLER:PLAINTEXT");
+        if (broker()) {
+            listeners.add("PLAINTEXT://localhost:" + brokerPort);
+            advertised.add("PLAINTEXT://localhost:" + brokerPort);
+            protocols.append(",PLAINTEXT:PLAINTEXT");
+        }
         for (Listener l : more) {
-            listeners.append(',').append(l.name()).append("://localhost:").append(l.port());
-            advertised.append(',').append(l.name()).append("://localhost:").append(l.advertisedPort());
+            listeners.add(l.name() + "://localhost:" + l.port());
+            advertised.add(l.name() + "://localhost:" + l.advertisedPort());
             protocols.append(',').append(l.name()).append(':').append(l.protocol());
         }
         if (controller) {
-            listeners.append(",CONTROLLER://localhost:").append(controllerPort);
-            advertised.append(",CONTROLLER://localhost:").append(controllerPort);
+            listeners.add("CONTROLLER://localhost:" + controllerPort);
+            advertised.add("CONTROLLER://localhost:" + controllerPort);
         }
         Map<String, String> config = new LinkedHashMap<>();
         config.put("controller.quorum.bootstrap.servers", "localhost:" + quorumPort);
-        config.put("listeners", listeners.toString());
-        config.put("advertised.listeners", advertised.toString());
+        config.put("listeners", String.join(",", listeners));
+        config.put("advertised.listeners", String.join(",", advertised));
         config.put("listener.security.protocol.map", protocols.toString());
-        config.put("inter.broker.listener.name", "PLAINTEXT");
+        if (broker()) {
+            config.put("inter.broker.listener.name", "PLAINTEXT");
+        }
         config.put("controller.listener.names", "CONTROLLER");
         config.put("num.partitions", "1");
         // Internal topics on one replica: the benchmark measures the mirrored topics' replication only.
