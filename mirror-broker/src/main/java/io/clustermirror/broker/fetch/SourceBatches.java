@@ -11,16 +11,20 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Cuts the records of one fetched partition into appendable runs (pure; no I/O).
  *
  * <ul>
  *   <li>Only whole batches: a trailing partial batch (cut at the fetch size limit) is left out.</li>
- *   <li>Every batch is CRC-checked and must be magic v2, because the destination appends with the
- *       RAFT_LEADER origin, which skips Kafka's own validation, and a v0/v1 batch could only be stored
- *       re-encoded. The first bad batch ends the usable data; the batches before it are still returned, and
+ *   <li>Every batch must be magic v2: the destination appends with the RAFT_LEADER origin, which keeps
+ *       offsets and bytes as they are, and a v0/v1 batch could only be stored re-encoded. The first such batch,
+ *       or an unreadable batch header, ends the usable data; the batches before it are still returned, and
  *       {@link #corruption()} describes the bad one.</li>
+ *   <li>CRCs are not checked here: Kafka's append checks every batch's CRC whatever the origin, before it writes
+ *       anything, so the data path reads each byte once, as a follower does. Only when the append refuses a run as
+ *       corrupt does {@link #locateCorruption} find the bad batch, to append the ones before it and name it.</li>
  *   <li>Batches that end before the fetch offset are skipped.</li>
  *   <li>Consecutive batches with the same source partitionLeaderEpoch form one {@link Run}, so each
  *       append (and each progress report) starts at most one new source epoch. The epochs are read
@@ -140,19 +144,12 @@ final class SourceBatches {
                 pos += size;
                 continue;
             }
-            try {
-                if (b.magic() != RecordBatch.MAGIC_VALUE_V2) {
-                    corruption = "batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + " is in message format v"
-                        + b.magic() + " (written by a client or broker older than Kafka 0.11): only v2 batches can be"
-                        + " mirrored as they are";
-                    corruptOffset = b.baseOffset();
-                    corruptionError = MirrorError.UNSUPPORTED_MESSAGE_FORMAT;
-                    break;
-                }
-                b.ensureValid();
-            } catch (KafkaException e) {
-                corruption = "corrupt batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + ": " + e.getMessage();
+            if (b.magic() != RecordBatch.MAGIC_VALUE_V2) {
+                corruption = "batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + " is in message format v"
+                    + b.magic() + " (written by a client or broker older than Kafka 0.11): only v2 batches can be"
+                    + " mirrored as they are";
                 corruptOffset = b.baseOffset();
+                corruptionError = MirrorError.UNSUPPORTED_MESSAGE_FORMAT;
                 break;
             }
             int epoch = b.partitionLeaderEpoch();
@@ -187,6 +184,48 @@ final class SourceBatches {
         int partial = corruption == null ? buf.limit() - pos : 0;
         return new SourceBatches(List.copyOf(runs), corruption, corruption == null ? null : corruptionError, corruptOffset, partial,
             lastTimestamp);
+    }
+
+    /**
+     * The first batch of {@code run} whose CRC does not match, and the batches before it as a run of their own.
+     *
+     * @param validPrefix the batches before the corrupt one (same source epoch as {@code run}), empty if it is the first
+     * @param description what is wrong, with the corrupt batch's offsets; null if every batch is valid
+     */
+    record Corruption(Optional<Run> validPrefix, String description, long corruptOffset) {
+    }
+
+    /**
+     * Finds the corrupt batch in a run that Kafka's append refused (see the class comment). Reads the run's bytes
+     * again: this is the error path only.
+     */
+    static Corruption locateCorruption(Run run) {
+        ByteBuffer buf = run.records().buffer();
+        int pos = buf.position();
+        int batches = 0;
+        long records = 0;
+        long last = -1;
+        for (MutableRecordBatch b : run.records().batches()) {
+            try {
+                b.ensureValid();
+            } catch (KafkaException e) {
+                Optional<Run> prefix = Optional.empty();
+                if (batches > 0) {
+                    ByteBuffer slice = buf.duplicate();
+                    slice.limit(pos).position(buf.position());
+                    prefix = Optional.of(new Run(MemoryRecords.readableRecords(slice.slice()), run.baseOffset(), last,
+                        run.sourceEpoch(), run.newEpochStart(), batches, records, -1L));
+                }
+                return new Corruption(prefix, "corrupt batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + ": "
+                    + e.getMessage(), b.baseOffset());
+            }
+            batches++;
+            Integer count = b.countOrNull();
+            records += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
+            last = b.lastOffset();
+            pos += b.sizeInBytes();
+        }
+        return new Corruption(Optional.empty(), null, -1L);
     }
 
     private static Run run(ByteBuffer buf, int from, int to, long base, long last, int epoch, int prevEpoch,

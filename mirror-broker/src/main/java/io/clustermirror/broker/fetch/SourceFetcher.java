@@ -8,6 +8,7 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.protocol.Errors;
@@ -328,8 +329,7 @@ final class SourceFetcher extends Thread {
             progressed = true;
         }
         if (batches.corruption() != null) {
-            partitions.fail(st, batches.corruptionError(), "source " + batches.corruption() + " in " + st.tp
-                + " (mirrored up to offset " + (st.fetchOffset - 1) + "); nothing after it was appended", null);
+            failOnSourceData(st, batches.corruptionError(), batches.corruption());
             return;
         }
         if (!progressed) {
@@ -404,6 +404,9 @@ final class SourceFetcher extends Thread {
             } catch (NotLeaderException e) {
                 partitions.drop(st, e.getMessage());
                 return false;
+            } catch (CorruptRecordException e) {
+                failCorrupt(st, run, sourceEnd, e);
+                return false;
             } catch (RuntimeException e) {
                 partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "append of source offsets " + run.baseOffset()
                     + ".." + run.lastOffset() + " to " + st.tp + " at destination leader epoch " + st.destLeaderEpoch
@@ -425,6 +428,26 @@ final class SourceFetcher extends Thread {
         } finally {
             st.lock.unlock();
         }
+    }
+
+    /**
+     * Kafka's append refused {@code run} because a batch's CRC does not match (it writes nothing then): appends the
+     * batches before that one and fails the partition, naming it, as for any corrupt source data (caller holds the lock).
+     */
+    private void failCorrupt(PartitionFetchState st, SourceBatches.Run run, long sourceEnd, CorruptRecordException e) {
+        SourceBatches.Corruption corruption = SourceBatches.locateCorruption(run);
+        if (corruption.validPrefix().isPresent() && !append(st, corruption.validPrefix().get(), sourceEnd)) {
+            return; // dropped or failed
+        }
+        String what = corruption.description() != null ? corruption.description()
+            : "corrupt batch in offsets " + run.baseOffset() + ".." + run.lastOffset() + ": " + e.getMessage();
+        failOnSourceData(st, MirrorError.CORRUPT_MESSAGE, what);
+    }
+
+    /** Fails the partition on bad source data: it stays mirrored up to the batch before it. */
+    private void failOnSourceData(PartitionFetchState st, MirrorError error, String what) {
+        partitions.fail(st, error, "source " + what + " in " + st.tp + " (mirrored up to offset " + (st.fetchOffset - 1)
+            + "); nothing after it was appended", null);
     }
 
     private void release(PartitionFetchState st, boolean checkOffsets) {

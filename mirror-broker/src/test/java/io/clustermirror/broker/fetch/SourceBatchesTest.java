@@ -15,7 +15,6 @@ import java.util.List;
 
 import static io.clustermirror.broker.TestBatches.concat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,21 +82,37 @@ class SourceBatchesTest {
         assertEquals(20, s.partialBytes());
     }
 
+    /** CRCs are Kafka's append's to check; once it refuses a run, the corrupt batch is found and the ones before it kept. */
     @Test
-    void stopsAtACorruptBatchButKeepsTheGoodOnesBeforeIt() {
+    void leavesCrcsToTheAppendAndLocatesTheCorruptBatchOfARefusedRun() {
         MemoryRecords first = batch(0, 3, 1);
         MemoryRecords all = concat(first, batch(3, 3, 1), batch(6, 1, 1));
         // Flip a byte inside the second batch's records (covered by the CRC).
         ByteBuffer buf = all.buffer();
         int pos = first.sizeInBytes() + 70;
         buf.put(pos, (byte) (buf.get(pos) ^ 0x5a));
-        SourceBatches s = SourceBatches.split(MemoryRecords.readableRecords(buf), 0, 1);
+        SourceBatches s = SourceBatches.split(MemoryRecords.readableRecords(buf), 0, 0);
+        assertNull(s.corruption(), "split reads headers only");
         assertEquals(1, s.runs().size());
-        assertEquals(2, s.runs().get(0).lastOffset());
-        assertNotNull(s.corruption());
-        assertEquals(3, s.corruptOffset());
-        assertTrue(s.corruption().contains("3..5"), s.corruption());
-        assertEquals(MirrorError.CORRUPT_MESSAGE, s.corruptionError());
+        SourceBatches.Run run = s.runs().get(0);
+        assertEquals(6, run.lastOffset());
+
+        SourceBatches.Corruption c = SourceBatches.locateCorruption(run);
+        assertEquals(3, c.corruptOffset());
+        assertTrue(c.description().startsWith("corrupt batch at offsets 3..5: Record is corrupt (stored crc = "), c.description());
+        SourceBatches.Run prefix = c.validPrefix().orElseThrow();
+        assertEquals(List.of(0L, 2L, 1, 1, 3L, 0L), List.of(prefix.baseOffset(), prefix.lastOffset(), prefix.sourceEpoch(),
+            prefix.batchCount(), prefix.recordCount(), prefix.newEpochStart()), "the first batch, as a run of the same epoch");
+        assertEquals(first.sizeInBytes(), prefix.records().sizeInBytes());
+        assertEquals(-1L, prefix.barrierOffset());
+
+        assertTrue(SourceBatches.locateCorruption(SourceBatches.split(concat(batch(0, 3, 1)), 0, 1).runs().get(0))
+            .description() == null, "a valid run has no corrupt batch");
+        MemoryRecords bad = batch(0, 3, 1);
+        bad.buffer().put(70, (byte) (bad.buffer().get(70) ^ 0x5a));
+        SourceBatches.Corruption atFirst = SourceBatches.locateCorruption(SourceBatches.split(bad, 0, 1).runs().get(0));
+        assertTrue(atFirst.validPrefix().isEmpty(), "nothing before a corrupt first batch");
+        assertEquals(0, atFirst.corruptOffset());
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.MockTime;
@@ -156,7 +157,10 @@ class SourceFetcherTest {
         assertEquals(List.of(new Failure(corruptReported, MirrorError.UNKNOWN_SERVER_ERROR),
             new Failure(corruptBytes, MirrorError.CORRUPT_MESSAGE)),
             listener.failures.stream().map(f -> new Failure(f.tp(), f.error())).toList());
-        assertTrue(listener.failures.get(1).message().contains("nothing after it was appended"), listener.failures.get(1).message());
+        assertTrue(listener.failures.get(1).message().startsWith("source corrupt batch at offsets 2..3: Record is corrupt"),
+            listener.failures.get(1).message());
+        assertTrue(listener.failures.get(1).message().contains("(mirrored up to offset 1); nothing after it was appended"),
+            listener.failures.get(1).message());
         // The good batch before the corrupt one is kept; nothing after it.
         assertEquals(List.of(corruptBytes, healthy), appender.appended.stream().map(Appended::tp).toList());
         assertEquals(Map.of(outOfRange, 50L, notLeader, 0L, fenced, 0L, healthy, 3L), partitions.fetchOffsets());
@@ -423,6 +427,8 @@ class SourceFetcherTest {
 
         @Override
         public AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) {
+            // As Kafka's append: every batch's CRC is checked first, and a corrupt one refuses the whole append.
+            batches.batches().forEach(RecordBatch::ensureValid);
             appended.add(new Appended(partition, destLeaderEpoch, batches));
             long last = -1;
             long first = -1;
