@@ -51,7 +51,8 @@ import java.util.stream.Stream;
  * splits the lag into the source's part and the copy's), scenarios (mirror,mm2,replication / also mirror-fsync,
  * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and
  * fetch.partition.max.bytes (1048576) for all three copiers, mm2.tasks (4), mm2.sweep (false: true runs MM2 with
- * tasks.max 1, 4 and the partition count), classpath, label,
+ * tasks.max 1, 4 and the partition count), profile (false: true records a CPU profile of each catch-up of the mirror
+ * and of the follower, {@link Profiler}), classpath, label,
  * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
  * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
@@ -84,6 +85,11 @@ public final class Bench {
     final int lagWarmup;
     final int lagMeasure;
     final int lagDrain;
+    /**
+     * Whether the catch-ups of the mirror and of the follower run under the JDK's Flight Recorder ({@link Profiler}); its
+     * overhead (a few percent) is in their CPU figures then, so profile in a run of its own.
+     */
+    final boolean profile;
     /** Whether the lag probe also measures when records become visible on the source ({@link LagProbe}). */
     final boolean lagTrace;
     final Set<String> scenarios;
@@ -111,6 +117,7 @@ public final class Bench {
         lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", full ? "60" : "10"));
         lagDrain = Integer.parseInt(o.getOrDefault("lag.drain.s", "30"));
         lagTrace = Boolean.parseBoolean(o.getOrDefault("lag.trace", "false"));
+        profile = Boolean.parseBoolean(o.getOrDefault("profile", "false"));
         scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS) + "," + FULL_LINKS
             : "mirror,mm2,replication").split(","));
         fetchMaxBytes = Long.parseLong(o.getOrDefault("fetch.max.bytes", "52428800"));
@@ -347,8 +354,18 @@ public final class Bench {
 
     // ---------------------------------------------------------------- scenarios
 
-    /** What a measurement watches: the copying side's CPU, the source broker's CPU and every JVM's GC log. */
-    private record Watched(DoubleSupplier copierCpu, DoubleSupplier sourceCpu, Map<String, Path> gcLogs) {
+    /**
+     * What a measurement watches: the copying side's CPU, the source broker's CPU and every JVM's GC log, and the JVM
+     * whose catch-up {@code --profile=true} records (null: none).
+     */
+    private record Watched(DoubleSupplier copierCpu, DoubleSupplier sourceCpu, Map<String, Path> gcLogs, Profiled profiled) {
+        Watched(DoubleSupplier copierCpu, DoubleSupplier sourceCpu, Map<String, Path> gcLogs) {
+            this(copierCpu, sourceCpu, gcLogs, null);
+        }
+    }
+
+    /** The JVM to profile and where its recording goes. */
+    private record Profiled(long pid, Path recording) {
     }
 
     /** A step that starts a copy. */
@@ -383,7 +400,8 @@ public final class Bench {
             res.put("mirror_config", "mirror.fetch.max.bytes " + fetchMaxBytes + ", mirror.fetch.partition.max.bytes "
                 + fetchPartitionMaxBytes + ", other mirror.fetch.* defaults (min.bytes 1, max.wait.ms 500, "
                 + "read_committed)");
-            Watched w = new Watched(dest::brokerCpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null));
+            Watched w = new Watched(dest::brokerCpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null),
+                new Profiled(dest.firstBroker().pid(), dir.resolve(run + "-catch-up.jfr")));
             Admin da = dest.admin();
             log("[" + codec + "] " + run + ": catch-up");
             long linkBytes = links.forwardedBytes();
@@ -561,7 +579,8 @@ public final class Bench {
         long[] leaderSizes = partitionSizes(sa, 1, TOPIC);
         Map<String, Path> gc = new LinkedHashMap<>(source.gcLogs("source"));
         gc.put("follower", gc.remove("source-node" + followerId));
-        Watched w = new Watched(follower::cpuSeconds, () -> source.node(1).cpuSeconds(), gc);
+        Watched w = new Watched(follower::cpuSeconds, () -> source.node(1).cpuSeconds(), gc,
+            new Profiled(follower.pid(), dir.resolve(run + "-catch-up.jfr")));
         res.put("catch_up", catchUp(w, () -> reassign(sa, List.of(1, followerId)), () -> {
             long[] sizes = partitionSizes(sa, followerId, TOPIC);
             return java.util.Arrays.equals(sizes, leaderSizes) ? records
@@ -650,6 +669,7 @@ public final class Bench {
     private Map<String, Object> catchUp(Watched w, Action start, LongSupplier progress, long target, long logBytes)
             throws Exception {
         Map<String, Integer> gc0 = GcLog.marks(w.gcLogs());
+        boolean profiling = profile && w.profiled() != null && Profiler.start(w.profiled().pid());
         long startNanos = System.nanoTime();
         double cpuStart = w.copierCpu().getAsDouble();
         double sourceCpuStart = w.sourceCpu().getAsDouble();
@@ -707,6 +727,9 @@ public final class Bench {
                 m.put("source_cpu_s_per_GiB", round(sourceCpuSec / gib));
                 m.put("source_cores_busy", round(sourceCpuSec / sec));
                 m.put("gc", GcLog.since(w.gcLogs(), gc0));
+                if (profiling) {
+                    m.put("profile", Profiler.stop(w.profiled().pid(), w.profiled().recording()));
+                }
                 log(String.format("    catch-up: %.1f s, %.1f MB/s, %d rec/s, %.1f CPU s/GiB (source %.1f)", sec,
                     bytes / 1048576.0 / sec, Math.round(target * fraction / sec), cpuSec / gib, sourceCpuSec / gib));
                 return m;

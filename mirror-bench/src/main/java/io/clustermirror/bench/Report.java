@@ -63,6 +63,7 @@ final class Report {
                 + "replication; measured from the first copied byte to the last. Lag records are stamped with their "
                 + "scheduled send time; received counts those due in the window that arrived.\n\n");
         links(sb, r);
+        profiles(sb, r);
         if (r.get("mm2_sweep") instanceof Map<?, ?> sweep) {
             sb.append("MirrorMaker 2: the best of a tasks.max sweep (").append(sweep.get("best"))
                 .append("); every configuration tried, with its medians: ").append(sweep.get("tried")).append(".\n\n");
@@ -176,6 +177,44 @@ final class Report {
                 .append(" | ").append(heapSummary(r.get(key))).append(" |\n");
         }
         sb.append("\n");
+    }
+
+    /**
+     * The catch-up profiles ({@code --profile=true}), mirror and follower side by side: the methods that held the CPU, and
+     * the Kafka or mirror code they ran for.
+     */
+    @SuppressWarnings("unchecked")
+    private static void profiles(StringBuilder sb, Map<String, Object> r) {
+        Object mirror = profileOf(r, "mirror");
+        Object follower = profileOf(r, "replication");
+        if (mirror == null && follower == null) {
+            return;
+        }
+        for (String table : List.of("top_frames", "first_kafka_or_mirror_frames")) {
+            sb.append(table.equals("top_frames") ? "CPU profile of the catch-up (first repeat, JFR execution samples), by the "
+                + "method on top of the stack:\n\n" : "By the first Kafka or mirror frame on the stack (the work it was for):\n\n");
+            sb.append("| # | mirror's destination broker | % | Kafka follower | % |\n|---:|---|---:|---|---:|\n");
+            List<Map<String, Object>> m = mirror instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
+            List<Map<String, Object>> f = follower instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
+            for (int i = 0; i < Math.min(12, Math.max(m.size(), f.size())); i++) {
+                sb.append("| ").append(i + 1).append(" | ").append(cell(m, i, "method")).append(" | ").append(cell(m, i, "percent"))
+                    .append(" | ").append(cell(f, i, "method")).append(" | ").append(cell(f, i, "percent")).append(" |\n");
+            }
+            sb.append("\n");
+        }
+    }
+
+    /** The first repeat's catch-up profile of a scenario (profiles are not aggregated over repeats), or null. */
+    private static Object profileOf(Map<String, Object> r, String key) {
+        if (r.get(key) instanceof Map<?, ?> m && m.get("runs") instanceof List<?> runs && !runs.isEmpty()
+            && runs.get(0) instanceof Map<?, ?> first && first.get("catch_up") instanceof Map<?, ?> c) {
+            return c.get("profile");
+        }
+        return null;
+    }
+
+    private static String cell(List<Map<String, Object>> rows, int i, String key) {
+        return i < rows.size() ? String.valueOf(rows.get(i).get(key)).replace("|", "\\|") : "";
     }
 
     static boolean isLink(String resultKey) {

@@ -41,6 +41,7 @@ class BenchSmokeTest {
         options.put("lag.drain.s", "20");
         options.put("repeats", "1");
         options.put("lag.trace", "true");
+        options.put("profile", "true");
         options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-1,mirror-fsync");
         options.put("mm2.tasks", "1");
         options.put("label", "smoke");
@@ -88,6 +89,9 @@ class BenchSmokeTest {
             assertTrue(Files.size(f) > 100, f + " written");
         }
         assertEquals(2, Chart.lagSeries(r.get("mirror"), "p99_ms").size(), "the mirror's p99 in each second of the window");
+        for (String system : List.of("mirror", "replication")) {
+            assertNotNull(Bench.get(r, system, "catch_up", "profile", "samples"), system + ": a profile of the catch-up");
+        }
         assertEquals(Bench.get(r, "mirror", "lag", "sent"), Bench.get(r, "mirror", "lag", "source_visible", "received"),
             "lag.trace: the consumer on the source saw every record due in the window");
         assertTrue(Files.size(out.resolve("smoke-lz4-lag.png")) > 1000, "the chart of lag over time");
