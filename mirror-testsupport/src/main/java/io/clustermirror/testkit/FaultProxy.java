@@ -256,7 +256,7 @@ public final class FaultProxy implements AutoCloseable {
                 }
                 waitNanos = switch (mode) {
                     case DELAY -> chunk.readNanos() + TimeUnit.MILLISECONDS.toNanos(modeAmount) - System.nanoTime();
-                    case THROTTLE -> TimeUnit.MILLISECONDS.toNanos(chunk.bytes().length * 1000L / modeAmount);
+                    case THROTTLE -> chunk.bytes().length * 1_000_000_000L / modeAmount;
                     default -> 0;
                 };
             }
