@@ -391,7 +391,7 @@ public final class Bench {
         }
         log("[" + codec + "] " + run + ": starting a destination cluster of " + brokers + " broker(s)");
         String clusterName = run + "-dest";
-        try (BenchCluster dest = BenchCluster.startWithController(home, dir, clusterName, brokers, destConfig);
+        try (BenchCluster dest = BenchCluster.startWithController(home, dir, clusterName, brokers, destConfig, lagTrace);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> mc = new HashMap<>(links.enter(scenario, source.bootstrap()));
             mc.put("mirror.fetch.max.bytes", String.valueOf(fetchMaxBytes));
@@ -422,7 +422,7 @@ public final class Bench {
             cm.startMirrorTopics("bench", List.of(lagTopic), List.of()).all().get(60, TimeUnit.SECONDS);
             awaitMirroring(cm, lagTopic);
             log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s");
-            res.put("lag", lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w));
+            res.put("lag", traced(lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w), dest));
         }
         deleteTree(dir.resolve(clusterName));
         return res;
@@ -646,13 +646,13 @@ public final class Bench {
     private Map<String, Object> replication3(Path dir, String run, String codec) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
         log("[" + codec + "] " + run + ": starting a cluster of 3 brokers");
-        try (BenchCluster c = BenchCluster.startWithController(home, dir, run, 3, replicaFetchConfig())) {
+        try (BenchCluster c = BenchCluster.startWithController(home, dir, run, 3, replicaFetchConfig(), lagTrace)) {
             String lagTopic = "lag-" + run;
             c.admin().createTopics(List.of(new NewTopic(lagTopic, partitions, (short) 3))).all()
                 .get(60, TimeUnit.SECONDS);
             log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s (RF=3 topic, consumer on the leaders)");
-            res.put("lag", lag(dir.resolve(run), c.bootstrap(), c.bootstrap(), lagTopic, codec,
-                new Watched(c::brokerCpuSeconds, () -> 0.0, c.gcLogs("replication3"))));
+            res.put("lag", traced(lag(dir.resolve(run), c.bootstrap(), c.bootstrap(), lagTopic, codec,
+                new Watched(c::brokerCpuSeconds, () -> 0.0, c.gcLogs("replication3"))), c));
         }
         deleteTree(dir.resolve(run));
         return res;
@@ -759,6 +759,16 @@ public final class Bench {
         log("    lag: p50 " + m.get("p50_ms") + " ms, p99 " + m.get("p99_ms") + " ms, max " + m.get("max_ms")
             + " ms (received " + m.get("received") + " of " + m.get("sent") + " records due in the window)");
         return m;
+    }
+
+    /** With {@code --lag.trace=true}: the lag's figures and the destination brokers' requests in its window. */
+    private Map<String, Object> traced(Map<String, Object> lag, BenchCluster destination) throws IOException {
+        Double from = get(lag, "window_start_ms");
+        Double to = get(lag, "window_end_ms");
+        if (lagTrace && from != null && to != null) {
+            lag.put("destination_requests", RequestTrace.summarise(destination.requestLogs(), from.longValue(), to.longValue()));
+        }
+        return lag;
     }
 
     private static Map<String, Object> ratios(Map<String, Object> r) {

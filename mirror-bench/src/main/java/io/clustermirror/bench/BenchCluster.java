@@ -19,23 +19,26 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
-/** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker), further nodes are brokers. */
+/** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker) or a dedicated controller, further nodes are brokers. */
 final class BenchCluster implements AutoCloseable {
     final String name;
     final List<KafkaNode> nodes = new ArrayList<>();
     private final Path home;
     private final Path dir;
     private final Map<String, String> extra;
+    /** Whether the brokers keep Kafka's request log ({@link RequestTrace}). */
+    private final boolean traceRequests;
     private final String clusterId = Uuid.randomUuid().toString();
     /** Node ids are never reused: a removed broker's id stays registered with the controller for a while. */
     private final AtomicInteger nextId = new AtomicInteger(1);
     private Admin admin;
 
-    private BenchCluster(Path home, Path dir, String name, Map<String, String> extra) {
+    private BenchCluster(Path home, Path dir, String name, Map<String, String> extra, boolean traceRequests) {
         this.home = home;
         this.dir = dir;
         this.name = name;
         this.extra = extra;
+        this.traceRequests = traceRequests;
     }
 
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
@@ -45,7 +48,7 @@ final class BenchCluster implements AutoCloseable {
     /** The same, node 1 with more client listeners. */
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
                               List<KafkaNode.Listener> firstNodeListeners) {
-        return start(home, workDir, name, extra, true, brokers, firstNodeListeners);
+        return start(home, workDir, name, extra, true, brokers, firstNodeListeners, false);
     }
 
     /**
@@ -53,16 +56,22 @@ final class BenchCluster implements AutoCloseable {
      * brokers' CPU ({@link #brokerCpuSeconds}) then holds no controller work, as a follower added to a cluster holds none.
      */
     static BenchCluster startWithController(Path home, Path workDir, String name, int brokers, Map<String, String> extra) {
-        return start(home, workDir, name, extra, false, brokers, List.of());
+        return startWithController(home, workDir, name, brokers, extra, false);
+    }
+
+    /** The same; with {@code traceRequests} the brokers keep Kafka's request log ({@link #requestLogs}). */
+    static BenchCluster startWithController(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
+                                            boolean traceRequests) {
+        return start(home, workDir, name, extra, false, brokers, List.of(), traceRequests);
     }
 
     /** Node 1 (combined, or a controller only), then broker-only nodes up to {@code brokers} brokers in all. */
     private static BenchCluster start(Path home, Path workDir, String name, Map<String, String> extra, boolean combined,
-                                      int brokers, List<KafkaNode.Listener> firstNodeListeners) {
-        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra);
+                                      int brokers, List<KafkaNode.Listener> firstNodeListeners, boolean traceRequests) {
+        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra, traceRequests);
         try {
             KafkaNode first = new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(),
-                combined ? FreePorts.next() : -1, FreePorts.next());
+                combined ? FreePorts.next() : -1, FreePorts.next(), combined && traceRequests);
             c.nodes.add(first);
             first.start(first.controllerPort, extra, firstNodeListeners);
             for (int i = combined ? 2 : 1; i <= brokers; i++) {
@@ -79,7 +88,7 @@ final class BenchCluster implements AutoCloseable {
     /** Starts one more broker-only node and returns it (without waiting for it). */
     KafkaNode addBroker() {
         int id = nextId.getAndIncrement();
-        KafkaNode n = new KafkaNode(home, name, clusterId, dir.resolve("node" + id), id, FreePorts.next(), -1);
+        KafkaNode n = new KafkaNode(home, name, clusterId, dir.resolve("node" + id), id, FreePorts.next(), -1, traceRequests);
         nodes.add(n);
         n.start(nodes.get(0).controllerPort, extra);
         return n;
@@ -93,6 +102,11 @@ final class BenchCluster implements AutoCloseable {
     KafkaNode firstBroker() {
         return nodes.stream().filter(KafkaNode::broker).findFirst()
             .orElseThrow(() -> new IllegalStateException("the " + name + " cluster has no broker"));
+    }
+
+    /** The request logs of the brokers ({@link RequestTrace}; none unless the cluster was started to trace). */
+    List<Path> requestLogs() {
+        return nodes.stream().filter(KafkaNode::broker).map(n -> RequestTrace.log(n.dir)).toList();
     }
 
     /** CPU seconds of the nodes that are brokers (a dedicated controller left out). */

@@ -29,6 +29,12 @@ final class KafkaNode implements AutoCloseable {
     private final LaunchedNode node;
 
     KafkaNode(Path home, String cluster, String clusterId, Path dir, int nodeId, int brokerPort, int controllerPort) {
+        this(home, cluster, clusterId, dir, nodeId, brokerPort, controllerPort, false);
+    }
+
+    /** The same; with {@code traceRequests} the node keeps Kafka's request log ({@link RequestTrace}). */
+    KafkaNode(Path home, String cluster, String clusterId, Path dir, int nodeId, int brokerPort, int controllerPort,
+              boolean traceRequests) {
         this.nodeId = nodeId;
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
@@ -39,6 +45,9 @@ final class KafkaNode implements AutoCloseable {
         // Kafka's launcher turns an explicit GC into a concurrent cycle; the heap after a full GC (GcLog) needs a real one.
         String gc = GcLog.option(gcLog()) + " -XX:-ExplicitGCInvokesConcurrent";
         node.environment("KAFKA_OPTS", opts == null || opts.isBlank() ? gc : gc + " " + opts.replace("{dir}", dir.toString()));
+        if (traceRequests) {
+            node.environment("KAFKA_LOG4J_OPTS", RequestTrace.log4jOption(dir));
+        }
     }
 
     /** The brokers' heap options: {@code -Dbench.broker.heap}, 1 GiB by default. */

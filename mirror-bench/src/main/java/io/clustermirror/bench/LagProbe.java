@@ -109,7 +109,8 @@ final class LagProbe {
             }
             awaitFile(dir.resolve("producer.ready"), producer, "producer", dir);
             Path tmp = dir.resolve("start.tmp");
-            Files.writeString(tmp, String.valueOf(System.currentTimeMillis() + SCHEDULE_LEAD_MS));
+            long startMs = System.currentTimeMillis() + SCHEDULE_LEAD_MS;
+            Files.writeString(tmp, String.valueOf(startMs));
             Files.move(tmp, start, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             long wait = warmupSec + measureSec + drainSec + 120L;
             if (!producer.waitFor(wait, TimeUnit.SECONDS) || !consumer.waitFor(wait, TimeUnit.SECONDS)
@@ -130,6 +131,8 @@ final class LagProbe {
                 out.put("producer_error", pr.getProperty("error"));
             }
             out.put("rate_MBps_target", rateMBps);
+            out.put("window_start_ms", startMs + warmupSec * 1000L);
+            out.put("window_end_ms", startMs + (warmupSec + measureSec) * 1000L);
             out.put("warmup_s", warmupSec);
             out.put("measure_s", measureSec);
             Map<String, Object> gc = new LinkedHashMap<>();

@@ -63,6 +63,7 @@ final class Report {
                 + "replication; measured from the first copied byte to the last. Lag records are stamped with their "
                 + "scheduled send time; received counts those due in the window that arrived.\n\n");
         links(sb, r);
+        requestTraces(sb, r);
         profiles(sb, r);
         if (r.get("mm2_sweep") instanceof Map<?, ?> sweep) {
             sb.append("MirrorMaker 2: the best of a tasks.max sweep (").append(sweep.get("best"))
@@ -175,6 +176,40 @@ final class Report {
                 .append(withSpread(r, key, "lag", "p99_ms")).append(" | ")
                 .append(fmt(Bench.get(r, key, "lag", "received"))).append(" / ").append(fmt(Bench.get(r, key, "lag", "sent")))
                 .append(" | ").append(heapSummary(r.get(key))).append(" |\n");
+        }
+        sb.append("\n");
+    }
+
+    /**
+     * The destination brokers' requests during the lag window ({@code --lag.trace=true}), per scenario and kind of
+     * request: p50 / p99 ms of each part of a request's time (medians over the repeats).
+     */
+    @SuppressWarnings("unchecked")
+    private static void requestTraces(StringBuilder sb, Map<String, Object> r) {
+        List<String> traced = r.keySet().stream().filter(k -> r.get(k) instanceof Map<?, ?> m && m.get("lag") instanceof Map<?, ?> lag
+            && lag.get("destination_requests") != null).toList();
+        if (traced.isEmpty()) {
+            return;
+        }
+        sb.append("Destination requests during the lag window (lag.trace; p50 / p99 ms; remote = waiting in purgatory for "
+            + "data, or for the high watermark / last stable offset):\n\n");
+        sb.append("| scenario | request | count | total | request queue | local | remote | response queue | send |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (String k : traced) {
+            Map<String, Object> requests = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) r.get(k)).get("lag"))
+                .get("destination_requests");
+            requests.forEach((kind, row) -> {
+                if (!(row instanceof Map<?, ?> stats)) {
+                    return;
+                }
+                sb.append("| ").append(k).append(" | ").append(kind).append(" | ").append(fmt(Bench.get((Map<String, Object>) stats, "count")));
+                for (String part : List.of("totalTimeMs", "requestQueueTimeMs", "localTimeMs", "remoteTimeMs", "responseQueueTimeMs",
+                    "sendTimeMs")) {
+                    sb.append(" | ").append(fmt(Bench.get((Map<String, Object>) stats, part, "p50"))).append(" / ")
+                        .append(fmt(Bench.get((Map<String, Object>) stats, part, "p99")));
+                }
+                sb.append(" |\n");
+            });
         }
         sb.append("\n");
     }

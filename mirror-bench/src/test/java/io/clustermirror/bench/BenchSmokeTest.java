@@ -94,6 +94,8 @@ class BenchSmokeTest {
         }
         assertEquals(Bench.get(r, "mirror", "lag", "sent"), Bench.get(r, "mirror", "lag", "source_visible", "received"),
             "lag.trace: the consumer on the source saw every record due in the window");
+        Double consumerFetches = Bench.get(r, "mirror", "lag", "destination_requests", "FETCH from a consumer", "count");
+        assertTrue(consumerFetches != null && consumerFetches > 0, "lag.trace: the destination's request log in the window");
         assertTrue(Files.size(out.resolve("smoke-lz4-lag.png")) > 1000, "the chart of lag over time");
         String md = Files.readString(out.resolve("smoke-lz4.md"));
         assertTrue(md.contains("| catch-up MB/s"));
