@@ -42,7 +42,7 @@ class BenchSmokeTest {
         options.put("repeats", "1");
         options.put("lag.trace", "true");
         options.put("profile", "true");
-        options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-1,mirror-fsync");
+        options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-4,mirror-fsync");
         options.put("mm2.tasks", "1");
         options.put("label", "smoke");
         Bench bench = new Bench(options);
@@ -74,7 +74,7 @@ class BenchSmokeTest {
             "--verify finds the mirrored topic identical");
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_mm2"));
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_replication"));
-        for (String link : List.of("mirror_wan_20", "mirror_tls", "mirror_throttle_1", "mirror_fsync")) {
+        for (String link : List.of("mirror_wan_20", "mirror_tls", "mirror_throttle_4", "mirror_fsync")) {
             Double mbps = Bench.get(r, link, "catch_up", "MBps");
             assertTrue(mbps != null && mbps > 0, link + " catch-up MB/s");
             Double sent = Bench.get(r, link, "lag", "sent");
