@@ -355,28 +355,45 @@ final class HistoryChecker {
     void checkProducerState(Workload.Side side, Admin admin, TopicPartition tp, long barrierOffset) throws Exception {
         for (int broker : ChaosClusters.placement(admin, tp).replicas()) {
             LaunchedNode node = side == Workload.Side.SOURCE ? clusters.sourceNodes().get(broker) : clusters.destinationBroker(broker);
-            // A follower that just caught up to the barrier, or whose broker just restarted and rebuilt its producer state
-            // from the log, cleans it on its own: give it a few seconds, counted from the first answer of its broker (a
-            // describe waits while the broker is down, and must not use up the grace).
-            long deadline = Long.MAX_VALUE;
+            ProducerStateGrace grace = new ProducerStateGrace();
             List<String> stranded;
+            boolean expired;
             do {
                 List<ProducerState> active = admin.describeProducers(List.of(tp), new DescribeProducersOptions().brokerId(broker))
                     .partitionResult(tp).get(30, TimeUnit.SECONDS).activeProducers();
-                if (deadline == Long.MAX_VALUE) {
-                    deadline = System.nanoTime() + PRODUCER_STATE_BOUND.toNanos();
-                }
+                expired = grace.expired(node.pid(), System.nanoTime());
                 stranded = strandedProducers(active, SegmentBatches.read(node.partitionDir(tp)), barrierOffset);
-                if (!stranded.isEmpty()) {
+                if (!stranded.isEmpty() && !expired) {
                     Thread.sleep(500);
                 }
-            } while (!stranded.isEmpty() && System.nanoTime() < deadline);
+            } while (!stranded.isEmpty() && !expired);
             stranded.forEach(detail -> history.violation(PRODUCER_STATE, tp + " on " + side.label() + " broker " + broker, detail));
         }
     }
 
     /** How long a replica that holds the barrier may keep mirrored producers in its state (a follower cleans it on its own). */
     static final Duration PRODUCER_STATE_BOUND = Duration.ofSeconds(30);
+
+    /**
+     * The time a replica gets to clean mirrored producers from its producer state on its own: a follower that just caught
+     * up to the barrier, or whose broker just restarted and rebuilt its producer state from the log. It is
+     * {@link #PRODUCER_STATE_BOUND} from the first answer of each incarnation of the broker (its process id): a describe
+     * waits while the broker is down, which must not use up the grace, and a broker killed again during the grace
+     * rebuilds its state from the log once more when it comes back.
+     */
+    static final class ProducerStateGrace {
+        private long incarnation = -1;
+        private long deadlineNanos;
+
+        /** Whether the grace is over at {@code nowNanos}, for an answer of the broker process {@code incarnation}. */
+        boolean expired(long incarnation, long nowNanos) {
+            if (incarnation != this.incarnation) {
+                this.incarnation = incarnation;
+                deadlineNanos = nowNanos + PRODUCER_STATE_BOUND.toNanos();
+            }
+            return nowNanos - deadlineNanos >= 0;
+        }
+    }
 
     /**
      * The producers of {@code active} (a replica's producer state) that have no batch after the barrier at

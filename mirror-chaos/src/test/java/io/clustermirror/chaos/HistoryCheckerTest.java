@@ -19,6 +19,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -132,6 +133,26 @@ class HistoryCheckerTest {
         assertEquals(2, stranded.size(), stranded.toString());
         assertTrue(stranded.get(0).startsWith("producer id 8 ") && stranded.get(0).contains("batch [2, 3]"), stranded.get(0));
         assertTrue(stranded.get(1).startsWith("producer id 9 ") && stranded.get(1).contains("not in the log"), stranded.get(1));
+    }
+
+    /**
+     * The grace for mirrored producers starts again with each incarnation of the broker (the long run of seed 31 named a
+     * follower whose broker was killed 4 s into its grace, answered 25 s later with the state it had rebuilt from its log,
+     * and removed the producers 0.7 s after that: with one grace across both incarnations that was a violation).
+     */
+    @Test
+    void theProducerStateGraceStartsAgainWhenTheBrokerRestarts() {
+        long bound = HistoryChecker.PRODUCER_STATE_BOUND.toNanos();
+        HistoryChecker.ProducerStateGrace grace = new HistoryChecker.ProducerStateGrace();
+        assertFalse(grace.expired(100, 0), "the first answer opens the grace");
+        assertFalse(grace.expired(100, bound - 1));
+        assertTrue(grace.expired(100, bound), "over after the bound for the same process");
+
+        HistoryChecker.ProducerStateGrace restarted = new HistoryChecker.ProducerStateGrace();
+        assertFalse(restarted.expired(100, 0));
+        assertFalse(restarted.expired(200, bound - 10), "a new process rebuilt its state from the log: a grace of its own");
+        assertFalse(restarted.expired(200, 2 * bound - 11));
+        assertTrue(restarted.expired(200, 2 * bound - 10));
     }
 
     @Test
