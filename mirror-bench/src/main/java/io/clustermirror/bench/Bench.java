@@ -503,7 +503,7 @@ public final class Bench {
                 }, sum(target), logBytes));
                 @SuppressWarnings("unchecked")
                 Map<String, Object> cu = (Map<String, Object>) res.get("catch_up");
-                cu.put("destination_log_bytes", sum(partitionSizes(da, 1, TOPIC)));
+                cu.put("destination_log_bytes", sum(partitionSizes(da, dest.firstBroker().nodeId, TOPIC)));
                 log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s");
                 res.put("lag", lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w));
             } finally {
