@@ -9,7 +9,9 @@
 #  partitions 12, lag.rate.mb 20, lag.warmup.s 4 / 15, lag.measure.s 10 / 60, lag.drain.s 30,
 #  scenarios mirror,mm2,replication / also mirror-fsync,mirror3,replication3,mirror-tls,mirror-wan-20,mirror-wan-80,
 #  mirror-throttle-50 (mirror-wan-<round trip ms>, mirror-tls and mirror-throttle-<MB/s> read the source through that
-#  link; mirror-fsync mirrors onto a destination that forces every append to disk), fetch.max.bytes 52428800,
+#  link; mirror-fsync mirrors onto a destination that forces every append to disk), lag.trace false (true: a consumer
+#  on the source and the destination brokers' request log split the lag), profile false (true: a JFR CPU profile of
+#  each catch-up of the mirror and the follower; profile in a run of its own), fetch.max.bytes 52428800,
 #  fetch.partition.max.bytes 1048576 (all three copiers), mm2.tasks 4, mm2.sweep false (true: tasks.max
 #  1, 4 and the partition count), label <date>, work bench/results/tmp, broker.heap "-Xmx1G -Xms1G" (every
 #  broker's heap options))

@@ -106,8 +106,8 @@ class SourceBatchesTest {
         assertEquals(first.sizeInBytes(), prefix.records().sizeInBytes());
         assertEquals(-1L, prefix.barrierOffset());
 
-        assertTrue(SourceBatches.locateCorruption(SourceBatches.split(concat(batch(0, 3, 1)), 0, 1).runs().get(0))
-            .description() == null, "a valid run has no corrupt batch");
+        assertNull(SourceBatches.locateCorruption(SourceBatches.split(concat(batch(0, 3, 1)), 0, 1).runs().get(0))
+            .description(), "a valid run has no corrupt batch");
         MemoryRecords bad = batch(0, 3, 1);
         bad.buffer().put(70, (byte) (bad.buffer().get(70) ^ 0x5a));
         SourceBatches.Corruption atFirst = SourceBatches.locateCorruption(SourceBatches.split(bad, 0, 1).runs().get(0));
