@@ -203,7 +203,9 @@ final class ChaosReport {
                 .append(seconds(first.atMs())).append(" s): ").append(first.detail()).append("\n\nReplay: `").append(options.replayCommand())
                 .append("`\n\n");
         }
-        md.append("## Faults\n\n| # | planned (s) | started (s) | ended (s) | fault | target | outcome |\n|---:|---:|---:|---:|---|---|---|\n");
+        md.append("## Faults\n\n").append(result.faults().size()).append(" of the ").append(result.plan().size())
+            .append(" planned faults applied (each waits for the one before to heal; those not started when the duration was over are left out).\n\n")
+            .append("| # | planned (s) | started (s) | ended (s) | fault | target | outcome |\n|---:|---:|---:|---:|---|---|---|\n");
         for (ChaosRun.AppliedFault f : result.faults()) {
             md.append("| ").append(f.planned().index()).append(" | ").append(seconds(f.planned().atMs())).append(" | ").append(seconds(f.startedAtMs()))
                 .append(" | ").append(seconds(f.endedAtMs())).append(" | ").append(f.planned().kind())
