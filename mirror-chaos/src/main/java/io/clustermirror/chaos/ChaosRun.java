@@ -372,16 +372,16 @@ final class ChaosRun {
     }
 
     /**
-     * Applies the plan in order until the duration is over. Faults wait for the one before to heal, so a plan runs
-     * late; those still unstarted when the duration ends are left out (the report says how many) instead of stretching
-     * the run by the delay they piled up.
+     * Applies the plan in order. Faults wait for the one before to heal, so a plan runs late: random faults still
+     * unstarted when the duration is over are left out (the report says how many) instead of stretching the run by
+     * the delay they piled up. An injected fault ({@link FaultKind#random} false) is always applied: a run asked for it.
      */
     private void applyPlan() throws Exception {
+        int leftOut = 0;
         for (FaultPlan.Fault fault : plan) {
-            if (history.nowMs() >= options.duration().toMillis()) {
-                history.event("phase", (plan.size() - applied.size()) + " of the " + plan.size()
-                    + " planned faults not applied: the duration was over before their turn");
-                break;
+            if (fault.kind().random && history.nowMs() >= options.duration().toMillis()) {
+                leftOut++;
+                continue;
             }
             long wait = fault.atMs() - history.nowMs();
             if (wait > 0) {
@@ -404,6 +404,9 @@ final class ChaosRun {
                     + e);
             }
             applied.add(new AppliedFault(fault, started, history.nowMs(), target[0], outcome));
+        }
+        if (leftOut > 0) {
+            history.event("phase", leftOut + " of the " + plan.size() + " planned faults not applied: the duration was over before their turn");
         }
         long rest = options.duration().toMillis() - history.nowMs();
         if (rest > 0) {
