@@ -204,7 +204,8 @@ final class ChaosReport {
                 .append("`\n\n");
         }
         md.append("## Faults\n\n").append(result.faults().size()).append(" of the ").append(result.plan().size())
-            .append(" planned faults applied (each waits for the one before to heal; those not started when the duration was over are left out).\n\n")
+            .append(" planned faults applied (each waits for the one before to heal; random faults not started when the duration was over are "
+                + "left out).\n\n")
             .append("| # | planned (s) | started (s) | ended (s) | fault | target | outcome |\n|---:|---:|---:|---:|---|---|---|\n");
         for (ChaosRun.AppliedFault f : result.faults()) {
             md.append("| ").append(f.planned().index()).append(" | ").append(seconds(f.planned().atMs())).append(" | ").append(seconds(f.startedAtMs()))

@@ -16,7 +16,8 @@ import java.util.SplittableRandom;
  * <p>Faults are applied one after the other: each is healed (a stopped node is running and ready again and every
  * destination partition has all its replicas in sync, the proxy passes) before the next starts, so at most one
  * destination broker is down at a time and the cluster keeps its {@code min.insync.replicas}. A fault starts at its
- * planned time or, if the one before overran, right after it; those not started when the duration is over are left out.
+ * planned time or, if the one before overran, right after it; random ones not started when the duration is over are left out
+ * (an injected fault never is).
  */
 final class FaultPlan {
     /** The first fault comes after the mirror had time to start copying. */

@@ -83,8 +83,8 @@ class ChaosRunTest {
 
     /**
      * A 3-broker source with source leader moves and unclean elections: seed 4's plan holds two, the first at 30.9 s, early
-     * enough not to be left out when the plan runs late (seed 1's plan has none since the fault kinds grew). About 15
-     * minutes on a small machine. With the fault kinds of its first version, seed 1 failed: after
+     * enough not to be left out when the plan runs late (seed 1's plan has none since the fault kinds grew). About 4
+     * minutes on a small machine (the election itself takes about a minute). With the fault kinds of its first version, seed 1 failed: after
      * the destination leadership of chaos-mirrored-1 and chaos-unclean-0 moved to a destination broker restarted a minute
      * before, that broker never started mirroring them (no state change, no error), so they stayed MIRRORING with no
      * progress and the destination kept what the source lost in its second unclean election (see the chaos README).
