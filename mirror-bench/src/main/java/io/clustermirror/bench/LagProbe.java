@@ -305,7 +305,9 @@ final class LagProbe {
         Path props = dir.resolve(name + ".properties");
         store(config, props);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256M", "-XX:+UseParallelGC",
+        // The heap of a broker: with 256 MiB, a load generator that fell behind its schedule kept its backlog alive
+        // into the old generation and spent a sixth of the window in GC, which then showed as lag of the copy.
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xms1G", "-Xmx1G", "-XX:+UseParallelGC",
             GcLog.option(dir.resolve(name + "-gc.log")), "-cp", classpath, LagProbe.class.getName(), role,
             props.toString());
         pb.redirectErrorStream(true).redirectOutput(dir.resolve(name + ".out").toFile());
