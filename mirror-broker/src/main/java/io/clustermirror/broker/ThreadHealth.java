@@ -1,12 +1,14 @@
 package io.clustermirror.broker;
 
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,6 +23,8 @@ public final class ThreadHealth implements AutoCloseable {
     private static final String GROUP = "cluster-mirror";
     static final long MIN_BACKOFF_MS = 1_000;
     static final long MAX_BACKOFF_MS = 30_000;
+    /** Consecutive retriable failures logged as WARN before they count as an ERROR: 1 + 2 + 4 + 8 + 16 s of backoff. */
+    static final int TRANSIENT_FAILURES = 5;
 
     private final Metrics metrics;
     private final Logger log;
@@ -28,6 +32,7 @@ public final class ThreadHealth implements AutoCloseable {
     private final List<MetricName> names;
     private volatile boolean healthy = true;
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private volatile long backoffMs = MIN_BACKOFF_MS;
 
     /** @param thread the thread's role and node, e.g. {@code image-tailer-1}: the metrics' tag */
@@ -53,16 +58,39 @@ public final class ThreadHealth implements AutoCloseable {
     public long failed(String retrying, Throwable cause) {
         healthy = false;
         failures.incrementAndGet();
+        int consecutive = consecutiveFailures.incrementAndGet();
         long wait = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
-        log.error("Cluster Mirror thread {} failed; retrying {} in {} ms (its metric thread-healthy, group cluster-mirror, tag "
-            + "thread={}, is 0 until it works)", thread, retrying, wait, thread, cause);
+        String message = "Cluster Mirror thread {} failed ({} in a row); retrying {} in {} ms (its metric thread-healthy, group "
+            + "cluster-mirror, tag thread={}, is 0 until it works)";
+        if (isTransient(cause, consecutive)) {
+            log.warn(message, thread, consecutive, retrying, wait, thread, cause);
+        } else {
+            log.error(message, thread, consecutive, retrying, wait, thread, cause);
+        }
         return wait;
+    }
+
+    /**
+     * Whether the {@code consecutive}-th failure in a row, with this cause, is one a healthy cluster goes through: Kafka
+     * marks the cause (or one it wraps) retriable, and it has not lasted beyond {@link #TRANSIENT_FAILURES} tries.
+     */
+    static boolean isTransient(Throwable cause, int consecutive) {
+        if (consecutive > TRANSIENT_FAILURES) {
+            return false;
+        }
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof RetriableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The thread works (again): logs the recovery after a failure. */
     public void working() {
         backoffMs = MIN_BACKOFF_MS;
+        consecutiveFailures.set(0);
         if (!healthy) {
             healthy = true;
             log.info("Cluster Mirror thread {} works again after {} failure(s)", thread, failures.get());

@@ -1,11 +1,18 @@
 package io.clustermirror.broker;
 
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -36,5 +43,40 @@ class ThreadHealthTest {
             assertEquals(ThreadHealth.MIN_BACKOFF_MS, health.failed("the next round", cause), "a recovery resets the backoff");
         }
         assertNull(metric("thread-healthy"), "closing removes the metrics");
+    }
+
+    @Test
+    void aRetriableFailureIsAWarningUntilItLastsThenAnError() {
+        List<String> levels = new ArrayList<>();
+        // A rolling restart: the thread's requests time out while the brokers it needs are down.
+        Throwable timeout = new ExecutionException(new TimeoutException("Timeout expired while fetching topic metadata"));
+        try (ThreadHealth health = new ThreadHealth(metrics, recordingLevels(levels), "sync-dr")) {
+            for (int i = 0; i < ThreadHealth.TRANSIENT_FAILURES + 1; i++) {
+                health.failed("the next round", timeout);
+            }
+            List<String> expected = new ArrayList<>(Collections.nCopies(ThreadHealth.TRANSIENT_FAILURES, "warn"));
+            expected.add("error");
+            assertEquals(expected, levels, "WARN while it may be a restart, ERROR once it lasts");
+
+            levels.clear();
+            health.working();
+            health.failed("the next round", timeout);
+            assertEquals(List.of("warn"), levels, "working again starts the count anew");
+
+            levels.clear();
+            health.failed("the next round", new IllegalStateException("a bug"));
+            assertEquals(List.of("error"), levels, "a failure Kafka does not call retriable is an ERROR at once");
+        }
+    }
+
+    /** A logger that records the level of each WARN or ERROR line ("warn", "error") and drops the rest. */
+    private static Logger recordingLevels(List<String> levels) {
+        return (Logger) Proxy.newProxyInstance(ThreadHealthTest.class.getClassLoader(), new Class<?>[] {Logger.class},
+            (proxy, method, args) -> {
+                if (method.getName().equals("warn") || method.getName().equals("error")) {
+                    levels.add(method.getName());
+                }
+                return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
+            });
     }
 }
