@@ -60,11 +60,11 @@ final class GroupOffsetRewinder implements PartitionMirrorManager.CommittedOffse
             Map<String, OffsetAndMetadata> past = committedPast(admin, tp, offset);
             past.forEach((group, committed) -> move(admin, clientId, mirror, tp, group, committed, offset));
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable reason = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e; // a timeout has no message
             log.error("Mirror '{}' partition {}: could not read the consumer groups' committed offsets after truncating it to "
                 + "offset {} ({}). A group that committed past it would skip records: check with kafka-consumer-groups "
                 + "--describe --all-groups and move such a group with --reset-offsets --to-offset {} --topic {}:{}",
-                mirror, tp, offset, e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e, offset, tp.topic(),
-                tp.partition());
+                mirror, tp, offset, reason, offset, tp.topic(), tp.partition());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
