@@ -44,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The executor of the per-partition state machines on one destination broker: the only place that
@@ -76,6 +77,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp;
     private final FetcherFactory fetcherFactory;
     private final SourceCluster source;
+    /** The source images the preparations share ({@link SourceCluster#image} through it only). */
+    private final SharedSourceImages sourceImages;
     /** Runs alignments and divergence repairs, which read the source and may take tens of seconds. */
     private final ExecutorService alignmentExecutor;
     /** Runs stops, on a thread of their own so that a stop never waits behind an alignment. */
@@ -98,6 +101,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     private final Map<TopicPartition, LogFence> fences = new HashMap<>();
     private MirrorImage image = MirrorImage.EMPTY;
+    /** The latest image not yet applied, null when none waits ({@link #onImage}). */
+    private final AtomicReference<MirrorImage> waitingImage = new AtomicReference<>();
     /** True while a probe round runs: rounds never pile up behind a slow source. */
     private boolean probing;
     /** The last probe failure logged per mirror, so that an unreachable source is logged once, not every round. */
@@ -238,6 +243,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.imageCatchUp = parts.imageCatchUp();
         this.fetcherFactory = parts.fetchers();
         this.source = parts.source();
+        this.sourceImages = new SharedSourceImages(source::image);
         this.handover = parts.handover();
         this.committedOffsets = parts.committedOffsets();
         this.procedures = new LeaderLogProcedures(broker, handover, time);
@@ -338,16 +344,30 @@ public final class PartitionMirrorManager implements AutoCloseable {
         })));
     }
 
-    /** A new mirror image (from the tailer thread: only enqueues). */
+    /**
+     * A new mirror image (from the tailer thread: only enqueues). Images that arrive while one waits replace it: each is
+     * the whole state, and reconciling every partition per image would fall behind a tailer that delivers one per state
+     * write (thousands a second when thousands of partitions start), holding every image queued meanwhile. An image
+     * delivered before an event is queued is still applied before that event runs (the waiting task takes the latest).
+     */
     public void onImage(MirrorImage newImage) {
-        executor.execute(() -> guarded(() -> {
-            image = newImage;
-            Set<TopicPartition> all = new HashSet<>(partitions.keySet());
-            all.addAll(localLeaders.keySet());
-            all.forEach(this::reconcile);
-            closeFetchersOfDeletedMirrors();
-            rebuildFetchersOfAlteredMirrors();
-        }));
+        if (waitingImage.getAndSet(newImage) == null) {
+            executor.execute(() -> guarded(this::applyWaitingImage));
+        }
+    }
+
+    private void applyWaitingImage() {
+        MirrorImage newImage = waitingImage.getAndSet(null);
+        if (newImage == null) {
+            return;
+        }
+        image = newImage;
+        sourceImages.retain(newImage.mirrors().keySet());
+        Set<TopicPartition> all = new HashSet<>(partitions.keySet());
+        all.addAll(localLeaders.keySet());
+        all.forEach(this::reconcile);
+        closeFetchersOfDeletedMirrors();
+        rebuildFetchersOfAlteredMirrors();
     }
 
     /** Brings one partition's machine in line with leadership, the recorded state and the desired state. */
@@ -548,13 +568,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return Optional.empty(); // the mirror or topic is going: the image that removes it takes the partition out
         }
         LogFence.Permit permit = fence(tp).permit(p.generation());
+        long imageTicket = sourceImages.ticket();
         alignmentExecutor.execute(() -> {
             PartitionEvent event;
             LeaderLogProcedures.Aligned aligned = null;
             try {
                 permit.check(); // a preparation a stop superseded while queued does not even read the source
                 MirrorConfig config = MirrorConfig.validate(mirror.get().name(), mirror.get().configs());
-                MirrorImage sourceImage = source.image(config);
+                MirrorImage sourceImage = sourceImages.image(config, imageTicket);
                 Optional<String> loop = sourceImage.mirrorCopyingFrom(clusterId, tp.topic());
                 if (loop.isPresent()) {
                     event = new PartitionEvent.PrepareFailed(p.generation(), MirrorError.MIRROR_LOOP.format("the source cluster copies " + tp.topic()

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Keeps mirrored producer state out of every local replica of a partition whose log holds a MIRROR_PID_RESET
@@ -52,6 +53,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private volatile Map<TopicPartition, Long> stopBarriers = Map.of();
     /** Barrier offsets at which the local follower replica was found to hold the barrier (no need to look again). */
     private final Map<TopicPartition, Long> verifiedStopBarrier = new ConcurrentHashMap<>();
+    /** True while a pass asked for by an image waits to run: later images need no pass of their own. */
+    private final AtomicBoolean passQueued = new AtomicBoolean();
     /** Local replicas (leader or follower) by partition. */
     private final Map<TopicPartition, LeaderChange> replicas = new ConcurrentHashMap<>();
     /** Leader epoch at which each local leader replica was last found clean. */
@@ -106,7 +109,9 @@ public final class ProducerStateHygiene implements AutoCloseable {
         next.forEach((topic, barriers) -> byTopic.put(topic, Map.copyOf(barriers)));
         barriersByTopic = Map.copyOf(byTopic);
         stopBarriers = Map.copyOf(stopped);
-        scheduler.scheduleOnce("producer-state-pass", this::pass);
+        if (passQueued.compareAndSet(false, true)) {
+            scheduler.scheduleOnce("producer-state-pass", this::queuedPass);
+        }
     }
 
     public void onLeadershipChanges(List<LeaderChange> changes) {
@@ -160,6 +165,15 @@ public final class ProducerStateHygiene implements AutoCloseable {
     /** The barriers of the topic's partitions: a lookup in the index the last image built. */
     Map<TopicPartition, Long> barriersOf(String topic) {
         return barriersByTopic.getOrDefault(topic, Map.of());
+    }
+
+    /**
+     * The pass an image asked for: one for every image that arrived before it starts (a tailer delivers one per state write,
+     * thousands when thousands of partitions stop, and each pass looks at every partition with a barrier).
+     */
+    private void queuedPass() {
+        passQueued.set(false);
+        pass();
     }
 
     private void pass() {

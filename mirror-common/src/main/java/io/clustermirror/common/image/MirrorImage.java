@@ -46,6 +46,11 @@ public final class MirrorImage {
      * producer-state hygiene on every image, which must cost neither a scan of every mirror partition.
      */
     private volatile Map<MirrorTopic, TopicStates> statesByTopic;
+    /**
+     * The log keys of each partition's records, sorted, by partition key, built on first use: the state writer asks on
+     * every write, which must not cost a scan of every partition's records (10,000 writes of 10,000 partitions).
+     */
+    private volatile Map<String, List<String>> logKeysByPartition;
 
     private record MirrorTopic(String mirror, String topic) {
     }
@@ -142,8 +147,7 @@ public final class MirrorImage {
      * what must be tombstoned to forget the partition.
      */
     public List<String> stateLogKeysOf(String partitionKey) {
-        return stateLog.entrySet().stream().filter(e -> e.getValue().key().equals(partitionKey))
-            .map(Map.Entry::getKey).sorted().toList();
+        return logKeysByPartition().getOrDefault(partitionKey, List.of());
     }
 
     /**
@@ -151,10 +155,23 @@ public final class MirrorImage {
      * a leader epoch no higher than its own. The record's writer may tombstone them to keep the topic small.
      */
     public List<String> stateLogKeysSupersededBy(PartitionStateRecord record) {
-        return stateLog.entrySet().stream()
-            .filter(e -> e.getValue().key().equals(record.key()) && !e.getKey().equals(record.logKey())
-                && e.getValue().leaderEpoch() <= record.leaderEpoch())
-            .map(Map.Entry::getKey).sorted().toList();
+        String own = record.logKey();
+        return stateLogKeysOf(record.key()).stream()
+            .filter(k -> !k.equals(own) && stateLog.get(k).leaderEpoch() <= record.leaderEpoch())
+            .toList();
+    }
+
+    private Map<String, List<String>> logKeysByPartition() {
+        Map<String, List<String>> index = logKeysByPartition;
+        if (index == null) {
+            // As statesByTopic: built at most a few times if threads race, always the same.
+            index = stateLog.entrySet().stream().collect(Collectors.collectingAndThen(
+                Collectors.groupingBy(e -> e.getValue().key(),
+                    Collectors.mapping(Map.Entry::getKey, Collectors.collectingAndThen(Collectors.toList(),
+                        keys -> keys.stream().sorted().toList()))), Map::copyOf));
+            logKeysByPartition = index;
+        }
+        return index;
     }
 
     /** Mirrors by name. */
