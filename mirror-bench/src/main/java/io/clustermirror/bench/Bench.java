@@ -20,8 +20,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -72,6 +74,8 @@ public final class Bench {
     private static final Map<String, String> SLOW_DISK = Map.of("log.flush.interval.messages", "1");
     /** The links of the full run besides loopback ({@link SourceLinks}). */
     private static final String FULL_LINKS = "mirror-tls,mirror-wan-20,mirror-wan-80,mirror-throttle-50";
+    /** Progress lines' time of day, seconds always shown ({@code LocalTime.toString} drops ":00"). */
+    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
 
     final Path home;
     final Path work;
@@ -893,7 +897,7 @@ public final class Bench {
     }
 
     static void log(String msg) {
-        System.out.println("[" + java.time.LocalTime.now().withNano(0) + "] " + msg);
+        System.out.println("[" + LocalTime.now().format(LOG_TIME) + "] " + msg);
         System.out.flush();
     }
 

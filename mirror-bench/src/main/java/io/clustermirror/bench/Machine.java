@@ -21,7 +21,6 @@ final class Machine {
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
             + System.getProperty("os.arch"));
         m.put("loadavg_start", loadavg());
-        m.put("shared", "other engineers' builds and tests ran on this machine during the run (see loadavg)");
         return m;
     }
 
