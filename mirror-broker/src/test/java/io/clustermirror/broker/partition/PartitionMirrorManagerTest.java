@@ -257,6 +257,16 @@ class PartitionMirrorManagerTest {
     }
 
     @Test
+    void imagesThatArriveWhileOneWaitsAreAppliedOnceTheLatest() {
+        mirroring();
+        manager.onImage(image(DesiredState.PAUSED));
+        manager.onImage(image(DesiredState.STOPPED)); // replaces the PAUSED image still waiting
+
+        runAll();
+        assertEquals(List.of(STOPPING, STOPPED), recordedStates(), "the PAUSED image was never applied");
+    }
+
+    @Test
     void sourceRecordsLostUnderTheDefaultPolicyAreSkippedAndRecordedByName() {
         mirroring();
         fetchListener.onSourceRecordsLost(TP, 7, 30);
