@@ -18,7 +18,7 @@ import java.util.function.Function;
  * <p>Why that is as good as a read per preparation: a read that began after the request sees every record the
  * source wrote before the request, which is all a preparation can rely on anyway (the source may write the next
  * record just after any read). What it spares is a client and a full replay of the source's mirror topics per
- * partition: a mirror's first start of 10,000 partitions needed 10,000 of them, one after another, before it did.
+ * partition: with a read each, a mirror's first start of 10,000 partitions made 10,000 of them, one after another.
  *
  * <p>Invariant: an image returned for ticket {@code t} came from a read whose stamp, drawn from the same counter as the
  * tickets before the read began, is greater than {@code t}, of the same mirror with equal configs. A failed read
