@@ -356,11 +356,9 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
     }
 
+    /** Never finds none: a task is queued only by the image that found none waiting, and each task takes one. */
     private void applyWaitingImage() {
         MirrorImage newImage = waitingImage.getAndSet(null);
-        if (newImage == null) {
-            return;
-        }
         image = newImage;
         sourceImages.retain(newImage.mirrors().keySet());
         Set<TopicPartition> all = new HashSet<>(partitions.keySet());

@@ -31,14 +31,15 @@ class SharedSourceImagesTest {
         }
     }
 
+    private final CountingReader reader = new CountingReader();
+    private final SharedSourceImages images = new SharedSourceImages(reader);
+
     private static MirrorConfig config(String name, String bootstrap) {
         return MirrorConfig.validate(name, Map.of(MirrorConfig.BOOTSTRAP_SERVERS, bootstrap));
     }
 
     @Test
     void preparationsRequestedBeforeAReadShareIt() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         long first = images.ticket();
         long second = images.ticket();
         long third = images.ticket();
@@ -51,8 +52,6 @@ class SharedSourceImagesTest {
 
     @Test
     void aPreparationRequestedAfterTheLastReadBeganReadsAgain() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         MirrorImage before = images.image(DR, images.ticket());
 
         MirrorImage after = images.image(DR, images.ticket());
@@ -62,8 +61,6 @@ class SharedSourceImagesTest {
 
     @Test
     void aPreparationRequestedWhileAReadRunsDoesNotUseIt() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         long[] requestedDuringRead = new long[1];
         reader.duringRead = () -> requestedDuringRead[0] = images.ticket();
         MirrorImage running = images.image(DR, images.ticket());
@@ -76,8 +73,6 @@ class SharedSourceImagesTest {
 
     @Test
     void imagesAreNotSharedAcrossMirrorsOrChangedConfigs() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         long ticket = images.ticket();
         MirrorImage dr = images.image(DR, ticket);
 
@@ -88,8 +83,6 @@ class SharedSourceImagesTest {
 
     @Test
     void aFailedReadThrowsAndTheNextPreparationReadsAgain() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         long ticket = images.ticket();
         reader.duringRead = () -> {
             throw new IllegalStateException("source unreachable");
@@ -103,8 +96,6 @@ class SharedSourceImagesTest {
 
     @Test
     void aDeletedMirrorsImageIsDropped() {
-        CountingReader reader = new CountingReader();
-        SharedSourceImages images = new SharedSourceImages(reader);
         long ticket = images.ticket();
         MirrorImage read = images.image(DR, ticket);
 

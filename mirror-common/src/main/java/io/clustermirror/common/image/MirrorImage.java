@@ -165,10 +165,9 @@ public final class MirrorImage {
         Map<String, List<String>> index = logKeysByPartition;
         if (index == null) {
             // As statesByTopic: built at most a few times if threads race, always the same.
-            index = stateLog.entrySet().stream().collect(Collectors.collectingAndThen(
-                Collectors.groupingBy(e -> e.getValue().key(),
-                    Collectors.mapping(Map.Entry::getKey, Collectors.collectingAndThen(Collectors.toList(),
-                        keys -> keys.stream().sorted().toList()))), Map::copyOf));
+            // Grouping keeps the encounter order: each partition's keys come out sorted.
+            index = stateLog.keySet().stream().sorted().collect(Collectors.collectingAndThen(
+                Collectors.groupingBy(logKey -> stateLog.get(logKey).key(), Collectors.toUnmodifiableList()), Map::copyOf));
             logKeysByPartition = index;
         }
         return index;
