@@ -18,7 +18,8 @@
 #
 # --scale=true runs only the scale part instead (issue 16): per partition layout, --start until every partition is
 # MIRRORING and caught up, the destination broker's idle CPU and heap against a Kafka follower of as many partitions,
-# a client's produce p99 (acks=all) without and with the mirror partitions, --stop until every partition is STOPPED.
+# a client's produce p99 (acks=all) before --start, next to the mirror partitions and after --stop (each window after
+# the same idle window and forced GC) and next to Kafka's followers, --stop until every partition is STOPPED.
 # Writes bench/results/<label>-scale.{md,json,png}. Its options and defaults:
 #   scale.partitions 12,1000,10000 (one topic each), scale.layout topics:1000x10 (T topics of P partitions; empty to
 #   skip), scale.repeats 3, scale.records.per.partition 10, scale.settle.s 10, scale.idle.s 60, scale.produce.rate.mb 1,

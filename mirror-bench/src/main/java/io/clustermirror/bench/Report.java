@@ -124,11 +124,23 @@ final class Report {
         scaleRow(sb, layouts, "produce p99 ms, next to the mirror partitions", "mirror", "produce_with_mirror",
             "produce_p99_ms");
         ratioRow(sb, layouts, "produce p99 with / without (target <= 1.10)", "produce_p99_with_over_without_mirror");
+        scaleRow(sb, layouts, "produce p99 ms, next to the same partitions stopped", "mirror", "produce_after_stop",
+            "produce_p99_ms");
+        ratioRow(sb, layouts, "produce p99 stopped / without", "produce_p99_after_stop_over_without_mirror");
+        scaleRow(sb, layouts, "produce p99 ms, next to Kafka follower partitions", "replication",
+            "produce_next_to_followers", "produce_p99_ms");
+        ratioRow(sb, layouts, "produce p99 followers / without mirror", "produce_p99_next_to_followers_over_without_mirror");
+        scaleRow(sb, layouts, "idle CPU, destination broker before --start, millicores", "mirror", "idle_without_mirror",
+            "millicores");
+        scaleRow(sb, layouts, "idle CPU, destination broker after --stop, millicores", "mirror", "idle_after_stop",
+            "millicores");
         sb.append("\nIdle: ").append(setup.get("idle_s")).append(" s without traffic, ").append(setup.get("settle_s"))
             .append(" s after the last partition caught up (Kafka: after creation); CPU is the broker JVM's "
                 + "utime + stime over the window, heap is after a full GC forced at its end (jcmd GC.run). The "
                 + "follower is node 1 (controller and broker, as the mirror's destination) following leaders on "
-                + "node 2. Produce: ").append(setup.get("produce")).append(". Mirror states come from describe, "
+                + "node 2. Produce: ").append(setup.get("produce")).append("; every produce window follows the same settle, "
+                + "idle window and forced GC, on the same destination broker: before --start, with the partitions "
+                + "mirrored, after --stop; Kafka's window is on its follower node after its idle window. Mirror states come from describe, "
                 + "polled every 500 ms.\n\n");
         layouts.stream().filter(l -> l.get("error") != null).forEach(l -> sb.append("Layout ").append(l.get("layout"))
             .append(" failed: ").append(l.get("error")).append("\n\n"));

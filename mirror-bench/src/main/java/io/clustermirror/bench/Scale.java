@@ -34,16 +34,19 @@ import java.util.function.Predicate;
  * repeat, interleaved:
  *
  * <ul>
- *   <li>{@code mirror}: a fresh destination broker and a mirror of the source. The produce latency of a client
- *   ({@code acks=all}, fixed rate, a topic of its own on the destination, {@link LagProbe} in JVMs of its own) with
- *   no mirror partitions; {@code --start} of every topic until every partition is MIRRORING and holds the source's
- *   end offset (describe); the destination broker's idle CPU and live heap (after a forced full GC) with every
- *   partition mirrored and no traffic; the client's produce latency again, now next to the mirrored partitions;
- *   {@code --stop} until every partition is STOPPED (a failover's recovery time).</li>
+ *   <li>{@code mirror}: a fresh destination broker and a mirror of the source. The destination broker's idle CPU
+ *   and live heap (after a forced full GC) and the produce latency of a client ({@code acks=all}, fixed rate, a topic
+ *   of its own on the destination, {@link LagProbe} in JVMs of its own), with no mirror partitions;
+ *   {@code --start} of every topic until every partition is MIRRORING and holds the source's end offset (describe);
+ *   idle CPU, heap and produce latency again, every partition mirrored and no traffic; {@code --stop} until every
+ *   partition is STOPPED (a failover's recovery time); idle CPU, heap and produce latency once more, next to the
+ *   same partitions as ordinary topics. Every produce window follows the same steps (settle, idle window, forced GC),
+ *   so that the windows differ by what the broker holds, not by what ran just before them.</li>
  *   <li>{@code replication}: a fresh cluster of two brokers with the same topics at replication factor 2, leaders
  *   on the broker-only node 2, followers on node 1 (combined controller and broker, as the mirror's destination):
  *   the time until every partition exists with both replicas in sync (KRaft creates a partition with every live
- *   replica in its ISR, so this is creation time) and the follower's idle CPU and live heap, measured alike.</li>
+ *   replica in its ISR, so this is creation time), the follower's idle CPU and live heap, measured alike, and the
+ *   produce latency of the same client on node 1, next to the followers: Kafka's own figure for the mirror's.</li>
  * </ul>
  *
  * <p>Every broker of this part gets the settings an operator gives a broker of many partitions
@@ -250,9 +253,13 @@ final class Scale {
             Bench.get(res, "replication", "idle", "millicores")));
         ratios.put("heap_mirror_over_follower", ratio(Bench.get(res, "mirror", "idle", "heap_after_full_gc_MiB"),
             Bench.get(res, "replication", "idle", "heap_after_full_gc_MiB")));
+        Double without = Bench.get(res, "mirror", "produce_without_mirror", "produce_p99_ms");
         ratios.put("produce_p99_with_over_without_mirror", ratio(
-            Bench.get(res, "mirror", "produce_with_mirror", "produce_p99_ms"),
-            Bench.get(res, "mirror", "produce_without_mirror", "produce_p99_ms")));
+            Bench.get(res, "mirror", "produce_with_mirror", "produce_p99_ms"), without));
+        ratios.put("produce_p99_after_stop_over_without_mirror", ratio(
+            Bench.get(res, "mirror", "produce_after_stop", "produce_p99_ms"), without));
+        ratios.put("produce_p99_next_to_followers_over_without_mirror", ratio(
+            Bench.get(res, "replication", "produce_next_to_followers", "produce_p99_ms"), without));
         res.put("ratios", ratios);
         if (System.getenv("BENCH_KEEP_WORK") == null) {
             Bench.deleteTree(dir);
@@ -270,6 +277,9 @@ final class Scale {
             cm.createClusterMirror(MIRROR, Map.of("bootstrap.servers", source.bootstrap())).all()
                 .get(60, TimeUnit.SECONDS);
             dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
+            // that the two windows differ by the mirror partitions alone, not by the broker's age or its last GC.
+            res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1)));
             Bench.log(at + "produce latency without mirror partitions");
             res.put("produce_without_mirror", produce(dir.resolve(run).resolve("probe-without"), dest));
 
@@ -308,6 +318,11 @@ final class Scale {
             st.put("seconds_to_stopped", stopped);
             res.put("stop", st);
             Bench.log(String.format("%s--stop: call %.1f s, all STOPPED %.1f s", at, call, stopped));
+
+            // The same partitions, now ordinary topics nobody fetches: what the partitions cost, not the mirroring.
+            res.put("idle_after_stop", idle(at, dest.node(1), source.node(1)));
+            Bench.log(at + "produce latency next to " + layout.partitions() + " stopped partitions");
+            res.put("produce_after_stop", produce(dir.resolve(run).resolve("probe-after-stop"), dest));
         }
         Bench.deleteTree(dir.resolve(clusterName));
         Bench.deleteTree(dir.resolve(run));
@@ -327,6 +342,10 @@ final class Scale {
             res.put("start", s);
             Bench.log(String.format("%screated at RF 2, every follower in sync after %.1f s", at, inSync));
             res.put("idle", idle(at, c.node(1), c.node(2)));
+            // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
+            c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
+            Bench.log(at + "produce latency next to " + layout.partitions() + " follower partitions");
+            res.put("produce_next_to_followers", produce(dir.resolve(run).resolve("probe-followers"), c));
         }
         Bench.deleteTree(dir.resolve(run));
         return res;
