@@ -154,6 +154,16 @@ final class KafkaNode implements AutoCloseable {
         return node.pid();
     }
 
+    /** Stops ({@code pause}) or continues the process with SIGSTOP / SIGCONT: its sockets stay open, it runs nothing. */
+    void pause(boolean pause) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", pause ? "-STOP" : "-CONT", String.valueOf(node.pid()))
+            .redirectErrorStream(true).start();
+        String out = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill " + (pause ? "-STOP " : "-CONT ") + node.pid() + " failed: " + out);
+        }
+    }
+
     /** CPU seconds (user + system) of the JVM so far. */
     double cpuSeconds() {
         return ProcCpu.cpuSeconds(node.pid());

@@ -124,6 +124,10 @@ final class Report {
         scaleRow(sb, layouts, "produce p99 ms, next to the mirror partitions", "mirror", "produce_with_mirror",
             "produce_p99_ms");
         ratioRow(sb, layouts, "produce p99 with / without (target <= 1.10)", "produce_p99_with_over_without_mirror");
+        if (layouts.stream().anyMatch(l -> Bench.get(l, "mirror", "produce_with_mirror_source_paused", "produce_p99_ms") != null)) {
+            scaleRow(sb, layouts, "produce p99 ms, next to the mirror partitions, source broker paused (diagnostic)", "mirror",
+                "produce_with_mirror_source_paused", "produce_p99_ms");
+        }
         scaleRow(sb, layouts, "produce p99 ms, next to the same partitions stopped", "mirror", "produce_after_stop",
             "produce_p99_ms");
         ratioRow(sb, layouts, "produce p99 stopped / without", "produce_p99_after_stop_over_without_mirror");

@@ -92,6 +92,7 @@ final class Scale {
     private final int produceMeasure;
     private final long timeoutMs;
     private final String codec;
+    private final boolean pauseSource;
 
     /** The part with its options ({@code scale.*}); brokers run from {@code home}, probes on {@code classpath}. */
     Scale(Path home, Path work, String classpath, Map<String, String> o) {
@@ -109,6 +110,7 @@ final class Scale {
         produceMeasure = Integer.parseInt(o.getOrDefault("scale.produce.measure.s", "30"));
         timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.timeout.s", "1800")));
         codec = o.getOrDefault("scale.codec", "lz4");
+        pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
         if (layouts.isEmpty()) {
             throw new IllegalArgumentException("no scale layout: give scale.partitions and/or scale.layout");
         }
@@ -306,6 +308,9 @@ final class Scale {
             res.put("idle", idle(at, dest.node(1), source.node(1)));
             Bench.log(at + "produce latency next to " + layout.partitions() + " mirror partitions");
             res.put("produce_with_mirror", produce(dir.resolve(run).resolve("probe-with"), dest));
+            if (pauseSource) {
+                pausedSourceWindow(at, dir.resolve(run).resolve("probe-source-paused"), source, dest, res);
+            }
 
             Bench.log(at + "--stop of " + layout.partitions() + " partitions");
             start = System.nanoTime();
@@ -372,6 +377,25 @@ final class Scale {
         m.put("heap_after_full_gc_MiB", GcLog.heapAfterFullGc(copier.pid(), copier.gcLog()));
         Bench.log(at + "idle: " + m);
         return m;
+    }
+
+    /**
+     * A diagnostic ({@code scale.pause.source=true}): the produce window next to the mirror partitions again, with the
+     * source broker's process stopped (SIGSTOP), so that neither it nor the destination does any mirror work while the
+     * mirror partitions stay MIRRORING: on one machine, what the source broker's CPU adds to the destination's
+     * clients, which a source on its own machine would not. The mirror's fetches wait at the stopped source; the
+     * window must end before they time out ({@code request.timeout.ms}, 30 s).
+     */
+    private void pausedSourceWindow(String at, Path dir, BenchCluster source, BenchCluster dest, Map<String, Object> res)
+            throws IOException, InterruptedException {
+        Bench.log(at + "produce latency next to the mirror partitions, the source broker paused");
+        source.node(1).pause(true);
+        try {
+            res.put("produce_with_mirror_source_paused", produce(dir, dest));
+        } finally {
+            source.node(1).pause(false);
+        }
+        Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
     }
 
     private Map<String, Object> produce(Path dir, BenchCluster dest) throws IOException, InterruptedException {
