@@ -93,6 +93,8 @@ final class Scale {
     private final long timeoutMs;
     private final String codec;
     private final boolean pauseSource;
+    /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
+    private final Map<String, String> mirrorConfig = new java.util.TreeMap<>();
 
     /** The part with its options ({@code scale.*}); brokers run from {@code home}, probes on {@code classpath}. */
     Scale(Path home, Path work, String classpath, Map<String, String> o) {
@@ -111,6 +113,11 @@ final class Scale {
         timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.timeout.s", "1800")));
         codec = o.getOrDefault("scale.codec", "lz4");
         pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
+        o.forEach((k, v) -> {
+            if (k.startsWith("scale.mirror.")) {
+                mirrorConfig.put(k.substring("scale.".length()), v);
+            }
+        });
         if (layouts.isEmpty()) {
             throw new IllegalArgumentException("no scale layout: give scale.partitions and/or scale.layout");
         }
@@ -188,7 +195,8 @@ final class Scale {
         setup.put("broker_heap", KafkaNode.heap());
         setup.put("open_files_limit", Machine.openFilesLimit());
         setup.put("vm_max_map_count", Machine.maxMapCount());
-        setup.put("mirror_config", "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)");
+        setup.put("mirror_config", mirrorConfig.isEmpty()
+            ? "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)" : mirrorConfig);
         setup.put("settle_s", settleSec);
         setup.put("idle_s", idleSec);
         setup.put("produce", "acks=all linger.ms=5 compression.type=" + codec + ", " + produceRate + " MB/s of 1 KiB "
@@ -276,7 +284,9 @@ final class Scale {
         String clusterName = run + "-dest";
         try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, BROKER_CONFIG);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
-            cm.createClusterMirror(MIRROR, Map.of("bootstrap.servers", source.bootstrap())).all()
+            Map<String, String> config = new HashMap<>(mirrorConfig);
+            config.put("bootstrap.servers", source.bootstrap());
+            cm.createClusterMirror(MIRROR, config).all()
                 .get(60, TimeUnit.SECONDS);
             dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
