@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.Admin;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -158,7 +159,7 @@ final class KafkaNode implements AutoCloseable {
     void pause(boolean pause) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", pause ? "-STOP" : "-CONT", String.valueOf(node.pid()))
             .redirectErrorStream(true).start();
-        String out = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         if (kill.waitFor() != 0) {
             throw new IOException("kill " + (pause ? "-STOP " : "-CONT ") + node.pid() + " failed: " + out);
         }

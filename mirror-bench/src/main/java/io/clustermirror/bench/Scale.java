@@ -19,10 +19,12 @@ import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -94,7 +96,7 @@ final class Scale {
     private final String codec;
     private final boolean pauseSource;
     /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
-    private final Map<String, String> mirrorConfig = new java.util.TreeMap<>();
+    private final Map<String, String> mirrorConfig = new TreeMap<>();
 
     /** The part with its options ({@code scale.*}); brokers run from {@code home}, probes on {@code classpath}. */
     Scale(Path home, Path work, String classpath, Map<String, String> o) {
@@ -191,7 +193,7 @@ final class Scale {
         setup.put("records_per_partition", recordsPerPartition);
         setup.put("record_bytes", Payloads.RECORD_SIZE);
         setup.put("codec", codec);
-        setup.put("broker_config", new java.util.TreeMap<>(BROKER_CONFIG));
+        setup.put("broker_config", new TreeMap<>(BROKER_CONFIG));
         setup.put("broker_heap", KafkaNode.heap());
         setup.put("open_files_limit", Machine.openFilesLimit());
         setup.put("vm_max_map_count", Machine.maxMapCount());
@@ -493,7 +495,7 @@ final class Scale {
             for (int n = first; n < layout.partitionsPerTopic(); n += PARTITIONS_PER_REQUEST) {
                 int to = Math.min(layout.partitionsPerTopic(), n + PARTITIONS_PER_REQUEST);
                 admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(to,
-                    java.util.Collections.nCopies(to - n, replicas)))).all().get(120, TimeUnit.SECONDS);
+                    Collections.nCopies(to - n, replicas)))).all().get(120, TimeUnit.SECONDS);
             }
         }
     }
