@@ -294,8 +294,7 @@ final class Scale {
             // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
             // that the two windows differ by the mirror partitions alone, not by the broker's age or its last GC.
             res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1)));
-            Bench.log(at + "produce latency without mirror partitions");
-            res.put("produce_without_mirror", produce(dir.resolve(run).resolve("probe-without"), dest));
+            res.put("produce_without_mirror", produce(at, "without mirror partitions", dir.resolve(run).resolve("probe-without"), dest));
 
             Bench.log(at + "--start of " + layout.partitions() + " partitions");
             MirrorTopicsOptions options = new MirrorTopicsOptions().timeoutMs((int) timeoutMs);
@@ -318,8 +317,8 @@ final class Scale {
                 mirroring, caughtUp));
 
             res.put("idle", idle(at, dest.node(1), source.node(1)));
-            Bench.log(at + "produce latency next to " + layout.partitions() + " mirror partitions");
-            res.put("produce_with_mirror", produce(dir.resolve(run).resolve("probe-with"), dest));
+            res.put("produce_with_mirror", produce(at, "next to " + layout.partitions() + " mirror partitions",
+                dir.resolve(run).resolve("probe-with"), dest));
             if (pauseSource) {
                 pausedSourceWindow(at, dir.resolve(run).resolve("probe-source-paused"), source, dest, res);
             }
@@ -338,8 +337,8 @@ final class Scale {
 
             // The same partitions, now ordinary topics nobody fetches: what the partitions cost, not the mirroring.
             res.put("idle_after_stop", idle(at, dest.node(1), source.node(1)));
-            Bench.log(at + "produce latency next to " + layout.partitions() + " stopped partitions");
-            res.put("produce_after_stop", produce(dir.resolve(run).resolve("probe-after-stop"), dest));
+            res.put("produce_after_stop", produce(at, "next to " + layout.partitions() + " stopped partitions",
+                dir.resolve(run).resolve("probe-after-stop"), dest));
         }
         Bench.deleteTree(dir.resolve(clusterName));
         Bench.deleteTree(dir.resolve(run));
@@ -361,8 +360,8 @@ final class Scale {
             res.put("idle", idle(at, c.node(1), c.node(2)));
             // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
             c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
-            Bench.log(at + "produce latency next to " + layout.partitions() + " follower partitions");
-            res.put("produce_next_to_followers", produce(dir.resolve(run).resolve("probe-followers"), c));
+            res.put("produce_next_to_followers", produce(at, "next to " + layout.partitions() + " follower partitions",
+                dir.resolve(run).resolve("probe-followers"), c));
         }
         Bench.deleteTree(dir.resolve(run));
         return res;
@@ -400,18 +399,19 @@ final class Scale {
      */
     private void pausedSourceWindow(String at, Path dir, BenchCluster source, BenchCluster dest, Map<String, Object> res)
             throws IOException, InterruptedException {
-        Bench.log(at + "produce latency next to the mirror partitions, the source broker paused");
         source.node(1).pause(true);
         try {
-            res.put("produce_with_mirror_source_paused", produce(dir, dest));
+            res.put("produce_with_mirror_source_paused", produce(at, "next to the mirror partitions, the source broker paused", dir, dest));
         } finally {
             source.node(1).pause(false);
         }
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
     }
 
-    private Map<String, Object> produce(Path dir, BenchCluster dest) throws IOException, InterruptedException {
-        Map<String, Object> m = LagProbe.run(dir, classpath, dest.bootstrap(), dest.bootstrap(), PROBE_TOPIC, 1,
+    /** The probe client's produce latency on {@code cluster}'s probe topic, logged as {@code "produce latency " + what}. */
+    private Map<String, Object> produce(String at, String what, Path dir, BenchCluster cluster) throws IOException, InterruptedException {
+        Bench.log(at + "produce latency " + what);
+        Map<String, Object> m = LagProbe.run(dir, classpath, cluster.bootstrap(), cluster.bootstrap(), PROBE_TOPIC, 1,
             codec, "all", produceRate, produceWarmup, produceMeasure, 30);
         Bench.log("    produce p50 " + m.get("produce_p50_ms") + " ms, p99 " + m.get("produce_p99_ms") + " ms ("
             + m.get("produce_acked") + " acknowledged in the window)");
