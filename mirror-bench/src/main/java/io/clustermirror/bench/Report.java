@@ -146,6 +146,7 @@ final class Report {
                 + "idle window and forced GC, on the same destination broker: before --start, with the partitions "
                 + "mirrored, after --stop; Kafka's window is on its follower node after its idle window. Mirror states come from describe, "
                 + "polled every 500 ms.\n\n");
+        scaleProfiles(sb, layouts);
         layouts.stream().filter(l -> l.get("error") != null).forEach(l -> sb.append("Layout ").append(l.get("layout"))
             .append(" failed: ").append(l.get("error")).append("\n\n"));
         sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
@@ -234,25 +235,51 @@ final class Report {
      * The catch-up profiles ({@code --profile=true}), mirror and follower side by side: the methods that held the CPU, and
      * the Kafka or mirror code they ran for.
      */
-    @SuppressWarnings("unchecked")
     private static void profiles(StringBuilder sb, Map<String, Object> r) {
-        Object mirror = profileOf(r, "mirror");
-        Object follower = profileOf(r, "replication");
-        if (mirror == null && follower == null) {
+        profileTables(sb, "CPU profile of the catch-up (first repeat, JFR execution samples)", "mirror's destination broker",
+            profileOf(r, "mirror"), "Kafka follower", profileOf(r, "replication"));
+    }
+
+    /**
+     * Two profiles ({@link Profiler#summarise}) side by side, by the method on top of the stack and by the first Kafka or
+     * mirror frame; nothing if both are missing.
+     */
+    @SuppressWarnings("unchecked")
+    private static void profileTables(StringBuilder sb, String title, String leftName, Object left, String rightName, Object right) {
+        if (left == null && right == null) {
             return;
         }
         for (String table : List.of("top_frames", "first_kafka_or_mirror_frames")) {
-            sb.append(table.equals("top_frames") ? "CPU profile of the catch-up (first repeat, JFR execution samples), by the "
-                + "method on top of the stack:\n\n" : "By the first Kafka or mirror frame on the stack (the work it was for):\n\n");
-            sb.append("| # | mirror's destination broker | % | Kafka follower | % |\n|---:|---|---:|---|---:|\n");
-            List<Map<String, Object>> m = mirror instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
-            List<Map<String, Object>> f = follower instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
-            for (int i = 0; i < Math.min(12, Math.max(m.size(), f.size())); i++) {
-                sb.append("| ").append(i + 1).append(" | ").append(cell(m, i, "method")).append(" | ").append(cell(m, i, "percent"))
-                    .append(" | ").append(cell(f, i, "method")).append(" | ").append(cell(f, i, "percent")).append(" |\n");
+            sb.append(table.equals("top_frames") ? title + ", by the method on top of the stack:\n\n"
+                : "By the first Kafka or mirror frame on the stack (the work it was for):\n\n");
+            sb.append("| # | ").append(leftName).append(" | % | ").append(rightName).append(" | % |\n|---:|---|---:|---|---:|\n");
+            List<Map<String, Object>> l = left instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
+            List<Map<String, Object>> rt = right instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
+            for (int i = 0; i < Math.min(12, Math.max(l.size(), rt.size())); i++) {
+                sb.append("| ").append(i + 1).append(" | ").append(cell(l, i, "method")).append(" | ").append(cell(l, i, "percent"))
+                    .append(" | ").append(cell(rt, i, "method")).append(" | ").append(cell(rt, i, "percent")).append(" |\n");
             }
             sb.append("\n");
         }
+    }
+
+    /**
+     * The scale part's idle profiles ({@code --scale.profile=true}), per layout: the broker the mirror fetches from
+     * against the leader Kafka's follower fetches from, then the two copying brokers.
+     */
+    private static void scaleProfiles(StringBuilder sb, List<Map<String, Object>> layouts) {
+        for (Map<String, Object> l : layouts) {
+            String at = "Layout " + l.get("layout") + ", idle window next to the partitions (first repeat, JFR execution samples)";
+            profileTables(sb, at + ": the source broker serving the mirror's fetches against Kafka's leader serving its "
+                + "follower's", "source broker (mirror)", idleProfile(l, "mirror", "source_profile"), "leader broker (Kafka)",
+                idleProfile(l, "replication", "source_profile"));
+            profileTables(sb, at + ": the copying brokers", "mirror's destination broker", idleProfile(l, "mirror", "profile"),
+                "Kafka follower", idleProfile(l, "replication", "profile"));
+        }
+    }
+
+    private static Object idleProfile(Map<String, Object> layout, String part, String key) {
+        return layout.get(part) instanceof Map<?, ?> p && p.get("idle") instanceof Map<?, ?> idle ? idle.get(key) : null;
     }
 
     /** The first repeat's catch-up profile of a scenario (profiles are not aggregated over repeats), or null. */

@@ -95,6 +95,8 @@ final class Scale {
     private final long timeoutMs;
     private final String codec;
     private final boolean pauseSource;
+    /** Whether the idle windows next to the mirror's and the follower's partitions run under the Flight Recorder. */
+    private final boolean profile;
     /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
     private final Map<String, String> mirrorConfig = new TreeMap<>();
 
@@ -115,6 +117,7 @@ final class Scale {
         timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.timeout.s", "1800")));
         codec = o.getOrDefault("scale.codec", "lz4");
         pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
+        profile = Boolean.parseBoolean(o.getOrDefault("scale.profile", "false"));
         o.forEach((k, v) -> {
             if (k.startsWith("scale.mirror.")) {
                 mirrorConfig.put(k.substring("scale.".length()), v);
@@ -199,6 +202,7 @@ final class Scale {
         setup.put("vm_max_map_count", Machine.maxMapCount());
         setup.put("mirror_config", mirrorConfig.isEmpty()
             ? "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)" : mirrorConfig);
+        setup.put("profile", profile);
         setup.put("settle_s", settleSec);
         setup.put("idle_s", idleSec);
         setup.put("produce", "acks=all linger.ms=5 compression.type=" + codec + ", " + produceRate + " MB/s of 1 KiB "
@@ -293,7 +297,7 @@ final class Scale {
             dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
             // that the two windows differ by the mirror partitions alone, not by the broker's age or its last GC.
-            res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1)));
+            res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1), null));
             res.put("produce_without_mirror", produce(at, "without mirror partitions", dir.resolve(run).resolve("probe-without"), dest));
 
             Bench.log(at + "--start of " + layout.partitions() + " partitions");
@@ -316,7 +320,7 @@ final class Scale {
             Bench.log(String.format("%s--start: call %.1f s, all MIRRORING %.1f s, caught up %.1f s", at, call,
                 mirroring, caughtUp));
 
-            res.put("idle", idle(at, dest.node(1), source.node(1)));
+            res.put("idle", idle(at, dest.node(1), source.node(1), dir.resolve(run)));
             res.put("produce_with_mirror", produce(at, "next to " + layout.partitions() + " mirror partitions",
                 dir.resolve(run).resolve("probe-with"), dest));
             if (pauseSource) {
@@ -336,7 +340,7 @@ final class Scale {
             Bench.log(String.format("%s--stop: call %.1f s, all STOPPED %.1f s", at, call, stopped));
 
             // The same partitions, now ordinary topics nobody fetches: what the partitions cost, not the mirroring.
-            res.put("idle_after_stop", idle(at, dest.node(1), source.node(1)));
+            res.put("idle_after_stop", idle(at, dest.node(1), source.node(1), null));
             res.put("produce_after_stop", produce(at, "next to " + layout.partitions() + " stopped partitions",
                 dir.resolve(run).resolve("probe-after-stop"), dest));
         }
@@ -357,7 +361,7 @@ final class Scale {
             s.put("seconds_to_created_in_sync", inSync);
             res.put("start", s);
             Bench.log(String.format("%screated at RF 2, every follower in sync after %.1f s", at, inSync));
-            res.put("idle", idle(at, c.node(1), c.node(2)));
+            res.put("idle", idle(at, c.node(1), c.node(2), dir.resolve(run)));
             // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
             c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
             res.put("produce_next_to_followers", produce(at, "next to " + layout.partitions() + " follower partitions",
@@ -370,11 +374,17 @@ final class Scale {
     /**
      * Idle cost: after {@code scale.settle.s}, the copying broker's CPU time over the window divided by the window
      * (in thousandths of a core), the same for the broker it copies from, and the copying broker's live heap after
-     * the window.
+     * the window. With {@code scale.profile=true} and a {@code recordings} directory, both brokers run under the
+     * Flight Recorder for the window ({@code profile}, {@code source_profile}; its overhead is in the CPU figures).
      */
-    private Map<String, Object> idle(String at, KafkaNode copier, KafkaNode from) {
+    private Map<String, Object> idle(String at, KafkaNode copier, KafkaNode from, Path recordings) throws IOException {
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
         Bench.log(at + "idle for " + idleSec + " s");
+        if (profile && recordings != null) {
+            Files.createDirectories(recordings);
+        }
+        boolean copierProfiled = profile && recordings != null && Profiler.start(copier.pid());
+        boolean sourceProfiled = profile && recordings != null && Profiler.start(from.pid());
         double cpu0 = copier.cpuSeconds();
         double fromCpu0 = from.cpuSeconds();
         long t0 = System.nanoTime();
@@ -385,8 +395,15 @@ final class Scale {
         // In thousandths of a core: an idle broker's share of one is small.
         m.put("millicores", Bench.round((copier.cpuSeconds() - cpu0) / sec * 1000));
         m.put("source_millicores", Bench.round((from.cpuSeconds() - fromCpu0) / sec * 1000));
+        if (copierProfiled) {
+            m.put("profile", Profiler.stop(copier.pid(), recordings.resolve("idle-copier.jfr")));
+        }
+        if (sourceProfiled) {
+            m.put("source_profile", Profiler.stop(from.pid(), recordings.resolve("idle-source.jfr")));
+        }
         m.put("heap_after_full_gc_MiB", GcLog.heapAfterFullGc(copier.pid(), copier.gcLog()));
-        Bench.log(at + "idle: " + m);
+        Bench.log(at + "idle: millicores " + m.get("millicores") + ", source " + m.get("source_millicores")
+            + ", heap after full GC " + m.get("heap_after_full_gc_MiB") + " MiB");
         return m;
     }
 

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -100,9 +101,17 @@ class ScaleTest {
         layout.put("layout", "1000x10");
         List<Map<String, Object>> mirrorRuns = new ArrayList<>();
         List<Map<String, Object>> kafkaRuns = new ArrayList<>();
+        // Only the first repeat ran profiled: its idle profile is the one reported.
+        Map<String, Object> sourceProfile = Map.of("samples", 10,
+            "top_frames", List.of(Map.of("method", "java.util.HashMap.get", "samples", 7, "percent", 70.0)),
+            "first_kafka_or_mirror_frames", List.of(Map.of("method", "kafka.server.FetchSession.walk", "samples", 9, "percent", 90.0)));
         for (double cpu : new double[] {30, 20, 25}) {
+            Map<String, Object> idle = new LinkedHashMap<>(Map.of("millicores", cpu, "heap_after_full_gc_MiB", 300.0));
+            if (mirrorRuns.isEmpty()) {
+                idle.put("source_profile", sourceProfile);
+            }
             mirrorRuns.add(Map.of("start", Map.of("seconds_to_caught_up", cpu / 2), "stop", Map.of("seconds_to_stopped", 4.0),
-                "idle", Map.of("millicores", cpu, "heap_after_full_gc_MiB", 300.0),
+                "idle", idle,
                 "produce_without_mirror", Map.of("produce_p99_ms", 10.0),
                 "produce_with_mirror", Map.of("produce_p99_ms", 11.0)));
             kafkaRuns.add(Map.of("idle", Map.of("millicores", 20.0, "heap_after_full_gc_MiB", 250.0)));
@@ -124,6 +133,10 @@ class ScaleTest {
         assertTrue(md.contains("| idle CPU, destination broker, millicores | 25.00 (20.00-30.00) | n/a |"), md);
         assertTrue(md.contains("| idle CPU mirror / follower (target <= 1.5) | 1.25x |  |"), md);
         assertTrue(md.contains("Layout 10000 failed: start failed"), md);
+        assertTrue(md.contains("| # | source broker (mirror) | % | leader broker (Kafka) | % |"), md);
+        assertTrue(md.contains("| 1 | java.util.HashMap.get | 70.0 |  |  |"), md);
+        assertTrue(md.contains("| 1 | kafka.server.FetchSession.walk | 90.0 |  |  |"), md);
+        assertFalse(md.contains("| mirror's destination broker | % | Kafka follower | % |"), "no copier profiles, no table: " + md);
         Path png = dir.resolve("scale.png");
         Chart.write(r, png);
         assertTrue(Files.size(png) > 1000, "the chart was drawn");
