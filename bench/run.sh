@@ -26,6 +26,7 @@
 #   scale.produce.warmup.s 5, scale.produce.measure.s 30, scale.timeout.s 1800 (per wait), scale.codec lz4,
 #   scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
+#   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
 #   scale.mirror.* (mirror configs: --scale.mirror.fetch.max.wait.ms=2000 sets mirror.fetch.max.wait.ms; none by default).
 # Its brokers get log.index.size.max.bytes=1048576, num.replica.fetchers=1, replica.fetch.wait.max.ms=500, and it
 # needs per process about 5000 open files plus one per partition (ulimit -n) and 5000 memory maps plus two per
