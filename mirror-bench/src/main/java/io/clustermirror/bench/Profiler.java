@@ -16,14 +16,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A CPU profile of one launched JVM over a window (a catch-up), with the JDK's own Flight Recorder: {@code jcmd <pid>
- * JFR.start} with the {@code profile} settings when the window opens, {@code JFR.dump} and {@code JFR.stop} when it
- * closes. The summary counts execution samples by the method on top of the stack (where the CPU went) and by the first
- * frame that is Kafka's or the mirror's own code (which of their work it was done for), so that the mirror's destination
- * broker and a Kafka follower copying the same log can be compared line by line.
+ * A CPU profile of one launched JVM over a window (a catch-up, or the scale part's idle window), with the JDK's own
+ * Flight Recorder: {@code jcmd <pid> JFR.start} with the {@code profile} settings when the window opens,
+ * {@code JFR.dump} and {@code JFR.stop} when it closes. The summary counts execution samples by the method on top of the
+ * stack (where the CPU went) and by the first frame that is Kafka's or the mirror's own code (which of their work it was
+ * done for), so that a broker of the mirror and its Kafka counterpart doing the same work can be compared line by line.
  */
 final class Profiler {
-    private static final String RECORDING = "bench-catch-up";
+    private static final String RECORDING = "bench-window";
     private static final int TOP = 25;
 
     private Profiler() {
