@@ -380,11 +380,12 @@ final class Scale {
     private Map<String, Object> idle(String at, KafkaNode copier, KafkaNode from, Path recordings) throws IOException {
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
         Bench.log(at + "idle for " + idleSec + " s");
-        if (profile && recordings != null) {
+        boolean profiling = profile && recordings != null;
+        if (profiling) {
             Files.createDirectories(recordings);
         }
-        boolean copierProfiled = profile && recordings != null && Profiler.start(copier.pid());
-        boolean sourceProfiled = profile && recordings != null && Profiler.start(from.pid());
+        boolean copierProfiled = profiling && Profiler.start(copier.pid());
+        boolean sourceProfiled = profiling && Profiler.start(from.pid());
         double cpu0 = copier.cpuSeconds();
         double fromCpu0 = from.cpuSeconds();
         long t0 = System.nanoTime();
