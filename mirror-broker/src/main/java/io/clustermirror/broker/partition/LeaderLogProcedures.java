@@ -5,6 +5,7 @@ import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -20,10 +21,13 @@ import java.util.Map;
  * Each runs under a {@link LogFence.Permit}: every change of the log goes through it, and every wait checks it, so a
  * superseded procedure stops before its next step with {@link LogFence.SupersededException}.
  *
- * <p>The STOPPING work, after the fetcher was removed ({@link #stop}):
+ * <p>The STOPPING work, after the fetcher was removed ({@link #beginStop}, then {@link #completeStop}):
  * <ol>
  *   <li>wait until the in-sync followers hold the whole log (HW = LEO), so the last stable offset is final;</li>
- *   <li>truncate to the last stable offset: no mirrored transaction is left open;</li>
+ *   <li>decide the cut: the last stable offset, recorded in {@code __mirror_state} ({@link StopCut}) before anything is
+ *       truncated, or the cut an earlier attempt of the same stop recorded (a retry, or a new leader after a crash, a
+ *       shutdown, an election or a handover), never a lower one;</li>
+ *   <li>truncate to the cut: no mirrored transaction is left open;</li>
  *   <li>wait until every in-sync follower has truncated too (their log ends at or below the leader's);</li>
  *   <li>if a replica out of the ISR may hold records of the current leader epoch past the cut, hand the leadership to
  *       an in-sync replica ({@link LeadershipHandover}), which runs the stop again in a new epoch;</li>
@@ -31,6 +35,9 @@ import java.util.Map;
  *   <li>remove the mirrored producers (last write before the barrier) from the leader's producer state;</li>
  *   <li>wait until the in-sync followers hold the barrier (they clean their own producer state).</li>
  * </ol>
+ * Invariant: every attempt of one stop cuts at the same offset, the last stable offset its first attempt found, so the
+ * barrier never lands below it. The last stable offset cannot serve again after a cut: a committed transaction that began
+ * below the cut and whose commit marker lay above it is open again in the producer state rebuilt by the truncation.
  * Idempotent: a barrier already at the log end (a stop interrupted by a leader change) is not written again,
  * and nothing is truncated then. Runs on its own thread: the waits take up to {@link #WAIT_MS} each.
  *
@@ -70,6 +77,7 @@ final class LeaderLogProcedures {
     private final LeaderLogs broker;
     private final LeadershipMover handover;
     private final Time time;
+    private volatile boolean closing;
 
     /** @param time the clock of the waits' deadlines and polls, and of the barrier's timestamp */
     LeaderLogProcedures(LeaderLogs broker, LeadershipMover handover, Time time) {
@@ -78,14 +86,32 @@ final class LeaderLogProcedures {
         this.time = time;
     }
 
+    /** Where a stop stands after its first step ({@link #beginStop}). */
+    sealed interface StopStart {
+    }
+
+    /** The barrier already ends the log (an earlier attempt wrote it): the stop is complete. */
+    record AlreadyStopped(Outcome outcome) implements StopStart {
+    }
+
     /**
-     * @throws NotLeaderException   if leadership moved, or this stop handed it over (the new leader runs the stop)
-     * @throws StepTimeoutException  if a wait timed out; retrying is safe
-     * @throws LogFence.SupersededException if a later procedure superseded this stop
+     * The stop cuts at {@code cut}: an earlier attempt's cut, or the last stable offset this attempt found. A cut decided now
+     * that removes records must be recorded before anything is truncated ({@code mustRecord}); one that removes nothing
+     * need not be (no truncation can lower the last stable offset that a later attempt reads).
      */
-    Outcome stop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, String sourceClusterId,
-                 TruncationListener listener)
-            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
+    record CutAt(StopCut cut, boolean mustRecord) implements StopStart {
+    }
+
+    /**
+     * The stop's first step: waits until the in-sync followers hold the whole log (so that the last stable offset is final)
+     * and decides the cut. An earlier attempt's cut ({@code decided}, as {@code __mirror_state} recorded it) is taken as it
+     * is, never a lower one: the last stable offset read after that cut may be lower, because the cut removed the commit
+     * marker of a transaction that began below it, and those records are committed. Changes nothing.
+     *
+     * @throws CutRefusedException if this leader's log ends below the decided cut: records the stop keeps are not all here
+     */
+    StopStart beginStop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, java.util.Optional<StopCut> decided)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException, CutRefusedException {
         permit.check(); // a stop superseded while queued does nothing
         await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
@@ -93,24 +119,57 @@ final class LeaderLogProcedures {
         RecordBatch last = lastBatch(tp, state);
         if (last != null && BarrierBatch.isBarrier(last)) {
             log.info("Mirror '{}' partition {}: the barrier is already at offset {}", mirror, tp, last.baseOffset());
-            return finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), -1L, -1L);
+            StopCut made = decided.orElse(new StopCut(last.baseOffset(), last.baseOffset()));
+            return new AlreadyStopped(finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), made));
         }
-        long truncatedFrom = -1L;
-        long truncatedTo = -1L;
-        if (state.lastStableOffset() < state.logEndOffset()) {
-            truncatedFrom = state.lastStableOffset();
-            truncatedTo = state.logEndOffset();
-            log.info("Mirror '{}' partition {}: truncating to the last stable offset {}, removing the open transactions' "
-                + "offsets [{}, {})", mirror, tp, truncatedFrom, truncatedFrom, truncatedTo);
+        if (decided.isEmpty()) {
+            StopCut cut = new StopCut(state.lastStableOffset(), state.logEndOffset());
+            return new CutAt(cut, cut.removesRecords());
         }
-        truncate(tp, leaderEpoch, permit, state.lastStableOffset(), listener);
-        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, truncatedFrom >= 0);
+        StopCut cut = decided.get();
+        if (state.logEndOffset() < cut.offset()) {
+            String refusal = "refusing to stop " + tp + " at offset " + state.logEndOffset() + " on broker " + broker.nodeId()
+                + ": the stop decided to keep the log up to offset " + cut.offset() + ", but this replica's log ends at "
+                + state.logEndOffset() + ", so records [" + state.logEndOffset() + ", " + cut.offset() + ") are missing here (an "
+                + "unclean election?); the stop is retried, and goes on once a replica that holds them leads the partition";
+            log.error("Mirror '{}' partition {}: {}", mirror, tp, refusal);
+            throw new CutRefusedException(refusal);
+        }
+        log.info("Mirror '{}' partition {}: continuing the stop whose cut at offset {} an earlier attempt decided (the log ended "
+            + "at {} then, {} now; the last stable offset here is {}: lower when that cut removed the commit marker of a "
+            + "transaction that began below it, whose committed records stay)", mirror, tp, cut.offset(), cut.logEnd(),
+            state.logEndOffset(), state.lastStableOffset());
+        return new CutAt(cut, false);
+    }
+
+    /**
+     * The rest of the stop, once its cut is recorded: truncates to the cut on the leader and its in-sync followers, hands the
+     * leadership over if a replica out of the ISR may hold records past it, appends the barrier there and cleans the
+     * producer state.
+     *
+     * @throws NotLeaderException   if leadership moved, or this stop handed it over (the new leader runs the stop)
+     * @throws StepTimeoutException  if a wait timed out; retrying is safe
+     * @throws LogFence.SupersededException if a later procedure superseded this stop
+     */
+    Outcome completeStop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, String sourceClusterId,
+                         StopCut cut, TruncationListener listener)
+            throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long end = leaderState(tp, leaderEpoch).logEndOffset();
-        MemoryRecords barrier = BarrierBatch.build(end, leaderEpoch, sourceClusterId, time.milliseconds());
+        if (cut.offset() < end) {
+            log.info("Mirror '{}' partition {}: truncating to the last stable offset {}, removing the open transactions' "
+                + "offsets [{}, {})", mirror, tp, cut.offset(), cut.offset(), end);
+        }
+        hold(TestOnlyStopHold.Step.BEFORE_CUT, tp, leaderEpoch);
+        boolean truncatedNow = truncate(tp, leaderEpoch, permit, cut.offset(), listener);
+        handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, truncatedNow);
+        hold(TestOnlyStopHold.Step.AFTER_CUT, tp, leaderEpoch);
+        long barrierOffset = leaderState(tp, leaderEpoch).logEndOffset();
+        MemoryRecords barrier = BarrierBatch.build(barrierOffset, leaderEpoch, sourceClusterId, time.milliseconds());
         permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
-            mirror, tp, end, sourceClusterId);
-        return finish(mirror, tp, leaderEpoch, permit, end, truncatedFrom, truncatedTo);
+            mirror, tp, barrierOffset, sourceClusterId);
+        hold(TestOnlyStopHold.Step.AFTER_BARRIER, tp, leaderEpoch);
+        return finish(mirror, tp, leaderEpoch, permit, barrierOffset, cut);
     }
 
     /**
@@ -230,8 +289,12 @@ final class LeaderLogProcedures {
         return out;
     }
 
-    /** Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either. */
-    private void truncate(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long offset, TruncationListener listener)
+    /**
+     * Truncates the leader to {@code offset} if it ends above it, then waits until the in-sync followers do not either.
+     *
+     * @return whether the leader's log was truncated
+     */
+    private boolean truncate(TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long offset, TruncationListener listener)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         if (offset < end) {
@@ -244,17 +307,18 @@ final class LeaderLogProcedures {
         long target = Math.min(offset, end);
         await(tp, leaderEpoch, permit, s -> followersAtOrBelow(tp, leaderEpoch, target),
             "the in-sync followers did not truncate to " + target);
+        return offset < end;
     }
 
     private Outcome finish(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, long barrierOffset,
-                           long truncatedFrom, long truncatedTo)
+                           StopCut cut)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         int removed = permit.change(() -> broker.removeProducersBefore(tp, barrierOffset));
         if (removed > 0) {
             log.info("Mirror '{}' partition {}: removed {} mirrored producer(s) from the leader's producer state", mirror, tp, removed);
         }
         await(tp, leaderEpoch, permit, s -> s.highWatermark() > barrierOffset, "the in-sync followers did not replicate the barrier");
-        return new Outcome(barrierOffset, truncatedFrom, truncatedTo);
+        return cut.removesRecords() ? new Outcome(barrierOffset, cut.offset(), cut.logEnd()) : new Outcome(barrierOffset, -1L, -1L);
     }
 
     private boolean followersAtOrBelow(TopicPartition tp, int leaderEpoch, long end) {
@@ -287,6 +351,16 @@ final class LeaderLogProcedures {
         return s;
     }
 
+    private void hold(TestOnlyStopHold.Step step, TopicPartition tp, int leaderEpoch) throws InterruptedException {
+        TestOnlyStopHold.at(step, tp, () -> !closing
+            && broker.leaderLogState(tp).filter(s -> s.leaderEpoch() == leaderEpoch).isPresent(), time);
+    }
+
+    /** The broker is shutting down: a test-only hold lets its stop go on (the shutdown waits for it). */
+    void closing() {
+        closing = true;
+    }
+
     private interface StateCondition {
         boolean test(LeaderLogState state);
     }
@@ -303,6 +377,15 @@ final class LeaderLogProcedures {
                 throw new InterruptedException("waiting until " + what + " of " + tp);
             }
             time.sleep(POLL_MS); // polling a broker-local condition; no event to wait on exists
+        }
+    }
+
+    /** The stop refused a cut that would lose records it decided to keep; the stop is retried. */
+    static final class CutRefusedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CutRefusedException(String message) {
+            super(message);
         }
     }
 

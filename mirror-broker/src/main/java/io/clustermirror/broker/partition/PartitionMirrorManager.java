@@ -12,6 +12,7 @@ import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
 import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.broker.fetch.UnmirroredRecords;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -21,10 +22,13 @@ import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.StopCut;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +66,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private static final long CATCH_UP_WARN_MS = 10_000;
     /** How often the source is probed for the records that arrive while a partition is paused. */
     static final long PROBE_INTERVAL_MS = 5_000;
+    private static final String REFUSED_CUTS_SENSOR = "cluster-mirror-stop-cuts-refused-";
 
     private final LeaderLogs broker;
     private final String clusterId;
@@ -86,6 +92,12 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Runs the probes of the source for paused partitions, so that they never wait behind an alignment or a stop. */
     private final ExecutorService probeExecutor;
     private final LagMetrics lagMetrics;
+    private final Metrics metrics;
+    /**
+     * Counts the cuts a stop refused ({@code stop-cuts-refused-total}, group {@code cluster-mirror}): a leader whose log ends
+     * below the cut its stop decided, which would lose records the stop keeps. Each is logged at ERROR with the range.
+     */
+    private final Sensor refusedCuts;
 
     // Owned by the executor thread.
     private final Map<TopicPartition, LeaderChange> localLeaders = new HashMap<>();
@@ -119,6 +131,17 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long truncatedToOffset = -1;
         /** The source timestamp of the oldest record the destination lacks, or {@link PartitionStateRecord#NOTHING_UNMIRRORED}. */
         long oldestUnmirroredTimestamp = PartitionStateRecord.NOTHING_UNMIRRORED;
+        /** The cut of the stop under way, as its first attempt decided it; null while no stop has decided one. */
+        StopCut stopCut;
+
+        /**
+         * Reports the removal of {@code [from, to)}. A cut at the same offset again (a later attempt of a stop, on a replica
+         * that had not followed the first) removes part of the same range: the report keeps the whole of it.
+         */
+        void truncated(long from, long to) {
+            truncatedToOffset = truncatedFromOffset == from ? Math.max(truncatedToOffset, to) : to;
+            truncatedFromOffset = from;
+        }
     }
 
     /**
@@ -130,8 +153,11 @@ public final class PartitionMirrorManager implements AutoCloseable {
 
     /** Writes partition states to {@code __mirror_state} ({@link StateWriter} on a broker). */
     interface StateRecords extends AutoCloseable {
-        /** @param superseded log keys of the partition's older records, tombstoned once the record landed */
-        void write(PartitionStateRecord record, List<String> superseded);
+        /**
+         * @param superseded log keys of the partition's older records, tombstoned once the record landed
+         * @return completes once the record, or a later one of the partition, landed in {@code __mirror_state}
+         */
+        CompletableFuture<Void> write(PartitionStateRecord record, List<String> superseded);
 
         @Override
         void close();
@@ -251,6 +277,10 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.stopExecutor = threads.stops();
         this.probeExecutor = threads.probes();
         this.lagMetrics = new LagMetrics(metrics, time);
+        this.metrics = metrics;
+        this.refusedCuts = metrics.sensor(REFUSED_CUTS_SENSOR + broker.nodeId());
+        refusedCuts.add(metrics.metricName("stop-cuts-refused-total", "cluster-mirror", "cuts a stop refused because the leader's "
+            + "log ended below the cut the stop decided (records it keeps were missing); logged at ERROR"), new CumulativeCount());
         this.machine = machine;
         this.stateWriter = parts.stateRecords();
         this.health = new ThreadHealth(metrics, log, "partitions-" + broker.nodeId());
@@ -415,6 +445,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             if (r.oldestUnmirroredTimestamp() != null) {
                 p.oldestUnmirroredTimestamp = r.oldestUnmirroredTimestamp();
             }
+            p.stopCut = r.stopCut();
         });
         return p;
     }
@@ -499,52 +530,102 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return p != null && p.generation() == generation;
     }
 
-    /** Starts the stop on the stop thread; its outcome comes back as an event. */
+    /**
+     * Starts the stop on the stop thread; its outcome comes back as an event. The stop's first step decides the cut (or
+     * takes the one an earlier attempt recorded); a cut decided now that removes records is recorded in
+     * {@code __mirror_state} from the event thread, and the rest of the stop runs on the stop thread only once that record
+     * has landed, so that whatever happens to this leader after its truncation, the next attempt cuts at the same offset.
+     */
     private void startStop(TopicPartition tp, MirrorPartition p) {
         String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
         LogFence.Permit permit = fence(tp).permit(p.generation());
-        stopExecutor.execute(() -> {
-            PartitionEvent result;
-            LeaderLogProcedures.Outcome outcome = null;
-            try {
-                outcome = procedures.stop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, truncationRecorder(p.mirror(), tp));
-                result = new PartitionEvent.StopSucceeded(p.generation());
-            } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
-                result = null; // the new leader, or whatever superseded this stop, goes on from the log as it is
-            } catch (LeaderLogProcedures.StepTimeoutException | RuntimeException e) {
-                result = new PartitionEvent.StopFailed(p.generation(), "stop failed: " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        Optional<StopCut> decided = Optional.ofNullable(progress.computeIfAbsent(tp, k -> new Progress()).stopCut);
+        stopExecutor.execute(() -> stopStep(tp, p, () -> {
+            LeaderLogProcedures.StopStart start = procedures.beginStop(p.mirror(), tp, p.leaderEpoch(), permit, decided);
+            if (start instanceof LeaderLogProcedures.AlreadyStopped stopped) {
+                return stopped.outcome();
+            }
+            LeaderLogProcedures.CutAt at = (LeaderLogProcedures.CutAt) start;
+            if (!at.mustRecord()) {
+                return procedures.completeStop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, at.cut(),
+                    truncationRecorder(p.mirror(), tp));
+            }
+            executor.execute(() -> guarded(() -> recordCutThenCompleteStop(tp, p, permit, sourceClusterId, at.cut())));
+            return null;
+        }));
+    }
+
+    /** On the event thread: records the cut the stop decided, and completes the stop once the record has landed. */
+    private void recordCutThenCompleteStop(TopicPartition tp, MirrorPartition p, LogFence.Permit permit, String sourceClusterId,
+                                           StopCut cut) {
+        if (!current(tp, p.generation())) {
+            return; // superseded: the stop that superseded it decides for itself
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        pr.stopCut = cut;
+        pr.truncated(cut.offset(), cut.logEnd()); // describe shows the cut from now on, whichever leader makes it
+        persist(tp, partitions.get(tp)).orTimeout(LeaderLogProcedures.WAIT_MS, TimeUnit.MILLISECONDS).whenComplete((landed, error) ->
+            stopExecutor.execute(() -> stopStep(tp, p, () -> {
+                if (error != null) {
+                    throw new LeaderLogProcedures.StepTimeoutException("could not record the cut at offset " + cut.offset() + " of "
+                        + tp + " in " + InternalTopics.STATE + " within " + LeaderLogProcedures.WAIT_MS + " ms, so nothing was "
+                        + "truncated: " + error);
+                }
+                return procedures.completeStop(p.mirror(), tp, p.leaderEpoch(), permit, sourceClusterId, cut,
+                    truncationRecorder(p.mirror(), tp));
+            })));
+    }
+
+    /** A step of a stop on the stop thread: its outcome, or null while the stop goes on elsewhere. */
+    private interface StopStep {
+        LeaderLogProcedures.Outcome run() throws Exception;
+    }
+
+    /** Runs a step of the stop issued in {@code p}'s generation and hands its outcome, if it has one, to the machine. */
+    private void stopStep(TopicPartition tp, MirrorPartition p, StopStep step) {
+        PartitionEvent result;
+        LeaderLogProcedures.Outcome outcome = null;
+        try {
+            outcome = step.run();
+            if (outcome == null) {
                 return;
             }
-            LeaderLogProcedures.Outcome done = outcome;
-            PartitionEvent event = result;
-            executor.execute(() -> guarded(() -> {
-                if (event == null || !current(tp, p.generation())) {
-                    return;
+            result = new PartitionEvent.StopSucceeded(p.generation());
+        } catch (io.clustermirror.broker.bridge.NotLeaderException | LogFence.SupersededException e) {
+            result = null; // the new leader, or whatever superseded this stop, goes on from the log as it is
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (LeaderLogProcedures.CutRefusedException e) {
+            refusedCuts.record();
+            result = new PartitionEvent.StopFailed(p.generation(), "stop failed: " + e.getMessage());
+        } catch (Exception e) {
+            result = new PartitionEvent.StopFailed(p.generation(), "stop failed: " + e.getMessage());
+        }
+        LeaderLogProcedures.Outcome done = outcome;
+        PartitionEvent event = result;
+        executor.execute(() -> guarded(() -> {
+            if (event == null || !current(tp, p.generation())) {
+                return;
+            }
+            if (done != null) {
+                Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+                pr.barrierOffset = done.barrierOffset();
+                if (done.truncatedFromOffset() >= 0) {
+                    pr.truncated(done.truncatedFromOffset(), done.truncatedToOffset());
                 }
-                if (done != null) {
-                    Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-                    pr.barrierOffset = done.barrierOffset();
-                    if (done.truncatedFromOffset() >= 0) {
-                        pr.truncatedFromOffset = done.truncatedFromOffset();
-                        pr.truncatedToOffset = done.truncatedToOffset();
-                    }
-                    // Clean before STOPPED is recorded: the authorizer lets clients write once it reads STOPPED.
-                    hygiene.markClean(tp, p.leaderEpoch());
-                }
-                handle(tp, event);
-            }));
-        });
+                // Clean before STOPPED is recorded: the authorizer lets clients write once it reads STOPPED.
+                hygiene.markClean(tp, p.leaderEpoch());
+            }
+            handle(tp, event);
+        }));
     }
 
     /** Records a truncation at once (describe shows it; a later failure must not lose it). */
     private LeaderLogProcedures.TruncationListener truncationRecorder(String mirror, TopicPartition tp) {
         return (from, to) -> {
             executor.execute(() -> guarded(() -> {
-                Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
-                pr.truncatedFromOffset = from;
-                pr.truncatedToOffset = to;
+                progress.computeIfAbsent(tp, k -> new Progress()).truncated(from, to);
                 handle(tp, new PartitionEvent.LineageChanged());
             }));
             // Before the procedure goes on: once the stop reports STOPPED, consumers may move here at once.
@@ -567,6 +648,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         LogFence.Permit permit = fence(tp).permit(p.generation());
         long imageTicket = sourceImages.ticket();
+        progress.computeIfAbsent(tp, k -> new Progress()).stopCut = null; // mirroring again: the next stop decides its own cut
         alignmentExecutor.execute(() -> {
             PartitionEvent event;
             LeaderLogProcedures.Aligned aligned = null;
@@ -668,6 +750,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
             return Optional.of(new PartitionEvent.FetchFailed("cannot start fetching: " + e.getMessage()));
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
+        pr.stopCut = null; // mirroring again: the next stop decides its own cut
         long fetchOffset = logState.get().logEndOffset();
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
@@ -689,19 +772,21 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return Optional.empty();
     }
 
-    private void persist(TopicPartition tp, MirrorPartition p) {
+    /** Writes the partition's state record; the future completes once it (or a later one) landed. */
+    private CompletableFuture<Void> persist(TopicPartition tp, MirrorPartition p) {
         MirrorTopicRecord topic = image.topic(tp.topic()).orElse(null);
         if (topic == null) {
-            return; // the topic left the mirror: the image that removed it takes the partition out
+            // The topic left the mirror: the image that removed it takes the partition out.
+            return CompletableFuture.failedFuture(new IllegalStateException(tp.topic() + " left its mirror"));
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         long destEnd = broker.leaderLogState(tp).map(LeaderLogState::logEndOffset).orElse(-1L);
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
             destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds(),
-            pr.oldestUnmirroredTimestamp);
-        stateWriter.write(record, image.stateLogKeysSupersededBy(record));
+            pr.oldestUnmirroredTimestamp, pr.stopCut);
         dirty.remove(tp);
+        return stateWriter.write(record, image.stateLogKeysSupersededBy(record));
     }
 
     /**
@@ -1027,6 +1112,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     @Override
     public void close() {
         // Never interrupt: a procedure may be appending to or truncating a log.
+        procedures.closing();
         alignmentExecutor.shutdown();
         stopExecutor.shutdown();
         probeExecutor.shutdownNow(); // a probe only reads the source
@@ -1050,6 +1136,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         stateWriter.close();
         handover.close();
         lagMetrics.close();
+        metrics.removeSensor(REFUSED_CUTS_SENSOR + broker.nodeId());
         health.close();
     }
 }

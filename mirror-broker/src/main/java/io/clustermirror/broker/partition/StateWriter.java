@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,6 +32,10 @@ import java.util.concurrent.TimeUnit;
  * lose the partition's lineage); an older record is never sent after a newer one of its partition. Together with one
  * leader per leader epoch, this makes the last record of a log key its leader's latest state.
  *
+ * <p>{@link #write} returns a future that completes once the record, or a later record of its partition (which carries
+ * everything it did: each record is the partition's whole state), has landed; a caller that must not go on before its
+ * state is durable (a stop recording its cut before truncating) waits on it.
+ *
  * <p>Once a record landed, the log keys it supersedes (the partition's records of lower epochs, as the caller's image
  * shows them) are tombstoned, best effort: a key left behind still loses to the newer epoch, and the next write
  * tombstones it again.
@@ -47,6 +52,8 @@ final class StateWriter implements PartitionMirrorManager.StateRecords {
      * sends of one key keep their order); the producer's callbacks never take it.
      */
     private final Map<String, PartitionStateRecord> unconfirmed = new ConcurrentHashMap<>();
+    /** The futures of the records written per partition, in write order, until a record at or after theirs landed. */
+    private final Map<String, java.util.ArrayDeque<Landing>> landings = new ConcurrentHashMap<>();
     private boolean closed;
 
     StateWriter(LocalClients clients, int nodeId) {
@@ -70,12 +77,40 @@ final class StateWriter implements PartitionMirrorManager.StateRecords {
      *                   once the record landed
      */
     @Override
-    public synchronized void write(PartitionStateRecord record, List<String> superseded) {
+    public synchronized CompletableFuture<Void> write(PartitionStateRecord record, List<String> superseded) {
         if (closed) {
-            return;
+            return CompletableFuture.failedFuture(new IllegalStateException("the state writer is closed"));
         }
+        Landing landing = new Landing(record, new CompletableFuture<>());
+        landings.compute(record.key(), (key, queue) -> {
+            java.util.ArrayDeque<Landing> q = queue == null ? new java.util.ArrayDeque<>() : queue;
+            q.add(landing);
+            return q;
+        });
         unconfirmed.put(record.key(), record);
         send(record, superseded, 1);
+        return landing.landed();
+    }
+
+    /** A written record and the future that completes once it, or a later record of its partition, landed. */
+    private record Landing(PartitionStateRecord record, CompletableFuture<Void> landed) {
+    }
+
+    /** Completes the futures of {@code record} and of every record of its partition written before it. */
+    private void landed(PartitionStateRecord record) {
+        List<Landing> done = new java.util.ArrayList<>();
+        landings.computeIfPresent(record.key(), (key, queue) -> {
+            if (queue.stream().noneMatch(l -> l.record() == record)) {
+                return queue; // completed already by a later record's landing
+            }
+            Landing l;
+            do {
+                l = queue.poll();
+                done.add(l);
+            } while (l.record() != record);
+            return queue.isEmpty() ? null : queue;
+        });
+        done.forEach(l -> l.landed().complete(null));
     }
 
     /** Sends the record if it is still the latest of its partition; must hold the lock (orders the sends of one partition). */
@@ -85,6 +120,7 @@ final class StateWriter implements PartitionMirrorManager.StateRecords {
                 (metadata, error) -> {
                     if (error == null) {
                         unconfirmed.remove(record.key(), record);
+                        landed(record);
                         if (!superseded.isEmpty()) {
                             runLater(() -> tombstone(superseded), 0); // not on the producer's I/O thread
                         }
@@ -134,12 +170,19 @@ final class StateWriter implements PartitionMirrorManager.StateRecords {
         }
     }
 
+    /** Idempotent: a second close does nothing. */
     @Override
     public void close() {
         synchronized (this) {
+            if (closed) {
+                return;
+            }
             closed = true;
         }
         retries.shutdownNow();
         producer.close(Duration.ofSeconds(5));
+        landings.values().forEach(queue -> queue.forEach(l -> l.landed().completeExceptionally(
+            new IllegalStateException("the state writer closed before the record of " + l.record().key() + " landed"))));
+        landings.clear();
     }
 }

@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.MockTime;
@@ -29,8 +30,25 @@ class LeaderLogProceduresTest {
         (tp, replicas, target) -> handovers.add(tp + " -> " + target + " of " + replicas), time);
     private final LogFence fence = new LogFence(7);
 
+    /** The cut an earlier attempt of the stop recorded, if any. */
+    private Optional<StopCut> decided = Optional.empty();
+    /** The cuts the stops decided, as the manager records them before their truncation. */
+    private final List<StopCut> recordedCuts = new ArrayList<>();
+
+    /** Runs the stop as the manager does: its first step, then (with a cut decided now recorded first) the rest. */
     private LeaderLogProcedures.Outcome stop() throws Exception {
-        return procedures.stop("dr", TP, EPOCH, fence.permit(7), "source-cluster", (from, to) -> truncations.add(from + ".." + to));
+        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), decided);
+        if (start instanceof LeaderLogProcedures.AlreadyStopped stopped) {
+            return stopped.outcome();
+        }
+        LeaderLogProcedures.CutAt at = (LeaderLogProcedures.CutAt) start;
+        assertEquals(decided.isEmpty() && at.cut().removesRecords(), at.mustRecord(),
+            "only a stop without an earlier cut records one, if it removes records");
+        if (at.mustRecord()) {
+            recordedCuts.add(at.cut());
+        }
+        return procedures.completeStop("dr", TP, EPOCH, fence.permit(7), "source-cluster", at.cut(),
+            (from, to) -> truncations.add(from + ".." + to));
     }
 
     @Test
@@ -51,6 +69,57 @@ class LeaderLogProceduresTest {
         assertEquals(Optional.of("source-cluster"), BarrierBatch.sourceClusterId(barrier));
         assertEquals(time.milliseconds(), barrier.maxTimestamp(), "stamped by the injected clock");
         assertEquals(List.of(), handovers, "the log ends in an older epoch: the barrier starts a new one anyway");
+    }
+
+    @Test
+    void theFirstAttemptDecidesTheCutAtTheLastStableOffsetBeforeChangingAnything() throws Exception {
+        log.withRecords(3, 2).withRecords(2, 2);
+        log.lastStableOffset = 3;
+
+        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), Optional.empty());
+
+        assertEquals(new LeaderLogProcedures.CutAt(new StopCut(3, 5), true), start);
+        assertEquals(List.of(), log.changes, "deciding the cut changes nothing: it is recorded first");
+    }
+
+    /**
+     * The first attempt cut at 5 and removed the commit marker of a transaction that began at 2: the rebuilt producer state
+     * has it open again, so the last stable offset is 2. A later attempt (a retry, or a new leader after a crash) cuts at
+     * the recorded 5, never at 2: records [2, 5) are committed on the source.
+     */
+    @Test
+    void aLaterAttemptCutsAtTheRecordedCutNotAtALowerLastStableOffset() throws Exception {
+        log.withRecords(5, 2).withRecords(2, 2); // a new leader that had not followed the first cut: [5, 7) is still here
+        log.lastStableOffset = 2;
+        decided = Optional.of(new StopCut(5, 7));
+
+        LeaderLogProcedures.Outcome outcome = stop();
+
+        assertEquals(new LeaderLogProcedures.Outcome(5, 5, 7), outcome, "the barrier at the recorded cut, the cut reported whole");
+        assertEquals(List.of("truncate 5", "append 5", "remove producers before 5"), log.changes);
+        assertEquals(List.of(), recordedCuts, "nothing decided again");
+    }
+
+    @Test
+    void aLaterAttemptOnALogAlreadyCutWritesTheBarrierThereAndReportsTheFirstCut() throws Exception {
+        log.withRecords(5, 2);
+        log.lastStableOffset = 2;
+        decided = Optional.of(new StopCut(5, 7));
+
+        assertEquals(new LeaderLogProcedures.Outcome(5, 5, 7), stop());
+        assertEquals(List.of("append 5", "remove producers before 5"), log.changes);
+        assertEquals(List.of(), truncations, "nothing truncated here: the first attempt's cut is the one reported");
+    }
+
+    @Test
+    void aLeaderWhoseLogEndsBelowTheRecordedCutRefusesToStop() {
+        log.withRecords(4, 2);
+        decided = Optional.of(new StopCut(5, 7));
+
+        LeaderLogProcedures.CutRefusedException e = assertThrows(LeaderLogProcedures.CutRefusedException.class, this::stop);
+
+        assertTrue(e.getMessage().contains("records [4, 5) are missing here"), e.getMessage());
+        assertEquals(List.of(), log.changes, "no barrier below the records the stop keeps");
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
@@ -61,6 +62,9 @@ class PartitionMirrorManagerTest {
     private final List<String> rewinds = new ArrayList<>();
     private FetchListener fetchListener;
     private CompletableFuture<Void> imageCatchUp = new CompletableFuture<>();
+    /** Whether state records land at once; if not, their futures wait in {@link #unlanded}. */
+    private boolean stateLands = true;
+    private final List<CompletableFuture<Void>> unlanded = new ArrayList<>();
     /** Failures the source's image reads still throw, one per read. */
     private int sourceFailures;
 
@@ -72,8 +76,15 @@ class PartitionMirrorManagerTest {
             }, new DirectScheduler()),
             new PartitionMirrorManager.StateRecords() {
                 @Override
-                public void write(PartitionStateRecord record, List<String> superseded) {
+                public CompletableFuture<Void> write(PartitionStateRecord record, List<String> superseded) {
                     written.add(record);
+                    CompletableFuture<Void> landing = new CompletableFuture<>();
+                    if (stateLands) {
+                        landing.complete(null);
+                    } else {
+                        unlanded.add(landing);
+                    }
+                    return landing;
                 }
 
                 @Override
@@ -254,6 +265,79 @@ class PartitionMirrorManagerTest {
         assertEquals(3, stopped.barrierOffset(), "STOPPED names its barrier: the followers' hygiene learns it from the record");
         assertEquals(2, stopped.lastMirroredOffset());
         assertEquals(List.of(), rewinds, "nothing truncated: no committed offset to move");
+    }
+
+    /**
+     * The cut is durable before anything is cut: were the leader to die right after its truncation, the next attempt must
+     * find the cut it made, since the last stable offset it reads may have dropped (a commit marker above the cut removed).
+     */
+    @Test
+    void aStopRecordsItsCutBeforeItTruncates() {
+        mirroring();
+        replica.withRecords(3, 2).withRecords(2, 2); // [3, 5) is an open transaction
+        replica.lastStableOffset = 3;
+        fetchListener.onProgress(TP, 4, 2, 0, 5);
+        runAll();
+        written.clear();
+        stateLands = false;
+
+        manager.onImage(image(DesiredState.STOPPED));
+        runAll();
+
+        assertEquals(List.of(), replica.changes, "nothing is truncated while the record of the cut has not landed");
+        PartitionStateRecord decided = lastRecord();
+        assertEquals(STOPPING, decided.state());
+        assertEquals(new StopCut(3, 5), decided.stopCut());
+        assertEquals(3, decided.truncatedFromOffset(), "describe shows the cut from its decision on");
+        assertEquals(5, decided.truncatedToOffset());
+
+        unlanded.forEach(landing -> landing.complete(null));
+        runAll();
+
+        assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), replica.changes);
+        assertEquals(STOPPED, lastRecord().state());
+        assertEquals(3, lastRecord().barrierOffset());
+        assertEquals(List.of(3L, 5L), List.of(lastRecord().truncatedFromOffset(), lastRecord().truncatedToOffset()));
+    }
+
+    @Test
+    void aStopWhoseCutCannotBeRecordedFailsWithoutTruncating() {
+        mirroring();
+        replica.withRecords(3, 2).withRecords(2, 2);
+        replica.lastStableOffset = 3;
+        stateLands = false;
+
+        manager.onImage(image(DesiredState.STOPPED));
+        runAll();
+        unlanded.forEach(landing -> landing.completeExceptionally(new IllegalStateException("__mirror_state unavailable")));
+        runAll();
+
+        assertEquals(List.of(), replica.changes);
+        assertEquals(FAILED, lastRecord().state());
+        assertTrue(lastRecord().lastError().contains("could not record the cut at offset 3"), lastRecord().lastError());
+    }
+
+    /**
+     * A new leader finds the stop its predecessor began, with its cut at 5 recorded, and a last stable offset of 2 (the cut
+     * removed the marker of a committed transaction that began at 2): it writes the barrier at 5 and reports the first cut.
+     */
+    @Test
+    void aNewLeaderContinuesAStopAtTheCutItsPredecessorRecorded() {
+        PartitionStateRecord predecessor = new PartitionStateRecord("dr", TP.topic(), TP.partition(), STOPPING, 2, 2, SOURCE_TOPIC_ID,
+            6, 2, List.of(), 7, 7, null, -1, 5, 7, time.milliseconds(), -1L, new StopCut(5, 7));
+        replica.withRecords(5, 2);
+        replica.lastStableOffset = 2;
+        MirrorImage stopping = image(DesiredState.STOPPED);
+        manager.onImage(new MirrorImage(stopping.mirrors(), stopping.topics(), Map.of(predecessor.key(), predecessor)));
+        lead(3);
+        imageCatchUp.complete(null);
+        runAll();
+
+        assertEquals(List.of("append 5", "remove producers before 5"), replica.changes, "no second, lower cut");
+        PartitionStateRecord stopped = lastRecord();
+        assertEquals(STOPPED, stopped.state());
+        assertEquals(5, stopped.barrierOffset());
+        assertEquals(List.of(5L, 7L), List.of(stopped.truncatedFromOffset(), stopped.truncatedToOffset()), "the real cut, reported");
     }
 
     @Test

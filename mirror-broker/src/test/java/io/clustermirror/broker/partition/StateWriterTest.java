@@ -12,9 +12,11 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -73,6 +75,29 @@ class StateWriterTest {
         assertTrue(producer.completeNext()); // newer
         assertTrue(producer.completeNext()); // otherKey, again
         assertEquals(List.of(older, otherKey, newer, otherKey), sent(), "the older record of key 0 is never sent after the newer");
+    }
+
+    /** A stop waits on this before it truncates: the future means "durable", through the record or a later one. */
+    @Test
+    void aWrittenRecordsFutureCompletesOnceItOrALaterRecordOfItsPartitionLanded() throws Exception {
+        CompletableFuture<Void> older = writer.write(record(0, PartitionState.MIRRORING, 99), List.of());
+        CompletableFuture<Void> otherKey = writer.write(record(1, PartitionState.PAUSED, 7), List.of());
+        CompletableFuture<Void> newer = writer.write(record(0, PartitionState.STOPPING, 150), List.of());
+        assertTrue(producer.errorNext(new OutOfOrderSequenceException("failed"))); // older: not sent again, newer is written
+        assertFalse(older.isDone(), "a failed record is not durable");
+        assertTrue(producer.completeNext()); // otherKey
+        assertTrue(otherKey.isDone() && !otherKey.isCompletedExceptionally());
+        assertFalse(older.isDone(), "another partition's record says nothing of this one");
+        assertTrue(producer.completeNext()); // newer
+        assertTrue(newer.isDone() && older.isDone() && !older.isCompletedExceptionally(), "the newer record carries the older's state");
+    }
+
+    @Test
+    void theFuturesOfRecordsNotLandedFailWhenTheWriterCloses() {
+        CompletableFuture<Void> pending = writer.write(record(0, PartitionState.STOPPING, 99), List.of());
+        writer.close();
+        assertTrue(pending.isCompletedExceptionally(), "a stop waiting on it fails instead of waiting for ever");
+        assertTrue(writer.write(record(0, PartitionState.STOPPING, 99), List.of()).isCompletedExceptionally());
     }
 
     @Test

@@ -31,18 +31,31 @@ import java.util.List;
  * @param oldestUnmirroredTimestamp the source timestamp of the oldest record the destination did not have at
  *                            {@code updatedMs} ({@link #NOTHING_UNMIRRORED} when it had everything the source had), or
  *                            null in a record of a writer that did not track it
+ * @param stopCut             where the partition's current stop cuts the log, decided before its first truncation and kept
+ *                            by every later attempt and leader of that stop; null when no stop is under way or the writer
+ *                            did not record it
  */
 public record PartitionStateRecord(String mirror, String topic, int partition, PartitionState state,
                                    int leaderEpoch, int leaderId, String sourceTopicId,
                                    long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
                                    long sourceLogEndOffset, long destLogEndOffset, String lastError,
                                    long barrierOffset, long truncatedFromOffset, long truncatedToOffset,
-                                   long updatedMs, Long oldestUnmirroredTimestamp) {
+                                   long updatedMs, Long oldestUnmirroredTimestamp, StopCut stopCut) {
     /** {@link #oldestUnmirroredTimestamp()} of a destination that held everything the source had. */
     public static final long NOTHING_UNMIRRORED = -1L;
 
     public PartitionStateRecord {
         sourceEpochs = sourceEpochs == null ? List.of() : List.copyOf(sourceEpochs);
+    }
+
+    /** A record of no stop under way ({@code stopCut} null). */
+    public PartitionStateRecord(String mirror, String topic, int partition, PartitionState state, int leaderEpoch, int leaderId,
+                                String sourceTopicId, long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
+                                long sourceLogEndOffset, long destLogEndOffset, String lastError, long barrierOffset,
+                                long truncatedFromOffset, long truncatedToOffset, long updatedMs, Long oldestUnmirroredTimestamp) {
+        this(mirror, topic, partition, state, leaderEpoch, leaderId, sourceTopicId, lastMirroredOffset, lastMirroredEpoch, sourceEpochs,
+            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs,
+            oldestUnmirroredTimestamp, null);
     }
 
     /** A record that does not know the source's timestamps, as the writers before {@code oldestUnmirroredTimestamp} wrote. */
@@ -51,7 +64,7 @@ public record PartitionStateRecord(String mirror, String topic, int partition, P
                                 long sourceLogEndOffset, long destLogEndOffset, String lastError, long barrierOffset,
                                 long truncatedFromOffset, long truncatedToOffset, long updatedMs) {
         this(mirror, topic, partition, state, leaderEpoch, leaderId, sourceTopicId, lastMirroredOffset, lastMirroredEpoch, sourceEpochs,
-            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs, null);
+            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs, null, null);
     }
 
     /**

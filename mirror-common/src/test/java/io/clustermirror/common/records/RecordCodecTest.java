@@ -110,6 +110,23 @@ class RecordCodecTest {
         assertEquals(-1L, read.lagMs(STATE.updatedMs() + 5_000), "unknown, not caught up");
     }
 
+    @Test
+    void aStopCutRoundTripsAndARecordWithoutOneIsWrittenAsBefore() {
+        PartitionStateRecord stopping = new PartitionStateRecord("dr", "orders", 0, PartitionState.STOPPING, 3, 2, "id", 6L, 2,
+            List.of(), 7L, 7L, null, -1L, 5L, 7L, 1L, -1L, new StopCut(5, 7));
+        assertEquals(stopping, RecordCodec.decodeState(RecordCodec.encodeState(stopping)));
+        String without = new String(RecordCodec.encodeState(STATE), StandardCharsets.UTF_8);
+        assertTrue(!without.contains("stopCut"), "no stop under way, no field: earlier readers see what they always saw: " + without);
+        assertEquals(null, RecordCodec.decodeState(utf8(without)).stopCut());
+    }
+
+    @Test
+    void aStopCutMustNotEndBelowItsOffset() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> new StopCut(7, 5));
+        assertTrue(e.getMessage().contains("0 <= offset <= logEnd"), e.getMessage());
+    }
+
     static PartitionStateRecord withOldestUnmirrored(PartitionStateRecord r, Long timestamp) {
         return new PartitionStateRecord(r.mirror(), r.topic(), r.partition(), r.state(), r.leaderEpoch(), r.leaderId(),
             r.sourceTopicId(), r.lastMirroredOffset(), r.lastMirroredEpoch(), r.sourceEpochs(), r.sourceLogEndOffset(),
