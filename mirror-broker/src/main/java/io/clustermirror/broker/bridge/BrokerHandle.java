@@ -334,7 +334,26 @@ public final class BrokerHandle implements LocalReplicas {
     @Override
     public void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
-        p.truncateTo(offset, false);
+        java.util.concurrent.locks.ReentrantReadWriteLock leaderIsr =
+            (java.util.concurrent.locks.ReentrantReadWriteLock) privateField(Partition.class, p, "leaderIsrUpdateLock");
+        // Under the partition's leader/ISR write lock, as Kafka's makeLeader sets the epoch's start: no leadership change
+        // interleaves (truncateTo takes the read lock, which the write holder may).
+        leaderIsr.writeLock().lock();
+        try {
+            if (p.leaderLogIfLocal().isEmpty() || p.getLeaderEpoch() != leaderEpoch) {
+                throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition + " at epoch " + leaderEpoch);
+            }
+            p.truncateTo(offset, false);
+            // The leader remembers where its epoch began (its log end when it was elected) and answers clients' ListOffsets
+            // with OFFSET_NOT_AVAILABLE, and keeps followers out of the ISR, until the high watermark reaches it. A cut
+            // below that start would hold both until new records filled the gap: the epoch now begins at the cut.
+            scala.Option<Object> epochStart = p.leaderEpochStartOffsetOpt();
+            if (epochStart.isDefined() && (Long) epochStart.get() > offset) {
+                p.leaderEpochStartOffsetOpt_$eq(scala.Option.apply((Object) offset));
+            }
+        } finally {
+            leaderIsr.writeLock().unlock();
+        }
     }
 
     /**
