@@ -716,8 +716,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             try {
-                offsets.put(tp, result.partitionResult(tp).get().offset());
-            } catch (ExecutionException e) {
+                // Bounded by the operation's deadline too: Kafka's admin client can leave a partition's result pending past
+                // the call's own timeout (seen while a destination node restarted), and describe must answer.
+                offsets.put(tp, result.partitionResult(tp).get(deadline.remainingMs(time), TimeUnit.MILLISECONDS).offset());
+            } catch (ExecutionException | TimeoutException e) {
                 // Left out: shown as unknown.
             }
         }
