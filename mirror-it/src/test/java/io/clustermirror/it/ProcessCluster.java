@@ -138,6 +138,19 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     /**
+     * Formats and starts {@code size} combined nodes with the launcher, with server properties on top of the cluster's own
+     * and JVM system properties (test-only switches, in {@code KAFKA_OPTS}) on every node, and waits until all are ready.
+     */
+    static ProcessCluster start(String name, int size, Map<String, String> extraProperties, Map<String, String> systemProperties)
+            throws Exception {
+        ProcessCluster cluster = new ProcessCluster(name, size, 0, LaunchMode.LAUNCHER, ListenerLayout.SHARED, true, extraProperties);
+        String options = systemProperties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(" "));
+        cluster.nodes.values().forEach(node -> node.environment("KAFKA_OPTS", options));
+        return start(cluster);
+    }
+
+    /**
      * Formats and starts {@code controllers} controller-only nodes (ids 1..controllers, the static quorum) and {@code brokers}
      * broker-only nodes the given way, and waits until every broker is ready and every controller has loaded the mirror
      * state.
