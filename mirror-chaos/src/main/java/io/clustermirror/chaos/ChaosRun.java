@@ -18,9 +18,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -43,6 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.IntStream;
 
@@ -183,6 +186,13 @@ final class ChaosRun {
     private volatile Map<TopicPartition, Long> lastBarriers = Map.of();
     /** Held by a cycle's step while it changes the phase, and by the periodic check of the failover topic. */
     private final ReentrantReadWriteLock cycleLock = new ReentrantReadWriteLock();
+    /**
+     * Held while a fault of the plan is applied and healed, and by a stop under fire from before its command until its
+     * killed leader is back: the two never take nodes down at once. Taken before {@link #cycleLock}.
+     */
+    private final ReentrantLock faultLock = new ReentrantLock();
+    /** How many stops came under fire so far. */
+    private int stopsUnderFire;
     private volatile boolean faultsOver;
     /** Partitions of the source that had an unclean election, with the time of the last one (run clock). */
     private final Map<TopicPartition, Long> uncleanElections = new ConcurrentHashMap<>();
@@ -390,6 +400,7 @@ final class ChaosRun {
             long started = history.nowMs();
             String[] target = {"-"};
             String outcome;
+            faultLock.lock();
             try {
                 outcome = apply(fault, target);
             } catch (TimeoutException e) {
@@ -402,6 +413,8 @@ final class ChaosRun {
                 outcome = "failed: " + e;
                 history.violation(HistoryChecker.CHECK_FAILED, target[0], "fault #" + fault.index() + " " + fault.kind() + " could not be applied: "
                     + e);
+            } finally {
+                faultLock.unlock();
             }
             applied.add(new AppliedFault(fault, started, history.nowMs(), target[0], outcome));
         }
@@ -839,9 +852,11 @@ final class ChaosRun {
                         // a side that was cut holds the group's stale commits from before the cut until a sync replaces them.
                         pause = Math.max(pause, mirroringSinceMs + 2 * GROUP_SYNC_INTERVAL.toMillis() - history.nowMs());
                     }
-                    boolean planned = step.stop && draws.nextStopPlanned();
+                    Optional<FailoverCycles.UnderFire> underFire = step == FailoverCycles.Step.FAILOVER
+                        ? draws.nextStopUnderFire(stopsUnderFire == 0) : Optional.empty();
+                    boolean planned = step.stop && underFire.isEmpty() && draws.nextStopPlanned();
                     Thread.sleep(pause);
-                    steps.add(step(step, planned));
+                    steps.add(step(step, planned, underFire));
                 }
                 cycles.add(new FailoverCycles.Cycle(index, started, history.nowMs(), List.copyOf(steps)));
                 history.event("cycle", "#" + index + " done in " + (history.nowMs() - started) / 1000.0 + " s");
@@ -875,7 +890,23 @@ final class ChaosRun {
      * One step of a cycle: the command on the failover topic in the mirror of the step's side, run until every
      * partition reached its state, then the moves and checks that follow it.
      */
-    private FailoverCycles.StepFigures step(FailoverCycles.Step step, boolean planned) throws Exception {
+    private FailoverCycles.StepFigures step(FailoverCycles.Step step, boolean planned, Optional<FailoverCycles.UnderFire> underFire)
+            throws Exception {
+        if (underFire.isEmpty()) {
+            return commandStep(step, planned, underFire);
+        }
+        faultLock.lock(); // no fault of the plan takes a node down meanwhile
+        try {
+            stopsUnderFire++;
+            return commandStep(step, planned, underFire);
+        } finally {
+            faultLock.unlock();
+        }
+    }
+
+    /** {@link #step}, with the fault lock held for a stop under fire. */
+    private FailoverCycles.StepFigures commandStep(FailoverCycles.Step step, boolean planned, Optional<FailoverCycles.UnderFire> underFire)
+            throws Exception {
         ClusterMirrorAdmin admin = mirrorsOn(step.side);
         String mirror = mirrorOn(step.side);
         String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "") + (step.stop ? (planned ? "--stop --planned" : "--stop")
@@ -898,6 +929,7 @@ final class ChaosRun {
                             MirrorConfig.METADATA_REFRESH_INTERVAL_MS, String.valueOf(GROUP_SYNC_INTERVAL.toMillis())))
                         .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
             }
+            Map<TopicPartition, Long> stableBefore = underFire.isPresent() ? lastStableOffsets(adminOf(step.side)) : Map.of();
             history.event("operator", name);
             DesiredState desired = step.stop ? DesiredState.STOPPED : DesiredState.MIRRORING;
             // A start is given --discard-local-writes: what the side wrote after the other side's barrier (lost at that
@@ -906,10 +938,14 @@ final class ChaosRun {
                 ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().planned(planned))
                 : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)))
                 .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+            if (underFire.isPresent()) {
+                fireAtTheStop(underFire.get());
+            }
             awaitStates(admin, mirror, FAILOVER_TOPIC, step.stop ? PartitionState.STOPPED : PartitionState.MIRRORING, COMMAND_BOUND);
             cuts = describe(admin, mirror, FAILOVER_TOPIC).partitions().stream().map(p -> FailoverCycles.PartitionCut.reported(p.partition(),
                 step.stop, p.barrierOffset(), p.truncatedFromOffset(), p.truncatedToOffset(),
                 previousBarriers.getOrDefault(new TopicPartition(FAILOVER_TOPIC, p.partition()), -1L))).toList();
+            checkCutAtOrAboveTheStableOffsets(cuts, stableBefore);
             phase = switch (step) {
                 case FAILOVER -> Phase.FAILED_OVER;
                 case FAILBACK -> Phase.FAILED_BACK;
@@ -936,6 +972,50 @@ final class ChaosRun {
             checkPlannedStop(step.side, cuts, writes);
         }
         return new FailoverCycles.StepFigures(step, planned, started, took, cuts, writes);
+    }
+
+    /** The last stable offset of each failover partition on a side: what read_committed consumers may read there now. */
+    private static Map<TopicPartition, Long> lastStableOffsets(Admin admin) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        partitions(FAILOVER_TOPIC, FAILOVER_PARTITIONS).forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+        admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
+            .forEach((tp, info) -> offsets.put(tp, info.offset()));
+        return offsets;
+    }
+
+    /**
+     * A stop under fire: the destination leader of the chosen failover partition is killed while the stop runs, a little
+     * after its command was recorded, and started again a few seconds later.
+     */
+    private void fireAtTheStop(FailoverCycles.UnderFire fire) throws Exception {
+        Thread.sleep(fire.afterMs());
+        TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, fire.partition());
+        int broker = clusters.destinationLeader(destinationAdmin, tp);
+        history.event("fault", "stop under fire: kill -9 of destination broker " + broker + " (leader of " + tp + ") " + fire.afterMs()
+            + " ms after the stop command, started again after " + fire.downMs() + " ms");
+        LaunchedNode node = clusters.destinationBroker(broker);
+        node.kill();
+        Thread.sleep(fire.downMs());
+        node.start();
+        clusters.awaitDestinationBrokerReady(broker);
+        history.event("heal", "stop under fire: destination broker " + broker + " restarted");
+    }
+
+    /**
+     * {@value HistoryChecker#BARRIER}: a stop never cuts below the last stable offset its side had before the command (all
+     * below it is committed, or not in a transaction), whatever befell its leaders meanwhile.
+     */
+    private void checkCutAtOrAboveTheStableOffsets(List<FailoverCycles.PartitionCut> cuts, Map<TopicPartition, Long> stableBefore) {
+        for (FailoverCycles.PartitionCut cut : cuts) {
+            TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
+            Long stable = stableBefore.get(tp);
+            if (stable != null && cut.barrier() < stable) {
+                history.violation(HistoryChecker.BARRIER, tp + " on the destination", "the stop under fire put the barrier at " + cut.barrier()
+                    + ", below the last stable offset " + stable + " read before the command: committed records [" + cut.barrier() + ", "
+                    + stable + ") were cut");
+            }
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.clustermirror.chaos;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.SplittableRandom;
 
@@ -82,6 +83,35 @@ final class FailoverCycles {
      */
     boolean nextStopPlanned() {
         return random.nextInt(3) == 0;
+    }
+
+    /**
+     * How the next stop of the destination's mirror comes under fire: the leader of one failover partition killed
+     * (SIGKILL) a little after the command is recorded, while the stop runs, and started again a few seconds later. The
+     * first such stop of a run always does (so that a short run has one), then one in three; a stop under fire is never
+     * planned.
+     *
+     * @param first whether no stop of the run has come under fire yet
+     * @return empty for a stop left alone
+     */
+    Optional<UnderFire> nextStopUnderFire(boolean first) {
+        boolean underFire = first || random.nextInt(3) == 0;
+        int partition = random.nextInt(ChaosRun.FAILOVER_PARTITIONS);
+        long afterMs = UnderFire.MIN_DELAY_MS + (long) (random.nextDouble() * (UnderFire.MAX_DELAY_MS - UnderFire.MIN_DELAY_MS));
+        long downMs = UnderFire.MIN_DOWN_MS + (long) (random.nextDouble() * (UnderFire.MAX_DOWN_MS - UnderFire.MIN_DOWN_MS));
+        return underFire ? Optional.of(new UnderFire(partition, afterMs, downMs)) : Optional.empty();
+    }
+
+    /**
+     * A stop under fire: the destination leader of failover partition {@code partition} is killed {@code afterMs} after the
+     * stop command was recorded and started again {@code downMs} later. The partition is written by a transactional producer,
+     * so a cut below its last stable offset would lose committed records.
+     */
+    record UnderFire(int partition, long afterMs, long downMs) {
+        static final long MIN_DELAY_MS = 200;
+        static final long MAX_DELAY_MS = 2_000;
+        static final long MIN_DOWN_MS = 1_000;
+        static final long MAX_DOWN_MS = 5_000;
     }
 
     /** The pause before the next step. */

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -76,6 +77,21 @@ class FaultPlanTest {
         assertEquals(planned, java.util.stream.IntStream.range(0, 300).mapToObj(i -> b.nextStopPlanned()).toList());
         long count = planned.stream().filter(p -> p).count();
         assertTrue(count > 60 && count < 140, count + " of 300 stops planned");
+    }
+
+    @Test
+    void theFirstStopComesUnderFireAndAboutAThirdOfTheRestAsTheSeedDecides() {
+        FailoverCycles a = new FailoverCycles(7);
+        FailoverCycles b = new FailoverCycles(7);
+        assertTrue(a.nextStopUnderFire(true).isPresent(), "a run's first stop always comes under fire: CI's short run has one");
+        b.nextStopUnderFire(true);
+        List<Optional<FailoverCycles.UnderFire>> drawn = java.util.stream.IntStream.range(0, 300).mapToObj(i -> a.nextStopUnderFire(false))
+            .toList();
+        assertEquals(drawn, java.util.stream.IntStream.range(0, 300).mapToObj(i -> b.nextStopUnderFire(false)).toList(), "replayable");
+        long count = drawn.stream().filter(Optional::isPresent).count();
+        assertTrue(count > 60 && count < 140, count + " of 300 stops under fire");
+        assertTrue(drawn.stream().flatMap(Optional::stream).allMatch(f -> f.partition() >= 0 && f.partition() < ChaosRun.FAILOVER_PARTITIONS
+            && f.afterMs() >= 200 && f.afterMs() < 2_000 && f.downMs() >= 1_000 && f.downMs() < 5_000), drawn.toString());
     }
 
     @Test
