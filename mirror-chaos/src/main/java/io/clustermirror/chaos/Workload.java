@@ -30,7 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fixed lane writes the mirrored-all-along partitions on the source; the moving lane writes the failover topic on
  * whichever cluster is writable ({@link #moveFailover}, for both directions). Each lane has an idempotent producer
  * (batches of records, each acknowledged with its offset) and a transactional one (transactions over one or two
- * partitions that commit, abort, or stay open for a few seconds before they commit, so that a stop may find one open).
+ * partitions that commit, abort, or stay open for a few seconds before they commit, so that a stop may find one open);
+ * the moving lane has a second transactional producer, whose transactions interleave with the first's on the same
+ * partitions: a transaction that began before another and commits while the other is open leaves the mirroring side
+ * holding the other open with a committed one below it, whose marker lies past the last stable offset, which is where a
+ * stop's cut can go wrong.
  * A compacted topic gets keyed records and tombstones from a small key space; those are not recorded (their check
  * compares the two logs).
  *
@@ -68,8 +72,8 @@ final class Workload implements AutoCloseable {
     private static final long PACE_MS = 40;
     private static final int COMPACTED_KEYS = 20;
     private static final Duration MOVE_BOUND = Duration.ofSeconds(120);
-    /** The producers of the moving lane: one idempotent, one transactional. */
-    private static final int FAILOVER_PRODUCERS = 2;
+    /** The moving lane's producers: one idempotent, two transactional. */
+    private static final int FAILOVER_PRODUCERS = 3;
 
     /** Where a lane writes now: the side (null while its producers move), the stint, and each partition's barrier there. */
     private record Assignment(Side side, int stint, Map<TopicPartition, Long> barriers) {
@@ -174,8 +178,10 @@ final class Workload implements AutoCloseable {
             // Seeded per lane and producer, so that a replay draws the same partitions and outcomes.
             long laneSeed = seed ^ lane.name.hashCode();
             threads.add(new Thread(() -> idempotentLoop(lane, new Random(laneSeed ^ 0x1DE7L)), "workload-idempotent-" + lane.name));
-            threads.add(new Thread(() -> transactionalLoop(lane, new Random(laneSeed ^ 0x7A5L)), "workload-transactional-" + lane.name));
+            threads.add(new Thread(() -> transactionalLoop(lane, "", new Random(laneSeed ^ 0x7A5L)), "workload-transactional-" + lane.name));
         }
+        threads.add(new Thread(() -> transactionalLoop(moving, "b-", new Random((seed ^ moving.name.hashCode()) ^ 0x7A5BL)),
+            "workload-transactional-" + moving.name + "-b"));
         threads.add(new Thread(() -> compactedLoop(new Random(seed ^ 0xC0A1L)), "workload-compacted"));
         threads.forEach(Thread::start);
     }
@@ -291,7 +297,8 @@ final class Workload implements AutoCloseable {
         });
     }
 
-    private void transactionalLoop(Lane lane, Random random) {
+    /** @param producerTag tells this producer's values from those of another transactional producer of the lane */
+    private void transactionalLoop(Lane lane, String producerTag, Random random) {
         long[] transaction = {0};
         List<TopicPartition> eligible = lane.partitions.stream().filter(tp -> !lane.idempotentOnly.contains(tp)).toList();
         runLane(lane, "transactional producer", a -> {
@@ -312,7 +319,7 @@ final class Workload implements AutoCloseable {
                     List<Future<RecordMetadata>> sent = new ArrayList<>();
                     for (TopicPartition tp : targets) {
                         for (int i = 0; i < TRANSACTION_RECORDS_PER_PARTITION; i++) {
-                            String value = "tx-" + lane.name + "-" + number + "-" + tp.partition() + "-" + i;
+                            String value = "tx-" + lane.name + "-" + producerTag + number + "-" + tp.partition() + "-" + i;
                             pending.add(new Write(a.side(), a.stint(), tp, -1, value, null));
                             sent.add(producer.send(record(tp, value)));
                         }
