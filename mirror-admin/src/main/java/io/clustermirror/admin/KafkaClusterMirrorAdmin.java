@@ -76,6 +76,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
@@ -618,10 +619,21 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         ensureCommandsTopic(deadline);
         byte[] key = RecordCodec.encodeKey(command.commandId());
         TopicPartition commands = new TopicPartition(InternalTopics.COMMANDS, 0);
-        long offset = producer()
-            .send(new ProducerRecord<>(commands.topic(), commands.partition(), key, RecordCodec.encodeCommand(command)))
-            .get(deadline.remainingMs(time), TimeUnit.MILLISECONDS)
-            .offset();
+        long offset;
+        try {
+            offset = producer()
+                .send(new ProducerRecord<>(commands.topic(), commands.partition(), key, RecordCodec.encodeCommand(command)))
+                .get(deadline.remainingMs(time), TimeUnit.MILLISECONDS)
+                .offset();
+        } catch (ExecutionException | org.apache.kafka.common.KafkaException e) {
+            if (controlPlaneRefusal(e).isPresent()) {
+                // Refused, the idempotent producer stays in a fatal state; a later command (once the principal holds the
+                // permission) gets a new one.
+                producer.close(Duration.ZERO);
+                producer = null;
+            }
+            throw e;
+        }
         CommandResult result;
         try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
             consumer.assign(List.of(commands));
@@ -785,11 +797,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         if (cause instanceof ClusterMirrorException e) {
             return e;
         }
-        if (cause instanceof ClusterAuthorizationException
-                || cause instanceof TopicAuthorizationException t && InternalTopics.ALL.containsAll(t.unauthorizedTopics())) {
+        Optional<Throwable> refusal = controlPlaneRefusal(cause);
+        if (refusal.isPresent()) {
             return new ClusterMirrorException(MirrorError.CLUSTER_AUTHORIZATION_FAILED, access.what + " need " + access.operation
                 + " on the cluster resource, which this client's principal lacks (kafka-acls.sh --add --allow-principal "
-                + "<principal> --operation " + access.operation + " --cluster)", cause);
+                + "<principal> --operation " + access.operation + " --cluster)", refusal.get());
         }
         if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the destination cluster did "
@@ -798,6 +810,21 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
         return new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR,
             cause.getClass().getSimpleName() + ": " + cause.getMessage(), cause);
+    }
+
+    /**
+     * The brokers' refusal of the control plane somewhere in {@code failure}'s causes: on the cluster (the command producer's
+     * id) or on the internal topics. A producer refused once fails its later sends with a KafkaException whose cause is
+     * that refusal, so the whole chain counts.
+     */
+    private static Optional<Throwable> controlPlaneRefusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ClusterAuthorizationException
+                    || t instanceof TopicAuthorizationException topics && InternalTopics.ALL.containsAll(topics.unauthorizedTopics())) {
+                return Optional.of(t);
+            }
+        }
+        return Optional.empty();
     }
 
     @FunctionalInterface

@@ -112,6 +112,11 @@ class KafkaClusterMirrorAdminTest {
         ClusterMirrorException producerId = KafkaClusterMirrorAdmin.toMirrorException(
             new ClusterAuthorizationException("idempotent write"), 10, ClusterAccess.ALTER);
         assertEquals(MirrorError.CLUSTER_AUTHORIZATION_FAILED, producerId.error());
+        // A producer refused once fails its next sends with its fatal state, caused by the refusal.
+        ClusterMirrorException later = KafkaClusterMirrorAdmin.toMirrorException(new org.apache.kafka.common.KafkaException(
+            "Cannot execute transactional method because we are in an error state", new ClusterAuthorizationException("refused")),
+            10, ClusterAccess.ALTER);
+        assertEquals(MirrorError.CLUSTER_AUTHORIZATION_FAILED, later.error(), later.getMessage());
         // Admin's describeTopics names no topic.
         ClusterMirrorException read = KafkaClusterMirrorAdmin.toMirrorException(
             new ExecutionException(new TopicAuthorizationException("not allowed")), 10, ClusterAccess.DESCRIBE);
