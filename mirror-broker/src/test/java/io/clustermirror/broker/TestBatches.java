@@ -1,5 +1,6 @@
 package io.clustermirror.broker;
 
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -13,8 +14,8 @@ public final class TestBatches {
     private TestBatches() {
     }
 
-    /** One uncompressed batch of {@code n} records from {@code base}, values {@code v<offset>}. */
-    public static MemoryRecords batch(long base, int n, long producerId, short producerEpoch, int baseSequence, int partitionLeaderEpoch) {
+    /** One uncompressed batch of {@code n} records from {@code base}, values {@code v<offset>}: its bytes, positioned at 0. */
+    public static ByteBuffer batch(long base, int n, long producerId, short producerEpoch, int baseSequence, int partitionLeaderEpoch) {
         ByteBuffer buf = ByteBuffer.allocate(8192);
         MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
             TimestampType.CREATE_TIME, base, 1000L, producerId, producerEpoch, baseSequence, false, false, partitionLeaderEpoch,
@@ -22,20 +23,31 @@ public final class TestBatches {
         for (int i = 0; i < n; i++) {
             b.appendWithOffset(base + i, 1000L + i, ("k" + i).getBytes(), ("v" + (base + i)).getBytes());
         }
-        return b.build();
+        return bytes(b.build());
     }
 
-    /** The batches of {@code parts} one after the other, as one fetch response would carry them. */
-    public static MemoryRecords concat(MemoryRecords... parts) {
+    /** The batch {@link #batch} builds, as a view. */
+    public static StoredBatch stored(long base, int n, long producerId, short producerEpoch, int baseSequence, int partitionLeaderEpoch) {
+        return StoredBatch.of(batch(base, n, producerId, producerEpoch, baseSequence, partitionLeaderEpoch));
+    }
+
+    /** The bytes of records Kafka's builders made, from position 0 (a buffer of their own, not shared). */
+    public static ByteBuffer bytes(MemoryRecords records) {
+        ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
+        copy.put(records.buffer().duplicate());
+        return copy.flip();
+    }
+
+    /** The batches of {@code parts} (each from its position to its limit) one after the other, as one fetch response would carry them. */
+    public static ByteBuffer concat(ByteBuffer... parts) {
         int size = 0;
-        for (MemoryRecords r : parts) {
-            size += r.sizeInBytes();
+        for (ByteBuffer r : parts) {
+            size += r.remaining();
         }
         ByteBuffer out = ByteBuffer.allocate(size);
-        for (MemoryRecords r : parts) {
-            out.put(r.buffer().duplicate());
+        for (ByteBuffer r : parts) {
+            out.put(r.duplicate());
         }
-        out.flip();
-        return MemoryRecords.readableRecords(out);
+        return out.flip();
     }
 }

@@ -1,5 +1,6 @@
 package io.clustermirror.chaos;
 
+import io.clustermirror.common.batch.StoredRecord;
 import io.clustermirror.common.cleaning.CleanedBatches;
 import io.clustermirror.testkit.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
@@ -10,7 +11,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.io.IOException;
@@ -222,9 +222,9 @@ final class HistoryChecker {
             if (batch.control()) {
                 continue;
             }
-            for (Record record : batch.recordBatch()) {
+            for (StoredRecord record : batch.recordBatch().records()) {
                 if (record.key() != null && (record.offset() < bound) == below) {
-                    latest.put(record.key(), new LatestRecord(record.offset(), !record.hasValue()));
+                    latest.put(record.key(), new LatestRecord(record.offset(), record.value() == null));
                 }
             }
         }

@@ -1,8 +1,8 @@
 package io.clustermirror.chaos;
 
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,8 +43,8 @@ final class SegmentBatches {
         }
 
         /** The batch parsed (its partition leader epoch reads 0), to read its records. */
-        RecordBatch recordBatch() {
-            return MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches().iterator().next();
+        StoredBatch recordBatch() {
+            return StoredBatch.of(ByteBuffer.wrap(bytes));
         }
 
         String range() {
@@ -99,7 +99,7 @@ final class SegmentBatches {
             // happen to a live log.
             ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(segment));
             int position = 0;
-            for (RecordBatch b : MemoryRecords.readableRecords(file.duplicate()).batches()) {
+            for (StoredBatch b : StoredBatches.of(file)) {
                 int size = b.sizeInBytes();
                 byte[] bytes = Arrays.copyOfRange(file.array(), position, position + size);
                 Arrays.fill(bytes, LEADER_EPOCH_POSITION, LEADER_EPOCH_POSITION + 4, (byte) 0);

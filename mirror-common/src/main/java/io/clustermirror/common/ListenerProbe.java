@@ -1,7 +1,6 @@
 package io.clustermirror.common;
 
-import org.apache.kafka.clients.ClientDnsLookup;
-import org.apache.kafka.clients.ClientUtils;
+import io.clustermirror.common.compat.ClientInternals;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -60,7 +59,7 @@ public final class ListenerProbe {
         String servers = clientProperties.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "");
         List<InetSocketAddress> addresses;
         try {
-            addresses = ClientUtils.parseAndValidateAddresses(Arrays.asList(servers.split(",")), ClientDnsLookup.USE_ALL_DNS_IPS);
+            addresses = ClientInternals.bootstrapAddresses(Arrays.asList(servers.split(",")));
         } catch (RuntimeException e) {
             return; // the client reports a bad address itself
         }

@@ -1,6 +1,8 @@
 package io.clustermirror.it;
 
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
@@ -24,10 +26,11 @@ final class LogBatches {
     record Batch(byte magic, long baseOffset, long lastOffset, long crc, long producerId, short producerEpoch, int baseSequence,
                  boolean transactional, boolean control, String compression, String timestampType, Integer recordCount,
                  int sizeInBytes, long maxTimestamp, String barrierSourceClusterId) {
-        static Batch of(RecordBatch b) {
+        /** The batch as Kafka reads it ({@code b}) and as the mirror does ({@code stored}), the same bytes. */
+        static Batch of(RecordBatch b, StoredBatch stored) {
             return new Batch(b.magic(), b.baseOffset(), b.lastOffset(), b.checksum(), b.producerId(), b.producerEpoch(), b.baseSequence(),
                 b.isTransactional(), b.isControlBatch(), b.compressionType().name, b.timestampType().name, b.countOrNull(),
-                b.sizeInBytes(), b.maxTimestamp(), BarrierBatch.sourceClusterId(b).orElse(null));
+                b.sizeInBytes(), b.maxTimestamp(), BarrierBatch.sourceClusterId(stored).orElse(null));
         }
 
         boolean isBarrier() {
@@ -69,10 +72,13 @@ final class LogBatches {
             // A copy of the bytes, not FileRecords: the broker may be appending to the segment, and FileRecords.close()
             // trims the file to the size it saw at open (it fails on a read-only channel, and must never cut a live log).
             // A batch still being appended at the end is incomplete and not returned.
-            for (RecordBatch b : MemoryRecords.readableRecords(ByteBuffer.wrap(Files.readAllBytes(segment))).batches()) {
+            ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(segment));
+            java.util.Iterator<StoredBatch> stored = StoredBatches.iterator(bytes);
+            for (RecordBatch b : MemoryRecords.readableRecords(bytes.duplicate()).batches()) {
+                StoredBatch ours = stored.next();
                 if (b.lastOffset() >= startOffset && b.lastOffset() < endOffset) {
                     b.ensureValid();
-                    batches.add(new Stored(Batch.of(b), b.partitionLeaderEpoch()));
+                    batches.add(new Stored(Batch.of(b, ours), b.partitionLeaderEpoch()));
                 }
             }
         }

@@ -1,15 +1,11 @@
 package io.clustermirror.admin.internals;
 
-import io.clustermirror.common.fetch.RawBatch;
-
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.record.internal.Record;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.Crc32C;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -22,16 +18,6 @@ import java.util.Objects;
  * difference in the record data.
  */
 public final class BatchComparison {
-    /** Where the v2 header fields sit in a batch (Kafka's DefaultRecordBatch layout). */
-    static final int LENGTH_OFFSET = 8;
-    static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
-    static final int MAGIC_OFFSET = 16;
-    static final int CRC_OFFSET = 17;
-    static final int ATTRIBUTES_OFFSET = 21;
-    static final int BASE_TIMESTAMP_OFFSET = 27;
-    static final int MAX_TIMESTAMP_OFFSET = 35;
-    static final int RECORDS_OFFSET = 61;
-
     private BatchComparison() {
     }
 
@@ -57,15 +43,15 @@ public final class BatchComparison {
      * order (batches ending before {@code from} are skipped; the first may start before it). Consumes the iterators up
      * to the first difference.
      */
-    public static Outcome compare(Iterator<RawBatch> source, Iterator<RawBatch> destination, long from, long to) {
+    public static Outcome compare(Iterator<StoredBatch> source, Iterator<StoredBatch> destination, long from, long to) {
         long batches = 0;
         long bytes = 0;
         if (from >= to) {
             return new Outcome(from, Math.max(from, to), null, 0, 0);
         }
         while (true) {
-            RawBatch s = nextInRange(source, from, to);
-            RawBatch d = nextInRange(destination, from, to);
+            StoredBatch s = nextInRange(source, from, to);
+            StoredBatch d = nextInRange(destination, from, to);
             if (s == null && d == null) {
                 return new Outcome(from, to, null, batches, bytes);
             }
@@ -92,7 +78,7 @@ public final class BatchComparison {
      *
      * @return null if they hold the same bytes but for the partition leader epoch and both match their CRC
      */
-    public static Difference compare(RawBatch source, RawBatch destination) {
+    public static Difference compare(StoredBatch source, StoredBatch destination) {
         Difference corrupt = crcFailure("destination", destination);
         if (corrupt == null) {
             corrupt = crcFailure("source", source);
@@ -101,13 +87,13 @@ public final class BatchComparison {
             return corrupt;
         }
         long offset = Math.min(source.baseOffset(), destination.baseOffset());
-        RecordBatch s = source.batch();
-        RecordBatch d = destination.batch();
+        StoredBatch s = source;
+        StoredBatch d = destination;
         List<String> fields = new ArrayList<>();
         field(fields, "base offset", s.baseOffset(), d.baseOffset());
         field(fields, "last offset", s.lastOffset(), d.lastOffset());
         field(fields, "magic", s.magic(), d.magic());
-        if (!fields.isEmpty() || s.magic() < RecordBatch.MAGIC_VALUE_V2) {
+        if (!fields.isEmpty() || !s.isV2()) {
             // Different batches, or legacy ones (no leader epoch field): the bytes must match whole.
             return fields.isEmpty() && source.bytes().equals(destination.bytes()) ? null
                 : new Difference(offset, "source batch " + source.range() + " and destination batch " + destination.range()
@@ -117,11 +103,11 @@ public final class BatchComparison {
         field(fields, "producer id", s.producerId(), d.producerId());
         field(fields, "producer epoch", s.producerEpoch(), d.producerEpoch());
         field(fields, "base sequence", s.baseSequence(), d.baseSequence());
-        field(fields, "attributes", hex(source.bytes().getShort(ATTRIBUTES_OFFSET)), hex(destination.bytes().getShort(ATTRIBUTES_OFFSET)));
-        field(fields, "record count", s.countOrNull(), d.countOrNull());
-        field(fields, "size", source.sizeInBytes(), destination.sizeInBytes());
-        field(fields, "base timestamp", source.bytes().getLong(BASE_TIMESTAMP_OFFSET), destination.bytes().getLong(BASE_TIMESTAMP_OFFSET));
-        field(fields, "max timestamp", source.bytes().getLong(MAX_TIMESTAMP_OFFSET), destination.bytes().getLong(MAX_TIMESTAMP_OFFSET));
+        field(fields, "attributes", hex(s.attributes()), hex(d.attributes()));
+        field(fields, "record count", s.recordCount(), d.recordCount());
+        field(fields, "size", s.sizeInBytes(), d.sizeInBytes());
+        field(fields, "base timestamp", s.baseTimestamp(), d.baseTimestamp());
+        field(fields, "max timestamp", s.maxTimestamp(), d.maxTimestamp());
         boolean recordsEqual = recordBytes(source).equals(recordBytes(destination));
         if (fields.isEmpty() && recordsEqual) {
             return null;
@@ -135,9 +121,9 @@ public final class BatchComparison {
         return new Difference(offset, what);
     }
 
-    private static RawBatch nextInRange(Iterator<RawBatch> batches, long from, long to) {
+    private static StoredBatch nextInRange(Iterator<StoredBatch> batches, long from, long to) {
         while (batches.hasNext()) {
-            RawBatch batch = batches.next();
+            StoredBatch batch = batches.next();
             if (batch.baseOffset() >= to) {
                 return null;
             }
@@ -148,43 +134,39 @@ public final class BatchComparison {
         return null;
     }
 
-    private static Difference crcFailure(String side, RawBatch batch) {
-        if (batch.batch().magic() < RecordBatch.MAGIC_VALUE_V2 || batch.sizeInBytes() < RECORDS_OFFSET
-                || batch.bytes().getInt(LENGTH_OFFSET) != batch.sizeInBytes() - PARTITION_LEADER_EPOCH_OFFSET) {
-            return batch.batch().isValid() ? null : new Difference(batch.baseOffset(), side + " batch " + batch.range()
+    private static Difference crcFailure(String side, StoredBatch batch) {
+        if (!batch.isV2()) {
+            return batch.isValid() ? null : new Difference(batch.baseOffset(), side + " batch " + batch.range()
                 + " is corrupt: it fails its CRC or size check");
         }
-        long computed = Crc32C.compute(batch.bytes(), ATTRIBUTES_OFFSET, batch.sizeInBytes() - ATTRIBUTES_OFFSET);
-        long stored = batch.batch().checksum();
+        long computed = batch.computeChecksum();
+        long stored = batch.checksum();
         return computed == stored ? null : new Difference(batch.baseOffset(), side + " batch " + batch.range() + " fails its "
             + "CRC check (stored " + hex(stored) + ", computed " + hex(computed) + "): its bytes changed after it was written");
     }
 
     /** Everything the CRC covers after the header's fixed fields: the records. */
-    private static ByteBuffer recordBytes(RawBatch batch) {
-        ByteBuffer bytes = batch.bytes().duplicate();
-        bytes.position(RECORDS_OFFSET);
-        return bytes;
+    private static ByteBuffer recordBytes(StoredBatch batch) {
+        return batch.bytes().position(StoredBatch.RECORDS_OFFSET);
     }
 
     /**
      * The first record that differs between two valid batches of the same offsets, decoded (decompressed) only now; null
      * when the records cannot be decoded or hold the same values (the difference is then in their encoding).
      */
-    private static Difference firstDifferentRecord(RecordBatch source, RecordBatch destination) {
+    private static Difference firstDifferentRecord(StoredBatch source, StoredBatch destination) {
         try {
-            Iterator<Record> s = source.iterator();
-            Iterator<Record> d = destination.iterator();
+            Iterator<StoredRecord> s = source.records().iterator();
+            Iterator<StoredRecord> d = destination.records().iterator();
             while (s.hasNext() && d.hasNext()) {
-                Record a = s.next();
-                Record b = d.next();
+                StoredRecord a = s.next();
+                StoredRecord b = d.next();
                 List<String> differing = new ArrayList<>();
                 addIf(differing, "offset", a.offset() != b.offset());
                 addIf(differing, "timestamp", a.timestamp() != b.timestamp());
                 addIf(differing, "key", !Objects.equals(a.key(), b.key()));
                 addIf(differing, "value", !Objects.equals(a.value(), b.value()));
-                addIf(differing, "headers", !Arrays.equals(a.headers(), b.headers(),
-                    (x, y) -> x.key().equals(y.key()) && Arrays.equals(x.value(), y.value()) ? 0 : 1));
+                addIf(differing, "headers", !a.headers().equals(b.headers()));
                 if (!differing.isEmpty()) {
                     return new Difference(Math.min(a.offset(), b.offset()), "record at offset " + a.offset() + " differs in its "
                         + String.join(", ", differing));

@@ -1,10 +1,8 @@
 package io.clustermirror.admin.internals;
 
-import io.clustermirror.common.fetch.RawBatch;
-
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 import org.junit.jupiter.api.Test;
@@ -22,7 +20,7 @@ class BatchComparisonTest {
     private static final long PRODUCER_ID = 4000;
 
     /** An idempotent lz4 batch at {@code baseOffset} with {@code values}, stamped with a leader epoch. */
-    private static RawBatch batch(long baseOffset, long producerId, int leaderEpoch, String... values) {
+    private static StoredBatch batch(long baseOffset, long producerId, int leaderEpoch, String... values) {
         SimpleRecord[] records = new SimpleRecord[values.length];
         for (int i = 0; i < values.length; i++) {
             records[i] = new SimpleRecord(1_700_000_000_000L + i, ("k" + i).getBytes(StandardCharsets.UTF_8),
@@ -30,18 +28,16 @@ class BatchComparisonTest {
         }
         MemoryRecords memory = MemoryRecords.withIdempotentRecords(baseOffset, Compression.lz4().build(), producerId, (short) 0,
             (int) baseOffset, leaderEpoch, records);
-        MutableRecordBatch batch = memory.batches().iterator().next();
-        return new RawBatch(batch, memory.buffer());
+        return StoredBatch.of(memory.buffer());
     }
 
     /** The batch with one byte of its record data flipped, as a disk corruption would leave it. */
-    private static RawBatch corrupted(RawBatch batch) {
-        ByteBuffer copy = ByteBuffer.allocate(batch.sizeInBytes()).put(batch.bytes().duplicate());
+    private static StoredBatch corrupted(StoredBatch batch) {
+        ByteBuffer copy = ByteBuffer.allocate(batch.sizeInBytes()).put(batch.bytes());
         copy.flip();
         int valueByte = copy.limit() - 2;
         copy.put(valueByte, (byte) (copy.get(valueByte) ^ 0x01));
-        MutableRecordBatch parsed = MemoryRecords.readableRecords(copy).batches().iterator().next();
-        return new RawBatch(parsed, copy);
+        return StoredBatch.of(copy);
     }
 
     @Test
@@ -51,7 +47,7 @@ class BatchComparisonTest {
 
     @Test
     void aCorruptDestinationBatchIsNamedByItsCrc() {
-        RawBatch source = batch(10, PRODUCER_ID, 3, "a", "b");
+        StoredBatch source = batch(10, PRODUCER_ID, 3, "a", "b");
         BatchComparison.Difference difference = BatchComparison.compare(source, corrupted(batch(10, PRODUCER_ID, 7, "a", "b")));
         assertEquals(10, difference.offset());
         assertTrue(difference.description().startsWith("destination batch [10, 11] fails its CRC check (stored 0x"),
@@ -81,10 +77,10 @@ class BatchComparisonTest {
 
     @Test
     void aPartitionIsComparedOverItsRangeOnly() {
-        List<RawBatch> source = List.of(batch(0, PRODUCER_ID, 1, "x"), batch(1, PRODUCER_ID, 1, "a", "b"),
+        List<StoredBatch> source = List.of(batch(0, PRODUCER_ID, 1, "x"), batch(1, PRODUCER_ID, 1, "a", "b"),
             batch(3, PRODUCER_ID, 2, "c"), batch(4, PRODUCER_ID, 2, "local"));
         // The destination no longer holds offset 0 and has other data from offset 4 (after a stop).
-        List<RawBatch> destination = List.of(batch(1, PRODUCER_ID, 5, "a", "b"), batch(3, PRODUCER_ID, 5, "c"),
+        List<StoredBatch> destination = List.of(batch(1, PRODUCER_ID, 5, "a", "b"), batch(3, PRODUCER_ID, 5, "c"),
             batch(4, 9, 6, "other"));
         BatchComparison.Outcome outcome = BatchComparison.compare(source.iterator(), destination.iterator(), 1, 4);
         assertTrue(outcome.identical(), String.valueOf(outcome.difference()));
@@ -96,7 +92,7 @@ class BatchComparisonTest {
 
     @Test
     void aSideThatEndsEarlyIsADifferenceAtItsEnd() {
-        List<RawBatch> source = List.of(batch(0, PRODUCER_ID, 1, "a"), batch(1, PRODUCER_ID, 1, "b"));
+        List<StoredBatch> source = List.of(batch(0, PRODUCER_ID, 1, "a"), batch(1, PRODUCER_ID, 1, "b"));
         BatchComparison.Outcome outcome = BatchComparison.compare(source.iterator(), new ArrayList<>(source.subList(0, 1)).iterator(), 0, 2);
         assertEquals(1, outcome.difference().offset());
         assertTrue(outcome.difference().description().startsWith("the destination has no batch at offset 1"),

@@ -1,6 +1,9 @@
 package io.clustermirror.broker.bridge;
 
 import io.clustermirror.broker.InjectedProductBug;
+import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 
 import kafka.cluster.Partition;
 import kafka.server.BrokerServer;
@@ -13,7 +16,6 @@ import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.image.loader.MetadataLoader;
 import org.apache.kafka.server.common.RequestLocal;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
@@ -28,6 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -221,10 +225,10 @@ public final class BrokerHandle implements LocalReplicas {
      * Empty records if the broker hosts no replica.
      */
     @Override
-    public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
+    public List<StoredBatch> localRecords(TopicPartition partition, long startOffset, int maxBytes) {
         Optional<Partition> p = onlinePartition(partition);
         if (p.isEmpty() || p.get().log().isEmpty()) {
-            return MemoryRecords.EMPTY;
+            return List.of();
         }
         org.apache.kafka.common.record.internal.Records r;
         try {
@@ -234,7 +238,7 @@ public final class BrokerHandle implements LocalReplicas {
             throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
         }
         if (r instanceof MemoryRecords m) {
-            return m;
+            return StoredBatches.of(m.buffer());
         }
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(r.sizeInBytes());
         try {
@@ -242,7 +246,7 @@ public final class BrokerHandle implements LocalReplicas {
         } catch (java.io.IOException e) {
             throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
         }
-        return MemoryRecords.readableRecords(buf); // readInto flips the buffer
+        return StoredBatches.of(buf); // readInto flips the buffer
     }
 
     /**
@@ -255,7 +259,7 @@ public final class BrokerHandle implements LocalReplicas {
      * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
      */
     @Override
-    public AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records)
+    public AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, ByteBuffer batches)
             throws NotLeaderException {
         Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
             "partition " + partition + " is not online on broker " + nodeId()));
@@ -267,13 +271,14 @@ public final class BrokerHandle implements LocalReplicas {
             throw new NotLeaderException("leader epoch of " + partition + " on broker " + nodeId() + " is " + current
                 + ", not " + leaderEpoch);
         }
-        if (records.sizeInBytes() == 0) {
+        if (!batches.hasRemaining()) {
             long leo = p.leaderLogIfLocal().get().logEndOffset();
             return new AppendResult(-1L, -1L, leo);
         }
-        for (MutableRecordBatch b : records.batches()) {
+        for (StoredBatch b : StoredBatches.of(batches)) {
             b.setPartitionLeaderEpoch(leaderEpoch);
         }
+        MemoryRecords records = MemoryRecords.readableRecords(batches.slice());
         LogAppendInfo info;
         try {
             // Partition.appendRecordsToLeader re-checks leadership and the epoch under the partition's
@@ -384,9 +389,9 @@ public final class BrokerHandle implements LocalReplicas {
                 || p.get().log().get().logStartOffset() > offset) {
             return Optional.empty();
         }
-        for (org.apache.kafka.common.record.internal.RecordBatch b : localRecords(partition, offset, 64 * 1024).batches()) {
+        for (StoredBatch b : localRecords(partition, offset, 64 * 1024)) {
             if (b.baseOffset() <= offset && offset <= b.lastOffset()) {
-                return Optional.of(io.clustermirror.common.barrier.BarrierBatch.isBarrier(b));
+                return Optional.of(BarrierBatch.isBarrier(b));
             }
         }
         return Optional.of(false);

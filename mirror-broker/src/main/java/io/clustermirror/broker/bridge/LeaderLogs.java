@@ -1,8 +1,10 @@
 package io.clustermirror.broker.bridge;
 
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,11 +25,11 @@ public interface LeaderLogs {
     /** The end offset of leader epoch {@code epoch} in the local log (Kafka's epoch cache), if the log knows the epoch. */
     java.util.OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch);
 
-    /** A copy of the local replica's batches from the batch containing {@code startOffset}, about {@code maxBytes}. */
-    MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes);
+    /** A copy of the local replica's whole batches from the batch containing {@code startOffset}, about {@code maxBytes}. */
+    List<StoredBatch> localRecords(TopicPartition partition, long startOffset, int maxBytes);
 
-    /** Appends whole batches as the leader at {@code leaderEpoch}, keeping their offsets. */
-    AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, MemoryRecords records) throws NotLeaderException;
+    /** Appends whole batches (the bytes from the buffer's position to its limit) as the leader at {@code leaderEpoch}, keeping their offsets. */
+    AppendResult appendAsLeader(TopicPartition partition, int leaderEpoch, ByteBuffer records) throws NotLeaderException;
 
     /** Truncates the leader's log to {@code offset} (the first offset removed). */
     void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException;

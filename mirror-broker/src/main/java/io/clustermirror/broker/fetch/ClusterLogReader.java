@@ -3,13 +3,13 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.fetch.RawLogReader;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Utils;
 
 import java.time.Duration;
@@ -52,7 +52,7 @@ public final class ClusterLogReader implements AutoCloseable {
      *                        passes the read's position while it reads (read again)
      * @throws ClusterMirrorException {@link MirrorError#CORRUPT_MESSAGE} naming the batch's offsets when a batch fails its CRC
      */
-    public List<RecordBatch> batches(TopicPartition tp, long from, long to) {
+    public List<StoredBatch> batches(TopicPartition tp, long from, long to) {
         return read(tp, from, to, start -> reader.stream(tp, start, to));
     }
 
@@ -62,16 +62,16 @@ public final class ClusterLogReader implements AutoCloseable {
      * @throws ClusterMirrorException {@link MirrorError#SOURCE_TOPIC_ID_CHANGED} when the topic of that name has another id
      *                                (deleted and re-created): its batches say nothing about the one that was mirrored
      */
-    public List<RecordBatch> batches(TopicPartition tp, Uuid topicId, long from, long to) {
+    public List<StoredBatch> batches(TopicPartition tp, Uuid topicId, long from, long to) {
         return read(tp, from, to, start -> reader.stream(tp, topicId, start, to));
     }
 
-    private List<RecordBatch> read(TopicPartition tp, long from, long to, LongFunction<RawLogReader.BatchStream> streamFrom) {
+    private List<StoredBatch> read(TopicPartition tp, long from, long to, LongFunction<RawLogReader.BatchStream> streamFrom) {
         RawLogReader.BatchStream stream = streamFrom.apply(Math.max(from, reader.range(tp).logStartOffset()));
-        List<RecordBatch> out = new ArrayList<>();
+        List<StoredBatch> out = new ArrayList<>();
         try {
             while (stream.hasNext()) {
-                RecordBatch batch = checked(tp, stream.next().batch());
+                StoredBatch batch = checked(tp, stream.next());
                 if (batch.lastOffset() >= from && batch.baseOffset() < to) {
                     out.add(batch);
                 }
@@ -86,7 +86,7 @@ public final class ClusterLogReader implements AutoCloseable {
      * {@code batch} if it passes its CRC check; otherwise the failure names the batch's offsets, as the data path's does
      * for a corrupt fetched batch, so that the operator knows where to look.
      */
-    static RecordBatch checked(TopicPartition tp, RecordBatch batch) {
+    static StoredBatch checked(TopicPartition tp, StoredBatch batch) {
         try {
             batch.ensureValid();
             return batch;
@@ -108,7 +108,7 @@ public final class ClusterLogReader implements AutoCloseable {
         RawLogReader.LogRange range = reader.range(tp);
         RawLogReader.BatchStream stream = reader.stream(tp, Math.max(offset, range.logStartOffset()), range.highWatermark(), 1);
         try {
-            return new Head(range.highWatermark(), stream.hasNext() ? Optional.of(stream.next().batch()) : Optional.empty());
+            return new Head(range.highWatermark(), stream.hasNext() ? Optional.of(stream.next()) : Optional.empty());
         } finally {
             lastLeader = stream.leaderId();
         }
@@ -120,7 +120,7 @@ public final class ClusterLogReader implements AutoCloseable {
      * @param highWatermark the partition's high watermark
      * @param firstBatch    the first batch at or past the offset asked for, if the log has one below the high watermark
      */
-    public record Head(long highWatermark, Optional<RecordBatch> firstBatch) {
+    public record Head(long highWatermark, Optional<StoredBatch> firstBatch) {
     }
 
     /** The broker the last {@link #batches} call read from (the partition's leader then), or -1. */

@@ -4,7 +4,8 @@ import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
+
+import java.nio.ByteBuffer;
 
 /** The {@link PartitionAppender} of a running broker: its local leader replicas. */
 public final class LocalLeaderAppender implements PartitionAppender {
@@ -15,7 +16,7 @@ public final class LocalLeaderAppender implements PartitionAppender {
     }
 
     @Override
-    public AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) throws NotLeaderException {
+    public AppendResult append(TopicPartition partition, int destLeaderEpoch, ByteBuffer batches) throws NotLeaderException {
         return broker.appendAsLeader(partition, destLeaderEpoch, batches);
     }
 

@@ -3,7 +3,8 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
+
+import java.nio.ByteBuffer;
 
 /** Where fetched source data goes: the destination leader's log. */
 public interface PartitionAppender {
@@ -12,7 +13,7 @@ public interface PartitionAppender {
      *
      * @param destLeaderEpoch the destination leader epoch the partition was added with
      */
-    AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) throws NotLeaderException;
+    AppendResult append(TopicPartition partition, int destLeaderEpoch, ByteBuffer batches) throws NotLeaderException;
 
     /**
      * Moves the destination log start up to the source's, so records the source deleted (retention,

@@ -2,10 +2,9 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -36,11 +35,11 @@ import java.util.Optional;
 final class SourceBatches {
 
     /**
-     * Batches of one source epoch, as a slice of the fetched buffer (shares its bytes).
+     * Batches of one source epoch, as a slice of the fetched buffer (shares its bytes; position 0, limit its size).
      *
      * @param barrierOffset offset of the barrier that ends the run, or -1
      */
-    record Run(MemoryRecords records, long baseOffset, long lastOffset, int sourceEpoch, long newEpochStart,
+    record Run(ByteBuffer records, long baseOffset, long lastOffset, int sourceEpoch, long newEpochStart,
                int batchCount, long recordCount, long barrierOffset) {
     }
 
@@ -97,14 +96,13 @@ final class SourceBatches {
     }
 
     /**
-     * @param records          the fetched records of one partition
+     * @param records          the fetched records of one partition (from the buffer's position to its limit)
      * @param fetchOffset      the offset that was fetched
      * @param lastFetchedEpoch source epoch of the last batch mirrored before, or -1 if unknown
      */
-    static SourceBatches split(MemoryRecords records, long fetchOffset, int lastFetchedEpoch) {
-        ByteBuffer buf = records.buffer();
-        int start = buf.position();
-        int pos = start;
+    static SourceBatches split(ByteBuffer records, long fetchOffset, int lastFetchedEpoch) {
+        ByteBuffer buf = records.duplicate();
+        int pos = buf.position();
         List<Run> runs = new ArrayList<>();
         int runStart = -1;
         long runBase = -1;
@@ -119,9 +117,9 @@ final class SourceBatches {
         long expectedNext = fetchOffset;
         long lastTimestamp = -1;
 
-        Iterator<MutableRecordBatch> it = records.batches().iterator();
+        Iterator<StoredBatch> it = StoredBatches.iterator(buf);
         while (true) {
-            MutableRecordBatch b;
+            StoredBatch b;
             try {
                 if (!it.hasNext()) {
                     break;
@@ -144,7 +142,13 @@ final class SourceBatches {
                 pos += size;
                 continue;
             }
-            if (b.magic() != RecordBatch.MAGIC_VALUE_V2) {
+            if (b.magic() >= StoredBatch.MAGIC_V2 && !b.isV2()) {
+                corruption = "corrupt batch at offset " + b.baseOffset() + ": its " + b.sizeInBytes() + " bytes are fewer than"
+                    + " a v2 batch header's " + StoredBatch.RECORDS_OFFSET;
+                corruptOffset = b.baseOffset();
+                break;
+            }
+            if (b.magic() != StoredBatch.MAGIC_V2) {
                 corruption = "batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + " is in message format v"
                     + b.magic() + " (written by a client or broker older than Kafka 0.11): only v2 batches can be"
                     + " mirrored as they are";
@@ -168,8 +172,7 @@ final class SourceBatches {
             runLast = b.lastOffset();
             lastTimestamp = b.maxTimestamp();
             runBatches++;
-            Integer count = b.countOrNull();
-            runRecords += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
+            runRecords += b.recordCount();
             expectedNext = b.lastOffset() + 1;
             pos += size;
             if (BarrierBatch.isBarrier(b)) {
@@ -200,12 +203,12 @@ final class SourceBatches {
      * again: this is the error path only.
      */
     static Corruption locateCorruption(Run run) {
-        ByteBuffer buf = run.records().buffer();
+        ByteBuffer buf = run.records().duplicate();
         int pos = buf.position();
         int batches = 0;
         long records = 0;
         long last = -1;
-        for (MutableRecordBatch b : run.records().batches()) {
+        for (StoredBatch b : StoredBatches.of(buf)) {
             try {
                 b.ensureValid();
             } catch (KafkaException e) {
@@ -213,15 +216,14 @@ final class SourceBatches {
                 if (batches > 0) {
                     ByteBuffer slice = buf.duplicate();
                     slice.limit(pos).position(buf.position());
-                    prefix = Optional.of(new Run(MemoryRecords.readableRecords(slice.slice()), run.baseOffset(), last,
+                    prefix = Optional.of(new Run(slice.slice(), run.baseOffset(), last,
                         run.sourceEpoch(), run.newEpochStart(), batches, records, -1L));
                 }
                 return new Corruption(prefix, "corrupt batch at offsets " + b.baseOffset() + ".." + b.lastOffset() + ": "
                     + e.getMessage(), b.baseOffset());
             }
             batches++;
-            Integer count = b.countOrNull();
-            records += count != null ? count : (b.lastOffset() - b.baseOffset() + 1);
+            records += b.recordCount();
             last = b.lastOffset();
             pos += b.sizeInBytes();
         }
@@ -232,7 +234,7 @@ final class SourceBatches {
                            int batches, long recs, long barrierOffset) {
         ByteBuffer slice = buf.duplicate();
         slice.limit(to).position(from);
-        return new Run(MemoryRecords.readableRecords(slice.slice()), base, last, epoch,
+        return new Run(slice.slice(), base, last, epoch,
             epoch != prevEpoch ? base : -1L, batches, recs, barrierOffset);
     }
 }

@@ -1,7 +1,7 @@
 package io.clustermirror.broker.fetch;
 
-import io.clustermirror.common.fetch.FetchClients;
 import io.clustermirror.common.ListenerProbe;
+import io.clustermirror.common.compat.BrokerFetchClient;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
@@ -44,9 +44,9 @@ final class SourceClients implements AutoCloseable {
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", mirror);
         tags.put("source-broker", String.valueOf(node.id()));
-        return new NetworkSourceEndpoint(node, FetchClients.to(node, sourceClientProperties, clientId,
+        return new NetworkSourceEndpoint(node, BrokerFetchClient.networkClient(node, sourceClientProperties, clientId,
             settings.fetchRequestTimeoutMs(), settings.maxResponseBytes(), networkMetrics, "cluster-mirror-fetcher", tags,
-            logContext), settings, Time.SYSTEM, logContext);
+            logContext.logPrefix()), settings, Time.SYSTEM, logContext);
     }
 
     /**

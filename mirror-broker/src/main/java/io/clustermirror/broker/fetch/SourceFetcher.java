@@ -320,7 +320,7 @@ final class SourceFetcher extends Thread {
         }
         bytesSensor.record(records.sizeInBytes());
         long fetchOffset = st.fetchOffset;
-        SourceBatches batches = SourceBatches.split(memoryRecords, fetchOffset, st.lastFetchedEpoch);
+        SourceBatches batches = SourceBatches.split(memoryRecords.buffer(), fetchOffset, st.lastFetchedEpoch);
         boolean progressed = false;
         for (SourceBatches.Run run : batches.runs()) {
             if (!append(st, run, sourceEnd)) {

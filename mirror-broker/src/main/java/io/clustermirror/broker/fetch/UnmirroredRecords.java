@@ -1,9 +1,7 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.records.PartitionStateRecord;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.DefaultRecordBatch;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 import java.util.Optional;
 
@@ -23,11 +21,8 @@ public final class UnmirroredRecords {
      * The timestamp of a batch's first record: the batch's base timestamp, or for LogAppendTime its max timestamp (the
      * source leader's append time, which every record of the batch has).
      */
-    public static long firstTimestamp(RecordBatch batch) {
-        if (batch.timestampType() != TimestampType.LOG_APPEND_TIME && batch instanceof DefaultRecordBatch v2) {
-            return v2.baseTimestamp();
-        }
-        return batch.maxTimestamp();
+    public static long firstTimestamp(StoredBatch batch) {
+        return batch.isV2() && !batch.isLogAppendTime() ? batch.baseTimestamp() : batch.maxTimestamp();
     }
 
     /**
@@ -50,7 +45,7 @@ public final class UnmirroredRecords {
      * @param sourceEnd      the source's end offset the probe saw
      * @param firstBatch     the source's first batch holding an offset at or past {@code destinationEnd}, if any
      */
-    public static long atProbe(long destinationEnd, long sourceEnd, Optional<RecordBatch> firstBatch) {
+    public static long atProbe(long destinationEnd, long sourceEnd, Optional<StoredBatch> firstBatch) {
         if (destinationEnd >= sourceEnd || firstBatch.isEmpty()) {
             return PartitionStateRecord.NOTHING_UNMIRRORED;
         }

@@ -5,14 +5,14 @@ import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
@@ -116,7 +116,7 @@ final class LeaderLogProcedures {
         await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
             "the in-sync followers did not replicate the log end");
         LeaderLogState state = leaderState(tp, leaderEpoch);
-        RecordBatch last = lastBatch(tp, state);
+        StoredBatch last = lastBatch(tp, state);
         if (last != null && BarrierBatch.isBarrier(last)) {
             log.info("Mirror '{}' partition {}: the barrier is already at offset {}", mirror, tp, last.baseOffset());
             StopCut made = decided.orElse(new StopCut(last.baseOffset(), last.baseOffset()));
@@ -165,7 +165,7 @@ final class LeaderLogProcedures {
         handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, truncatedNow);
         hold(TestOnlyStopHold.Step.AFTER_CUT, tp, leaderEpoch);
         long barrierOffset = leaderState(tp, leaderEpoch).logEndOffset();
-        MemoryRecords barrier = BarrierBatch.build(barrierOffset, leaderEpoch, sourceClusterId, time.milliseconds());
+        ByteBuffer barrier = BarrierBatch.build(barrierOffset, leaderEpoch, sourceClusterId, time.milliseconds()).bytes();
         permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, barrier));
         log.info("Mirror '{}' partition {}: wrote the MIRROR_PID_RESET barrier at offset {} (source cluster {})",
             mirror, tp, barrierOffset, sourceClusterId);
@@ -238,7 +238,7 @@ final class LeaderLogProcedures {
                                                 boolean truncatedNow)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         LeaderLogState state = leaderState(tp, leaderEpoch);
-        RecordBatch last = lastBatch(tp, state);
+        StoredBatch last = lastBatch(tp, state);
         if (!truncatedNow && (last == null || last.partitionLeaderEpoch() != leaderEpoch)) {
             return; // nothing of this epoch is in the log or was just removed from it: the next batch starts it
         }
@@ -271,12 +271,12 @@ final class LeaderLogProcedures {
     }
 
     /** The local leader's batches that hold offsets in {@code [from, to)}. */
-    private java.util.List<RecordBatch> localBatches(TopicPartition tp, long from, long to) {
-        java.util.List<RecordBatch> out = new java.util.ArrayList<>();
+    private java.util.List<StoredBatch> localBatches(TopicPartition tp, long from, long to) {
+        java.util.List<StoredBatch> out = new java.util.ArrayList<>();
         long position = from;
         while (position < to) {
             long next = position;
-            for (RecordBatch b : broker.localRecords(tp, position, 1024 * 1024).batches()) {
+            for (StoredBatch b : broker.localRecords(tp, position, 1024 * 1024)) {
                 if (b.lastOffset() >= from && b.baseOffset() < to) {
                     out.add(b);
                 }
@@ -331,16 +331,12 @@ final class LeaderLogProcedures {
         }
     }
 
-    private RecordBatch lastBatch(TopicPartition tp, LeaderLogState state) {
+    private StoredBatch lastBatch(TopicPartition tp, LeaderLogState state) {
         if (state.logEndOffset() <= state.logStartOffset()) {
             return null;
         }
-        MemoryRecords tail = broker.localRecords(tp, state.logEndOffset() - 1, 1024 * 1024);
-        RecordBatch last = null;
-        for (RecordBatch b : tail.batches()) {
-            last = b;
-        }
-        return last;
+        java.util.List<StoredBatch> tail = broker.localRecords(tp, state.logEndOffset() - 1, 1024 * 1024);
+        return tail.isEmpty() ? null : tail.get(tail.size() - 1);
     }
 
     private LeaderLogState leaderState(TopicPartition tp, int leaderEpoch) throws NotLeaderException {

@@ -1,8 +1,8 @@
 package io.clustermirror.broker.partition;
 
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.cleaning.CleanedBatches;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +38,7 @@ final class LogComparison {
 
     /** Reads the batches of one log that hold offsets in {@code [from, to)}, in offset order. */
     interface BatchReader {
-        List<RecordBatch> batches(long from, long to) throws Exception;
+        List<StoredBatch> batches(long from, long to) throws Exception;
     }
 
     /**
@@ -73,11 +73,11 @@ final class LogComparison {
             long lo = Math.max(floor, hi - window);
             long windowStart = lo;
             // A batch that straddles the window's start belongs to the next window, unless no window comes after.
-            List<RecordBatch> dest = destination.batches(lo, hi).stream()
+            List<StoredBatch> dest = destination.batches(lo, hi).stream()
                 .filter(b -> b.baseOffset() >= windowStart || windowStart == floor).toList();
             Sources src = Sources.read(source, dest);
             for (int i = dest.size() - 1; i >= 0; i--) {
-                RecordBatch d = dest.get(i);
+                StoredBatch d = dest.get(i);
                 Verdict v = src.classify(d);
                 if (v.kind == Kind.IDENTICAL) {
                     return new Result(d.nextOffset(), v.source.partitionLeaderEpoch(), firstDifferent, difference);
@@ -105,9 +105,9 @@ final class LogComparison {
             throws Exception {
         long window = FIRST_WINDOW;
         for (long lo = offset; lo < destinationEnd; lo += window, window *= 4) {
-            List<RecordBatch> dest = destination.batches(lo, Math.min(destinationEnd, lo + window));
+            List<StoredBatch> dest = destination.batches(lo, Math.min(destinationEnd, lo + window));
             if (!dest.isEmpty()) {
-                RecordBatch first = dest.get(0);
+                StoredBatch first = dest.get(0);
                 Verdict v = Sources.read(source, List.of(first)).classify(first);
                 return v.kind == Kind.IDENTICAL
                     ? Optional.of("the batch at offsets [" + first.baseOffset() + ", " + first.lastOffset()
@@ -120,35 +120,35 @@ final class LogComparison {
 
     private enum Kind { IDENTICAL, DIFFERENT, UNPROVEN }
 
-    private record Verdict(Kind kind, RecordBatch source, String why) {
+    private record Verdict(Kind kind, StoredBatch source, String why) {
     }
 
     /** The source batches covering a run of destination batches, by base offset. */
     private static final class Sources {
-        private final Map<Long, RecordBatch> byBase = new HashMap<>();
-        private final List<RecordBatch> all;
+        private final Map<Long, StoredBatch> byBase = new HashMap<>();
+        private final List<StoredBatch> all;
 
-        private Sources(List<RecordBatch> all) {
+        private Sources(List<StoredBatch> all) {
             this.all = all;
             all.forEach(b -> byBase.put(b.baseOffset(), b));
         }
 
-        static Sources read(BatchReader source, List<RecordBatch> dest) throws Exception {
+        static Sources read(BatchReader source, List<StoredBatch> dest) throws Exception {
             if (dest.isEmpty()) {
                 return new Sources(List.of());
             }
             return new Sources(source.batches(dest.get(0).baseOffset(), dest.get(dest.size() - 1).nextOffset()));
         }
 
-        Verdict classify(RecordBatch d) {
-            RecordBatch s = byBase.get(d.baseOffset());
+        Verdict classify(StoredBatch d) {
+            StoredBatch s = byBase.get(d.baseOffset());
             if (s != null && s.lastOffset() == d.lastOffset() && s.checksum() == d.checksum()) {
                 return new Verdict(Kind.IDENTICAL, s, null);
             }
             if (s != null && CleanedBatches.sameAfterCleaning(d, s)) {
                 return new Verdict(Kind.IDENTICAL, s, null);
             }
-            for (RecordBatch other : all) {
+            for (StoredBatch other : all) {
                 if (other.baseOffset() <= d.lastOffset() && other.lastOffset() >= d.baseOffset()) {
                     return new Verdict(Kind.DIFFERENT, other, "the destination's batch at offsets [" + d.baseOffset() + ", "
                         + d.lastOffset() + "] (CRC " + d.checksum() + ") differs from the source's at [" + other.baseOffset()

@@ -16,6 +16,7 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
@@ -302,7 +303,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(30));
                 return new SourceLog() {
                     @Override
-                    public List<org.apache.kafka.common.record.internal.RecordBatch> batches(long from, long to) {
+                    public List<StoredBatch> batches(long from, long to) {
                         return reader.batches(tp, topicId, from, to);
                     }
 

@@ -5,7 +5,7 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LocalReplicas;
 import io.clustermirror.broker.fetch.ClusterLogReader;
 import io.clustermirror.common.barrier.BarrierBatch;
-import org.apache.kafka.common.record.internal.RecordBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.common.image.MirrorImage;
@@ -65,14 +65,14 @@ public final class ProducerStateHygiene implements AutoCloseable {
         LeaderBatches read(TopicPartition tp, long from, long to);
     }
 
-    record LeaderBatches(int leader, List<RecordBatch> batches) {
+    record LeaderBatches(int leader, List<StoredBatch> batches) {
     }
 
     public ProducerStateHygiene(BrokerHandle broker, LocalClients clients) {
         this(broker, (tp, from, to) -> {
             try (ClusterLogReader leader = new ClusterLogReader(clients.properties(), "cluster-mirror-" + broker.nodeId() + "-repair",
                     java.time.Duration.ofSeconds(10))) {
-                List<RecordBatch> batches = leader.batches(tp, from, to);
+                List<StoredBatch> batches = leader.batches(tp, from, to);
                 return new LeaderBatches(leader.lastLeader(), batches);
             }
         }, new KafkaScheduler(1, true, "cluster-mirror-producer-state-" + broker.nodeId() + "-"));
@@ -242,7 +242,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
             if (leader.leader() == broker.nodeId()) {
                 return Optional.empty(); // this broker's metadata of the leadership lags: look again later
             }
-            for (RecordBatch b : leader.batches()) {
+            for (StoredBatch b : leader.batches()) {
                 if (b.baseOffset() == offset && BarrierBatch.isBarrier(b)) {
                     return Optional.of("broker " + leader.leader() + ", the leader, holds the barrier at offset " + offset
                         + " (CRC " + b.checksum() + ")");

@@ -1,6 +1,7 @@
 package io.clustermirror.broker.bridge;
 
 import io.clustermirror.broker.fetch.TestClusters;
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -9,8 +10,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,8 +104,8 @@ class BrokerHandleTest {
         LeaderLogState before = l.leaderLogState(tp).orElseThrow();
         assertEquals(0, before.logEndOffset());
         // A gap (5..9) and a foreign partitionLeaderEpoch (77): kept offsets, stamped epoch.
-        MemoryRecords recs = concat(batch(0, 5, 42L, (short) 3, 0, 77), batch(10, 3, 42L, (short) 3, 5, 77));
-        long crc0 = recs.batches().iterator().next().checksum();
+        ByteBuffer recs = concat(batch(0, 5, 42L, (short) 3, 0, 77), batch(10, 3, 42L, (short) 3, 5, 77));
+        long crc0 = StoredBatch.of(recs).checksum();
         AppendResult r = l.appendAsLeader(tp, before.leaderEpoch(), recs);
         assertEquals(new AppendResult(0, 12, 13), r);
         waitFor(() -> l.leaderLogState(tp).orElseThrow().highWatermark() == 13, Duration.ofSeconds(15), () -> "HW 13");
@@ -121,8 +121,7 @@ class BrokerHandleTest {
         // Without the wake-up the followers sit in their 5 s long poll before fetching the new data.
         assertTrue(ms < 2_500, "HW reached the log end after " + ms + " ms: followers were not woken");
         for (BrokerHandle h : brokers) {
-            List<RecordBatch> bs = new ArrayList<>();
-            h.localRecords(tp, 0, Integer.MAX_VALUE).batches().forEach(bs::add);
+            List<StoredBatch> bs = h.localRecords(tp, 0, Integer.MAX_VALUE);
             assertEquals(3, bs.size());
             assertEquals(0, bs.get(0).baseOffset());
             assertEquals(10, bs.get(1).baseOffset());

@@ -1,7 +1,10 @@
 package io.clustermirror.broker.bridge;
 
 import io.clustermirror.broker.fetch.TestClusters;
+import io.clustermirror.broker.TestBatches;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ProducerState;
@@ -19,7 +22,6 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -272,14 +274,14 @@ class ProducerStateResetTest {
      * open one (2-3). Each commit bumps the epoch (transaction.version 2), so after its scratch commit the local
      * producer is at epoch 1 or above.
      */
-    private static MemoryRecords mirroredTransactions(ProducerState local) {
+    private static ByteBuffer mirroredTransactions(ProducerState local) {
         assertTrue(local.producerEpoch() >= 1, "local epoch " + local.producerEpoch());
         long pid = local.producerId();
         short epoch = (short) (local.producerEpoch() - 1);
         return concat(
             dataBatch(0, pid, epoch, 0, true, "mirrored-committed"),
-            MemoryRecords.withEndTransactionMarker(1, System.currentTimeMillis(), RecordBatch.NO_PARTITION_LEADER_EPOCH,
-                pid, epoch, new EndTransactionMarker(ControlRecordType.COMMIT, 0)),
+            TestBatches.bytes(MemoryRecords.withEndTransactionMarker(1, System.currentTimeMillis(), RecordBatch.NO_PARTITION_LEADER_EPOCH,
+                pid, epoch, new EndTransactionMarker(ControlRecordType.COMMIT, 0))),
             dataBatch(2, pid, epoch, 1, true, "mirrored-open-2", "mirrored-open-3"));
     }
 
@@ -332,7 +334,7 @@ class ProducerStateResetTest {
     }
 
     /** Appends mirrored batches on the leader as the mirror does and waits until every replica has them. */
-    private static void mirror(TopicPartition tp, MemoryRecords records) throws Exception {
+    private static void mirror(TopicPartition tp, ByteBuffer records) throws Exception {
         BrokerHandle l = leader(brokers, tp).orElseThrow();
         AppendResult r = l.appendAsLeader(tp, l.leaderLogState(tp).orElseThrow().leaderEpoch(), records);
         waitForReplicasAt(tp, r.logEndOffset());
@@ -347,7 +349,7 @@ class ProducerStateResetTest {
     private static long barrierAndReset(TopicPartition tp) throws Exception {
         LeaderLogState state = leaderState(tp);
         long barrier = state.logEndOffset();
-        mirror(tp, BarrierBatch.build(barrier, state.leaderEpoch(), SOURCE_CLUSTER_ID, System.currentTimeMillis()));
+        mirror(tp, BarrierBatch.build(barrier, state.leaderEpoch(), SOURCE_CLUSTER_ID, System.currentTimeMillis()).bytes());
         for (BrokerHandle b : brokers) {
             assertEquals(1, b.removeProducersBefore(tp, barrier), "producers removed on broker " + b.nodeId());
             assertEquals(Map.of(), b.producerEpochs(tp), "producers left on broker " + b.nodeId());
@@ -367,8 +369,8 @@ class ProducerStateResetTest {
         return leader(brokers, tp).orElseThrow().leaderLogState(tp).orElseThrow();
     }
 
-    private static MemoryRecords dataBatch(long baseOffset, long producerId, short producerEpoch, int baseSequence,
-                                           boolean transactional, String... values) {
+    private static ByteBuffer dataBatch(long baseOffset, long producerId, short producerEpoch, int baseSequence,
+                                        boolean transactional, String... values) {
         ByteBuffer buffer = ByteBuffer.allocate(1024);
         MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
             TimestampType.CREATE_TIME, baseOffset, RecordBatch.NO_TIMESTAMP, producerId, producerEpoch, baseSequence,
@@ -377,7 +379,7 @@ class ProducerStateResetTest {
             builder.appendWithOffset(baseOffset + i, System.currentTimeMillis(), "k".getBytes(StandardCharsets.UTF_8),
                 values[i].getBytes(StandardCharsets.UTF_8));
         }
-        return builder.build();
+        return TestBatches.bytes(builder.build());
     }
 
     /** The data records of the leader's log, as {@code offset:value}. */
@@ -387,9 +389,9 @@ class ProducerStateResetTest {
         List<String> values = new ArrayList<>();
         // A read stops at a segment's end, and segments roll on time (the barrier's timestamp is the wall clock).
         for (long next = 0; next < end; ) {
-            for (RecordBatch batch : l.localRecords(tp, next, Integer.MAX_VALUE).batches()) {
+            for (StoredBatch batch : l.localRecords(tp, next, Integer.MAX_VALUE)) {
                 if (!batch.isControlBatch()) {
-                    for (Record r : batch) {
+                    for (StoredRecord r : batch.records()) {
                         values.add(r.offset() + ":" + Utils.utf8(r.value()));
                     }
                 }

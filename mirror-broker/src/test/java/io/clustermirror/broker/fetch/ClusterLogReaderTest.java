@@ -2,9 +2,8 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -19,16 +18,16 @@ class ClusterLogReaderTest {
 
     @Test
     void aValidBatchPasses() {
-        RecordBatch batch = SourceBatchesTest.batch(40, 3, 1).batches().iterator().next();
+        StoredBatch batch = StoredBatch.of(SourceBatchesTest.batch(40, 3, 1));
         assertSame(batch, ClusterLogReader.checked(TP, batch));
     }
 
     /** A corruption met while aligning a log names the batch's offsets, as the data path does (found by a chaos run). */
     @Test
     void aCorruptBatchIsNamedWithItsOffsets() {
-        ByteBuffer buf = SourceBatchesTest.batch(40, 3, 1).buffer();
+        ByteBuffer buf = SourceBatchesTest.batch(40, 3, 1);
         buf.put(70, (byte) (buf.get(70) ^ 0x5a)); // inside the records, covered by the CRC
-        RecordBatch corrupt = MemoryRecords.readableRecords(buf).batches().iterator().next();
+        StoredBatch corrupt = StoredBatch.of(buf);
 
         ClusterMirrorException e = assertThrows(ClusterMirrorException.class, () -> ClusterLogReader.checked(TP, corrupt));
         assertEquals(MirrorError.CORRUPT_MESSAGE, e.error());

@@ -6,6 +6,7 @@ import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.TestMirrorConfigs;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -21,8 +22,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -165,7 +164,7 @@ class MirrorFetcherManagerTest {
     /** Appends on whichever destination broker currently leads the partition. */
     static final PartitionAppender DEST_APPENDER = new PartitionAppender() {
         @Override
-        public AppendResult append(TopicPartition tp, int epoch, MemoryRecords records) throws NotLeaderException {
+        public AppendResult append(TopicPartition tp, int epoch, ByteBuffer records) throws NotLeaderException {
             return leaderOf(tp).appendAsLeader(tp, epoch, records);
         }
 
@@ -188,7 +187,7 @@ class MirrorFetcherManagerTest {
     static PartitionAppender withEpochOffset(int delta) {
         return new PartitionAppender() {
             @Override
-            public AppendResult append(TopicPartition tp, int epoch, MemoryRecords records) throws NotLeaderException {
+            public AppendResult append(TopicPartition tp, int epoch, ByteBuffer records) throws NotLeaderException {
                 return DEST_APPENDER.append(tp, epoch + delta, records);
             }
 
@@ -318,36 +317,34 @@ class MirrorFetcherManagerTest {
         }
     }
 
-    static List<RecordBatch> batches(MemoryRecords r) {
-        List<RecordBatch> out = new ArrayList<>();
-        r.batches().forEach(out::add);
-        return out;
-    }
-
-    static byte[] bytesWithoutEpoch(RecordBatch b, MemoryRecords in) {
+    static byte[] bytesWithoutEpoch(StoredBatch b) {
         // The batch bytes with the 4 partitionLeaderEpoch bytes (offset 12..15) zeroed.
-        ByteBuffer buf = ByteBuffer.allocate(b.sizeInBytes());
-        b.writeTo(buf);
-        byte[] a = buf.array();
+        byte[] a = new byte[b.sizeInBytes()];
+        b.bytes().get(a);
         Arrays.fill(a, 12, 16, (byte) 0);
         return a;
+    }
+
+    /** The bytes of {@code batches} one after the other, as the log holds them. */
+    static byte[] allBytes(List<StoredBatch> batches) {
+        ByteBuffer all = ByteBuffer.allocate(batches.stream().mapToInt(StoredBatch::sizeInBytes).sum());
+        batches.forEach(b -> all.put(b.bytes()));
+        return all.array();
     }
 
     /** Every source batch sits at the same offsets on every destination replica, byte for byte (but the epoch). */
     static int assertIdentical(TopicPartition tp) {
         long start = sourceBroker.leaderLogState(tp).orElseThrow().logStartOffset();
-        MemoryRecords src = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
-        List<RecordBatch> srcBatches = batches(src);
+        List<StoredBatch> srcBatches = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
         assertFalse(srcBatches.isEmpty(), "no source batches in " + tp);
         int destEpoch = leader(destBrokers, tp).orElseThrow().leaderLogState(tp).orElseThrow().leaderEpoch();
         byte[] firstReplica = null;
         for (BrokerHandle h : destBrokers) {
-            MemoryRecords dst = h.localRecords(tp, start, Integer.MAX_VALUE);
-            List<RecordBatch> dstBatches = batches(dst);
+            List<StoredBatch> dstBatches = h.localRecords(tp, start, Integer.MAX_VALUE);
             assertEquals(srcBatches.size(), dstBatches.size(), "batch count of " + tp + " on broker " + h.nodeId());
             for (int i = 0; i < srcBatches.size(); i++) {
-                RecordBatch s = srcBatches.get(i);
-                RecordBatch d = dstBatches.get(i);
+                StoredBatch s = srcBatches.get(i);
+                StoredBatch d = dstBatches.get(i);
                 String where = tp + " batch " + i + " on broker " + h.nodeId();
                 assertEquals(s.baseOffset(), d.baseOffset(), where);
                 assertEquals(s.lastOffset(), d.lastOffset(), where);
@@ -357,16 +354,15 @@ class MirrorFetcherManagerTest {
                 assertEquals(s.baseSequence(), d.baseSequence(), where);
                 assertEquals(s.isTransactional(), d.isTransactional(), where);
                 assertEquals(s.isControlBatch(), d.isControlBatch(), where);
-                assertEquals(s.compressionType(), d.compressionType(), where);
-                assertEquals(s.timestampType(), d.timestampType(), where);
+                assertEquals(s.compression(), d.compression(), where);
+                assertEquals(s.isLogAppendTime(), d.isLogAppendTime(), where);
                 assertEquals(s.maxTimestamp(), d.maxTimestamp(), where);
-                assertEquals(s.countOrNull(), d.countOrNull(), where);
+                assertEquals(s.recordCount(), d.recordCount(), where);
                 assertEquals(destEpoch, d.partitionLeaderEpoch(), where);
                 assertTrue(d.isValid(), where);
-                assertArrayEquals(bytesWithoutEpoch(s, src), bytesWithoutEpoch(d, dst), "bytes of " + where);
+                assertArrayEquals(bytesWithoutEpoch(s), bytesWithoutEpoch(d), "bytes of " + where);
             }
-            byte[] all = new byte[dst.sizeInBytes()];
-            dst.buffer().duplicate().get(all);
+            byte[] all = allBytes(dstBatches);
             if (firstReplica == null) {
                 firstReplica = all;
             } else {
@@ -543,7 +539,7 @@ class MirrorFetcherManagerTest {
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         assertIdentical(tp);
         // Nothing below the source log start was invented.
-        RecordBatch first = batches(leader(destBrokers, tp).orElseThrow().localRecords(tp, 25, Integer.MAX_VALUE)).get(0);
+        StoredBatch first = leader(destBrokers, tp).orElseThrow().localRecords(tp, 25, Integer.MAX_VALUE).get(0);
         assertEquals(25, first.baseOffset());
         assertEquals(List.of(25L), rec.epochStarts.get(tp));
     }
@@ -684,15 +680,14 @@ class MirrorFetcherManagerTest {
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
         // Batches before the change carry the old destination epoch, after it the new one; otherwise identical.
         long start = 0;
-        MemoryRecords src = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
+        List<StoredBatch> s = sourceBroker.localRecords(tp, start, Integer.MAX_VALUE);
         for (BrokerHandle h : destBrokers) {
-            List<RecordBatch> s = batches(src);
-            List<RecordBatch> d = batches(h.localRecords(tp, start, Integer.MAX_VALUE));
+            List<StoredBatch> d = h.localRecords(tp, start, Integer.MAX_VALUE);
             assertEquals(s.size(), d.size());
             for (int i = 0; i < s.size(); i++) {
                 assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
                 assertEquals(s.get(i).checksum(), d.get(i).checksum());
-                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), null));
+                assertArrayEquals(bytesWithoutEpoch(s.get(i)), bytesWithoutEpoch(d.get(i)));
             }
         }
     }
@@ -712,7 +707,7 @@ class MirrorFetcherManagerTest {
             }
         }
         // Flip a byte near the end of the third batch of partition 0 in the source segment file.
-        List<RecordBatch> srcBatches = batches(sourceBroker.localRecords(bad, 0, Integer.MAX_VALUE));
+        List<StoredBatch> srcBatches = sourceBroker.localRecords(bad, 0, Integer.MAX_VALUE);
         int pos = srcBatches.get(0).sizeInBytes() + srcBatches.get(1).sizeInBytes() + srcBatches.get(2).sizeInBytes() - 2;
         java.nio.file.Path segment;
         try (var files = java.nio.file.Files.walk(java.nio.file.Path.of(source.nodes().baseDirectory()))) {
@@ -800,15 +795,13 @@ class MirrorFetcherManagerTest {
             assertEquals(List.of(0L, switchOffset), rec.epochStarts.get(tp), "source epoch starts");
             assertEquals(newLeader.leaderLogState(tp).orElseThrow().leaderEpoch(), rec.lastSourceEpoch.get(tp));
 
-            MemoryRecords src = newLeader.localRecords(tp, 0, Integer.MAX_VALUE);
-            MemoryRecords dst = target.localRecords(tp, 0, Integer.MAX_VALUE);
-            List<RecordBatch> s = batches(src);
-            List<RecordBatch> d = batches(dst);
+            List<StoredBatch> s = newLeader.localRecords(tp, 0, Integer.MAX_VALUE);
+            List<StoredBatch> d = target.localRecords(tp, 0, Integer.MAX_VALUE);
             assertEquals(s.size(), d.size());
             for (int i = 0; i < s.size(); i++) {
                 assertEquals(s.get(i).baseOffset(), d.get(i).baseOffset());
                 assertEquals(s.get(i).checksum(), d.get(i).checksum());
-                assertArrayEquals(bytesWithoutEpoch(s.get(i), src), bytesWithoutEpoch(d.get(i), dst));
+                assertArrayEquals(bytesWithoutEpoch(s.get(i)), bytesWithoutEpoch(d.get(i)));
             }
         }
     }

@@ -3,6 +3,8 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.broker.ThreadHealth;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -11,7 +13,6 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.MockTime;
@@ -69,8 +70,8 @@ class SourceFetcherTest {
     void appendsTheFetchedBatchesInOrderAndAsTheyAreThenFetchesOnFromTheNextOffset() {
         TopicPartition p0 = add(0, 0, -1);
         TopicPartition p1 = add(1, 10, 4);
-        MemoryRecords data0 = concat(batch(0, 3, 4), batch(3, 2, 4), batch(5, 1, 5));
-        MemoryRecords data1 = batch(10, 2, 4);
+        ByteBuffer data0 = concat(batch(0, 3, 4), batch(3, 2, 4), batch(5, 1, 5));
+        ByteBuffer data1 = batch(10, 2, 4);
         endpoint.answer(req -> fetched(Map.of(p0, data(data0, 6), p1, data(data1, 12))));
 
         fetcher.runOnce();
@@ -105,7 +106,7 @@ class SourceFetcherTest {
         fetcher.runOnce();
         endpoint.answer(req -> fetched(Map.of(tp, data(batch(3, 7, 4), 10))));
         fetcher.runOnce();
-        endpoint.answer(req -> fetched(Map.of(tp, data(MemoryRecords.EMPTY, 10))));
+        endpoint.answer(req -> fetched(Map.of(tp, data(ByteBuffer.allocate(0), 10))));
         fetcher.runOnce();
 
         // Behind after the first response: the records after offset 2 were written no earlier than its newest (1000 + 2).
@@ -217,8 +218,8 @@ class SourceFetcherTest {
 
     @Test
     void theLinkThrottleHoldsTheNextFetchBackAfterKeepingTheWholeResponse() {
-        MemoryRecords data = batch(0, 3, 4);
-        long limit = data.sizeInBytes() - data.sizeInBytes() / 20; // one response puts the throttle ~50 ms in debt
+        ByteBuffer data = batch(0, 3, 4);
+        long limit = data.remaining() - data.remaining() / 20; // one response puts the throttle ~50 ms in debt
         FetchThrottle throttle = new FetchThrottle(time, limit);
         SourceFetcher limited = new SourceFetcher(new FetchContext("m", SETTINGS, throttle, partitions,
             (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logContext),
@@ -341,25 +342,24 @@ class SourceFetcherTest {
         return tp;
     }
 
-    private static MemoryRecords batch(long base, int n, int sourceEpoch) {
+    private static ByteBuffer batch(long base, int n, int sourceEpoch) {
         return io.clustermirror.broker.TestBatches.batch(base, n, 7L, (short) 0, (int) base, sourceEpoch);
     }
 
     /** The batch with one byte of its last record flipped: its CRC no longer matches. */
-    private static MemoryRecords corrupt(MemoryRecords records) {
-        ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
-        copy.put(records.buffer().duplicate()).flip();
+    private static ByteBuffer corrupt(ByteBuffer records) {
+        ByteBuffer copy = concat(records);
         int last = copy.limit() - 1;
         copy.put(last, (byte) (copy.get(last) ^ 0x5a));
-        return MemoryRecords.readableRecords(copy);
+        return copy;
     }
 
     private static SourceEndpoint.Outcome fetched(Map<TopicPartition, FetchResponseData.PartitionData> partitions) {
         return new SourceEndpoint.Fetched(partitions);
     }
 
-    private static FetchResponseData.PartitionData data(MemoryRecords records, long highWatermark) {
-        return new FetchResponseData.PartitionData().setRecords(records).setHighWatermark(highWatermark)
+    private static FetchResponseData.PartitionData data(ByteBuffer records, long highWatermark) {
+        return new FetchResponseData.PartitionData().setRecords(MemoryRecords.readableRecords(records.duplicate())).setHighWatermark(highWatermark)
             .setLastStableOffset(highWatermark).setLogStartOffset(0L);
     }
 
@@ -368,8 +368,8 @@ class SourceFetcherTest {
             .setRecords(MemoryRecords.EMPTY);
     }
 
-    private static byte[] bytes(MemoryRecords... parts) {
-        ByteBuffer all = concat(parts).buffer();
+    private static byte[] bytes(ByteBuffer... parts) {
+        ByteBuffer all = concat(parts);
         byte[] out = new byte[all.remaining()];
         all.duplicate().get(out);
         return out;
@@ -415,7 +415,7 @@ class SourceFetcherTest {
         }
     }
 
-    private record Appended(TopicPartition tp, int destLeaderEpoch, MemoryRecords records) {
+    private record Appended(TopicPartition tp, int destLeaderEpoch, ByteBuffer records) {
     }
 
     private static final class RecordingAppender implements PartitionAppender {
@@ -426,13 +426,14 @@ class SourceFetcherTest {
         }
 
         @Override
-        public AppendResult append(TopicPartition partition, int destLeaderEpoch, MemoryRecords batches) {
+        public AppendResult append(TopicPartition partition, int destLeaderEpoch, ByteBuffer batches) {
             // As Kafka's append: every batch's CRC is checked first, and a corrupt one refuses the whole append.
-            batches.batches().forEach(RecordBatch::ensureValid);
-            appended.add(new Appended(partition, destLeaderEpoch, batches));
+            List<StoredBatch> all = StoredBatches.of(batches);
+            all.forEach(StoredBatch::ensureValid);
+            appended.add(new Appended(partition, destLeaderEpoch, batches.duplicate()));
             long last = -1;
             long first = -1;
-            for (var b : batches.batches()) {
+            for (StoredBatch b : all) {
                 first = first < 0 ? b.baseOffset() : first;
                 last = b.lastOffset();
             }

@@ -1,10 +1,10 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.broker.TestBatches;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
@@ -15,24 +15,20 @@ import java.util.Optional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class UnmirroredRecordsTest {
-    private static RecordBatch first(MemoryRecords records) {
-        return records.batches().iterator().next();
-    }
-
     /** Three records written by producers at 5000..5002, appended by the source leader at 9000. */
-    private static RecordBatch logAppendTimeBatch() {
+    private static StoredBatch logAppendTimeBatch() {
         ByteBuffer buf = ByteBuffer.allocate(1024);
         MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
             TimestampType.LOG_APPEND_TIME, 0L, 9000L, -1L, (short) -1, -1, false, false, 0, buf.capacity());
         for (int i = 0; i < 3; i++) {
             b.appendWithOffset(i, 5000L + i, null, "v".getBytes());
         }
-        return first(b.build());
+        return StoredBatch.of(TestBatches.bytes(b.build()));
     }
 
     @Test
     void aBatchsFirstRecordIsAsOldAsItsBaseTimestampOrItsAppendTime() {
-        RecordBatch createTime = first(TestBatches.batch(0, 3, 7L, (short) 0, 0, 1)); // records at 1000, 1001, 1002
+        StoredBatch createTime = TestBatches.stored(0, 3, 7L, (short) 0, 0, 1); // records at 1000, 1001, 1002
         assertEquals(1000L, UnmirroredRecords.firstTimestamp(createTime));
         assertEquals(9000L, UnmirroredRecords.firstTimestamp(logAppendTimeBatch()), "every record has the append time");
     }
@@ -45,7 +41,7 @@ class UnmirroredRecordsTest {
 
     @Test
     void aProbeFindsTheFirstMissingBatchUnlessTheDestinationIsAtTheSourceEnd() {
-        RecordBatch batch = first(TestBatches.batch(4, 2, 7L, (short) 0, 0, 1));
+        StoredBatch batch = TestBatches.stored(4, 2, 7L, (short) 0, 0, 1);
         assertEquals(1000L, UnmirroredRecords.atProbe(4, 6, Optional.of(batch)));
         assertEquals(PartitionStateRecord.NOTHING_UNMIRRORED, UnmirroredRecords.atProbe(6, 6, Optional.empty()));
         assertEquals(PartitionStateRecord.NOTHING_UNMIRRORED, UnmirroredRecords.atProbe(6, 6, Optional.of(batch)),

@@ -7,10 +7,11 @@ import io.clustermirror.broker.bridge.LocalReplicas;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ final class InMemoryReplica implements LocalReplicas {
     long lastStableOffset = -1;
     final List<Integer> replicas = new ArrayList<>();
     final Map<Integer, Long> followerEnds = new TreeMap<>();
-    final List<MemoryRecords> batches = new ArrayList<>();
+    final List<StoredBatch> batches = new ArrayList<>();
     final List<String> changes = new ArrayList<>();
 
     InMemoryReplica(TopicPartition tp, int nodeId, int leaderEpoch) {
@@ -46,20 +47,16 @@ final class InMemoryReplica implements LocalReplicas {
 
     /** Appends {@code n} records at the log end, written at {@code epoch}. */
     InMemoryReplica withRecords(int n, int epoch) {
-        batches.add(TestBatches.batch(logEnd(), n, 1000L, (short) 0, (int) logEnd(), epoch));
+        batches.add(TestBatches.stored(logEnd(), n, 1000L, (short) 0, (int) logEnd(), epoch));
         return this;
     }
 
     long logEnd() {
-        return batches.isEmpty() ? 0 : batch(batches.get(batches.size() - 1)).nextOffset();
+        return batches.isEmpty() ? 0 : lastBatch().nextOffset();
     }
 
-    RecordBatch lastBatch() {
-        return batch(batches.get(batches.size() - 1));
-    }
-
-    private static RecordBatch batch(MemoryRecords records) {
-        return records.batches().iterator().next();
+    StoredBatch lastBatch() {
+        return batches.get(batches.size() - 1);
     }
 
     @Override
@@ -81,32 +78,33 @@ final class InMemoryReplica implements LocalReplicas {
     /** Where {@code epoch} ends: the first offset written at a later epoch, or the log end; empty if only later epochs wrote. */
     @Override
     public OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch) {
-        if (batches.isEmpty() || batch(batches.get(0)).partitionLeaderEpoch() > epoch) {
+        if (batches.isEmpty() || batches.get(0).partitionLeaderEpoch() > epoch) {
             return OptionalLong.empty();
         }
-        return OptionalLong.of(batches.stream().map(InMemoryReplica::batch).filter(b -> b.partitionLeaderEpoch() > epoch)
-            .mapToLong(RecordBatch::baseOffset).findFirst().orElse(logEnd()));
+        return OptionalLong.of(batches.stream().filter(b -> b.partitionLeaderEpoch() > epoch)
+            .mapToLong(StoredBatch::baseOffset).findFirst().orElse(logEnd()));
     }
 
     @Override
-    public MemoryRecords localRecords(TopicPartition partition, long startOffset, int maxBytes) {
-        return TestBatches.concat(batches.stream().filter(b -> batch(b).lastOffset() >= startOffset).toArray(MemoryRecords[]::new));
+    public List<StoredBatch> localRecords(TopicPartition partition, long startOffset, int maxBytes) {
+        return batches.stream().filter(b -> b.lastOffset() >= startOffset).toList();
     }
 
     @Override
-    public AppendResult appendAsLeader(TopicPartition partition, int epoch, MemoryRecords records) throws NotLeaderException {
+    public AppendResult appendAsLeader(TopicPartition partition, int epoch, ByteBuffer records) throws NotLeaderException {
         checkLeader(epoch);
-        RecordBatch b = batch(records);
-        changes.add("append " + b.baseOffset());
-        batches.add(records);
-        return new AppendResult(b.baseOffset(), b.lastOffset(), logEnd());
+        List<StoredBatch> appended = StoredBatches.of(TestBatches.concat(records)); // a copy, as a broker's log keeps
+        StoredBatch first = appended.get(0);
+        changes.add("append " + first.baseOffset());
+        batches.addAll(appended);
+        return new AppendResult(first.baseOffset(), lastBatch().lastOffset(), logEnd());
     }
 
     @Override
     public void truncateLeaderTo(TopicPartition partition, int epoch, long offset) throws NotLeaderException {
         checkLeader(epoch);
         changes.add("truncate " + offset);
-        batches.removeIf(b -> batch(b).baseOffset() >= offset);
+        batches.removeIf(b -> b.baseOffset() >= offset);
     }
 
     @Override
@@ -139,7 +137,7 @@ final class InMemoryReplica implements LocalReplicas {
         if (offset >= logEnd()) {
             return Optional.empty();
         }
-        return Optional.of(batches.stream().map(InMemoryReplica::batch)
+        return Optional.of(batches.stream()
             .anyMatch(b -> b.baseOffset() == offset && BarrierBatch.isBarrier(b)));
     }
 
@@ -149,7 +147,7 @@ final class InMemoryReplica implements LocalReplicas {
             return false;
         }
         changes.add("truncate follower " + offset);
-        batches.removeIf(b -> batch(b).baseOffset() >= offset);
+        batches.removeIf(b -> b.baseOffset() >= offset);
         return true;
     }
 

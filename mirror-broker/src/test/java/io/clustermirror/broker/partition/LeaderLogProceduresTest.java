@@ -2,9 +2,9 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.MockTime;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +62,7 @@ class LeaderLogProceduresTest {
         assertEquals(new LeaderLogProcedures.Outcome(3, 3, 5), outcome);
         assertEquals(List.of("3..5"), truncations, "the truncation is reported as it happens");
         assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), log.changes);
-        RecordBatch barrier = log.lastBatch();
+        StoredBatch barrier = log.lastBatch();
         assertTrue(BarrierBatch.isBarrier(barrier));
         assertEquals(3, barrier.baseOffset());
         assertEquals(EPOCH, barrier.partitionLeaderEpoch(), "the barrier is written in the stopping leader's epoch");

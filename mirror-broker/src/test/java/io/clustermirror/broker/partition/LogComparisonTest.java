@@ -2,6 +2,8 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.TestBatches;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -23,11 +25,16 @@ class LogComparisonTest {
 
     /** A log of hand-made batches, counting how many batches were read (the search must read little when logs match). */
     private static final class Log implements LogComparison.BatchReader {
-        final List<RecordBatch> batches = new ArrayList<>();
+        final List<StoredBatch> batches = new ArrayList<>();
         int read;
 
-        Log add(MemoryRecords records) {
-            records.batches().forEach(batches::add);
+        Log add(ByteBuffer records) {
+            batches.addAll(StoredBatches.of(records));
+            return this;
+        }
+
+        Log add(StoredBatch batch) {
+            batches.add(batch);
             return this;
         }
 
@@ -36,8 +43,8 @@ class LogComparisonTest {
         }
 
         @Override
-        public List<RecordBatch> batches(long from, long to) {
-            List<RecordBatch> out = batches.stream().filter(b -> b.lastOffset() >= from && b.baseOffset() < to).toList();
+        public List<StoredBatch> batches(long from, long to) {
+            List<StoredBatch> out = batches.stream().filter(b -> b.lastOffset() >= from && b.baseOffset() < to).toList();
             read += out.size();
             return out;
         }
@@ -58,13 +65,10 @@ class LogComparisonTest {
     /** The same batches as the source's, stamped with the destination's epoch as the mirror appends them. */
     private static Log mirrored(Log source, int batches) {
         Log log = new Log();
-        for (RecordBatch b : source.batches.subList(0, batches)) {
-            ByteBuffer copy = ByteBuffer.allocate(b.sizeInBytes());
-            b.writeTo(copy);
-            copy.flip();
-            MemoryRecords records = MemoryRecords.readableRecords(copy);
-            records.batches().forEach(x -> x.setPartitionLeaderEpoch(DESTINATION_EPOCH));
-            log.add(records);
+        for (StoredBatch b : source.batches.subList(0, batches)) {
+            StoredBatch copy = StoredBatch.of(TestBatches.concat(b.bytes()));
+            copy.setPartitionLeaderEpoch(DESTINATION_EPOCH);
+            log.add(copy);
         }
         return log;
     }
@@ -135,7 +139,7 @@ class LogComparisonTest {
     void gapsTheCleanerLeftOnEitherSideAreNotDifferences() throws Exception {
         Log source = sourceLog(30);
         Log compactedSource = new Log();
-        for (RecordBatch b : source.batches) {
+        for (StoredBatch b : source.batches) {
             if (b.baseOffset() < 100 || b.baseOffset() >= 200) {
                 compactedSource.batches.add(b); // batches [100, 199] removed entirely on the source
             }
@@ -155,10 +159,10 @@ class LogComparisonTest {
     @Test
     void aBatchTheCleanerRewroteIsTheSameBatch() throws Exception {
         Log source = new Log().add(TestBatches.batch(0, 10, 1, (short) 0, 0, SOURCE_EPOCH));
-        MemoryRecords original = TestBatches.batch(10, 10, 1, (short) 0, 10, SOURCE_EPOCH);
+        StoredBatch original = TestBatches.stored(10, 10, 1, (short) 0, 10, SOURCE_EPOCH);
         source.add(original);
         Log destination = mirrored(source, 1);
-        destination.add(retaining(original.batches().iterator().next(), 3, 7));
+        destination.add(retaining(original, 3, 7));
         LogComparison.Result r = search(destination, source);
         assertEquals(20, r.lastIdenticalEnd());
         assertFalse(r.diverged());
@@ -198,17 +202,17 @@ class LogComparisonTest {
     }
 
     /** The batch as Kafka's log cleaner leaves it when it keeps only the records at the given offset deltas. */
-    private static MemoryRecords retaining(RecordBatch original, int... deltas) {
+    private static ByteBuffer retaining(StoredBatch original, int... deltas) {
         ByteBuffer buf = ByteBuffer.allocate(4096);
         MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
             TimestampType.CREATE_TIME, original.baseOffset(), RecordBatch.NO_TIMESTAMP, original.producerId(),
             original.producerEpoch(), original.baseSequence(), false, false, DESTINATION_EPOCH, buf.capacity());
         List<org.apache.kafka.common.record.internal.Record> records = new ArrayList<>();
-        original.forEach(records::add);
+        MemoryRecords.readableRecords(original.bytes()).batches().forEach(batch -> batch.forEach(records::add));
         for (int d : deltas) {
             b.append(records.get(d));
         }
         b.overrideLastOffset(original.lastOffset());
-        return b.build();
+        return TestBatches.bytes(b.build());
     }
 }

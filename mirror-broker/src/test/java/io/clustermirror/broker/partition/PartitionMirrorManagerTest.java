@@ -9,6 +9,7 @@ import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -17,7 +18,6 @@ import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.MockTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -107,13 +107,13 @@ class PartitionMirrorManagerTest {
                     assertEquals(SOURCE_TOPIC_ID, topicId.toString());
                     return new PartitionMirrorManager.SourceLog() {
                         @Override
-                        public List<RecordBatch> batches(long from, long to) {
-                            List<RecordBatch> found = new ArrayList<>();
-                            sourceLog.batches.forEach(records -> records.batches().forEach(b -> {
+                        public List<StoredBatch> batches(long from, long to) {
+                            List<StoredBatch> found = new ArrayList<>();
+                            sourceLog.batches.forEach(b -> {
                                 if (b.lastOffset() >= from && b.baseOffset() < to) {
                                     found.add(b);
                                 }
-                            }));
+                            });
                             return found;
                         }
 
@@ -128,8 +128,7 @@ class PartitionMirrorManagerTest {
                                                                         Map<TopicPartition, Long> offsets) {
                     long offset = offsets.get(TP);
                     return Map.of(TP, new ClusterLogReader.Head(sourceLog.logEnd(), sourceLog.batches.stream()
-                        .flatMap(records -> java.util.stream.StreamSupport.stream(records.batches().spliterator(), false))
-                        .filter(b -> b.lastOffset() >= offset).map(RecordBatch.class::cast).findFirst()));
+                        .filter(b -> b.lastOffset() >= offset).findFirst()));
                 }
             },
             (tp, replicas, target) -> {

@@ -4,6 +4,7 @@ import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -11,7 +12,6 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -36,8 +36,8 @@ class ProducerStateHygieneTest {
     private int leaderReads;
     private final ProducerStateHygiene hygiene = new ProducerStateHygiene(replica, (tp, from, to) -> {
         leaderReads++;
-        List<RecordBatch> batches = new ArrayList<>();
-        leader.localRecords(tp, from, Integer.MAX_VALUE).batches().forEach(b -> {
+        List<StoredBatch> batches = new ArrayList<>();
+        leader.localRecords(tp, from, Integer.MAX_VALUE).forEach(b -> {
             if (b.baseOffset() < to) {
                 batches.add(b);
             }

@@ -1,19 +1,13 @@
 package io.clustermirror.common.barrier;
 
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.DefaultRecordBatch;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.Record;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.ByteUtils;
-import org.apache.kafka.common.utils.Crc32C;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredRecord;
+import io.clustermirror.common.batch.Varints;
 
 import java.nio.ByteBuffer;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
+import java.util.zip.CRC32C;
 
 /**
  * The {@code MIRROR_PID_RESET} barrier (docs/DESIGN.md, "Where we differ from KIP-1279"): a v2 control batch holding one control
@@ -24,16 +18,18 @@ import java.util.Optional;
  * producer-state code rejects an unknown control type on a batch with a producer id, while without one it
  * appends, replicates and is skipped by consumers like any control batch.
  *
- * <p>{@link MemoryRecordsBuilder} refuses unknown control types, so {@link #build} writes a COMMIT control
- * record, rewrites the type in its key and recomputes the batch CRC. The partition leader epoch is outside
- * the CRC, so the appender may still stamp it.
+ * <p>{@link #build} writes the batch itself, byte for byte what Kafka's batch builder writes for a control record
+ * (which refuses unknown control types). The partition leader epoch is outside the CRC, so the appender may still
+ * stamp it.
  */
 public final class BarrierBatch {
     /** The control record type of the barrier. */
     public static final short CONTROL_TYPE = 7;
-
-    /** The CRC covers the batch from the attributes field (right after the 4-byte CRC) to its end. */
-    private static final int CRC_START = DefaultRecordBatch.CRC_OFFSET + 4;
+    /** The control record key's version. */
+    private static final short KEY_VERSION = 0;
+    /** The attributes of the batch: a control batch, uncompressed, create time, not transactional. */
+    private static final short CONTROL_ATTRIBUTES = 0x20;
+    private static final int KEY_SIZE = 2 * Short.BYTES;
 
     private BarrierBatch() {
     }
@@ -46,55 +42,65 @@ public final class BarrierBatch {
      * @param sourceClusterId      the source cluster the partition mirrored from
      * @param timestampMs          the record's create time
      */
-    public static MemoryRecords build(long offset, int partitionLeaderEpoch, String sourceClusterId, long timestampMs) {
+    public static StoredBatch build(long offset, int partitionLeaderEpoch, String sourceClusterId, long timestampMs) {
         ByteBuffer value = MirrorPidResetRecord.of(sourceClusterId).encode();
-        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(
-            ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD + 64 + value.remaining()),
-            RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, offset, RecordBatch.NO_TIMESTAMP,
-            RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE,
-            false, true, partitionLeaderEpoch, Integer.MAX_VALUE);
-        builder.appendControlRecord(timestampMs, ControlRecordType.COMMIT, value);
-        MemoryRecords records = builder.build();
-
-        ByteBuffer batch = records.buffer(); // shares the content of records, starts at the batch
-        batch.putShort(keyPosition(batch) + Short.BYTES, CONTROL_TYPE); // key: int16 version (0), int16 type
-        long crc = Crc32C.compute(batch, CRC_START, batch.limit() - CRC_START);
-        ByteUtils.writeUnsignedInt(batch, DefaultRecordBatch.CRC_OFFSET, crc);
-        return records;
+        int bodySize = 1 // attributes
+            + Varints.sizeOfVarlong(0) // timestamp delta
+            + Varints.sizeOfVarint(0) // offset delta
+            + Varints.sizeOfVarint(KEY_SIZE) + KEY_SIZE
+            + Varints.sizeOfVarint(value.remaining()) + value.remaining()
+            + Varints.sizeOfVarint(0); // headers
+        int size = StoredBatch.RECORDS_OFFSET + Varints.sizeOfVarint(bodySize) + bodySize;
+        ByteBuffer batch = ByteBuffer.allocate(size);
+        batch.putLong(offset)
+            .putInt(size - StoredBatch.LOG_OVERHEAD)
+            .putInt(partitionLeaderEpoch)
+            .put(StoredBatch.MAGIC_V2)
+            .putInt(0) // the CRC, computed below
+            .putShort(CONTROL_ATTRIBUTES)
+            .putInt(0) // last offset delta
+            .putLong(timestampMs) // base timestamp
+            .putLong(timestampMs) // max timestamp
+            .putLong(StoredBatch.NO_PRODUCER_ID)
+            .putShort(StoredBatch.NO_PRODUCER_EPOCH)
+            .putInt(StoredBatch.NO_SEQUENCE)
+            .putInt(1); // record count
+        Varints.writeVarint(bodySize, batch);
+        batch.put((byte) 0);
+        Varints.writeVarlong(0, batch);
+        Varints.writeVarint(0, batch);
+        Varints.writeVarint(KEY_SIZE, batch);
+        batch.putShort(KEY_VERSION).putShort(CONTROL_TYPE);
+        Varints.writeVarint(value.remaining(), batch);
+        batch.put(value);
+        Varints.writeVarint(0, batch);
+        CRC32C crc = new CRC32C();
+        crc.update(batch.duplicate().flip().position(StoredBatch.ATTRIBUTES_OFFSET));
+        batch.putInt(StoredBatch.CRC_OFFSET, (int) crc.getValue());
+        return StoredBatch.of(batch.flip());
     }
 
     /** True if {@code batch} is a control batch whose record has control type {@link #CONTROL_TYPE}. */
-    public static boolean isBarrier(RecordBatch batch) {
+    public static boolean isBarrier(StoredBatch batch) {
         return barrierRecord(batch).isPresent();
     }
 
     /** The source cluster id recorded in a barrier, or empty if {@code batch} is not a barrier. */
-    public static Optional<String> sourceClusterId(RecordBatch batch) {
+    public static Optional<String> sourceClusterId(StoredBatch batch) {
         return barrierRecord(batch).map(r -> MirrorPidResetRecord.decode(r.value()).sourceClusterId());
     }
 
-    private static Optional<Record> barrierRecord(RecordBatch batch) {
-        if (batch.magic() < RecordBatch.MAGIC_VALUE_V2 || !batch.isControlBatch()) {
+    private static Optional<StoredRecord> barrierRecord(StoredBatch batch) {
+        if (!batch.isV2() || !batch.isControlBatch()) {
             return Optional.empty();
         }
-        Iterator<Record> records = batch.iterator();
-        if (!records.hasNext()) {
+        List<StoredRecord> records = batch.records();
+        if (records.isEmpty()) {
             return Optional.empty();
         }
-        Record record = records.next();
-        boolean barrier = record.keySize() >= 2 * Short.BYTES
-            && ControlRecordType.parseTypeId(record.key()) == CONTROL_TYPE;
+        StoredRecord record = records.get(0);
+        boolean barrier = record.key() != null && record.key().remaining() >= KEY_SIZE && record.value() != null
+            && record.key().getShort(record.key().position() + Short.BYTES) == CONTROL_TYPE;
         return barrier ? Optional.of(record) : Optional.empty();
-    }
-
-    /** Position of the first record's key in an uncompressed v2 batch starting at position 0. */
-    private static int keyPosition(ByteBuffer batch) {
-        ByteBuffer record = batch.duplicate().position(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
-        ByteUtils.readVarint(record);  // record length
-        record.get();                  // attributes
-        ByteUtils.readVarlong(record); // timestamp delta
-        ByteUtils.readVarint(record);  // offset delta
-        ByteUtils.readVarint(record);  // key length
-        return record.position();
     }
 }

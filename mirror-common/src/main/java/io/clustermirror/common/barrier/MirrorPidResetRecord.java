@@ -1,7 +1,7 @@
 package io.clustermirror.common.barrier;
 
+import io.clustermirror.common.batch.Varints;
 import org.apache.kafka.common.InvalidRecordException;
-import org.apache.kafka.common.utils.ByteUtils;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -43,12 +43,12 @@ public record MirrorPidResetRecord(short version, String sourceClusterId) {
     /** The encoded value, positioned at 0 and ready to read. */
     public ByteBuffer encode() {
         byte[] id = sourceClusterId.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer buffer = ByteBuffer.allocate(Short.BYTES + ByteUtils.sizeOfUnsignedVarint(id.length + 1)
-            + id.length + ByteUtils.sizeOfUnsignedVarint(0));
+        ByteBuffer buffer = ByteBuffer.allocate(Short.BYTES + Varints.sizeOfUnsignedVarint(id.length + 1)
+            + id.length + Varints.sizeOfUnsignedVarint(0));
         buffer.putShort(version);
-        ByteUtils.writeUnsignedVarint(id.length + 1, buffer);
+        Varints.writeUnsignedVarint(id.length + 1, buffer);
         buffer.put(id);
-        ByteUtils.writeUnsignedVarint(0, buffer); // no tagged fields
+        Varints.writeUnsignedVarint(0, buffer); // no tagged fields
         return buffer.flip();
     }
 
@@ -64,15 +64,15 @@ public record MirrorPidResetRecord(short version, String sourceClusterId) {
             if (version < 0) {
                 throw new InvalidRecordException("Invalid MirrorPidResetRecord version " + version);
             }
-            int length = ByteUtils.readUnsignedVarint(buffer) - 1;
+            int length = Varints.readUnsignedVarint(buffer) - 1;
             if (length < 0) {
                 throw new InvalidRecordException("MirrorPidResetRecord has no SourceClusterId");
             }
             String sourceClusterId = new String(bytes(buffer, length), StandardCharsets.UTF_8);
-            int taggedFields = ByteUtils.readUnsignedVarint(buffer);
+            int taggedFields = Varints.readUnsignedVarint(buffer);
             for (int i = 0; i < taggedFields; i++) {
-                ByteUtils.readUnsignedVarint(buffer); // tag: none is known yet
-                bytes(buffer, ByteUtils.readUnsignedVarint(buffer));
+                Varints.readUnsignedVarint(buffer); // tag: none is known yet
+                bytes(buffer, Varints.readUnsignedVarint(buffer));
             }
             return new MirrorPidResetRecord(version, sourceClusterId);
         } catch (BufferUnderflowException | IllegalArgumentException e) {

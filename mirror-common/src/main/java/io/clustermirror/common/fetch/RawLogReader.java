@@ -2,14 +2,13 @@ package io.clustermirror.common.fetch;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
-import org.apache.kafka.clients.ClientRequest;
-import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.clients.NetworkClientUtils;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
+import io.clustermirror.common.compat.BrokerFetchClient;
+import io.clustermirror.common.compat.FetchedPartition;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
@@ -17,20 +16,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -38,7 +28,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -63,8 +52,8 @@ public final class RawLogReader implements AutoCloseable {
     private final Duration requestTimeout;
     private final Time time = Time.SYSTEM;
     private final Metrics metrics = new Metrics();
-    private final LogContext logContext;
-    private final Map<Integer, NetworkClient> clients = new HashMap<>();
+    private final String logPrefix;
+    private final Map<Integer, BrokerFetchClient> clients = new HashMap<>();
 
     /**
      * @param admin            an admin client of the same cluster, for leaders and offsets; the caller closes it
@@ -76,7 +65,7 @@ public final class RawLogReader implements AutoCloseable {
         this.clientProperties = clientProperties;
         this.clientId = clientId;
         this.requestTimeout = requestTimeout;
-        this.logContext = new LogContext("[RawLogReader " + clientId + "] ");
+        this.logPrefix = "[RawLogReader " + clientId + "] ";
     }
 
     /** The partition's log start offset and high watermark now. */
@@ -121,13 +110,13 @@ public final class RawLogReader implements AutoCloseable {
     }
 
     /** A lazily fetched sequence of a partition's batches; see {@link #stream}. */
-    public final class BatchStream implements Iterator<RawBatch> {
+    public final class BatchStream implements Iterator<StoredBatch> {
         private final TopicPartition tp;
         private final long from;
         private final long to;
         private final int fetchMaxBytes;
         private final Uuid expectedTopicId; // null: any
-        private final ArrayDeque<RawBatch> fetched = new ArrayDeque<>();
+        private final ArrayDeque<StoredBatch> fetched = new ArrayDeque<>();
         private Leader leader;
         private long position;
         private boolean ended;
@@ -155,7 +144,7 @@ public final class RawLogReader implements AutoCloseable {
         }
 
         @Override
-        public RawBatch next() {
+        public StoredBatch next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
@@ -168,7 +157,7 @@ public final class RawLogReader implements AutoCloseable {
                 return;
             }
             long deadline = deadline();
-            FetchResponseData.PartitionData data = null;
+            FetchedPartition data = null;
             while (data == null) {
                 if (leader == null) {
                     leader = leader(tp, deadline);
@@ -178,8 +167,8 @@ public final class RawLogReader implements AutoCloseable {
                             + "are not compared with the mirrored ones");
                     }
                 }
-                FetchResponseData.PartitionData pd = fetch(tp, leader, position, fetchMaxBytes, deadline);
-                Errors error = Errors.forCode(pd.errorCode());
+                FetchedPartition pd = fetch(tp, leader, position, fetchMaxBytes, deadline);
+                Errors error = pd.error();
                 if (error == Errors.NONE) {
                     data = pd;
                 } else if (error == Errors.OFFSET_OUT_OF_RANGE && position > from) {
@@ -196,18 +185,13 @@ public final class RawLogReader implements AutoCloseable {
                         + " failed with " + error.name());
                 }
             }
-            ByteBuffer buffer = ((MemoryRecords) FetchResponse.recordsOrFail(data)).buffer();
-            int batchStart = buffer.position();
-            // A trailing partial batch (cut at the fetch size) is not returned by the iterator: it is fetched again next.
-            for (MutableRecordBatch batch : MemoryRecords.readableRecords(buffer.duplicate()).batches()) {
-                ByteBuffer bytes = buffer.duplicate();
-                bytes.limit(batchStart + batch.sizeInBytes()).position(batchStart);
-                batchStart += batch.sizeInBytes();
+            // A trailing partial batch (cut at the fetch size) is left out: it is fetched again next.
+            for (StoredBatch batch : StoredBatches.of(data.records().asReadOnlyBuffer())) {
                 if (batch.baseOffset() >= to) {
                     ended = true;
                     break;
                 }
-                fetched.add(new RawBatch(batch, bytes.slice().asReadOnlyBuffer()));
+                fetched.add(batch);
                 position = batch.nextOffset();
             }
             if (fetched.isEmpty() && !ended) {
@@ -239,35 +223,11 @@ public final class RawLogReader implements AutoCloseable {
         return await(admin.listOffsets(Map.of(tp, spec)).partitionResult(tp), deadline).offset();
     }
 
-    private FetchResponseData.PartitionData fetch(TopicPartition tp, Leader leader, long offset, int maxBytes, long deadline) {
-        NetworkClient client = clients.computeIfAbsent(leader.node().id(), id -> FetchClients.to(leader.node(), clientProperties,
-            clientId, (int) requestTimeout.toMillis(), MAX_RESPONSE_BYTES, metrics, "cluster-mirror-raw-log-reader",
-            Map.of("client-id", clientId), logContext));
-        Map<TopicPartition, FetchRequest.PartitionData> data = Map.of(tp, new FetchRequest.PartitionData(leader.topicId(), offset,
-            FetchRequest.INVALID_LOG_START_OFFSET, maxBytes, Optional.empty(), Optional.empty()));
-        FetchRequest.Builder request = FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 0, 0, data)
-            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
-            .setMaxBytes(maxBytes);
-        try {
-            if (!NetworkClientUtils.awaitReady(client, leader.node(), time, Math.max(1, deadline - time.milliseconds()))) {
-                throw new TimeoutException("no connection to broker " + leader.node().id() + " within "
-                    + requestTimeout.toMillis() + " ms");
-            }
-            ClientRequest req = client.newClientRequest(String.valueOf(leader.node().id()), request, time.milliseconds(), true);
-            ClientResponse resp = NetworkClientUtils.sendAndReceive(client, req, time);
-            FetchResponse response = (FetchResponse) resp.responseBody();
-            if (response.error() != Errors.NONE) {
-                throw new KafkaException("fetch from broker " + leader.node().id() + " failed with " + response.error().name());
-            }
-            FetchResponseData.PartitionData pd = response.responseData(Map.of(leader.topicId(), tp.topic()),
-                resp.requestHeader().apiVersion()).get(tp);
-            if (pd == null) {
-                throw new KafkaException("broker " + leader.node().id() + " returned no data for " + tp);
-            }
-            return pd;
-        } catch (IOException e) {
-            throw new KafkaException("reading " + tp + " from broker " + leader.node().id() + " failed: " + e.getMessage(), e);
-        }
+    private FetchedPartition fetch(TopicPartition tp, Leader leader, long offset, int maxBytes, long deadline) {
+        BrokerFetchClient client = clients.computeIfAbsent(leader.node().id(), id -> BrokerFetchClient.to(leader.node(),
+            clientProperties, clientId, (int) requestTimeout.toMillis(), MAX_RESPONSE_BYTES, metrics,
+            "cluster-mirror-raw-log-reader", Map.of("client-id", clientId), logPrefix));
+        return client.fetch(tp, leader.topicId(), offset, maxBytes, Math.max(1, deadline - time.milliseconds()));
     }
 
     private <T> T await(KafkaFuture<T> future, long deadline) {

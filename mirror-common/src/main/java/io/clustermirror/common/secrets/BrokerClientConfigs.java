@@ -3,11 +3,11 @@ package io.clustermirror.common.secrets;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.compat.ClientInternals;
 import org.apache.kafka.common.config.ConfigTransformer;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.provider.ConfigProvider;
 import org.apache.kafka.common.config.types.Password;
-import org.apache.kafka.common.security.JaasContext;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,7 +191,7 @@ public final class BrokerClientConfigs implements AutoCloseable {
     /** Kafka's own JAAS parser may quote the text it failed on: the error says only that it failed. */
     private static void checkJaas(String jaas) {
         try {
-            JaasContext.loadClientContext(Map.of(SaslConfigs.SASL_JAAS_CONFIG, new Password(jaas)));
+            ClientInternals.checkJaasConfig(jaas);
         } catch (RuntimeException e) {
             throw new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + SaslConfigs.SASL_JAAS_CONFIG
                 + "' is not a valid JAAS configuration (the details are not shown: they would quote the secret); expected "

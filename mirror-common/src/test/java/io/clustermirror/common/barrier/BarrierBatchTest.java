@@ -1,14 +1,17 @@
 package io.clustermirror.common.barrier;
 
+import io.clustermirror.common.batch.StoredBatch;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.Crc32C;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -23,6 +26,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BarrierBatchTest {
     private static final String CLUSTER = "kQ8mH3rVTuG1xTz0wq8XwA";
 
+    /** Kafka's reading of the barrier: what a broker's log, its followers and consumers see. */
+    private static MutableRecordBatch kafka(StoredBatch batch) {
+        return onlyBatch(MemoryRecords.readableRecords(batch.bytes()));
+    }
+
+    private static StoredBatch ours(MemoryRecords records) {
+        return StoredBatch.of(records.buffer());
+    }
+
     private static MutableRecordBatch onlyBatch(MemoryRecords records) {
         List<MutableRecordBatch> batches = new ArrayList<>();
         records.batches().forEach(batches::add);
@@ -32,7 +44,7 @@ class BarrierBatchTest {
 
     @Test
     void buildsAValidNonTransactionalControlBatchWithoutProducer() {
-        MutableRecordBatch batch = onlyBatch(BarrierBatch.build(1234L, 17, CLUSTER, 99L));
+        MutableRecordBatch batch = kafka(BarrierBatch.build(1234L, 17, CLUSTER, 99L));
         batch.ensureValid();
         assertEquals(RecordBatch.MAGIC_VALUE_V2, batch.magic());
         assertTrue(batch.isControlBatch());
@@ -50,7 +62,8 @@ class BarrierBatchTest {
 
     @Test
     void recordKeyIsVersion0Type7AndValueDecodes() {
-        MutableRecordBatch batch = onlyBatch(BarrierBatch.build(0L, 0, CLUSTER, 1L));
+        StoredBatch barrier = BarrierBatch.build(0L, 0, CLUSTER, 1L);
+        MutableRecordBatch batch = kafka(barrier);
         Record record = batch.iterator().next();
         ByteBuffer key = record.key();
         assertEquals(4, key.remaining());
@@ -59,30 +72,28 @@ class BarrierBatchTest {
         assertEquals(7, ControlRecordType.parseTypeId(record.key()));
         assertEquals(ControlRecordType.UNKNOWN, ControlRecordType.parse(record.key()));
         assertEquals(MirrorPidResetRecord.of(CLUSTER), MirrorPidResetRecord.decode(record.value()));
-        assertTrue(BarrierBatch.isBarrier(batch));
-        assertEquals(Optional.of(CLUSTER), BarrierBatch.sourceClusterId(batch));
+        assertTrue(BarrierBatch.isBarrier(barrier));
+        assertEquals(Optional.of(CLUSTER), BarrierBatch.sourceClusterId(barrier));
     }
 
     @Test
     void longSourceIdsMoveTheKeyAndStillPatchTheType() {
         String id = "c".repeat(300); // the record length needs a multi-byte varint
-        MutableRecordBatch batch = onlyBatch(BarrierBatch.build(5L, 1, id, 1L));
-        batch.ensureValid();
-        assertEquals(Optional.of(id), BarrierBatch.sourceClusterId(batch));
+        StoredBatch barrier = BarrierBatch.build(5L, 1, id, 1L);
+        kafka(barrier).ensureValid();
+        assertEquals(Optional.of(id), BarrierBatch.sourceClusterId(barrier));
     }
 
     @Test
     void leaderEpochCanBeStampedWithoutBreakingTheCrc() {
-        MemoryRecords records = BarrierBatch.build(10L, 0, CLUSTER, 1L);
-        MutableRecordBatch batch = onlyBatch(records);
-        long crc = batch.checksum();
-        batch.setPartitionLeaderEpoch(42);
-        batch.ensureValid();
-        assertEquals(crc, batch.checksum());
-        MutableRecordBatch reread = onlyBatch(MemoryRecords.readableRecords(records.buffer()));
-        assertEquals(42, reread.partitionLeaderEpoch());
+        StoredBatch barrier = BarrierBatch.build(10L, 0, CLUSTER, 1L);
+        long crc = barrier.checksum();
+        barrier.setPartitionLeaderEpoch(42);
+        MutableRecordBatch reread = kafka(barrier);
         reread.ensureValid();
-        assertTrue(BarrierBatch.isBarrier(reread));
+        assertEquals(crc, reread.checksum());
+        assertEquals(42, reread.partitionLeaderEpoch());
+        assertTrue(BarrierBatch.isBarrier(barrier));
     }
 
     @Test
@@ -93,9 +104,32 @@ class BarrierBatchTest {
         MemoryRecords legacy = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V1, 0L, Compression.NONE,
             TimestampType.CREATE_TIME, new SimpleRecord(1L, "k".getBytes(), "v".getBytes()));
         for (MemoryRecords records : List.of(commit, data, legacy)) {
-            MutableRecordBatch batch = onlyBatch(records);
+            StoredBatch batch = ours(records);
             assertFalse(BarrierBatch.isBarrier(batch));
             assertEquals(Optional.empty(), BarrierBatch.sourceClusterId(batch));
+        }
+    }
+
+    /**
+     * The barrier is byte for byte what Kafka's own batch builder writes for a COMMIT control record carrying the
+     * barrier's value, with the control type in the key then patched to 7 and the CRC recomputed: the shape every
+     * Kafka release's log, followers and consumers were verified to accept.
+     */
+    @Test
+    void isTheBatchKafkasBuilderWritesWithTheTypePatched() {
+        for (String id : List.of(CLUSTER, "c".repeat(300))) {
+            ByteBuffer value = MirrorPidResetRecord.of(id).encode();
+            MemoryRecordsBuilder builder = new MemoryRecordsBuilder(ByteBuffer.allocate(1024), RecordBatch.MAGIC_VALUE_V2,
+                Compression.NONE, TimestampType.CREATE_TIME, 77L, RecordBatch.NO_TIMESTAMP, RecordBatch.NO_PRODUCER_ID,
+                RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, true, 3, Integer.MAX_VALUE);
+            builder.appendControlRecord(123L, ControlRecordType.COMMIT, value);
+            ByteBuffer expected = builder.build().buffer();
+            int typePosition = StoredBatch.RECORDS_OFFSET + (id.length() > 100 ? 2 : 1) + 1 + 1 + 1 + 1 + Short.BYTES;
+            expected.putShort(typePosition, BarrierBatch.CONTROL_TYPE);
+            expected.putInt(StoredBatch.CRC_OFFSET, (int) Crc32C.compute(expected, StoredBatch.ATTRIBUTES_OFFSET,
+                expected.remaining() - StoredBatch.ATTRIBUTES_OFFSET));
+
+            assertEquals(expected, BarrierBatch.build(77L, 3, id, 123L).bytes(), "barrier of a " + id.length() + "-byte id");
         }
     }
 }

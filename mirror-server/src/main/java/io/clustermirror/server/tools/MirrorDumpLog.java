@@ -1,11 +1,9 @@
 package io.clustermirror.server.tools;
 
 import io.clustermirror.common.barrier.BarrierBatch;
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
-import org.apache.kafka.common.record.internal.FileRecords;
-import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.tools.DumpLogSegments;
 
 import java.io.ByteArrayOutputStream;
@@ -13,8 +11,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.Charset;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -27,7 +28,7 @@ import java.util.Map;
  */
 public final class MirrorDumpLog {
     private static final String KAFKA_CONTROL_TYPE =
-        "controlType: " + ControlRecordType.UNKNOWN + "(" + BarrierBatch.CONTROL_TYPE + ")";
+        "controlType: UNKNOWN(" + BarrierBatch.CONTROL_TYPE + ")";
     private static final String BARRIER_CONTROL_TYPE = "controlType: MIRROR_PID_RESET(" + BarrierBatch.CONTROL_TYPE + ")";
 
     /** DumpLogSegments' header of each file, and the start of its record lines (its RECORD_INDENT is "|"). */
@@ -101,11 +102,15 @@ public final class MirrorDumpLog {
      */
     private static Map<Long, String> barriers(File file) {
         Map<Long, String> barriers = new HashMap<>();
-        if (!file.getName().endsWith(UnifiedLog.LOG_FILE_SUFFIX) || !file.isFile()) {
+        if (!file.getName().endsWith(".log") || !file.isFile()) {
             return barriers;
         }
-        try (FileRecords records = FileRecords.open(file, false)) {
-            for (FileChannelRecordBatch batch : records.batches()) {
+        // Mapped read-only: the segment is paged in as it is scanned, never copied whole, and never written (closing a
+        // Kafka FileRecords would trim the file to the size it saw).
+        try (FileChannel channel = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
+            Iterator<StoredBatch> batches = StoredBatches.iterator(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
+            while (batches.hasNext()) {
+                StoredBatch batch = batches.next();
                 if (batch.isControlBatch()) {
                     BarrierBatch.sourceClusterId(batch).ifPresent(id -> barriers.put(batch.baseOffset(), id));
                 }

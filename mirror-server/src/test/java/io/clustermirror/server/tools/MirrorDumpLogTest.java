@@ -105,7 +105,7 @@ class MirrorDumpLogTest {
             records.append(data(3, 8L, 0, true, "t"));
             records.append(MemoryRecords.withEndTransactionMarker(4, TIMESTAMP, 0, 8L, (short) 0,
                 new EndTransactionMarker(ControlRecordType.COMMIT, 0)));
-            records.append(BarrierBatch.build(BARRIER_OFFSET, 0, sourceClusterId, TIMESTAMP));
+            records.append(MemoryRecords.readableRecords(BarrierBatch.build(BARRIER_OFFSET, 0, sourceClusterId, TIMESTAMP).bytes()));
             records.append(data(6, 7L, 0, false, "local"));
             records.flush();
         }

@@ -1,0 +1,245 @@
+package io.clustermirror.common.compat;
+
+import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.FetchSessionHandler;
+import org.apache.kafka.clients.ManualMetadataUpdater;
+import org.apache.kafka.clients.MetadataRecoveryStrategy;
+import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.Selectable;
+import org.apache.kafka.common.network.Selector;
+import org.apache.kafka.common.utils.Time;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shapes of Kafka's client internals that differ between the supported Kafka lines, bound once for the line this
+ * JVM runs. Everything else in this package refers to Kafka directly, with shapes every supported line shares.
+ *
+ * <ul>
+ *   <li>{@code LogContext} moved from {@code org.apache.kafka.common.utils} to {@code ...utils.internals} in 4.4, so
+ *       every constructor or method that takes one differs: the network client, its selector and channel builder,
+ *       the fetch session handler.</li>
+ *   <li>{@code NetworkClient}'s constructors gained a bootstrap configuration and a metadata check flag in 4.4.</li>
+ *   <li>The record classes ({@code MemoryRecords}, {@code BaseRecords}) moved from {@code org.apache.kafka.common.record}
+ *       to {@code ...record.internal} in 4.3, which changes the return type of the fetch response's records.</li>
+ * </ul>
+ *
+ * <p>Binding fails with an {@link IllegalStateException} naming the shape that no candidate matched, which a node
+ * reports at start ({@link #check()}).
+ */
+public final class KafkaClientShapes {
+    private static final Class<?> LOG_CONTEXT = firstClass("LogContext", "org.apache.kafka.common.utils.internals.LogContext",
+        "org.apache.kafka.common.utils.LogContext");
+    private static final Class<?> MEMORY_RECORDS = firstClass("MemoryRecords",
+        "org.apache.kafka.common.record.internal.MemoryRecords", "org.apache.kafka.common.record.MemoryRecords");
+    private static final Constructor<?> LOG_CONTEXT_NEW = constructor(LOG_CONTEXT, String.class);
+    private static final Method CREATE_CHANNEL_BUILDER = method(ClientUtils.class,
+        "createChannelBuilder", AbstractConfig.class, Time.class, LOG_CONTEXT);
+    private static final Constructor<?> SELECTOR_NEW = constructor(Selector.class, int.class, long.class, Metrics.class,
+        Time.class, String.class, Map.class, boolean.class, ChannelBuilder.class, LOG_CONTEXT);
+    private static final Constructor<?> FETCH_SESSION_HANDLER_NEW = constructor(FetchSessionHandler.class, LOG_CONTEXT,
+        int.class);
+    private static final Method PARTITION_RECORDS = method(FetchResponseData.PartitionData.class, "records");
+    private static final Method MEMORY_RECORDS_BUFFER = method(MEMORY_RECORDS, "buffer");
+    private static final Method MEMORY_RECORDS_READABLE = method(MEMORY_RECORDS, "readableRecords", ByteBuffer.class);
+    private static final NetworkClientShape NETWORK_CLIENT = NetworkClientShape.bind();
+
+    private KafkaClientShapes() {
+    }
+
+    /**
+     * Binds every shape now (class initialisation does), so that a Kafka whose client internals match none of the
+     * known shapes is named at start.
+     *
+     * @throws IllegalStateException (from class initialisation, as the cause of an {@link ExceptionInInitializerError})
+     */
+    public static void check() {
+        // Reaching here means the static initialiser bound every shape.
+    }
+
+    /** A Kafka {@code LogContext} with {@code prefix}, of the running line's class. */
+    static Object logContext(String prefix) {
+        return newInstance(LOG_CONTEXT_NEW, prefix);
+    }
+
+    static ChannelBuilder channelBuilder(AbstractConfig config, Time time, Object logContext) {
+        return (ChannelBuilder) invoke(CREATE_CHANNEL_BUILDER, null, config, time, logContext);
+    }
+
+    static Selector selector(int maxReceiveSize, long connectionMaxIdleMs, Metrics metrics, Time time, String metricGroup,
+                             Map<String, String> tags, ChannelBuilder channelBuilder, Object logContext) {
+        return (Selector) newInstance(SELECTOR_NEW, maxReceiveSize, connectionMaxIdleMs, metrics, time, metricGroup, tags,
+            false, channelBuilder, logContext);
+    }
+
+    static FetchSessionHandler fetchSessionHandler(Object logContext, int node) {
+        return (FetchSessionHandler) newInstance(FETCH_SESSION_HANDLER_NEW, logContext, node);
+    }
+
+    /**
+     * A network client to the nodes of {@code metadata}, which finds none itself, with the settings of a consumer's
+     * (one request in flight).
+     */
+    static NetworkClient networkClient(Selectable selector, ManualMetadataUpdater metadata, String clientId,
+                                       long reconnectBackoffMs, long reconnectBackoffMaxMs, int sendBuffer, int receiveBuffer,
+                                       int requestTimeoutMs, long connectionSetupTimeoutMs, long connectionSetupTimeoutMaxMs,
+                                       Time time, Object logContext) {
+        return NETWORK_CLIENT.create(selector, metadata, clientId, reconnectBackoffMs, reconnectBackoffMaxMs, sendBuffer,
+            receiveBuffer, requestTimeoutMs, connectionSetupTimeoutMs, connectionSetupTimeoutMaxMs, time, logContext);
+    }
+
+    /** The bytes of a fetched partition's records (position to limit), or an empty buffer when it has none. */
+    static ByteBuffer recordsBuffer(FetchResponseData.PartitionData partition) {
+        Object records = invoke(PARTITION_RECORDS, partition);
+        if (records == null) {
+            return ByteBuffer.allocate(0);
+        }
+        if (!MEMORY_RECORDS.isInstance(records)) {
+            throw new IllegalStateException("A fetch response carried records of type " + records.getClass().getName()
+                + ", not " + MEMORY_RECORDS.getName());
+        }
+        return (ByteBuffer) invoke(MEMORY_RECORDS_BUFFER, records);
+    }
+
+    /** Kafka's {@code MemoryRecords} over {@code buffer}, of the running line's class. */
+    public static Object memoryRecords(ByteBuffer buffer) {
+        return invoke(MEMORY_RECORDS_READABLE, null, buffer);
+    }
+
+    /** The running line's {@code MemoryRecords} class, for the callers that look up methods taking it. */
+    public static Class<?> memoryRecordsClass() {
+        return MEMORY_RECORDS;
+    }
+
+    /** The running line's {@code LogContext} class, for the callers that look up methods taking it. */
+    public static Class<?> logContextClass() {
+        return LOG_CONTEXT;
+    }
+
+    /** The two shapes of the network client constructor taking a metadata updater. */
+    private record NetworkClientShape(Constructor<?> constructor, Object[] trailing) {
+        static NetworkClientShape bind() {
+            List<Class<?>> common = List.of(Selectable.class, MetadataUpdater.class, String.class, int.class, long.class,
+                long.class, int.class, int.class, int.class, long.class, long.class, Time.class, boolean.class,
+                ApiVersions.class, LOG_CONTEXT, MetadataRecoveryStrategy.class);
+            // 4.4 and later: a bootstrap configuration (disabled: the updater is manual) and the metadata cluster check.
+            Class<?> bootstrap = optionalClass("org.apache.kafka.clients.BootstrapConfiguration");
+            if (bootstrap != null) {
+                Constructor<?> c = constructorOrNull(NetworkClient.class, concat(common, bootstrap, boolean.class));
+                if (c != null) {
+                    Object disabled;
+                    try {
+                        disabled = bootstrap.getField("DISABLED").get(null);
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException("Kafka's BootstrapConfiguration has no DISABLED", e);
+                    }
+                    return new NetworkClientShape(c, new Object[] {disabled, false});
+                }
+            }
+            return new NetworkClientShape(KafkaClientShapes.constructor(NetworkClient.class, common.toArray(Class<?>[]::new)),
+                new Object[0]);
+        }
+
+        NetworkClient create(Selectable selector, ManualMetadataUpdater metadata, String clientId, long reconnectBackoffMs,
+                             long reconnectBackoffMaxMs, int sendBuffer, int receiveBuffer, int requestTimeoutMs,
+                             long setupTimeoutMs, long setupTimeoutMaxMs, Time time, Object logContext) {
+            Object[] args = new Object[16 + trailing.length];
+            Object[] first = {selector, metadata, clientId, 1, reconnectBackoffMs, reconnectBackoffMaxMs, sendBuffer,
+                receiveBuffer, requestTimeoutMs, setupTimeoutMs, setupTimeoutMaxMs, time, true, new ApiVersions(), logContext,
+                MetadataRecoveryStrategy.NONE};
+            System.arraycopy(first, 0, args, 0, first.length);
+            System.arraycopy(trailing, 0, args, first.length, trailing.length);
+            return (NetworkClient) newInstance(constructor, args);
+        }
+
+        private static Class<?>[] concat(List<Class<?>> head, Class<?>... tail) {
+            Class<?>[] all = head.toArray(new Class<?>[head.size() + tail.length]);
+            System.arraycopy(tail, 0, all, head.size(), tail.length);
+            return all;
+        }
+    }
+
+    private static Class<?> firstClass(String what, String... candidates) {
+        for (String name : candidates) {
+            Class<?> c = optionalClass(name);
+            if (c != null) {
+                return c;
+            }
+        }
+        throw new IllegalStateException("This Kafka has no " + what + " class (looked for " + String.join(", ", candidates) + ")");
+    }
+
+    private static Class<?> optionalClass(String name) {
+        try {
+            return Class.forName(name, false, KafkaClientShapes.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+    }
+
+    private static Constructor<?> constructorOrNull(Class<?> owner, Class<?>... parameters) {
+        try {
+            return owner.getConstructor(parameters);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    private static Constructor<?> constructor(Class<?> owner, Class<?>... parameters) {
+        Constructor<?> c = constructorOrNull(owner, parameters);
+        if (c == null) {
+            throw new IllegalStateException("This Kafka has no constructor " + owner.getName() + List.of(parameters));
+        }
+        return c;
+    }
+
+    private static Method method(Class<?> owner, String name, Class<?>... parameters) {
+        try {
+            return owner.getMethod(name, parameters);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("This Kafka has no method " + owner.getName() + "." + name + List.of(parameters), e);
+        }
+    }
+
+    private static Object newInstance(Constructor<?> constructor, Object... args) {
+        try {
+            return constructor.newInstance(args);
+        } catch (InvocationTargetException e) {
+            throw rethrown(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Cannot call " + constructor, e);
+        }
+    }
+
+    private static Object invoke(Method method, Object target, Object... args) {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw rethrown(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Cannot call " + method, e);
+        }
+    }
+
+    /** What the Kafka code threw, as it threw it. */
+    private static RuntimeException rethrown(InvocationTargetException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+            return r;
+        }
+        if (e.getCause() instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException(e.getCause());
+    }
+}
