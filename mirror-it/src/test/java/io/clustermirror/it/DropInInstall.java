@@ -54,6 +54,11 @@ final class DropInInstall {
         return new DropInInstall(classpath, List.of(kafkaOpts.trim().split("\\s+")), kafkaLibs);
     }
 
+    /** The same install on another stock Kafka installation, whose {@code libs/} is {@code kafkaLibs}. */
+    DropInInstall on(Path otherKafkaLibs) {
+        return new DropInInstall(classpath, kafkaOpts, otherKafkaLibs);
+    }
+
     /** The value of the README's first {@code export NAME=value} line, unquoted. */
     private static String exported(List<String> readme, String name) {
         String prefix = "export " + name + "=";

@@ -102,10 +102,17 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      */
     private ProcessCluster(String name, int size, int controllers, LaunchMode mode, ListenerLayout layout, boolean agent,
                            Map<String, String> extraProperties) throws IOException {
+        this(name, size, controllers, mode, layout, agent, extraProperties, null);
+    }
+
+    /** As above; {@code kafkaLibs} is the {@code libs/} of the stock Kafka a drop-in node runs on (null: the build's). */
+    private ProcessCluster(String name, int size, int controllers, LaunchMode mode, ListenerLayout layout, boolean agent,
+                           Map<String, String> extraProperties, Path kafkaLibs) throws IOException {
         this.name = name;
         this.mode = mode;
         this.checkout = LaunchedNode.findCheckout();
-        this.dropIn = mode == LaunchMode.DROP_IN ? DropInInstall.fromReadme(checkout) : null;
+        DropInInstall install = mode == LaunchMode.DROP_IN ? DropInInstall.fromReadme(checkout) : null;
+        this.dropIn = install != null && kafkaLibs != null ? install.on(kafkaLibs) : install;
         this.kafkaOpts = dropIn == null ? List.of()
             : dropIn.kafkaOpts().stream().filter(o -> agent || !o.startsWith("-javaagent:")).toList();
         this.extraProperties = Map.copyOf(extraProperties);
@@ -192,7 +199,25 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
      * properties), which must refuse to start: returns its output once it exited with a non-zero status.
      */
     static String startRefused(String name, boolean agent, Map<String, String> extraProperties) throws Exception {
-        try (ProcessCluster cluster = new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, agent, extraProperties)) {
+        return startRefused(new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, agent, extraProperties));
+    }
+
+    /**
+     * Formats and starts one combined node the drop-in way on the stock Kafka installation whose {@code libs/} is
+     * {@code kafkaLibs}, which must refuse to start: returns its output once it exited with a non-zero status.
+     */
+    static String startRefusedOn(String name, Path kafkaLibs) throws Exception {
+        return startRefused(new ProcessCluster(name, 1, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, true, Map.of(), kafkaLibs));
+    }
+
+    /** Formats and starts {@code size} combined nodes the drop-in way on the Kafka whose {@code libs/} is {@code kafkaLibs}. */
+    static ProcessCluster startDropInOn(String name, int size, Path kafkaLibs) throws Exception {
+        return start(new ProcessCluster(name, size, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, true, Map.of(), kafkaLibs));
+    }
+
+    private static String startRefused(ProcessCluster refused) throws Exception {
+        String name = refused.name;
+        try (ProcessCluster cluster = refused) {
             LaunchedNode node = cluster.node(1);
             cluster.writePropertiesAndFormat();
             cluster.launch(1);

@@ -5,7 +5,7 @@ import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.ControllerHandle;
 import io.clustermirror.broker.bridge.DropInWeaving;
-import io.clustermirror.broker.bridge.KafkaVersionCheck;
+import io.clustermirror.broker.bridge.KafkaSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,16 +50,16 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
     @Override
     public void configuring(Properties serverProps) {
         try {
-            KafkaVersionCheck.requireBuiltFor();
+            KafkaSupport.requireSupported(log::warn);
             ExtensionRegistry.expectAttachments(NAME);
             ExtensionRegistry.expectControllerViews();
             ReadOnlyAuthorizerSetup.apply(serverProps);
             controllerOnly = !serverProps.getProperty("process.roles", "").contains("broker");
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             throw refuse(e);
         }
-        log.info("Cluster Mirror {} agent on Kafka {}: authorizer.class.name={}", KafkaVersionCheck.clusterMirrorVersion(),
-            KafkaVersionCheck.running(), serverProps.getProperty(ReadOnlyAuthorizerSetup.AUTHORIZER_CLASS_NAME));
+        log.info("Cluster Mirror {} agent on Kafka {}: authorizer.class.name={}", KafkaSupport.clusterMirrorVersion(),
+            KafkaSupport.running(), serverProps.getProperty(ReadOnlyAuthorizerSetup.AUTHORIZER_CLASS_NAME));
     }
 
     @Override
@@ -71,7 +71,7 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
     public void brokerStarted(BrokerHandle broker) {
         try {
             extension.attach(broker.brokerServer(), broker.nodeId());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             throw refuse(e);
         }
     }
@@ -101,9 +101,12 @@ public final class ClusterMirrorAgent implements DropInWeaving.Hooks {
         }
     }
 
-    /** Prints the launcher's one-line error; Kafka then logs the exception and exits with status 1. */
-    private static RuntimeException refuse(RuntimeException e) {
+    /**
+     * Prints the launcher's one-line error; Kafka then logs the exception and exits with status 1. A
+     * {@link LinkageError} (a Kafka class of another shape than the one compiled against) is refused the same way.
+     */
+    private static RuntimeException refuse(Throwable e) {
         System.err.println("ERROR: " + ClusterMirrorServer.describe(e));
-        return e;
+        return e instanceof RuntimeException r ? r : new IllegalStateException(ClusterMirrorServer.describe(e), e);
     }
 }

@@ -3,7 +3,7 @@ package io.clustermirror.server;
 import io.clustermirror.broker.ControllerMirrorView;
 import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
-import io.clustermirror.broker.bridge.KafkaVersionCheck;
+import io.clustermirror.broker.bridge.KafkaSupport;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Exit;
@@ -129,6 +129,10 @@ public final class ClusterMirrorServer {
             return "Invalid configuration: " + e.getMessage();
         }
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (e instanceof LinkageError) {
+            return "Kafka " + KafkaSupport.running() + " differs from what Cluster Mirror uses (" + e.getClass().getSimpleName()
+                + ": " + message + "): it supports the Kafka lines " + KafkaSupport.supportedLines();
+        }
         // Kafka's own hint is only on some of its meta.properties errors.
         if (message.contains("meta.properties") && !message.contains("kafka-storage.sh")) {
             message += " (format the log directories with bin/kafka-storage.sh format first)";
@@ -146,7 +150,7 @@ public final class ClusterMirrorServer {
     public static void main(String[] args) {
         ClusterMirrorServer node;
         try {
-            KafkaVersionCheck.requireBuiltFor();
+            KafkaSupport.requireSupported(log::warn);
             ExtensionRegistry.expectAttachments("the launcher");
             ExtensionRegistry.expectControllerViews();
             node = new ClusterMirrorServer(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(parseArgs(args))),

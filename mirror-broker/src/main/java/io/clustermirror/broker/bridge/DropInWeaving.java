@@ -126,12 +126,12 @@ public final class DropInWeaving {
     public static void serverBuilt(Properties serverProps) {
         String error = WEAVING_ERROR.get();
         if (error != null) {
-            throw new IllegalStateException("The Cluster Mirror agent could not weave Kafka (" + error + "): is this Kafka "
-                + KafkaVersionCheck.builtFor() + "?");
+            throw new IllegalStateException("The Cluster Mirror agent could not weave Kafka " + KafkaSupport.running() + " ("
+                + error + "): it supports the Kafka lines " + KafkaSupport.supportedLines());
         }
         if (serverProps.getProperty("process.roles", "").contains("broker") && !BROKER_WOVEN.get()) {
-            throw new IllegalStateException("The Cluster Mirror agent did not reach " + BROKER_SERVER + ": is this Kafka "
-                + KafkaVersionCheck.builtFor() + "?");
+            throw new IllegalStateException("The Cluster Mirror agent did not reach " + BROKER_SERVER + " of Kafka "
+                + KafkaSupport.running() + ": it supports the Kafka lines " + KafkaSupport.supportedLines());
         }
     }
 
