@@ -65,7 +65,6 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.KafkaThread;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
@@ -122,7 +121,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         this.clientId = clientId;
         this.admin = admin;
         this.defaultTimeoutMs = defaultTimeoutMs;
-        this.executor = Executors.newSingleThreadExecutor(r -> KafkaThread.daemon(clientId + "-thread", r));
+        this.executor = Executors.newSingleThreadExecutor(r -> daemon(clientId + "-thread", r));
     }
 
     static KafkaClusterMirrorAdmin create(Properties props) {
@@ -880,5 +879,15 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 future.completeExceptionally(toMirrorException(t, deadline.timeoutMs(), access));
             }
         }
+    }
+
+    /**
+     * The admin's worker thread: a daemon, so an application that forgets to close the admin can still exit. (Kafka's
+     * own helper for this moved package in Kafka 4.4.)
+     */
+    private static Thread daemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
     }
 }
