@@ -1,6 +1,8 @@
 /**
- * The only code that touches Kafka's Scala broker classes or uses reflection
- * ({@link io.clustermirror.broker.bridge.BrokerHandle}); a Kafka upgrade is a change here.
+ * The broker's half of the compatibility layer: the only code that touches Kafka's Scala broker classes and its
+ * server and storage internals ({@link io.clustermirror.broker.bridge.BrokerHandle}); the clients' half is
+ * {@code io.clustermirror.common.compat}. {@link io.clustermirror.broker.bridge.KafkaSupport} checks at start that
+ * the running Kafka has every internal both use.
  *
  * <p>Verified on Kafka 4.3.1 (see the tests): RAFT_LEADER appends keep offsets, gaps, bytes and CRCs but
  * require the batch epoch to equal the leader's current epoch (a stale leader is fenced); transactional

@@ -7,7 +7,6 @@ import io.clustermirror.common.batch.Varints;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
-import java.util.zip.CRC32C;
 
 /**
  * The {@code MIRROR_PID_RESET} barrier (docs/DESIGN.md, "Where we differ from KIP-1279"): a v2 control batch holding one control
@@ -74,10 +73,9 @@ public final class BarrierBatch {
         Varints.writeVarint(value.remaining(), batch);
         batch.put(value);
         Varints.writeVarint(0, batch);
-        CRC32C crc = new CRC32C();
-        crc.update(batch.duplicate().flip().position(StoredBatch.ATTRIBUTES_OFFSET));
-        batch.putInt(StoredBatch.CRC_OFFSET, (int) crc.getValue());
-        return StoredBatch.of(batch.flip());
+        StoredBatch barrier = StoredBatch.of(batch.flip());
+        batch.putInt(StoredBatch.CRC_OFFSET, (int) barrier.computeChecksum());
+        return barrier;
     }
 
     /** True if {@code batch} is a control batch whose record has control type {@link #CONTROL_TYPE}. */

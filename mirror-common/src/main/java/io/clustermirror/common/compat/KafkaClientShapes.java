@@ -2,7 +2,6 @@ package io.clustermirror.common.compat;
 
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.ClientUtils;
-import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.MetadataUpdater;
@@ -28,8 +27,7 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code LogContext} moved from {@code org.apache.kafka.common.utils} to {@code ...utils.internals} in 4.4, so
- *       every constructor or method that takes one differs: the network client, its selector and channel builder,
- *       the fetch session handler.</li>
+ *       every constructor or method that takes one differs: the network client, its selector and channel builder.</li>
  *   <li>{@code NetworkClient}'s constructors gained a bootstrap configuration and a metadata check flag in 4.4.</li>
  *   <li>The record classes ({@code MemoryRecords}, {@code BaseRecords}) moved from {@code org.apache.kafka.common.record}
  *       to {@code ...record.internal} in 4.3, which changes the return type of the fetch response's records.</li>
@@ -48,11 +46,8 @@ public final class KafkaClientShapes {
         "createChannelBuilder", AbstractConfig.class, Time.class, LOG_CONTEXT);
     private static final Constructor<?> SELECTOR_NEW = constructor(Selector.class, int.class, long.class, Metrics.class,
         Time.class, String.class, Map.class, boolean.class, ChannelBuilder.class, LOG_CONTEXT);
-    private static final Constructor<?> FETCH_SESSION_HANDLER_NEW = constructor(FetchSessionHandler.class, LOG_CONTEXT,
-        int.class);
     private static final Method PARTITION_RECORDS = method(FetchResponseData.PartitionData.class, "records");
     private static final Method MEMORY_RECORDS_BUFFER = method(MEMORY_RECORDS, "buffer");
-    private static final Method MEMORY_RECORDS_READABLE = method(MEMORY_RECORDS, "readableRecords", ByteBuffer.class);
     private static final NetworkClientShape NETWORK_CLIENT = NetworkClientShape.bind();
 
     private KafkaClientShapes() {
@@ -83,10 +78,6 @@ public final class KafkaClientShapes {
             false, channelBuilder, logContext);
     }
 
-    static FetchSessionHandler fetchSessionHandler(Object logContext, int node) {
-        return (FetchSessionHandler) newInstance(FETCH_SESSION_HANDLER_NEW, logContext, node);
-    }
-
     /**
      * A network client to the nodes of {@code metadata}, which finds none itself, with the settings of a consumer's
      * (one request in flight).
@@ -110,21 +101,6 @@ public final class KafkaClientShapes {
                 + ", not " + MEMORY_RECORDS.getName());
         }
         return (ByteBuffer) invoke(MEMORY_RECORDS_BUFFER, records);
-    }
-
-    /** Kafka's {@code MemoryRecords} over {@code buffer}, of the running line's class. */
-    public static Object memoryRecords(ByteBuffer buffer) {
-        return invoke(MEMORY_RECORDS_READABLE, null, buffer);
-    }
-
-    /** The running line's {@code MemoryRecords} class, for the callers that look up methods taking it. */
-    public static Class<?> memoryRecordsClass() {
-        return MEMORY_RECORDS;
-    }
-
-    /** The running line's {@code LogContext} class, for the callers that look up methods taking it. */
-    public static Class<?> logContextClass() {
-        return LOG_CONTEXT;
     }
 
     /** The two shapes of the network client constructor taking a metadata updater. */
