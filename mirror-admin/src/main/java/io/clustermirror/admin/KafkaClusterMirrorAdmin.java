@@ -15,6 +15,7 @@ import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.NamePatterns;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.compat.PendingFuture;
 import io.clustermirror.common.fetch.RawLogReader;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
@@ -62,7 +63,6 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.internals.KafkaFutureImpl;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
@@ -541,7 +541,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         executor.shutdown();
         try {
             if (!executor.awaitTermination(deadlineMs - time.milliseconds(), TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow().forEach(queued -> ((Operation<?>) queued).future.completeExceptionally(
+                executor.shutdownNow().forEach(queued -> ((Operation<?>) queued).future.fail(
                     new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client was closed")));
             }
         } catch (InterruptedException e) {
@@ -777,10 +777,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         try {
             executor.execute(operation);
         } catch (RejectedExecutionException e) {
-            operation.future.completeExceptionally(
+            operation.future.fail(
                 new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "the admin client is closed"));
         }
-        return operation.future;
+        return operation.future.future();
     }
 
     /**
@@ -863,7 +863,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         private final Call<T> call;
         private final ClusterAccess access;
         private final Deadline deadline;
-        private final KafkaFutureImpl<T> future = new KafkaFutureImpl<>();
+        private final PendingFuture<T> future = new PendingFuture<>();
 
         Operation(Call<T> call, ClusterAccess access, Deadline deadline) {
             this.call = call;
@@ -876,7 +876,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             try {
                 future.complete(call.run(deadline));
             } catch (Throwable t) {
-                future.completeExceptionally(toMirrorException(t, deadline.timeoutMs(), access));
+                future.fail(toMirrorException(t, deadline.timeoutMs(), access));
             }
         }
     }

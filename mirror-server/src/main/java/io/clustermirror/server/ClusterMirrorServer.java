@@ -2,15 +2,11 @@ package io.clustermirror.server;
 
 import io.clustermirror.broker.ControllerMirrorView;
 import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.bridge.KafkaProcess;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.broker.bridge.KafkaSupport;
 
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.utils.Exit;
-import org.apache.kafka.common.utils.Java;
-import org.apache.kafka.common.utils.LoggingSignalHandler;
-import org.apache.kafka.common.utils.OperatingSystem;
-import org.apache.kafka.server.util.CommandLineUtils;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,14 +101,14 @@ public final class ClusterMirrorServer {
         parser.accepts("version", "Print version information and exit.");
         List<String> argList = Arrays.asList(args);
         if (argList.isEmpty() || argList.contains("--help")) {
-            CommandLineUtils.printUsageAndExit(parser, USAGE);
+            printUsageAndExit(parser, USAGE);
         }
         if (argList.contains("--version")) {
-            CommandLineUtils.printVersionAndExit();
+            printVersionAndExit();
         }
         OptionSet options = parser.parse(Arrays.copyOfRange(args, 1, args.length));
         if (!options.nonOptionArguments().isEmpty()) {
-            CommandLineUtils.printUsageAndExit(parser, "Found non argument parameters: " + options.nonOptionArguments());
+            printUsageAndExit(parser, "Found non argument parameters: " + options.nonOptionArguments());
         }
         if (!Files.isReadable(Path.of(args[0]))) {
             throw new IllegalArgumentException("Cannot read the server properties file " + args[0]);
@@ -122,6 +118,22 @@ public final class ClusterMirrorServer {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the server properties file " + args[0] + ": " + e, e);
         }
+    }
+
+    /** Prints {@code message} and the options' help, and exits with status 1, as Kafka's own commands do. */
+    private static void printUsageAndExit(OptionParser parser, String message) {
+        System.err.println(message);
+        try {
+            parser.printHelpOn(System.err);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.exit(1);
+    }
+
+    private static void printVersionAndExit() {
+        System.out.println("Cluster Mirror " + KafkaSupport.clusterMirrorVersion() + " on Kafka " + KafkaSupport.running());
+        System.exit(0);
     }
 
     static String describe(Throwable e) {
@@ -144,7 +156,7 @@ public final class ClusterMirrorServer {
     private static void exitWithError(String what, Throwable e) {
         log.error("{}", what, e);
         System.err.println("ERROR: " + describe(e));
-        Exit.exit(1);
+        System.exit(1);
     }
 
     public static void main(String[] args) {
@@ -159,24 +171,17 @@ public final class ClusterMirrorServer {
             exitWithError("Exiting due to invalid configuration or unformatted log directories", e);
             return;
         }
-        try {
-            if (!OperatingSystem.IS_WINDOWS && !Java.isIbmJdk()) {
-                new LoggingSignalHandler().register();
-            }
-        } catch (ReflectiveOperationException e) {
-            log.warn("Failed to register the optional signal handler that logs a message when the process is "
-                + "terminated by a signal: {}", e.toString(), e);
-        }
+        KafkaProcess.logTerminatingSignals(log);
         // Catches terminating signals as well as normal termination.
-        Exit.addShutdownHook("cluster-mirror-shutdown-hook", () -> {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 node.shutdown();
             } catch (Throwable e) {
                 log.error("Halting: shutdown failed", e);
                 // exit() may deadlock when called from a shutdown hook.
-                Exit.halt(1);
+                Runtime.getRuntime().halt(1);
             }
-        });
+        }, "cluster-mirror-shutdown-hook"));
         try {
             node.startup();
         } catch (Throwable e) {
@@ -185,6 +190,6 @@ public final class ClusterMirrorServer {
             return;
         }
         node.awaitShutdown();
-        Exit.exit(0);
+        System.exit(0);
     }
 }

@@ -19,7 +19,6 @@ import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.utils.Exit;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -50,7 +49,7 @@ public final class ClusterMirrorsCommand {
     }
 
     public static void main(String[] args) {
-        Exit.exit(mainNoExit(args, System.out, System.err));
+        System.exit(mainNoExit(args, System.out, System.err));
     }
 
     /** Runs the tool against a real cluster and returns its exit status instead of exiting. */

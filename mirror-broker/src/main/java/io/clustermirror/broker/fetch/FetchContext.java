@@ -1,6 +1,6 @@
 package io.clustermirror.broker.fetch;
 
-import org.apache.kafka.common.utils.LogContext;
+import io.clustermirror.common.compat.LogPrefix;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -9,7 +9,7 @@ import org.apache.kafka.common.utils.Time;
  */
 record FetchContext(String mirrorName, FetchSettings settings, FetchThrottle throttle, FetchedPartitions partitions,
                     Rediscovery rediscovery, PartitionAppender appender, FetchListener listener, Time time,
-                    LogContext logContext) {
+                    LogPrefix logPrefix) {
 
     /** Takes a partition back from a fetcher to find its source leader again. */
     @FunctionalInterface

@@ -1,6 +1,7 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.compat.EndpointSettings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.IsolationLevel;
 
@@ -49,6 +50,12 @@ record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int max
 
     IsolationLevel isolationLevel() {
         return readCommitted ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED;
+    }
+
+    /** How the fetchers' endpoints fetch from the source brokers. */
+    EndpointSettings endpointSettings() {
+        return new EndpointSettings(maxWaitMs, minBytes, maxBytes, isolationLevel(), connectTimeoutMs,
+            fetchRequestTimeoutMs(), maxResponseBytes());
     }
 
     /** Exponential backoff from mirror.fetch.backoff.ms for the n-th consecutive failure. */

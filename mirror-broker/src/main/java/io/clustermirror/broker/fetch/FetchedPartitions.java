@@ -1,10 +1,10 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.compat.LogPrefix;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.utils.LogContext;
 import org.slf4j.Logger;
 
 import java.time.Instant;
@@ -35,11 +35,11 @@ final class FetchedPartitions implements AutoCloseable {
      * @param detach takes a partition that left the set away from whoever owns it (pending on the coordinator or
      *               assigned to a fetcher)
      */
-    FetchedPartitions(Metrics registry, String mirror, int localNodeId, FetchListener listener, LogContext logContext,
+    FetchedPartitions(Metrics registry, String mirror, int localNodeId, FetchListener listener, LogPrefix logPrefix,
                       Consumer<PartitionFetchState> detach) {
         this.metrics = new FetcherMetrics(registry, mirror, localNodeId, partitions::values);
         this.listener = listener;
-        this.log = logContext.logger(FetchedPartitions.class);
+        this.log = logPrefix.logger(FetchedPartitions.class);
         this.detach = detach;
     }
 

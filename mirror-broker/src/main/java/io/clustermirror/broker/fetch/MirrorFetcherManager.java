@@ -1,10 +1,10 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.compat.LogPrefix;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
@@ -43,15 +43,15 @@ public final class MirrorFetcherManager implements PartitionFetcher {
     public MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, int localNodeId, PartitionAppender appender,
                                 FetchListener listener, Metrics metrics) {
         this.mirror = config.name();
-        LogContext logContext = new LogContext("[ClusterMirror mirror=" + mirror + " node=" + localNodeId + "] ");
-        this.log = logContext.logger(MirrorFetcherManager.class);
+        LogPrefix logPrefix = LogPrefix.of("[ClusterMirror mirror=" + mirror + " node=" + localNodeId + "] ");
+        this.log = logPrefix.logger(MirrorFetcherManager.class);
         FetchSettings settings = FetchSettings.of(config, sourceClientProperties);
-        this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logContext, this::detach);
-        this.clients = new SourceClients(mirror, sourceClientProperties, localNodeId, settings, logContext);
+        this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logPrefix, this::detach);
+        this.clients = new SourceClients(mirror, sourceClientProperties, localNodeId, settings, logPrefix);
         // An ALTER gives the mirror a new manager, and with it a throttle at the new limit.
         FetchThrottle throttle = new FetchThrottle(time, config.getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
         FetchContext context = new FetchContext(mirror, settings, throttle, partitions, this::rediscover, appender,
-            listener, time, logContext);
+            listener, time, logPrefix);
         this.fetchers = new SourceFetchers(context, clients::endpoint, metrics);
         this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::admin,
             config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS), metrics);

@@ -1,13 +1,13 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.ListenerProbe;
-import io.clustermirror.common.compat.BrokerFetchClient;
+import io.clustermirror.common.compat.LogPrefix;
+import io.clustermirror.common.compat.NetworkSourceEndpoint;
+import io.clustermirror.common.compat.SourceEndpoint;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.utils.LogContext;
-import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
 import java.util.HashMap;
@@ -24,19 +24,19 @@ final class SourceClients implements AutoCloseable {
     private final Properties sourceClientProperties;
     private final String clientId;
     private final FetchSettings settings;
-    private final LogContext logContext;
+    private final LogPrefix logPrefix;
     /** The fetchers' connection metrics: kept out of the broker's registry, as a consumer's would be. */
     private final Metrics networkMetrics = new Metrics();
 
     SourceClients(String mirror, Properties sourceClientProperties, int localNodeId, FetchSettings settings,
-                  LogContext logContext) {
+                  LogPrefix logPrefix) {
         this.mirror = mirror;
         this.sourceClientProperties = sourceClientProperties;
         String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
         this.clientId = (configuredId == null || configuredId.isBlank() ? "cluster-mirror-" + mirror : configuredId)
             + "-" + localNodeId;
         this.settings = settings;
-        this.logContext = logContext;
+        this.logPrefix = logPrefix;
     }
 
     /** An endpoint to one source broker over its own {@link org.apache.kafka.clients.NetworkClient}. */
@@ -44,9 +44,8 @@ final class SourceClients implements AutoCloseable {
         Map<String, String> tags = new HashMap<>();
         tags.put("mirror", mirror);
         tags.put("source-broker", String.valueOf(node.id()));
-        return new NetworkSourceEndpoint(node, BrokerFetchClient.networkClient(node, sourceClientProperties, clientId,
-            settings.fetchRequestTimeoutMs(), settings.maxResponseBytes(), networkMetrics, "cluster-mirror-fetcher", tags,
-            logContext.logPrefix()), settings, Time.SYSTEM, logContext);
+        return NetworkSourceEndpoint.to(node, sourceClientProperties, clientId, settings.endpointSettings(), networkMetrics,
+            "cluster-mirror-fetcher", tags, logPrefix);
     }
 
     /**

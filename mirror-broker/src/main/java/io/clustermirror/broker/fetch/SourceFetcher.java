@@ -5,20 +5,19 @@ import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.compat.FetchPosition;
+import io.clustermirror.common.compat.FetchedPartition;
+import io.clustermirror.common.compat.SourceEndpoint;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.CorruptRecordException;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Records;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,7 +61,7 @@ final class SourceFetcher extends Thread {
         this.node = endpoint.node();
         this.health = health;
         this.bytesSensor = bytesSensor;
-        this.log = context.logContext().logger(SourceFetcher.class);
+        this.log = context.logPrefix().logger(SourceFetcher.class);
         this.time = context.time();
     }
 
@@ -134,7 +133,7 @@ final class SourceFetcher extends Thread {
         long now = time.milliseconds();
         long throttledUntil = now + throttleDelayMs(now);
         Map<TopicPartition, PartitionFetchState> requested = new LinkedHashMap<>();
-        Map<TopicPartition, FetchRequest.PartitionData> request = new LinkedHashMap<>();
+        Map<TopicPartition, FetchPosition> request = new LinkedHashMap<>();
         long nextDue = Long.MAX_VALUE;
         for (PartitionFetchState st : assigned.values()) {
             if (st.removed) {
@@ -160,8 +159,7 @@ final class SourceFetcher extends Thread {
                 continue;
             }
             int lastEpoch = st.lastFetchedEpoch;
-            request.put(st.tp, new FetchRequest.PartitionData(st.sourceTopicId, st.fetchOffset,
-                FetchRequest.INVALID_LOG_START_OFFSET, settings.partitionMaxBytes(), Optional.empty(),
+            request.put(st.tp, new FetchPosition(st.sourceTopicId, st.fetchOffset, settings.partitionMaxBytes(),
                 lastEpoch >= 0 ? Optional.of(lastEpoch) : Optional.empty()));
             requested.put(st.tp, st);
         }
@@ -183,7 +181,7 @@ final class SourceFetcher extends Thread {
         if (outcome instanceof SourceEndpoint.Fetched fetched) {
             connectFailures = 0;
             context.throttle().record(fetched.partitions().values().stream()
-                .mapToLong(pd -> pd.records() == null ? 0 : pd.records().sizeInBytes()).sum());
+                .mapToLong(pd -> pd.records().remaining()).sum());
             long fetchedMs = time.milliseconds();
             requested.values().forEach(st -> partitions.fetched(st, fetchedMs));
             handleResponse(fetched.partitions(), requested, request);
@@ -229,16 +227,16 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    private void handleResponse(Map<TopicPartition, FetchResponseData.PartitionData> parts,
+    private void handleResponse(Map<TopicPartition, FetchedPartition> parts,
                                 Map<TopicPartition, PartitionFetchState> requested,
-                                Map<TopicPartition, FetchRequest.PartitionData> request) {
-        for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : parts.entrySet()) {
+                                Map<TopicPartition, FetchPosition> request) {
+        for (Map.Entry<TopicPartition, FetchedPartition> e : parts.entrySet()) {
             PartitionFetchState st = requested.get(e.getKey());
             if (st == null || st.removed || assigned.get(st.tp) != st) {
                 continue; // removed or moved while the request was in flight
             }
             try {
-                handlePartition(st, e.getValue(), request.get(st.tp).fetchOffset);
+                handlePartition(st, e.getValue(), request.get(st.tp).fetchOffset());
             } catch (RuntimeException ex) {
                 partitions.fail(st, MirrorError.UNKNOWN_SERVER_ERROR, "mirroring " + st.tp + " at source offset "
                     + st.fetchOffset + " failed: " + ex, ex);
@@ -246,8 +244,8 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    private void handlePartition(PartitionFetchState st, FetchResponseData.PartitionData pd, long requestedOffset) {
-        Errors error = Errors.forCode(pd.errorCode());
+    private void handlePartition(PartitionFetchState st, FetchedPartition pd, long requestedOffset) {
+        Errors error = pd.error();
         switch (error) {
             case NONE -> {
                 st.lock.lock();
@@ -295,10 +293,10 @@ final class SourceFetcher extends Thread {
         }
     }
 
-    private void handleData(PartitionFetchState st, FetchResponseData.PartitionData pd) {
-        Optional<FetchResponseData.EpochEndOffset> diverging = FetchResponse.divergingEpoch(pd);
+    private void handleData(PartitionFetchState st, FetchedPartition pd) {
+        Optional<FetchedPartition.EpochEnd> diverging = pd.divergingEpoch();
         if (diverging.isPresent()) {
-            FetchResponseData.EpochEndOffset d = diverging.get();
+            FetchedPartition.EpochEnd d = diverging.get();
             partitions.diverged(st, d.epoch(), d.endOffset());
             return;
         }
@@ -309,18 +307,15 @@ final class SourceFetcher extends Thread {
         if (!followSourceLogStart(st)) {
             return; // dropped or failed
         }
-        Records records = FetchResponse.recordsOrFail(pd);
-        if (records == null || records.sizeInBytes() == 0) {
+        ByteBuffer records = pd.records();
+        if (!records.hasRemaining()) {
             context.listener().onSourceEndOffset(st.tp, sourceEnd);
             reportCaughtUp(st, sourceEnd);
             return;
         }
-        if (!(records instanceof MemoryRecords memoryRecords)) {
-            throw new IllegalStateException("unexpected records type " + records.getClass().getName());
-        }
-        bytesSensor.record(records.sizeInBytes());
+        bytesSensor.record(records.remaining());
         long fetchOffset = st.fetchOffset;
-        SourceBatches batches = SourceBatches.split(memoryRecords.buffer(), fetchOffset, st.lastFetchedEpoch);
+        SourceBatches batches = SourceBatches.split(records, fetchOffset, st.lastFetchedEpoch);
         boolean progressed = false;
         for (SourceBatches.Run run : batches.runs()) {
             if (!append(st, run, sourceEnd)) {

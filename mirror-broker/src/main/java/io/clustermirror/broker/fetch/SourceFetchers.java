@@ -1,6 +1,7 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.common.compat.SourceEndpoint;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
 import org.slf4j.Logger;
@@ -32,7 +33,7 @@ final class SourceFetchers {
         this.context = context;
         this.endpoints = endpoints;
         this.registry = registry;
-        this.log = context.logContext().logger(SourceFetchers.class);
+        this.log = context.logPrefix().logger(SourceFetchers.class);
     }
 
     /**

@@ -77,7 +77,7 @@ final class SourceLeaderCoordinator extends Thread {
         this.fetchers = fetchers;
         this.adminFactory = adminFactory;
         this.refreshIntervalMs = Math.max(100L, refreshIntervalMs);
-        this.log = context.logContext().logger(SourceLeaderCoordinator.class);
+        this.log = context.logPrefix().logger(SourceLeaderCoordinator.class);
         this.health = new ThreadHealth(registry, log, "fetch-coordinator-" + mirror);
         this.time = context.time();
     }

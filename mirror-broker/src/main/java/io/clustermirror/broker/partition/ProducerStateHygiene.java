@@ -13,8 +13,6 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.server.util.KafkaScheduler;
-import org.apache.kafka.server.util.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +41,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private final LocalReplicas broker;
     private final LeaderReader leaderReader;
     /** Runs the passes, one at a time: on one thread of its own on a broker, directly in tests. */
-    private final Scheduler scheduler;
+    private final PassScheduler scheduler;
     /**
      * The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}, by topic:
      * a client write asks for its topic's alone ({@link #cleanForWrites}), never scanning every mirror partition.
@@ -75,16 +73,15 @@ public final class ProducerStateHygiene implements AutoCloseable {
                 List<StoredBatch> batches = leader.batches(tp, from, to);
                 return new LeaderBatches(leader.lastLeader(), batches);
             }
-        }, new KafkaScheduler(1, true, "cluster-mirror-producer-state-" + broker.nodeId() + "-"));
+        }, new ThreadPassScheduler("cluster-mirror-producer-state-" + broker.nodeId()));
     }
 
-    /** @param scheduler a single-threaded scheduler, started here and shut down by {@link #close} */
-    ProducerStateHygiene(LocalReplicas broker, LeaderReader leaderReader, Scheduler scheduler) {
+    /** @param scheduler where the passes run, closed by {@link #close} */
+    ProducerStateHygiene(LocalReplicas broker, LeaderReader leaderReader, PassScheduler scheduler) {
         this.broker = broker;
         this.leaderReader = leaderReader;
         this.scheduler = scheduler;
-        scheduler.startup();
-        scheduler.schedule("producer-state-pass", this::pass, PASS_INTERVAL_MS, PASS_INTERVAL_MS);
+        scheduler.everyPeriod(this::pass, PASS_INTERVAL_MS);
     }
 
     /**
@@ -110,7 +107,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
         barriersByTopic = Map.copyOf(byTopic);
         stopBarriers = Map.copyOf(stopped);
         if (passQueued.compareAndSet(false, true)) {
-            scheduler.scheduleOnce("producer-state-pass", this::queuedPass);
+            scheduler.soon(this::queuedPass);
         }
     }
 
@@ -123,7 +120,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
                 replicas.put(c.partition(), c);
             }
         }
-        scheduler.scheduleOnce("producer-state-pass", this::pass);
+        scheduler.soon(this::pass);
     }
 
     /** The stop cleaned the leader itself: writes are safe at this epoch without waiting for a pass. */
@@ -260,7 +257,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
     @Override
     public void close() {
         try {
-            scheduler.shutdown(); // never interrupts: a pass may be writing a producer state snapshot
+            scheduler.close(); // never interrupts: a pass may be writing a producer state snapshot
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

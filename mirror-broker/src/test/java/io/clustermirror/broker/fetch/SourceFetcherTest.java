@@ -5,16 +5,16 @@ import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.batch.StoredBatches;
+import io.clustermirror.common.compat.FetchPosition;
+import io.clustermirror.common.compat.FetchedPartition;
+import io.clustermirror.common.compat.LogPrefix;
+import io.clustermirror.common.compat.SourceEndpoint;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.MockTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,17 +45,17 @@ class SourceFetcherTest {
 
     private final MockTime time = new MockTime();
     private final Metrics metrics = new Metrics();
-    private final LogContext logContext = new LogContext("[test] ");
+    private final LogPrefix logPrefix = LogPrefix.of("[test] ");
     private final RecordingListener listener = new RecordingListener();
     private final RecordingAppender appender = new RecordingAppender();
     private final List<Rediscovered> rediscovered = new ArrayList<>();
     private final FakeEndpoint endpoint = new FakeEndpoint();
-    private final FetchedPartitions partitions = new FetchedPartitions(metrics, "m", 0, listener, logContext,
+    private final FetchedPartitions partitions = new FetchedPartitions(metrics, "m", 0, listener, logPrefix,
         st -> fetcher().unassign(st));
     private final SourceFetcher fetcher = new SourceFetcher(
         new FetchContext("m", SETTINGS, new FetchThrottle(time, FetchThrottle.UNLIMITED), partitions,
-            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logContext),
-        endpoint, new ThreadHealth(metrics, logContext.logger(SourceFetcherTest.class), "fetcher-m-1"), metrics.sensor("bytes"));
+            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logPrefix),
+        endpoint, new ThreadHealth(metrics, logPrefix.logger(SourceFetcherTest.class), "fetcher-m-1"), metrics.sensor("bytes"));
 
     private record Rediscovered(TopicPartition tp, boolean checkOffsets, long delayMs) {
     }
@@ -76,11 +76,11 @@ class SourceFetcherTest {
 
         fetcher.runOnce();
 
-        Map<TopicPartition, FetchRequest.PartitionData> first = endpoint.requests.get(0);
-        assertEquals(0L, first.get(p0).fetchOffset);
-        assertEquals(Optional.empty(), first.get(p0).lastFetchedEpoch);
-        assertEquals(Optional.of(4), first.get(p1).lastFetchedEpoch);
-        assertEquals(TOPIC_ID, first.get(p1).topicId);
+        Map<TopicPartition, FetchPosition> first = endpoint.requests.get(0);
+        assertEquals(0L, first.get(p0).fetchOffset());
+        assertEquals(Optional.empty(), first.get(p0).lastFetchedEpoch());
+        assertEquals(Optional.of(4), first.get(p1).lastFetchedEpoch());
+        assertEquals(TOPIC_ID, first.get(p1).topicId());
         // Per partition: one append per source epoch, in offset order, of exactly the fetched bytes, at the destination epoch.
         List<Appended> appended0 = appender.of(p0);
         assertEquals(2, appended0.size());
@@ -92,10 +92,10 @@ class SourceFetcherTest {
 
         endpoint.answer(req -> fetched(Map.of()));
         fetcher.runOnce();
-        Map<TopicPartition, FetchRequest.PartitionData> second = endpoint.requests.get(1);
-        assertEquals(6L, second.get(p0).fetchOffset);
-        assertEquals(Optional.of(5), second.get(p0).lastFetchedEpoch);
-        assertEquals(12L, second.get(p1).fetchOffset);
+        Map<TopicPartition, FetchPosition> second = endpoint.requests.get(1);
+        assertEquals(6L, second.get(p0).fetchOffset());
+        assertEquals(Optional.of(5), second.get(p0).lastFetchedEpoch());
+        assertEquals(12L, second.get(p1).fetchOffset());
         assertEquals(Map.of(p0, 6L, p1, 12L), partitions.fetchOffsets());
     }
 
@@ -129,7 +129,7 @@ class SourceFetcherTest {
         assertEquals(Set.of(p0, p1), endpoint.requests.get(0).keySet());
         assertEquals(Set.of(p1), endpoint.requests.get(1).keySet());
         assertEquals(Set.of(p1), endpoint.requests.get(2).keySet());
-        assertEquals(1L, endpoint.requests.get(2).get(p1).fetchOffset);
+        assertEquals(1L, endpoint.requests.get(2).get(p1).fetchOffset());
         assertEquals(0, endpoint.resets, "no error here is the fetcher's to reset the session for");
         assertEquals(List.of(new Rediscovered(p0, false, 0L)), rediscovered);
     }
@@ -142,7 +142,7 @@ class SourceFetcherTest {
         TopicPartition corruptReported = add(3, 0, -1);
         TopicPartition corruptBytes = add(4, 0, -1);
         TopicPartition healthy = add(5, 0, -1);
-        Map<TopicPartition, FetchResponseData.PartitionData> response = new LinkedHashMap<>();
+        Map<TopicPartition, FetchedPartition> response = new LinkedHashMap<>();
         response.put(outOfRange, error(Errors.OFFSET_OUT_OF_RANGE));
         response.put(notLeader, error(Errors.NOT_LEADER_OR_FOLLOWER));
         response.put(fenced, error(Errors.FENCED_LEADER_EPOCH));
@@ -222,8 +222,8 @@ class SourceFetcherTest {
         long limit = data.remaining() - data.remaining() / 20; // one response puts the throttle ~50 ms in debt
         FetchThrottle throttle = new FetchThrottle(time, limit);
         SourceFetcher limited = new SourceFetcher(new FetchContext("m", SETTINGS, throttle, partitions,
-            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logContext),
-            endpoint, new ThreadHealth(metrics, logContext.logger(SourceFetcherTest.class), "fetcher-m-2"), metrics.sensor("bytes"));
+            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logPrefix),
+            endpoint, new ThreadHealth(metrics, logPrefix.logger(SourceFetcherTest.class), "fetcher-m-2"), metrics.sensor("bytes"));
         TopicPartition tp = new TopicPartition("t", 0);
         PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, 0L, DEST_EPOCH, -1, time.milliseconds());
         partitions.add(st);
@@ -244,7 +244,7 @@ class SourceFetcherTest {
         time.sleep(delay);
         endpoint.answer(req -> fetched(Map.of()));
         limited.runOnce();
-        assertEquals(3L, endpoint.requests.get(1).get(tp).fetchOffset, "fetches on where it stopped");
+        assertEquals(3L, endpoint.requests.get(1).get(tp).fetchOffset(), "fetches on where it stopped");
         assertEquals((double) delay, metrics.metric(metrics.metricName("fetch-throttle-time-ms-total", FetcherMetrics.GROUP,
             Map.of("mirror", "m"))).metricValue());
         assertTrue(listener.failures.isEmpty());
@@ -283,8 +283,7 @@ class SourceFetcherTest {
     @Test
     void divergenceIsSignalledAndNothingOfTheResponseIsAppended() {
         TopicPartition tp = add(0, 8, 5);
-        endpoint.answer(req -> fetched(Map.of(tp, data(batch(8, 2, 6), 10)
-            .setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(5).setEndOffset(6)))));
+        endpoint.answer(req -> fetched(Map.of(tp, diverged(batch(8, 2, 6), 10, 5, 6))));
 
         fetcher.runOnce();
 
@@ -354,18 +353,21 @@ class SourceFetcherTest {
         return copy;
     }
 
-    private static SourceEndpoint.Outcome fetched(Map<TopicPartition, FetchResponseData.PartitionData> partitions) {
+    private static SourceEndpoint.Outcome fetched(Map<TopicPartition, FetchedPartition> partitions) {
         return new SourceEndpoint.Fetched(partitions);
     }
 
-    private static FetchResponseData.PartitionData data(ByteBuffer records, long highWatermark) {
-        return new FetchResponseData.PartitionData().setRecords(MemoryRecords.readableRecords(records.duplicate())).setHighWatermark(highWatermark)
-            .setLastStableOffset(highWatermark).setLogStartOffset(0L);
+    private static FetchedPartition data(ByteBuffer records, long highWatermark) {
+        return new FetchedPartition(Errors.NONE, highWatermark, highWatermark, 0L, Optional.empty(), records.duplicate());
     }
 
-    private static FetchResponseData.PartitionData error(Errors error) {
-        return new FetchResponseData.PartitionData().setErrorCode(error.code()).setHighWatermark(-1L)
-            .setRecords(MemoryRecords.EMPTY);
+    private static FetchedPartition diverged(ByteBuffer records, long highWatermark, int epoch, long endOffset) {
+        return new FetchedPartition(Errors.NONE, highWatermark, highWatermark, 0L,
+            Optional.of(new FetchedPartition.EpochEnd(epoch, endOffset)), records.duplicate());
+    }
+
+    private static FetchedPartition error(Errors error) {
+        return new FetchedPartition(error, -1L, -1L, -1L, Optional.empty(), ByteBuffer.allocate(0));
     }
 
     private static byte[] bytes(ByteBuffer... parts) {
@@ -377,11 +379,11 @@ class SourceFetcherTest {
 
     /** Answers each fetch with the next scripted answer and keeps what was asked. */
     private static final class FakeEndpoint implements SourceEndpoint {
-        final List<Map<TopicPartition, FetchRequest.PartitionData>> requests = new ArrayList<>();
-        final Deque<Function<Map<TopicPartition, FetchRequest.PartitionData>, Outcome>> answers = new ArrayDeque<>();
+        final List<Map<TopicPartition, FetchPosition>> requests = new ArrayList<>();
+        final Deque<Function<Map<TopicPartition, FetchPosition>, Outcome>> answers = new ArrayDeque<>();
         int resets;
 
-        void answer(Function<Map<TopicPartition, FetchRequest.PartitionData>, Outcome> answer) {
+        void answer(Function<Map<TopicPartition, FetchPosition>, Outcome> answer) {
             answers.add(answer);
         }
 
@@ -391,7 +393,7 @@ class SourceFetcherTest {
         }
 
         @Override
-        public Outcome fetch(Map<TopicPartition, FetchRequest.PartitionData> partitions) {
+        public Outcome fetch(Map<TopicPartition, FetchPosition> partitions) {
             requests.add(Map.copyOf(partitions));
             return answers.remove().apply(partitions);
         }

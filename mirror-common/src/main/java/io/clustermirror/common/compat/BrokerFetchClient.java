@@ -59,17 +59,17 @@ public final class BrokerFetchClient implements AutoCloseable {
                                        int maxResponseBytes, Metrics metrics, String metricGroup, Map<String, String> tags,
                                        String logPrefix) {
         return new BrokerFetchClient(node, networkClient(node, clientProperties, clientId, requestTimeoutMs, maxResponseBytes,
-            metrics, metricGroup, tags, logPrefix));
+            metrics, metricGroup, tags, LogPrefix.of(logPrefix)));
     }
 
     /**
      * A network client to one broker with the cluster's client configs, as {@link #to} makes; the connection metrics
      * go to {@code metrics} under {@code metricGroup} with {@code tags}.
      */
-    public static NetworkClient networkClient(Node node, Properties clientProperties, String clientId, int requestTimeoutMs,
-                                              int maxResponseBytes, Metrics metrics, String metricGroup,
-                                              Map<String, String> tags, String logPrefix) {
-        Object logContext = KafkaClientShapes.logContext(logPrefix);
+    static NetworkClient networkClient(Node node, Properties clientProperties, String clientId, int requestTimeoutMs,
+                                       int maxResponseBytes, Metrics metrics, String metricGroup, Map<String, String> tags,
+                                       LogPrefix logPrefix) {
+        Object logContext = logPrefix.logContext();
         Map<String, Object> props = new HashMap<>();
         clientProperties.forEach((k, v) -> props.put((String) k, v));
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);

@@ -1,6 +1,7 @@
 package io.clustermirror.common.compat;
 
 import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
@@ -13,6 +14,7 @@ import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -27,7 +29,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code LogContext} moved from {@code org.apache.kafka.common.utils} to {@code ...utils.internals} in 4.4, so
- *       every constructor or method that takes one differs: the network client, its selector and channel builder.</li>
+ *       every constructor or method that takes one differs: the network client, its selector and channel builder, the
+ *       fetch session handler.</li>
  *   <li>{@code NetworkClient}'s constructors gained a bootstrap configuration and a metadata check flag in 4.4.</li>
  *   <li>The record classes ({@code MemoryRecords}, {@code BaseRecords}) moved from {@code org.apache.kafka.common.record}
  *       to {@code ...record.internal} in 4.3, which changes the return type of the fetch response's records.</li>
@@ -42,6 +45,9 @@ public final class KafkaClientShapes {
     private static final Class<?> MEMORY_RECORDS = firstClass("MemoryRecords",
         "org.apache.kafka.common.record.internal.MemoryRecords", "org.apache.kafka.common.record.MemoryRecords");
     private static final Constructor<?> LOG_CONTEXT_NEW = constructor(LOG_CONTEXT, String.class);
+    private static final Method LOG_CONTEXT_LOGGER = method(LOG_CONTEXT, "logger", Class.class);
+    private static final Constructor<?> FETCH_SESSION_HANDLER_NEW = constructor(FetchSessionHandler.class, LOG_CONTEXT,
+        int.class);
     private static final Method CREATE_CHANNEL_BUILDER = method(ClientUtils.class,
         "createChannelBuilder", AbstractConfig.class, Time.class, LOG_CONTEXT);
     private static final Constructor<?> SELECTOR_NEW = constructor(Selector.class, int.class, long.class, Metrics.class,
@@ -66,6 +72,16 @@ public final class KafkaClientShapes {
     /** A Kafka {@code LogContext} with {@code prefix}, of the running line's class. */
     static Object logContext(String prefix) {
         return newInstance(LOG_CONTEXT_NEW, prefix);
+    }
+
+    /** The logger of {@code owner} whose lines start with the prefix of {@code logContext}. */
+    static Logger logger(Object logContext, Class<?> owner) {
+        return (Logger) invoke(LOG_CONTEXT_LOGGER, logContext, owner);
+    }
+
+    /** Kafka's incremental fetch session state with the broker {@code nodeId}. */
+    static FetchSessionHandler fetchSessionHandler(Object logContext, int nodeId) {
+        return (FetchSessionHandler) newInstance(FETCH_SESSION_HANDLER_NEW, logContext, nodeId);
     }
 
     static ChannelBuilder channelBuilder(AbstractConfig config, Time time, Object logContext) {

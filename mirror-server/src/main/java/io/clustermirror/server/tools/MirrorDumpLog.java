@@ -1,10 +1,10 @@
 package io.clustermirror.server.tools;
 
+import io.clustermirror.broker.bridge.KafkaTools;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.batch.StoredBatches;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.tools.DumpLogSegments;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -19,7 +19,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Kafka's log dump tool ({@code kafka-dump-log.sh}, {@link DumpLogSegments}, same arguments and output) that names
+ * Kafka's log dump tool ({@code kafka-dump-log.sh}, its DumpLogSegments, same arguments and output) that names
  * the MIRROR_PID_RESET barrier. Kafka prints a control record of a type it does not know as
  * {@code controlType: UNKNOWN(7)} and decodes no value of a control record; this runs Kafka's tool unchanged and
  * rewrites the record line of each barrier in a dumped {@code .log} file to
@@ -44,7 +44,7 @@ public final class MirrorDumpLog {
         Charset charset = Charset.defaultCharset();
         System.setOut(new PrintStream(new BarrierLines(out, charset), true, charset));
         try {
-            DumpLogSegments.main(args);
+            KafkaTools.dumpLogSegments(args);
         } finally {
             System.out.flush();
             System.setOut(out);

@@ -1,4 +1,4 @@
-package io.clustermirror.broker.fetch;
+package io.clustermirror.common.compat;
 
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
@@ -10,31 +10,48 @@ import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 
 /**
  * A {@link SourceEndpoint} over a Kafka network client ({@link org.apache.kafka.clients.NetworkClient} in production)
  * and Kafka's {@link FetchSessionHandler}, which decides what each request sends, forgets and expects back.
  */
-final class NetworkSourceEndpoint implements SourceEndpoint {
+public final class NetworkSourceEndpoint implements SourceEndpoint {
     private final Node node;
     private final KafkaClient client;
     private final FetchSessionHandler session;
-    private final FetchSettings settings;
+    private final EndpointSettings settings;
     private final Time time;
     private volatile boolean closing;
 
-    NetworkSourceEndpoint(Node node, KafkaClient client, FetchSettings settings, Time time, LogContext logContext) {
+    NetworkSourceEndpoint(Node node, KafkaClient client, EndpointSettings settings, Time time, LogPrefix logPrefix) {
         this.node = node;
         this.client = client;
-        this.session = new FetchSessionHandler(logContext, node.id());
+        this.session = KafkaClientShapes.fetchSessionHandler(logPrefix.logContext(), node.id());
         this.settings = settings;
         this.time = time;
+    }
+
+    /**
+     * An endpoint to {@code node} over its own network client with the source cluster's client configs.
+     *
+     * @param clientProperties Kafka client configs of the source cluster (may hold secrets: never logged)
+     * @param metrics          where the connection's metrics go, under {@code metricGroup} with {@code tags}
+     */
+    public static NetworkSourceEndpoint to(Node node, Properties clientProperties, String clientId, EndpointSettings settings,
+                                           Metrics metrics, String metricGroup, Map<String, String> tags,
+                                           LogPrefix logPrefix) {
+        KafkaClient client = BrokerFetchClient.networkClient(node, clientProperties, clientId, settings.requestTimeoutMs(),
+            settings.maxResponseBytes(), metrics, metricGroup, tags, logPrefix);
+        return new NetworkSourceEndpoint(node, client, settings, Time.SYSTEM, logPrefix);
     }
 
     @Override
@@ -43,13 +60,14 @@ final class NetworkSourceEndpoint implements SourceEndpoint {
     }
 
     @Override
-    public Outcome fetch(Map<TopicPartition, FetchRequest.PartitionData> partitions) {
+    public Outcome fetch(Map<TopicPartition, FetchPosition> partitions) {
         Outcome connecting = connect();
         if (connecting != null) {
             return connecting;
         }
         FetchSessionHandler.Builder builder = session.newBuilder();
-        partitions.forEach(builder::add);
+        partitions.forEach((tp, at) -> builder.add(tp, new FetchRequest.PartitionData(at.topicId(), at.fetchOffset(),
+            FetchRequest.INVALID_LOG_START_OFFSET, at.maxBytes(), Optional.empty(), at.lastFetchedEpoch())));
         FetchSessionHandler.FetchRequestData data = builder.build();
         FetchRequest.Builder request = FetchRequest.Builder
             .forConsumer(ApiKeys.FETCH.latestVersion(), settings.maxWaitMs(), settings.minBytes(), data.toSend())
@@ -74,7 +92,10 @@ final class NetworkSourceEndpoint implements SourceEndpoint {
         if (!session.handleResponse(response, version)) {
             return new SessionError(response.error());
         }
-        return new Fetched(response.responseData(session.sessionTopicNames(), version));
+        Map<TopicPartition, FetchedPartition> fetched = new LinkedHashMap<>();
+        response.responseData(session.sessionTopicNames(), version)
+            .forEach((tp, partition) -> fetched.put(tp, BrokerFetchClient.fetched(partition)));
+        return new Fetched(fetched);
     }
 
     /** Connects if needed: null once ready, else why not. */
@@ -109,7 +130,7 @@ final class NetworkSourceEndpoint implements SourceEndpoint {
         ClientRequest req = client.newClientRequest(String.valueOf(node.id()), request, now, true);
         client.send(req, now);
         while (!closing) {
-            List<ClientResponse> responses = client.poll(settings.fetchRequestTimeoutMs(), time.milliseconds());
+            List<ClientResponse> responses = client.poll(settings.requestTimeoutMs(), time.milliseconds());
             for (ClientResponse r : responses) {
                 if (r.requestHeader().correlationId() == req.correlationId()) {
                     return r;

@@ -1,6 +1,7 @@
-package io.clustermirror.broker.fetch;
+package io.clustermirror.common.compat;
 
 import org.apache.kafka.clients.MockClient;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -12,7 +13,6 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.MockTime;
 import org.junit.jupiter.api.Test;
 
@@ -34,14 +34,15 @@ class NetworkSourceEndpointTest {
     private static final TopicPartition P0 = new TopicPartition("t", 0);
     private static final TopicPartition P1 = new TopicPartition("t", 1);
     private static final int SESSION = 77;
-    private static final FetchSettings SETTINGS = new FetchSettings(true, 500, 1, 1 << 20, 1 << 16, 100L, 1_000L,
-        30_000, 30_000L);
+    private static final int PARTITION_MAX_BYTES = 1 << 16;
+    private static final EndpointSettings SETTINGS = new EndpointSettings(500, 1, 1 << 20, IsolationLevel.READ_COMMITTED,
+        30_000L, 30_000, 1 << 21);
 
     private final MockTime time = new MockTime();
     private final Node node = new Node(1, "source-1", 9092);
     private final MockClient client = new MockClient(time, List.of(node));
     private final NetworkSourceEndpoint endpoint = new NetworkSourceEndpoint(node, client, SETTINGS, time,
-        new LogContext("[test] "));
+        LogPrefix.of("[test] "));
     private final List<FetchRequest> sent = new ArrayList<>();
 
     @Test
@@ -55,7 +56,11 @@ class NetworkSourceEndpointTest {
         assertEquals(SETTINGS.maxWaitMs(), full.maxWait());
         assertEquals(SETTINGS.maxBytes(), full.maxBytes());
         assertEquals(SETTINGS.isolationLevel(), full.isolationLevel());
-        assertEquals(Set.of(P0, P1), assertInstanceOf(SourceEndpoint.Fetched.class, first).partitions().keySet());
+        Map<TopicPartition, FetchedPartition> fetched = assertInstanceOf(SourceEndpoint.Fetched.class, first).partitions();
+        assertEquals(Set.of(P0, P1), fetched.keySet());
+        assertEquals(3L, fetched.get(P0).highWatermark());
+        assertEquals(Errors.NONE, fetched.get(P0).error());
+        assertEquals(0, fetched.get(P0).records().remaining());
         assertEquals(SESSION, endpoint.sessionId());
 
         // Only the partition whose offset moved is sent; the session keeps the other.
@@ -105,9 +110,8 @@ class NetworkSourceEndpointTest {
         assertEquals(new SourceEndpoint.Unreachable("disconnected"), endpoint.fetch(Map.of(P0, at(0))));
     }
 
-    private static FetchRequest.PartitionData at(long offset) {
-        return new FetchRequest.PartitionData(TOPIC_ID, offset, FetchRequest.INVALID_LOG_START_OFFSET,
-            SETTINGS.partitionMaxBytes(), Optional.empty(), Optional.empty());
+    private static FetchPosition at(long offset) {
+        return new FetchPosition(TOPIC_ID, offset, PARTITION_MAX_BYTES, Optional.empty());
     }
 
     /** The next fetch gets a response of session {@link #SESSION} with these partitions and high watermarks. */

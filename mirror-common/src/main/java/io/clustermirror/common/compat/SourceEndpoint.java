@@ -1,30 +1,28 @@
-package io.clustermirror.broker.fetch;
+package io.clustermirror.common.compat;
 
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.FetchRequest;
 
 import java.util.Map;
 
 /**
- * One source broker as a {@link SourceFetcher} sees it: the connection and the incremental fetch session with it. The
+ * One source broker as a mirror's fetcher sees it: the connection and the incremental fetch session with it. The
  * fetch loop states which partitions it wants from which offsets; the endpoint turns that into a full or incremental
- * consumer Fetch (replica id -1), sends it and hands back the outcome.
+ * consumer Fetch (replica id -1), sends it and hands back the outcome in this package's terms.
  *
  * <p>Threads: {@link #fetch} and {@link #close} are called by the owning fetcher thread only; {@link #initiateClose}
  * and {@link #sessionId} by any thread.
  */
-interface SourceEndpoint {
+public interface SourceEndpoint {
     Node node();
 
     /**
      * Connects if needed, sends one Fetch for exactly {@code partitions} (a partition left out is forgotten by the
      * session) and waits for its outcome.
      */
-    Outcome fetch(Map<TopicPartition, FetchRequest.PartitionData> partitions);
+    Outcome fetch(Map<TopicPartition, FetchPosition> partitions);
 
     /** The next fetch opens a new session: the last response was not handled to its end. */
     void resetSession(Throwable cause);
@@ -43,7 +41,7 @@ interface SourceEndpoint {
     }
 
     /** The session took the response: per-partition data and errors of the partitions it covers. */
-    record Fetched(Map<TopicPartition, FetchResponseData.PartitionData> partitions) implements Outcome {
+    record Fetched(Map<TopicPartition, FetchedPartition> partitions) implements Outcome {
     }
 
     /** The source answered with a top-level error; the session has already reacted to it (e.g. starts anew). */
