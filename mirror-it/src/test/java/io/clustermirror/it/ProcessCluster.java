@@ -85,6 +85,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     /** The drop-in install (DROP_IN only), and the KAFKA_OPTS its nodes get (the README's, or a part of them). */
     private final DropInInstall dropIn;
     private final List<String> kafkaOpts;
+    /** The installs of nodes moved to another Kafka release ({@link #upgrade}); the others run {@link #dropIn}. */
+    private final Map<Integer, DropInInstall> upgradedInstalls = new TreeMap<>();
     /** Server properties on top of the cluster's own, for misconfigured nodes. */
     private final Map<String, String> extraProperties;
     private final Path baseDir;
@@ -215,6 +217,15 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         return start(new ProcessCluster(name, size, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, true, Map.of(), kafkaLibs));
     }
 
+    /**
+     * Formats and starts {@code controllers} controller-only and {@code brokers} broker-only nodes the drop-in way on the
+     * Kafka whose {@code libs/} is {@code kafkaLibs}, as {@link #startDedicated(String, int, int, LaunchMode)} does.
+     */
+    static ProcessCluster startDedicatedDropInOn(String name, int controllers, int brokers, Path kafkaLibs) throws Exception {
+        return start(new ProcessCluster(name, controllers + brokers, controllers, LaunchMode.DROP_IN, ListenerLayout.SHARED, true,
+            Map.of(), kafkaLibs));
+    }
+
     private static String startRefused(ProcessCluster refused) throws Exception {
         String name = refused.name;
         try (ProcessCluster cluster = refused) {
@@ -305,7 +316,8 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         jvmOptions.add("-Dkafka.logs.dir=" + node.dir().resolve("logs"));
         jvmOptions.add("-Dlog4j2.configurationFile=" + checkout.resolve("config").resolve(log4jConfig));
         String[] args = scriptCommand.subList(1, scriptCommand.size()).toArray(String[]::new);
-        return new ProcessBuilder(dropIn.command(jvmOptions, kafkaOpts, mainClass, args)).directory(node.dir().toFile());
+        DropInInstall install = upgradedInstalls.getOrDefault(node.id(), dropIn);
+        return new ProcessBuilder(install.command(jvmOptions, kafkaOpts, mainClass, args)).directory(node.dir().toFile());
     }
 
     /** Starts the node's process and returns at once (see {@link #awaitReady}). */
@@ -406,6 +418,19 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         launch(id);
         awaitReady(id);
         log.info("Process cluster {}: node {} started again", name, id);
+    }
+
+    /**
+     * An operator's upgrade of one drop-in node: SIGTERM, its Kafka swapped for the installation whose {@code libs/} is
+     * {@code kafkaLibs} (same jar, same agent line, same log dirs and ports), started again; returns once it is ready.
+     */
+    void upgrade(int id, Path kafkaLibs) throws Exception {
+        if (mode != LaunchMode.DROP_IN) {
+            throw new IllegalStateException("only a drop-in node runs on a Kafka installation of its own");
+        }
+        stop(id);
+        upgradedInstalls.put(id, DropInInstall.fromReadme(checkout).on(kafkaLibs));
+        start(id);
     }
 
     /** What the node printed (its log, at INFO) since it was last started. */

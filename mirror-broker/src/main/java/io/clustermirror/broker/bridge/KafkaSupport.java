@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
 public final class KafkaSupport {
     /** Each supported Kafka minor line, with the patch releases the compatibility suite passed on. */
     static final Map<String, List<String>> TESTED_RELEASES = new TreeMap<>(Map.of(
-        "4.3", List.of("4.3.1")));
+        "4.3", List.of("4.3.1", "4.3.2"),
+        "4.4", List.of("4.4.0")));
 
     private static final String BUILD_PROPERTIES = "build.properties";
     /** Where every kafka-clients jar records its release (what Kafka's own version logging reads). */
@@ -130,6 +131,11 @@ public final class KafkaSupport {
     public static List<String> missingInternals(Collection<Path> ourClasses, ClassLoader kafka) {
         return KafkaLinkage.missing(KafkaLinkage.referencesIn("io/clustermirror/", ourClasses), kafka).stream()
             .map(r -> r.describe() + " (used by " + r.usedBy() + ")").toList();
+    }
+
+    /** Every release the compatibility suite passed on, oldest line first. */
+    public static List<String> testedReleases() {
+        return TESTED_RELEASES.values().stream().flatMap(List::stream).toList();
     }
 
     /** True if {@code release} belongs to a Kafka line this build supports (tested or not). */

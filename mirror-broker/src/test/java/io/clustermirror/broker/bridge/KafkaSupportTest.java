@@ -56,7 +56,7 @@ class KafkaSupportTest {
         assertTrue(e.getMessage().startsWith("Kafka 4.3.1 lacks 2 internals Cluster Mirror "), e.getMessage());
         assertTrue(e.getMessage().contains("first " + noSuchClass.describe() + " (used by io.clustermirror.Example)"),
             e.getMessage());
-        assertTrue(e.getMessage().contains("Run a tested Kafka release of the line, 4.3.1"), e.getMessage());
+        assertTrue(e.getMessage().contains("Run a tested Kafka release of the line, 4.3.1, 4.3.2"), e.getMessage());
     }
 
     @Test
@@ -66,6 +66,7 @@ class KafkaSupportTest {
         assertTrue(e.getMessage().contains("does not run on Kafka 3.9.1: it supports the Kafka lines "
             + KafkaSupport.supportedLines()), e.getMessage());
         assertEquals(KafkaSupport.Verdict.UNSUPPORTED_LINE, KafkaSupport.verdict("5.0.0"));
+        assertEquals("4.3 (tested on 4.3.1, 4.3.2), 4.4 (tested on 4.4.0)", KafkaSupport.supportedLines());
     }
 
     @Test
@@ -74,7 +75,7 @@ class KafkaSupportTest {
         KafkaSupport.require("4.3.9", List.of(), warnings::add);
         assertEquals(1, warnings.size());
         assertTrue(warnings.get(0).contains("Kafka 4.3.9 is a patch release of the supported line 4.3")
-            && warnings.get(0).contains("tested: 4.3.1"), warnings.get(0));
+            && warnings.get(0).contains("tested: 4.3.1, 4.3.2"), warnings.get(0));
         assertEquals("4.3", KafkaSupport.lineOf("4.3.0-rc1"));
     }
 }
