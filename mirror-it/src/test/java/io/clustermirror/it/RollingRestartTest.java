@@ -7,7 +7,6 @@ import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -188,7 +187,8 @@ class RollingRestartTest {
         Writers(List<String> topics) {
             this.topics = topics;
             for (String topic : topics) {
-                running.add(CompletableFuture.runAsync(() -> writeUntilDone(topic, done, acked, failed)));
+                running.add(CompletableFuture.runAsync(() -> Workloads.writeUntilDone(destination.bootstrapServers(), topic,
+                    PARTITIONS, done, acked, failed)));
             }
         }
 
@@ -210,38 +210,6 @@ class RollingRestartTest {
             }
             List<String> missing = acked.stream().filter(v -> !read.contains(v)).limit(10).toList();
             assertEquals(List.of(), missing, "acknowledged records missing on the destination");
-        }
-    }
-
-    /** Sends numbered records round-robin over the partitions with an idempotent acks=all producer until told to stop. */
-    private static void writeUntilDone(String topic, AtomicBoolean done, ConcurrentLinkedQueue<String> acked,
-                                       ConcurrentLinkedQueue<String> failed) {
-        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(destination.bootstrapServers(),
-                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all"))) {
-            for (int i = 0; !done.get(); i++) {
-                String value = topic + "-" + i;
-                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Workloads.bytes(value)), (metadata, error) -> {
-                    if (error == null) {
-                        acked.add(value);
-                    } else {
-                        failed.add(value + ": " + error);
-                    }
-                });
-                if (i % 5 == 4) {
-                    producer.flush();
-                    pace();
-                }
-            }
-            producer.flush();
-        }
-    }
-
-    /** A steady client's rate (about 250 records a second per topic), not a synchronisation. */
-    private static void pace() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

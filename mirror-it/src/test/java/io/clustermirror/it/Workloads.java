@@ -19,8 +19,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -198,6 +200,41 @@ final class Workloads {
 
             transactional.commitTransaction();
             return openAt;
+        }
+    }
+
+    /**
+     * Sends numbered records ({@code topic-i}) round-robin over the partitions with an idempotent acks=all producer
+     * until {@code done}, at a steady client's rate; each value goes to {@code acked} or, with its error, {@code failed}.
+     */
+    static void writeUntilDone(String bootstrap, String topic, int partitions, AtomicBoolean done, Queue<String> acked,
+                               Queue<String> failed) {
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap,
+                 Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all"))) {
+            for (int i = 0; !done.get(); i++) {
+                String value = topic + "-" + i;
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, bytes(value)), (metadata, error) -> {
+                    if (error == null) {
+                        acked.add(value);
+                    } else {
+                        failed.add(value + ": " + error);
+                    }
+                });
+                if (i % 5 == 4) {
+                    producer.flush();
+                    pace();
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** A steady client's rate (about 250 records a second), not a synchronisation. */
+    private static void pace() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
