@@ -7,12 +7,10 @@ import org.slf4j.Logger;
  * loggers that put it there. Kafka's own clients made with it (network client, fetch session) log with the same prefix.
  */
 public final class LogPrefix {
-    private final String prefix;
     /** Kafka's LogContext of the running line (its class moved package in 4.4). */
     private final Object logContext;
 
     private LogPrefix(String prefix) {
-        this.prefix = prefix;
         this.logContext = KafkaClientShapes.logContext(prefix);
     }
 
@@ -25,17 +23,8 @@ public final class LogPrefix {
         return KafkaClientShapes.logger(logContext, owner);
     }
 
-    public String prefix() {
-        return prefix;
-    }
-
     /** Kafka's LogContext with this prefix, for the Kafka client classes of this package. */
     Object logContext() {
         return logContext;
-    }
-
-    @Override
-    public String toString() {
-        return prefix;
     }
 }
