@@ -28,22 +28,11 @@ public final class KafkaProcess {
             return;
         }
         try {
-            Class<?> handler = signalHandlerClass();
+            Class<?> handler = MovedClasses.first("LoggingSignalHandler", SIGNAL_HANDLER_CLASSES);
             handler.getMethod("register").invoke(handler.getConstructor().newInstance());
         } catch (ReflectiveOperationException | RuntimeException e) {
             log.warn("Failed to register the optional signal handler that logs a message when the process is "
                 + "terminated by a signal: {}", e.toString(), e);
         }
-    }
-
-    private static Class<?> signalHandlerClass() throws ClassNotFoundException {
-        for (String name : SIGNAL_HANDLER_CLASSES) {
-            try {
-                return Class.forName(name, true, KafkaProcess.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                // the other line's package
-            }
-        }
-        throw new ClassNotFoundException("LoggingSignalHandler (looked for " + String.join(", ", SIGNAL_HANDLER_CLASSES) + ")");
     }
 }

@@ -33,14 +33,11 @@ public final class KafkaTools {
     }
 
     private static Method dumpLogSegmentsMain() {
-        for (String name : DUMP_LOG_SEGMENTS) {
-            try {
-                return Class.forName(name, true, KafkaTools.class.getClassLoader()).getMethod("main", String[].class);
-            } catch (ClassNotFoundException | NoSuchMethodException e) {
-                // the other line's tool
-            }
+        try {
+            return MovedClasses.first("Kafka's log dump tool", DUMP_LOG_SEGMENTS).getMethod("main", String[].class);
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            throw new IllegalStateException("This Kafka has no usable log dump tool: " + e.getMessage()
+                + "; is kafka-tools on the classpath?", e);
         }
-        throw new IllegalStateException("This Kafka has no log dump tool (looked for " + String.join(", ", DUMP_LOG_SEGMENTS)
-            + "): is kafka-tools on the classpath?");
     }
 }
