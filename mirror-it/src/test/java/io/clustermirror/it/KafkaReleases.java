@@ -40,8 +40,14 @@ final class KafkaReleases {
         return KafkaSupport.testedReleases().stream().filter(r -> !r.equals(build)).toList();
     }
 
-    /** The {@code libs/} of the release's installation; fails naming the build step if it was not collected. */
+    /**
+     * The {@code libs/} of the release's installation (for the build's own Kafka, the one the build collects next to the
+     * one jar); fails naming the build step if it was not collected.
+     */
     static Path libsOf(String release) {
+        if (release.equals(KafkaSupport.running())) {
+            return LaunchedNode.findCheckout().resolve("mirror-server/target/kafka-libs");
+        }
         Path libs = LaunchedNode.findCheckout().resolve("kafka-releases/kafka-" + release + "/target/libs");
         if (!Files.isDirectory(libs)) {
             throw new IllegalStateException("Kafka " + release + " is not collected at " + libs + ": add kafka-releases/kafka-"

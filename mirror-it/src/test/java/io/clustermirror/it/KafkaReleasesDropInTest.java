@@ -3,8 +3,6 @@ package io.clustermirror.it;
 import io.clustermirror.broker.bridge.KafkaSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * started with the README's lines on launched nodes: a patch release of a supported line that was not tested starts
  * with a WARN naming the tested releases, and a release of an unsupported line is refused at start in one line naming
  * the supported lines, never with a stack trace of a missing Kafka class. The untested patch release is 4.4.0 relabelled
- * 4.4.9, as no untested one is out.
+ * 4.4.9, as no untested one is out; the newer line is 4.4.0 relabelled 4.5.0.
  */
 @Tag(ProcessCluster.TAG)
 class KafkaReleasesDropInTest {
@@ -35,10 +33,19 @@ class KafkaReleasesDropInTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"4.2.2"})
-    void aReleaseOfAnUnsupportedLineIsRefusedNamingTheSupportedOnes(String release) throws Exception {
-        String output = ProcessCluster.startRefusedOn("kafka-" + KafkaReleases.dashed(release), KafkaReleases.libsOf(release));
+    /** A line older than every supported one, whose internals really differ: no missing class may escape as a stack trace. */
+    @Test
+    void aReleaseOfAnOlderLineIsRefusedNamingTheSupportedOnes() throws Exception {
+        assertRefused("4.0.2", ProcessCluster.startRefusedOn("kafka-4-0-2", KafkaReleases.libsOf("4.0.2")));
+    }
+
+    /** A line newer than this build (4.4.0 relabelled 4.5.0): refused, though every internal may be there. */
+    @Test
+    void aReleaseOfANewerLineIsRefusedNamingTheSupportedOnes() throws Exception {
+        assertRefused("4.5.0", ProcessCluster.startRefusedOn("kafka-4-5-0", KafkaReleases.relabeled("4.4.0", "4.5.0")));
+    }
+
+    private static void assertRefused(String release, String output) {
         assertTrue(output.contains("ERROR: Cluster Mirror ") && output.contains(" does not run on Kafka " + release
             + ": it supports the Kafka lines " + KafkaSupport.supportedLines()), last(output));
         assertFalse(output.contains("NoClassDefFoundError") || output.contains("NoSuchMethodError"), last(output));

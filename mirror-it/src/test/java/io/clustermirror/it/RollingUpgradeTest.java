@@ -1,6 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.broker.bridge.KafkaSupport;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
@@ -9,7 +10,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * An operator's rolling upgrade of a destination with live mirrors from the build's Kafka (4.3.1) to 4.4.0, the drop-in
- * way: three combined nodes, each in turn stopped with SIGTERM, its Kafka installation swapped (same jar, same agent
+ * An operator's rolling upgrade of a destination with live mirrors to the next minor line, the drop-in way, for each
+ * pair of neighbouring lines the build is tested on around its own Kafka (4.2.2 to 4.3.1, and 4.3.1 to 4.4.0): three
+ * combined nodes, each in turn stopped with SIGTERM, its Kafka installation swapped (same jar, same agent
  * line, same log dirs), started and waited for until it is back in every ISR, while a producer writes to the source.
  * The control plane answers after every node, a stop in the mixed-version window completes, every partition of the
  * live mirror is MIRRORING at the end with every acknowledged source write on the destination, and every replica holds
@@ -33,31 +37,44 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag(ProcessCluster.TAG)
 class RollingUpgradeTest {
-    private static final String TO_RELEASE = "4.4.0";
     private static final int PARTITIONS = 3;
 
+    /** The source, shared by every upgrade: each has its own topics. */
     private static MirrorTestCluster source;
-    private static ProcessCluster destination;
-    private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
-    static void startClusters() throws Exception {
+    static void startSource() throws Exception {
         source = MirrorTestCluster.builder().name("upgrade-source").brokers(1).start();
-        destination = ProcessCluster.start("upgrade-destination", 3, ProcessCluster.LaunchMode.DROP_IN);
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
     }
 
     @AfterAll
-    static void stopClusters() throws Exception {
-        try (ClusterMirrorAdmin m = mirrors; ProcessCluster d = destination; MirrorTestCluster s = source) {
-            // closed in reverse order
+    static void stopSource() throws Exception {
+        source.close();
+    }
+
+    /** From the line before the build's to the build's, and from the build's to the line after it. */
+    static List<Arguments> upgrades() {
+        return List.of(Arguments.of("4.2.2", KafkaSupport.running()), Arguments.of(KafkaSupport.running(), "4.4.0"));
+    }
+
+    @ParameterizedTest(name = "Kafka {0} to {1}")
+    @MethodSource("upgrades")
+    void aRollingUpgradeKeepsEveryMirrorAndEveryAcknowledgedWrite(String fromRelease, String toRelease) throws Exception {
+        try (ProcessCluster destination = ProcessCluster.startDropInOn("upgrade-from-" + KafkaReleases.dashed(fromRelease), 3,
+                KafkaReleases.libsOf(fromRelease));
+             ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
+            upgrade(destination, mirrors, fromRelease, toRelease);
         }
     }
 
-    @Test
-    void aRollingUpgradeKeepsEveryMirrorAndEveryAcknowledgedWrite() throws Exception {
-        String live = "upgrade-live";
-        String stopped = "upgrade-stopped";
+    private static void upgrade(ProcessCluster destination, ClusterMirrorAdmin mirrors, String fromRelease, String toRelease)
+            throws Exception {
+        String live = "upgrade-live-" + KafkaReleases.dashed(fromRelease);
+        String stopped = "upgrade-stopped-" + KafkaReleases.dashed(fromRelease);
+        for (int node : destination.nodeIds()) {
+            assertTrue(destination.outputSinceLastStart(node).contains("agent on Kafka " + fromRelease),
+                "node " + node + " runs Kafka " + fromRelease);
+        }
         try (Admin admin = source.admin()) {
             admin.createTopics(List.of(new NewTopic(live, PARTITIONS, (short) 1), new NewTopic(stopped, 1, (short) 1))).all().get();
         }
@@ -72,10 +89,10 @@ class RollingUpgradeTest {
         List<Integer> upgraded = new ArrayList<>();
         try {
             for (int node : destination.nodeIds()) {
-                destination.upgrade(node, KafkaReleases.libsOf(TO_RELEASE));
+                destination.upgrade(node, KafkaReleases.libsOf(toRelease));
                 upgraded.add(node);
                 String output = destination.outputSinceLastStart(node);
-                assertTrue(output.contains("agent on Kafka " + TO_RELEASE), "node " + node + " runs Kafka " + TO_RELEASE);
+                assertTrue(output.contains("agent on Kafka " + toRelease), "node " + node + " runs Kafka " + toRelease);
                 for (int p = 0; p < PARTITIONS; p++) {
                     Leadership.awaitInSync(destination, new TopicPartition(live, p), node);
                 }
@@ -84,7 +101,7 @@ class RollingUpgradeTest {
                     MirrorAssertions.describe(mirrors, "upgrade", live, p);
                 }
                 if (upgraded.size() == 1) {
-                    // The mixed-version window: one node on 4.4.0, two on 4.3.1.
+                    // The mixed-version window: one node on the new release, two on the old.
                     mirrors.stopMirrorTopics("upgrade", List.of(stopped), List.of()).all().get();
                     MirrorAssertions.awaitState(mirrors, "upgrade", stopped, 1, PartitionState.STOPPED);
                     assertTrue(MirrorAssertions.describe(mirrors, "upgrade", stopped, 0).barrierOffset() >= 0,

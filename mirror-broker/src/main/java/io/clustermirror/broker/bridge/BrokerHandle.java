@@ -7,6 +7,7 @@ import io.clustermirror.common.batch.StoredBatches;
 
 import kafka.cluster.Partition;
 import kafka.server.BrokerServer;
+import kafka.server.KafkaBroker;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.common.Endpoint;
 import org.apache.kafka.common.InvalidRecordException;
@@ -15,17 +16,14 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ListenerName;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.image.loader.MetadataLoader;
-import org.apache.kafka.server.common.RequestLocal;
+import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
-import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.ProducerStateManager;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
-import org.apache.kafka.storage.internals.log.VerificationGuard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,13 +47,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class BrokerHandle implements LocalReplicas {
     private static final Logger log = LoggerFactory.getLogger(BrokerHandle.class);
-
-    /**
-     * The transaction version passed with RAFT_LEADER appends. The source's markers may be TV1 (marker
-     * epoch == data epoch) or TV2 (marker epoch bumped); version 1 selects the lenient epoch check that
-     * accepts both, while 2 would reject TV1 markers. Kafka's default (TV_UNKNOWN) throws for RAFT_LEADER.
-     */
-    static final short MIRROR_TRANSACTION_VERSION = 1;
 
     /** Leader-only semantics: never wait for followers, never fail on a shrunk ISR. */
     private static final int LEADER_ONLY_ACKS = 1;
@@ -186,10 +177,11 @@ public final class BrokerHandle implements LocalReplicas {
 
     /** The destination topic id, if the topic exists. */
     public Optional<Uuid> topicId(String topic) {
-        if (broker.metadataCache() == null) {
+        MetadataCache cache = metadataCache();
+        if (cache == null) {
             return Optional.empty();
         }
-        Uuid id = broker.metadataCache().getTopicId(topic);
+        Uuid id = cache.getTopicId(topic);
         return id == null || Uuid.ZERO_UUID.equals(id) ? Optional.empty() : Optional.of(id);
     }
 
@@ -230,23 +222,12 @@ public final class BrokerHandle implements LocalReplicas {
         if (p.isEmpty() || p.get().log().isEmpty()) {
             return List.of();
         }
-        org.apache.kafka.common.record.internal.Records r;
         try {
-            r = p.get().log().get().read(startOffset, maxBytes,
-                org.apache.kafka.server.storage.log.FetchIsolation.LOG_END, true).records;
-        } catch (java.io.IOException e) {
+            return StoredBatches.of(ServerShapes.bytesOf(p.get().log().get().read(startOffset, maxBytes,
+                org.apache.kafka.server.storage.log.FetchIsolation.LOG_END, true)));
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
             throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
         }
-        if (r instanceof MemoryRecords m) {
-            return StoredBatches.of(m.buffer());
-        }
-        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(r.sizeInBytes());
-        try {
-            ((org.apache.kafka.common.record.internal.FileRecords) r).readInto(buf, 0);
-        } catch (java.io.IOException e) {
-            throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
-        }
-        return StoredBatches.of(buf); // readInto flips the buffer
     }
 
     /**
@@ -278,14 +259,12 @@ public final class BrokerHandle implements LocalReplicas {
         for (StoredBatch b : StoredBatches.of(batches)) {
             b.setPartitionLeaderEpoch(leaderEpoch);
         }
-        MemoryRecords records = MemoryRecords.readableRecords(batches.slice());
         LogAppendInfo info;
         try {
             // Partition.appendRecordsToLeader re-checks leadership and the epoch under the partition's
             // leader/ISR lock, and RAFT_LEADER rejects any batch whose epoch is not the current one, so a
             // stale leader (or an epoch bump racing with us) is fenced here.
-            info = p.appendRecordsToLeader(records, AppendOrigin.RAFT_LEADER, LEADER_ONLY_ACKS,
-                RequestLocal.noCaching(), VerificationGuard.SENTINEL, MIRROR_TRANSACTION_VERSION);
+            info = ServerShapes.appendToLeader(p, batches.slice(), LEADER_ONLY_ACKS);
         } catch (NotLeaderOrFollowerException e) {
             throw new NotLeaderException("broker " + nodeId() + " is no longer the leader of " + partition + ": "
                 + e.getMessage());
@@ -414,7 +393,7 @@ public final class BrokerHandle implements LocalReplicas {
                 return false;
             }
             int leaderId = (Integer) p.get().leaderReplicaIdOpt().get();
-            Optional<org.apache.kafka.common.Node> leader = broker.metadataCache().getAliveBrokerNode(leaderId,
+            Optional<org.apache.kafka.common.Node> leader = metadataCache().getAliveBrokerNode(leaderId,
                 broker.config().interBrokerListenerName());
             if (leader.isEmpty()) {
                 return false;
@@ -464,9 +443,8 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
-        org.apache.kafka.server.partition.AssignmentState assignment = leaderAt(partition, leaderEpoch).assignmentState();
-        return new ReplicaAssignment(java.util.List.copyOf(assignment.replicas()),
-            !(assignment instanceof org.apache.kafka.server.partition.SimpleAssignmentState));
+        Partition p = leaderAt(partition, leaderEpoch);
+        return new ReplicaAssignment(ServerShapes.assignedReplicas(p), p.isReassigning());
     }
 
     /**
@@ -602,6 +580,14 @@ public final class BrokerHandle implements LocalReplicas {
 
     public void awaitShutdown() {
         broker.awaitShutdown();
+    }
+
+    /**
+     * The broker's metadata cache through the interface every line from 4.1 has; {@code BrokerServer}'s own accessor
+     * returns the implementation, whose class moved in 4.3.
+     */
+    private MetadataCache metadataCache() {
+        return ((KafkaBroker) broker).metadataCache();
     }
 
     private Optional<Partition> onlinePartition(TopicPartition tp) {

@@ -4,8 +4,8 @@ import kafka.server.ControllerServer;
 
 import org.apache.kafka.common.Endpoint;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.image.MetadataImage;
 import org.apache.kafka.metadata.BrokerRegistration;
-import org.apache.kafka.metadata.KRaftMetadataCache;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,12 +61,12 @@ public final class ControllerHandle {
 
     /** The listeners of the unfenced brokers in this node's metadata image, in broker id order (empty before any registers). */
     public List<Endpoint> brokerEndpoints() {
-        KRaftMetadataCache cache = controller.metadataCache();
+        MetadataImage image = ServerShapes.metadataImage(controller);
         List<Endpoint> endpoints = new ArrayList<>();
-        if (cache == null) {
+        if (image == null) {
             return endpoints;
         }
-        for (BrokerRegistration broker : new java.util.TreeMap<>(cache.currentImage().cluster().brokers()).values()) {
+        for (BrokerRegistration broker : new java.util.TreeMap<>(image.cluster().brokers()).values()) {
             if (!broker.fenced()) {
                 endpoints.addAll(broker.listeners().values());
             }

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.bridge;
 
+import io.clustermirror.common.compat.Reflection;
 import org.slf4j.Logger;
 
 import java.util.Locale;
@@ -28,7 +29,7 @@ public final class KafkaProcess {
             return;
         }
         try {
-            Class<?> handler = MovedClasses.first("LoggingSignalHandler", SIGNAL_HANDLER_CLASSES);
+            Class<?> handler = Reflection.firstClass("LoggingSignalHandler", SIGNAL_HANDLER_CLASSES);
             handler.getMethod("register").invoke(handler.getConstructor().newInstance());
         } catch (ReflectiveOperationException | RuntimeException e) {
             log.warn("Failed to register the optional signal handler that logs a message when the process is "

@@ -26,6 +26,8 @@ import java.util.stream.Collectors;
 public final class KafkaSupport {
     /** Each supported Kafka minor line, with the patch releases the compatibility suite passed on. */
     static final Map<String, List<String>> TESTED_RELEASES = new TreeMap<>(Map.of(
+        "4.1", List.of("4.1.2"),
+        "4.2", List.of("4.2.2"),
         "4.3", List.of("4.3.1", "4.3.2"),
         "4.4", List.of("4.4.0")));
 
@@ -115,8 +117,9 @@ public final class KafkaSupport {
             StoredBatch.class), KafkaSupport.class.getClassLoader()), warn);
         try {
             KafkaClientShapes.check();
+            ServerShapes.check();
         } catch (ExceptionInInitializerError e) {
-            // The shapes bound by reflection: a supported line whose client internals match none of the known shapes.
+            // The shapes bound by reflection: a supported line whose internals match none of the known shapes.
             throw new IllegalStateException("Kafka " + release + ": " + e.getCause().getMessage() + ". Run a tested Kafka"
                 + " release, " + supportedLines(), e.getCause());
         }

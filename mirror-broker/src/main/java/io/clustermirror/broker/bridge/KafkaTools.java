@@ -1,6 +1,7 @@
 package io.clustermirror.broker.bridge;
 
-import java.lang.reflect.InvocationTargetException;
+import io.clustermirror.common.compat.Reflection;
+
 import java.lang.reflect.Method;
 
 /**
@@ -16,28 +17,14 @@ public final class KafkaTools {
 
     /** Runs Kafka's {@code kafka-dump-log.sh} with {@code args}, printing to {@code System.out}. */
     public static void dumpLogSegments(String[] args) {
-        Method main = dumpLogSegmentsMain();
-        try {
-            main.invoke(null, (Object) args);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("Cannot run " + main, e);
-        }
+        Reflection.invoke(dumpLogSegmentsMain(), null, (Object) args);
     }
 
     private static Method dumpLogSegmentsMain() {
         try {
-            return MovedClasses.first("Kafka's log dump tool", DUMP_LOG_SEGMENTS).getMethod("main", String[].class);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            throw new IllegalStateException("This Kafka has no usable log dump tool: " + e.getMessage()
-                + "; is kafka-tools on the classpath?", e);
+            return Reflection.method(Reflection.firstClass("log dump tool", DUMP_LOG_SEGMENTS), "main", String[].class);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "; is kafka-tools on the classpath?", e);
         }
     }
 }

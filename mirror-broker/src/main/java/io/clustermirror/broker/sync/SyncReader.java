@@ -1,6 +1,7 @@
 package io.clustermirror.broker.sync;
 
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.compat.KafkaClientShapes;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -12,7 +13,6 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
@@ -226,15 +226,9 @@ final class SyncReader {
                 Map<String, ListShareGroupOffsetsSpec> specs = new HashMap<>();
                 ids.forEach(g -> specs.put(g, new ListShareGroupOffsetsSpec()));
                 ListShareGroupOffsetsResult result = admin.listShareGroupOffsets(specs);
-                ids.forEach(g -> out.put(g, result.partitionsToOffsetInfo(g).thenApply(SyncReader::startOffsets)));
+                ids.forEach(g -> out.put(g, KafkaClientShapes.shareGroupStartOffsets(result, g)));
             }
         }
-        return out;
-    }
-
-    private static Map<TopicPartition, OffsetAndMetadata> startOffsets(Map<TopicPartition, SharePartitionOffsetInfo> infos) {
-        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-        infos.forEach((tp, info) -> out.put(tp, info == null ? null : new OffsetAndMetadata(info.startOffset())));
         return out;
     }
 

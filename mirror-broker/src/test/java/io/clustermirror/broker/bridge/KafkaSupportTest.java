@@ -27,7 +27,7 @@ class KafkaSupportTest {
         List<KafkaLinkage.Reference> references = KafkaLinkage.referencesOf("io/clustermirror/", KafkaSupport.class,
             StoredBatch.class);
         assertTrue(references.stream().anyMatch(r -> r.owner().equals("kafka.cluster.Partition")
-            && "appendRecordsToLeader".equals(r.member()) && r.usedBy().equals(BrokerHandle.class.getName())), "the append");
+            && "truncateTo".equals(r.member()) && r.usedBy().equals(BrokerHandle.class.getName())), "the truncation");
         assertTrue(references.stream().anyMatch(r -> r.usedBy().startsWith("io.clustermirror.common.")), "mirror-common's");
         assertTrue(references.stream().noneMatch(r -> r.owner().startsWith("java.")), "only Kafka's");
         assertEquals(List.of(), KafkaLinkage.missing(references, getClass().getClassLoader()));
@@ -39,15 +39,15 @@ class KafkaSupportTest {
         try (InputStream in = BrokerHandle.class.getResourceAsStream("BrokerHandle.class")) {
             fromBrokerHandle = KafkaLinkage.parse(in.readAllBytes());
         }
-        KafkaLinkage.Reference append = fromBrokerHandle.stream().filter(r -> "appendRecordsToLeader".equals(r.member()))
+        KafkaLinkage.Reference cache = fromBrokerHandle.stream().filter(r -> "metadataCache".equals(r.member()))
             .findFirst().orElseThrow();
-        // The 4.0-4.2 shape: the records class had no "internal" in its package.
-        KafkaLinkage.Reference olderShape = new KafkaLinkage.Reference(append.owner(), append.member(),
-            append.descriptor().replace("org/apache/kafka/common/record/internal/", "org/apache/kafka/common/record/"),
-            append.usedBy());
+        // The 4.0 shape: the broker's metadata cache was the Scala trait kafka.server.MetadataCache.
+        KafkaLinkage.Reference olderShape = new KafkaLinkage.Reference(cache.owner(), cache.member(),
+            cache.descriptor().replace("org/apache/kafka/metadata/MetadataCache", "kafka/server/MetadataCache"),
+            cache.usedBy());
         KafkaLinkage.Reference noSuchClass = new KafkaLinkage.Reference("org.apache.kafka.common.NoSuchThing", null, null,
             "io.clustermirror.Example");
-        List<KafkaLinkage.Reference> missing = KafkaLinkage.missing(List.of(append, olderShape, noSuchClass),
+        List<KafkaLinkage.Reference> missing = KafkaLinkage.missing(List.of(cache, olderShape, noSuchClass),
             getClass().getClassLoader());
         assertEquals(List.of(noSuchClass, olderShape), missing, "in the order of their descriptions");
 
@@ -66,7 +66,8 @@ class KafkaSupportTest {
         assertTrue(e.getMessage().contains("does not run on Kafka 3.9.1: it supports the Kafka lines "
             + KafkaSupport.supportedLines()), e.getMessage());
         assertEquals(KafkaSupport.Verdict.UNSUPPORTED_LINE, KafkaSupport.verdict("5.0.0"));
-        assertEquals("4.3 (tested on 4.3.1, 4.3.2), 4.4 (tested on 4.4.0)", KafkaSupport.supportedLines());
+        assertEquals("4.1 (tested on 4.1.2), 4.2 (tested on 4.2.2), 4.3 (tested on 4.3.1, 4.3.2), 4.4 (tested on 4.4.0)",
+            KafkaSupport.supportedLines());
     }
 
     @Test

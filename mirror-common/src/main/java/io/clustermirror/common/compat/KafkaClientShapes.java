@@ -7,6 +7,10 @@ import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsResult;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
@@ -17,11 +21,20 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
 import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import static io.clustermirror.common.compat.Reflection.constructor;
+import static io.clustermirror.common.compat.Reflection.constructorOrNull;
+import static io.clustermirror.common.compat.Reflection.firstClass;
+import static io.clustermirror.common.compat.Reflection.invoke;
+import static io.clustermirror.common.compat.Reflection.method;
+import static io.clustermirror.common.compat.Reflection.methodOrNull;
+import static io.clustermirror.common.compat.Reflection.newInstance;
+import static io.clustermirror.common.compat.Reflection.optionalClass;
 
 /**
  * The shapes of Kafka's client internals that differ between the supported Kafka lines, bound once for the line this
@@ -34,6 +47,8 @@ import java.util.Map;
  *   <li>{@code NetworkClient}'s constructors gained a bootstrap configuration and a metadata check flag in 4.4.</li>
  *   <li>The record classes ({@code MemoryRecords}, {@code BaseRecords}) moved from {@code org.apache.kafka.common.record}
  *       to {@code ...record.internal} in 4.3, which changes the return type of the fetch response's records.</li>
+ *   <li>The Admin API's share-group offsets were {@code OffsetAndMetadata} in 4.1 and became {@code SharePartitionOffsetInfo}
+ *       (start offset, lag, leader epoch) in 4.2.</li>
  * </ul>
  *
  * <p>Binding fails with an {@link IllegalStateException} naming the shape that no candidate matched, which a node
@@ -55,6 +70,17 @@ public final class KafkaClientShapes {
     private static final Method PARTITION_RECORDS = method(FetchResponseData.PartitionData.class, "records");
     private static final Method MEMORY_RECORDS_BUFFER = method(MEMORY_RECORDS, "buffer");
     private static final NetworkClientShape NETWORK_CLIENT = NetworkClientShape.bind();
+    /** Absent in 4.0, whose share groups (early access) the Admin API could not list offsets of. */
+    private static final Class<?> SHARE_OFFSETS_RESULT =
+        optionalClass("org.apache.kafka.clients.admin.ListShareGroupOffsetsResult");
+    /** 4.2 and later: per partition a SharePartitionOffsetInfo; null on 4.1, whose result gives OffsetAndMetadata. */
+    private static final Method SHARE_OFFSET_INFOS = SHARE_OFFSETS_RESULT == null ? null
+        : methodOrNull(SHARE_OFFSETS_RESULT, "partitionsToOffsetInfo", String.class);
+    private static final Method SHARE_START_OFFSET = SHARE_OFFSET_INFOS == null ? null
+        : method(firstClass("SharePartitionOffsetInfo", "org.apache.kafka.clients.admin.SharePartitionOffsetInfo"),
+            "startOffset");
+    private static final Method SHARE_OFFSETS_AND_METADATA = SHARE_OFFSETS_RESULT == null || SHARE_OFFSET_INFOS != null
+        ? null : method(SHARE_OFFSETS_RESULT, "partitionsToOffsetAndMetadata", String.class);
 
     private KafkaClientShapes() {
     }
@@ -119,6 +145,26 @@ public final class KafkaClientShapes {
         return (ByteBuffer) invoke(MEMORY_RECORDS_BUFFER, records);
     }
 
+    /**
+     * The start offset of each partition of share group {@code groupId} in {@code result} (null for a partition the group
+     * has no offset in), as a consumer group's committed offsets are given.
+     */
+    @SuppressWarnings("unchecked")
+    public static KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> shareGroupStartOffsets(ListShareGroupOffsetsResult result,
+                                                                                              String groupId) {
+        if (SHARE_OFFSET_INFOS == null) {
+            return (KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>) invoke(SHARE_OFFSETS_AND_METADATA, result, groupId);
+        }
+        KafkaFuture<Map<TopicPartition, Object>> infos =
+            (KafkaFuture<Map<TopicPartition, Object>>) invoke(SHARE_OFFSET_INFOS, result, groupId);
+        return infos.thenApply(byPartition -> {
+            Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+            byPartition.forEach((tp, info) -> out.put(tp, info == null ? null
+                : new OffsetAndMetadata((Long) invoke(SHARE_START_OFFSET, info))));
+            return out;
+        });
+    }
+
     /** The two shapes of the network client constructor taking a metadata updater. */
     private record NetworkClientShape(Constructor<?> constructor, Object[] trailing) {
         static NetworkClientShape bind() {
@@ -139,7 +185,7 @@ public final class KafkaClientShapes {
                     return new NetworkClientShape(c, new Object[] {disabled, false});
                 }
             }
-            return new NetworkClientShape(KafkaClientShapes.constructor(NetworkClient.class, common.toArray(Class<?>[]::new)),
+            return new NetworkClientShape(Reflection.constructor(NetworkClient.class, common.toArray(Class<?>[]::new)),
                 new Object[0]);
         }
 
@@ -160,78 +206,5 @@ public final class KafkaClientShapes {
             System.arraycopy(tail, 0, all, head.size(), tail.length);
             return all;
         }
-    }
-
-    private static Class<?> firstClass(String what, String... candidates) {
-        for (String name : candidates) {
-            Class<?> c = optionalClass(name);
-            if (c != null) {
-                return c;
-            }
-        }
-        throw new IllegalStateException("This Kafka has no " + what + " class (looked for " + String.join(", ", candidates) + ")");
-    }
-
-    private static Class<?> optionalClass(String name) {
-        try {
-            return Class.forName(name, false, KafkaClientShapes.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            return null;
-        }
-    }
-
-    private static Constructor<?> constructorOrNull(Class<?> owner, Class<?>... parameters) {
-        try {
-            return owner.getConstructor(parameters);
-        } catch (NoSuchMethodException e) {
-            return null;
-        }
-    }
-
-    private static Constructor<?> constructor(Class<?> owner, Class<?>... parameters) {
-        Constructor<?> c = constructorOrNull(owner, parameters);
-        if (c == null) {
-            throw new IllegalStateException("This Kafka has no constructor " + owner.getName() + List.of(parameters));
-        }
-        return c;
-    }
-
-    private static Method method(Class<?> owner, String name, Class<?>... parameters) {
-        try {
-            return owner.getMethod(name, parameters);
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException("This Kafka has no method " + owner.getName() + "." + name + List.of(parameters), e);
-        }
-    }
-
-    private static Object newInstance(Constructor<?> constructor, Object... args) {
-        try {
-            return constructor.newInstance(args);
-        } catch (InvocationTargetException e) {
-            throw rethrown(e);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Cannot call " + constructor, e);
-        }
-    }
-
-    private static Object invoke(Method method, Object target, Object... args) {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw rethrown(e);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Cannot call " + method, e);
-        }
-    }
-
-    /** What the Kafka code threw, as it threw it. */
-    private static RuntimeException rethrown(InvocationTargetException e) {
-        if (e.getCause() instanceof RuntimeException r) {
-            return r;
-        }
-        if (e.getCause() instanceof Error error) {
-            throw error;
-        }
-        return new IllegalStateException(e.getCause());
     }
 }
