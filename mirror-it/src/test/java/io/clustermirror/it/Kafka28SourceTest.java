@@ -18,10 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Mirroring from a Kafka 2.8 cluster in ZooKeeper mode, the oldest release line the tests cover. */
-class Kafka28SourceTest extends OldSourceContract {
+class Kafka28SourceTest extends SourceReleaseContract {
     @Override
-    OldKafkaSource startSource() throws Exception {
-        return OldKafkaSource.start("2.8.2", OldKafkaSource.Mode.ZOOKEEPER, Map.of());
+    ReleaseSource startSource() throws Exception {
+        return ReleaseSource.start("2.8.2", ReleaseSource.Mode.ZOOKEEPER, Map.of());
     }
 
     /**

@@ -38,22 +38,22 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * What a migration off an old Kafka cluster needs, checked against a real broker of that release (see
- * {@link OldKafkaSource}); each subclass names the release and how it keeps its metadata. The source has no
+ * What a migration off a cluster of another Kafka release needs, checked against a real broker of that release (see
+ * {@link ReleaseSource}); each subclass names the release and how it keeps its metadata. The source has no
  * {@code __mirror_*} topics, so loop and failback detection find no mirror state there and must not get in the way.
  */
 @Tag(ProcessCluster.TAG)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class OldSourceContract {
-    private OldKafkaSource source;
+abstract class SourceReleaseContract {
+    private ReleaseSource source;
     private MirrorTestCluster destination;
     private ClusterMirrorAdmin mirrors;
 
-    /** Starts the old source cluster this class is about. */
-    abstract OldKafkaSource startSource() throws Exception;
+    /** Starts the source cluster of the release this class is about. */
+    abstract ReleaseSource startSource() throws Exception;
 
     /** The source cluster, for subclasses' own tests. */
-    OldKafkaSource source() {
+    ReleaseSource source() {
         return source;
     }
 
@@ -77,7 +77,7 @@ abstract class OldSourceContract {
 
     @AfterAll
     void stopClusters() throws Exception {
-        try (ClusterMirrorAdmin m = mirrors; MirrorTestCluster d = destination; OldKafkaSource s = source) {
+        try (ClusterMirrorAdmin m = mirrors; MirrorTestCluster d = destination; ReleaseSource s = source) {
             // closed in reverse order
         }
     }

@@ -24,14 +24,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A one-broker source cluster of an old Apache Kafka release, launched as its own JVM from the classpath that the
- * {@code old-kafka/kafka-<version>} module collects ({@code target/libs}, built before this module's tests): in
- * ZooKeeper mode with a ZooKeeper server in a second JVM, or as a combined KRaft node. The broker runs with an ACL
+ * A one-broker source cluster of another Apache Kafka release, launched as its own JVM from the classpath that the
+ * {@code old-kafka/kafka-<version>} module (releases before 4.0) or the {@code kafka-releases/kafka-<version>} module
+ * (4.x, the releases a destination is tested on too) collects ({@code target/libs}, built before this module's tests):
+ * in ZooKeeper mode with a ZooKeeper server in a second JVM, or as a combined KRaft node. The broker runs with an ACL
  * authorizer whose super user is the PLAINTEXT listener's {@code User:ANONYMOUS}, so that tests can create ACLs and
  * the mirror can read everything.
  */
-final class OldKafkaSource implements TestCluster, AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(OldKafkaSource.class);
+final class ReleaseSource implements TestCluster, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSource.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final int BROKER_ID = 1;
 
@@ -47,7 +48,7 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
     /** Kills the processes if the test JVM exits without closing the cluster. */
     private final Thread shutdownHook = new Thread(() -> processes.forEach(Process::destroyForcibly));
 
-    private OldKafkaSource(String version, Mode mode, Path libs, Path dir, int brokerPort) {
+    private ReleaseSource(String version, Mode mode, Path libs, Path dir, int brokerPort) {
         this.version = version;
         this.mode = mode;
         this.libs = libs;
@@ -61,12 +62,17 @@ final class OldKafkaSource implements TestCluster, AutoCloseable {
      *
      * @param extraConfigs broker configs added to (or replacing) the defaults
      */
-    static OldKafkaSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
-        Path libs = LaunchedNode.findCheckout().resolve("old-kafka/kafka-" + version + "/target/libs");
+    static ReleaseSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
+        Path checkout = LaunchedNode.findCheckout();
+        Path libs = checkout.resolve("old-kafka/kafka-" + version + "/target/libs");
         if (!Files.isDirectory(libs)) {
-            throw new IllegalStateException("Kafka " + version + " is not collected in " + libs + ": run 'mvn -B install -DskipTests' first");
+            libs = checkout.resolve("kafka-releases/kafka-" + version + "/target/libs");
         }
-        OldKafkaSource cluster = new OldKafkaSource(version, mode, libs,
+        if (!Files.isDirectory(libs)) {
+            throw new IllegalStateException("Kafka " + version + " is not collected in old-kafka/ or kafka-releases/: run"
+                + " 'mvn -B install -DskipTests' first");
+        }
+        ReleaseSource cluster = new ReleaseSource(version, mode, libs,
             Files.createTempDirectory("old-kafka-" + version + "-"), FreePorts.next());
         try {
             Map<String, String> configs = new LinkedHashMap<>();
