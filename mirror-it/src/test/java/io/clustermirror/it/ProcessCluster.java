@@ -50,7 +50,7 @@ import java.util.stream.Stream;
 final class ProcessCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProcessCluster.class);
     /**
-     * The JUnit tag of test classes that launch processes (this class or {@link OldKafkaSource}): the slowest ones, left
+     * The JUnit tag of test classes that launch processes (this class or {@link ReleaseSource}): the slowest ones, left
      * out of the default build and run as their own step ({@code -Dgroups=process}).
      */
     static final String TAG = "process";
@@ -107,7 +107,10 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         this(name, size, controllers, mode, layout, agent, extraProperties, null);
     }
 
-    /** As above; {@code kafkaLibs} is the {@code libs/} of the stock Kafka a drop-in node runs on (null: the build's). */
+    /**
+     * As above; {@code kafkaLibs} is the {@code libs/} of the stock Kafka a node runs on (null: the build's): a drop-in
+     * node's installation, or what a launcher runs on instead of the Kafka it ships ({@code KAFKA_LIBS}).
+     */
     private ProcessCluster(String name, int size, int controllers, LaunchMode mode, ListenerLayout layout, boolean agent,
                            Map<String, String> extraProperties, Path kafkaLibs) throws IOException {
         this.name = name;
@@ -123,6 +126,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         for (int id = 1; id <= size; id++) {
             Role role = controllers == 0 ? Role.COMBINED : id <= controllers ? Role.CONTROLLER : Role.BROKER;
             nodes.put(id, new LaunchedNode(checkout, name, clusterId, id, role, baseDir.resolve("node-" + id), HEAP_OPTS));
+            if (mode == LaunchMode.LAUNCHER && kafkaLibs != null) {
+                nodes.get(id).environment("KAFKA_LIBS", kafkaLibs.toString());
+            }
             brokerPorts.put(id, FreePorts.next());
             controllerPorts.put(id, FreePorts.next());
             if (layout == ListenerLayout.SEPARATE_CLIENT && role.broker()) {
@@ -214,7 +220,15 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
 
     /** Formats and starts {@code size} combined nodes the drop-in way on the Kafka whose {@code libs/} is {@code kafkaLibs}. */
     static ProcessCluster startDropInOn(String name, int size, Path kafkaLibs) throws Exception {
-        return start(new ProcessCluster(name, size, 0, LaunchMode.DROP_IN, ListenerLayout.SHARED, true, Map.of(), kafkaLibs));
+        return startOn(name, size, LaunchMode.DROP_IN, kafkaLibs);
+    }
+
+    /**
+     * Formats and starts {@code size} combined nodes the given way on the Kafka whose {@code libs/} is {@code kafkaLibs}:
+     * the drop-in way into that installation, or with the launcher told to run on it.
+     */
+    static ProcessCluster startOn(String name, int size, LaunchMode mode, Path kafkaLibs) throws Exception {
+        return start(new ProcessCluster(name, size, 0, mode, ListenerLayout.SHARED, true, Map.of(), kafkaLibs));
     }
 
     /**

@@ -163,6 +163,7 @@ public final class ClusterMirrorServer {
         ClusterMirrorServer node;
         try {
             KafkaSupport.requireSupported(log::warn);
+            log.info("Cluster Mirror {} launcher on Kafka {}", KafkaSupport.clusterMirrorVersion(), KafkaSupport.running());
             ExtensionRegistry.expectAttachments("the launcher");
             ExtensionRegistry.expectControllerViews();
             node = new ClusterMirrorServer(KafkaServerLauncher.create(ReadOnlyAuthorizerSetup.apply(parseArgs(args))),
