@@ -38,16 +38,24 @@ final class StartupHold {
 
     /** The listeners that wait for the mirror image: all but the inter-broker, controller and early-start ones. */
     static Set<Endpoint> held(AuthorizerServerInfo serverInfo, Set<String> controllerListeners) {
-        String interBroker = serverInfo.interBrokerEndpoint().listener();
+        String interBroker = listenerOf(serverInfo.interBrokerEndpoint());
         return serverInfo.endpoints().stream()
-            .filter(e -> !e.listener().equals(interBroker) && !controllerListeners.contains(e.listener())
-                && !serverInfo.earlyStartListeners().contains(e.listener()))
+            .filter(e -> !listenerOf(e).equals(interBroker) && !controllerListeners.contains(listenerOf(e))
+                && !serverInfo.earlyStartListeners().contains(listenerOf(e)))
             .collect(Collectors.toUnmodifiableSet());
     }
 
     /** The listeners of a start call for the node's controller (combined node), not its broker. */
     static boolean onlyControllerListeners(AuthorizerServerInfo serverInfo, Set<String> controllerListeners) {
-        return serverInfo.endpoints().stream().allMatch(e -> controllerListeners.contains(e.listener()));
+        return serverInfo.endpoints().stream().allMatch(e -> controllerListeners.contains(listenerOf(e)));
+    }
+
+    /**
+     * The endpoint's listener name. Through {@code listenerName()}, which every supported line has ({@code listener()}
+     * came in 4.1); a broker's endpoints always carry one.
+     */
+    private static String listenerOf(Endpoint endpoint) {
+        return endpoint.listenerName().orElse("");
     }
 
     /**

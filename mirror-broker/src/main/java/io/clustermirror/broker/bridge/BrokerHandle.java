@@ -109,7 +109,7 @@ public final class BrokerHandle implements LocalReplicas {
         int port = broker.boundPort(name);
         String host = null;
         for (Endpoint e : scala.jdk.javaapi.CollectionConverters.asJava(broker.config().effectiveAdvertisedBrokerListeners())) {
-            if (e.listener().equals(name.value())) {
+            if (e.listenerName().equals(Optional.of(name.value()))) {
                 host = e.host();
             }
         }

@@ -3,6 +3,7 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.broker.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.broker.auth.InternalOperations.Operation;
+import io.clustermirror.broker.sync.SyncedGroup;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -11,6 +12,7 @@ import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.slf4j.Logger;
@@ -21,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,8 +76,11 @@ final class GroupOffsetRewinder implements PartitionMirrorManager.CommittedOffse
     /** The committed offsets of {@code tp} past {@code offset}, by consumer group. */
     private static Map<String, OffsetAndMetadata> committedPast(Admin admin, TopicPartition tp, long offset)
             throws ExecutionException, InterruptedException, TimeoutException {
-        Collection<GroupListing> groups = admin.listGroups(ListGroupsOptions.forConsumerGroups().timeoutMs(TIMEOUT_MS))
-            .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        // The consumer groups, as the metadata sync tells them (ListGroupsOptions.forConsumerGroups came in Kafka 4.1).
+        Collection<GroupListing> groups = admin.listGroups(new ListGroupsOptions()
+                .withTypes(Set.of(GroupType.CLASSIC, GroupType.CONSUMER)).timeoutMs(TIMEOUT_MS))
+            .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).stream()
+            .filter(g -> SyncedGroup.kindOf(g).equals(Optional.of(SyncedGroup.Kind.CONSUMER))).toList();
         Map<String, OffsetAndMetadata> past = new HashMap<>();
         if (groups.isEmpty()) {
             return past;

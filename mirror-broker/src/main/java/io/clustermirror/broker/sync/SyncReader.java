@@ -16,7 +16,6 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
@@ -45,7 +44,6 @@ import java.util.function.BiConsumer;
 final class SyncReader {
     static final long TIMEOUT_MS = 15_000;
     /** The protocol type of consumer groups (Kafka's own constant is in an internal package). */
-    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private SyncReader() {
     }
@@ -80,7 +78,7 @@ final class SyncReader {
             if (listed != null) {
                 groupOffsets = new HashMap<>();
                 for (SyncedGroup.Kind kind : SyncedGroup.Kind.values()) {
-                    List<String> included = listed.stream().filter(g -> kindOf(g).equals(Optional.of(kind))).map(GroupListing::groupId)
+                    List<String> included = listed.stream().filter(g -> SyncedGroup.kindOf(g).equals(Optional.of(kind))).map(GroupListing::groupId)
                         .filter(g -> SyncPlanner.groupIncluded(config, g)).sorted().toList();
                     groupOffsets.putAll(sourceOffsets(source, kind, included, problems));
                 }
@@ -230,20 +228,6 @@ final class SyncReader {
             }
         }
         return out;
-    }
-
-    /**
-     * The kind of a listed group, if the sync copies its kind (not streams groups). Works with any source version:
-     * brokers before 3.8 report no type, and their consumer groups use protocol type "consumer" or none; only a source
-     * that supports share groups lists any.
-     */
-    static Optional<SyncedGroup.Kind> kindOf(GroupListing g) {
-        if (g.type().equals(Optional.of(GroupType.SHARE))) {
-            return Optional.of(SyncedGroup.Kind.SHARE);
-        }
-        boolean consumerType = g.type().map(t -> t == GroupType.CLASSIC || t == GroupType.CONSUMER).orElse(true);
-        boolean consumerProtocol = g.protocol() == null || g.protocol().isEmpty() || g.protocol().equals(CONSUMER_PROTOCOL_TYPE);
-        return consumerType && consumerProtocol ? Optional.of(SyncedGroup.Kind.CONSUMER) : Optional.empty();
     }
 
     /**

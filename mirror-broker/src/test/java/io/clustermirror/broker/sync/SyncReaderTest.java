@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class SyncReaderTest {
     private static Optional<SyncedGroup.Kind> kindOf(Optional<GroupType> type, String protocol) {
-        return SyncReader.kindOf(new GroupListing("g", type, protocol, Optional.of(GroupState.EMPTY)));
+        return SyncedGroup.kindOf(new GroupListing("g", type, protocol, Optional.of(GroupState.EMPTY)));
     }
 
     /** Share groups are listed only by brokers that have them; older brokers report no type at all. */
