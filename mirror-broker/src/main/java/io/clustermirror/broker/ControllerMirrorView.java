@@ -63,7 +63,7 @@ public final class ControllerMirrorView implements AutoCloseable {
         if (explicit != null && !explicit.toString().isBlank()) {
             return Optional.of(explicit.toString().trim());
         }
-        Set<String> named = addresses(brokerListeners.stream().filter(e -> interBrokerListener.equals(e.listener())).toList());
+        Set<String> named = addresses(brokerListeners.stream().filter(e -> Optional.of(interBrokerListener).equals(e.listenerName())).toList());
         if (!named.isEmpty()) {
             return Optional.of(String.join(",", named));
         }

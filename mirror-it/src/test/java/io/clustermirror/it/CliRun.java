@@ -1,23 +1,71 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.cli.ClusterMirrorsCommand;
+import io.clustermirror.testkit.LaunchedNode;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** What one run of the command line tool ({@code kafka-cluster-mirrors.sh}) printed and returned. */
 record CliRun(int exit, String out, String err) {
+    /** How long a launched tool may take: a command waits for the mirror controller's answer, 60 s at most. */
+    private static final long LAUNCHED_TIMEOUT_S = 120;
+
     /** Runs the tool in this JVM against the destination cluster at {@code bootstrapServers}. */
     static CliRun run(String bootstrapServers, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = ClusterMirrorsCommand.mainNoExit(withBootstrap(bootstrapServers, args),
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new CliRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Runs {@code bin/kafka-cluster-mirrors.sh} as its own process on the Kafka installation whose {@code libs/} is
+     * {@code kafkaLibs} ({@code KAFKA_LIBS}): the tool, and the {@code ClusterMirrorAdmin} it is built on, with that
+     * release's {@code kafka-clients}, as an operator runs it from a Kafka installation.
+     */
+    static CliRun launched(Path kafkaLibs, String bootstrapServers, String... args) throws IOException, InterruptedException {
+        Path checkout = LaunchedNode.findCheckout();
+        List<String> command = new ArrayList<>();
+        command.add(checkout.resolve("bin/kafka-cluster-mirrors.sh").toString());
+        command.addAll(List.of(withBootstrap(bootstrapServers, args)));
+        Path out = Files.createTempFile("cli-out-", ".txt");
+        Path err = Files.createTempFile("cli-err-", ".txt");
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            builder.environment().put("KAFKA_LIBS", kafkaLibs.toString());
+            builder.environment().put("LOG_DIR", checkout.resolve("mirror-it/target/cli-logs").toString());
+            Process process = builder.start();
+            if (!process.waitFor(LAUNCHED_TIMEOUT_S, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("kafka-cluster-mirrors.sh " + String.join(" ", args) + " did not end within "
+                    + LAUNCHED_TIMEOUT_S + " s; it printed:\n" + Files.readString(out) + Files.readString(err));
+            }
+            return new CliRun(process.exitValue(), Files.readString(out), Files.readString(err));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static String[] withBootstrap(String bootstrapServers, String... args) {
         String[] all = new String[args.length + 2];
         all[0] = "--bootstrap-server";
         all[1] = bootstrapServers;
         System.arraycopy(args, 0, all, 2, args.length);
-        int exit = ClusterMirrorsCommand.mainNoExit(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new CliRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return all;
+    }
+
+    /** This run, for an assertion message. */
+    String describe() {
+        return "exit " + exit + "\n--- out ---\n" + out + "\n--- err ---\n" + err;
     }
 }

@@ -41,19 +41,23 @@ final class KafkaReleases {
     }
 
     /**
-     * The {@code libs/} of the release's installation (for the build's own Kafka, the one the build collects next to the
-     * one jar); fails naming the build step if it was not collected.
+     * The {@code libs/} of the release's installation: for the build's own Kafka, the one the build collects next to the
+     * one jar; else {@code kafka-releases/kafka-<release>} (the 4.x releases) or {@code old-kafka/kafka-<release>} (older
+     * sources). Fails naming the build step if it was not collected.
      */
     static Path libsOf(String release) {
+        Path checkout = LaunchedNode.findCheckout();
         if (release.equals(KafkaSupport.running())) {
-            return LaunchedNode.findCheckout().resolve("mirror-server/target/kafka-libs");
+            return checkout.resolve("mirror-server/target/kafka-libs");
         }
-        Path libs = LaunchedNode.findCheckout().resolve("kafka-releases/kafka-" + release + "/target/libs");
-        if (!Files.isDirectory(libs)) {
-            throw new IllegalStateException("Kafka " + release + " is not collected at " + libs + ": add kafka-releases/kafka-"
-                + release + " (bin/compat-check.sh does) and run 'mvn -B install -DskipTests'");
+        for (String module : List.of("kafka-releases/kafka-", "old-kafka/kafka-")) {
+            Path libs = checkout.resolve(module + release + "/target/libs");
+            if (Files.isDirectory(libs)) {
+                return libs;
+            }
         }
-        return libs;
+        throw new IllegalStateException("Kafka " + release + " is not collected in kafka-releases/ or old-kafka/: add"
+            + " kafka-releases/kafka-" + release + " (bin/compat-check.sh does) and run 'mvn -B install -DskipTests'");
     }
 
     /**

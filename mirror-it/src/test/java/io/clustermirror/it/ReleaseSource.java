@@ -63,16 +63,7 @@ final class ReleaseSource implements TestCluster, AutoCloseable {
      * @param extraConfigs broker configs added to (or replacing) the defaults
      */
     static ReleaseSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
-        Path checkout = LaunchedNode.findCheckout();
-        Path libs = checkout.resolve("old-kafka/kafka-" + version + "/target/libs");
-        if (!Files.isDirectory(libs)) {
-            libs = checkout.resolve("kafka-releases/kafka-" + version + "/target/libs");
-        }
-        if (!Files.isDirectory(libs)) {
-            throw new IllegalStateException("Kafka " + version + " is not collected in old-kafka/ or kafka-releases/: run"
-                + " 'mvn -B install -DskipTests' first");
-        }
-        ReleaseSource cluster = new ReleaseSource(version, mode, libs,
+        ReleaseSource cluster = new ReleaseSource(version, mode, KafkaReleases.libsOf(version),
             Files.createTempDirectory("old-kafka-" + version + "-"), FreePorts.next());
         try {
             Map<String, String> configs = new LinkedHashMap<>();

@@ -89,7 +89,7 @@ final class StartupHold {
                 + "to close this window", nodeId);
             return new HashMap<>(aclFutures);
         }
-        List<String> names = held.stream().map(Endpoint::listener).sorted().toList();
+        List<String> names = held.stream().map(StartupHold::listenerOf).sorted().toList();
         log.info("Broker {} opens its client listeners {} once its Cluster Mirror state is loaded (at most {}={} ms)",
             nodeId, names, HOLD_MAX_MS_CONFIG, holdMaxMs);
         CompletableFuture<Void> hold = attached

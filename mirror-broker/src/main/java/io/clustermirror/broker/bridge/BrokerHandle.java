@@ -7,9 +7,7 @@ import io.clustermirror.common.batch.StoredBatches;
 
 import kafka.cluster.Partition;
 import kafka.server.BrokerServer;
-import kafka.server.KafkaBroker;
 import kafka.server.ReplicaManager;
-import org.apache.kafka.common.Endpoint;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -17,13 +15,11 @@ import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.image.loader.MetadataLoader;
-import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.ProducerStateManager;
-import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,12 +103,7 @@ public final class BrokerHandle implements LocalReplicas {
     public String localBootstrapServers() {
         ListenerName name = broker.config().interBrokerListenerName();
         int port = broker.boundPort(name);
-        String host = null;
-        for (Endpoint e : scala.jdk.javaapi.CollectionConverters.asJava(broker.config().effectiveAdvertisedBrokerListeners())) {
-            if (e.listenerName().equals(Optional.of(name.value()))) {
-                host = e.host();
-            }
-        }
+        String host = ServerShapes.advertisedHost(broker.config(), name).orElse(null);
         if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) {
             host = "localhost";
         }
@@ -177,12 +168,7 @@ public final class BrokerHandle implements LocalReplicas {
 
     /** The destination topic id, if the topic exists. */
     public Optional<Uuid> topicId(String topic) {
-        MetadataCache cache = metadataCache();
-        if (cache == null) {
-            return Optional.empty();
-        }
-        Uuid id = cache.getTopicId(topic);
-        return id == null || Uuid.ZERO_UUID.equals(id) ? Optional.empty() : Optional.of(id);
+        return ServerShapes.topicId(broker, topic);
     }
 
     /** The local log's state if this broker is the partition's leader. */
@@ -192,11 +178,11 @@ public final class BrokerHandle implements LocalReplicas {
         if (p.isEmpty()) {
             return Optional.empty();
         }
-        scala.Option<UnifiedLog> leaderLog = p.get().leaderLogIfLocal();
+        Optional<LocalLog> leaderLog = LocalLog.leaderOf(p.get());
         if (leaderLog.isEmpty()) {
             return Optional.empty();
         }
-        UnifiedLog l = leaderLog.get();
+        LocalLog l = leaderLog.get();
         return Optional.of(new LeaderLogState(p.get().getLeaderEpoch(), l.logStartOffset(), l.logEndOffset(),
             l.highWatermark(), l.lastStableOffset()));
     }
@@ -204,11 +190,7 @@ public final class BrokerHandle implements LocalReplicas {
     /** Log end offset of the local replica (leader or follower), if this broker hosts one. */
     @Override
     public java.util.OptionalLong localLogEndOffset(TopicPartition partition) {
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty()) {
-            return java.util.OptionalLong.empty();
-        }
-        return java.util.OptionalLong.of(p.get().log().get().logEndOffset());
+        return localLog(partition).map(l -> java.util.OptionalLong.of(l.logEndOffset())).orElse(java.util.OptionalLong.empty());
     }
 
     /**
@@ -218,14 +200,14 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public List<StoredBatch> localRecords(TopicPartition partition, long startOffset, int maxBytes) {
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty()) {
+        Optional<LocalLog> log = localLog(partition);
+        if (log.isEmpty()) {
             return List.of();
         }
         try {
-            return StoredBatches.of(ServerShapes.bytesOf(p.get().log().get().read(startOffset, maxBytes,
+            return StoredBatches.of(ServerShapes.bytesOf(log.get().read(startOffset, maxBytes,
                 org.apache.kafka.server.storage.log.FetchIsolation.LOG_END, true)));
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        } catch (java.io.UncheckedIOException e) {
             throw new org.apache.kafka.common.KafkaException("cannot read " + partition + " on broker " + nodeId(), e);
         }
     }
@@ -253,8 +235,7 @@ public final class BrokerHandle implements LocalReplicas {
                 + ", not " + leaderEpoch);
         }
         if (!batches.hasRemaining()) {
-            long leo = p.leaderLogIfLocal().get().logEndOffset();
-            return new AppendResult(-1L, -1L, leo);
+            return new AppendResult(-1L, -1L, LocalLog.orException(p).logEndOffset());
         }
         for (StoredBatch b : StoredBatches.of(batches)) {
             b.setPartitionLeaderEpoch(leaderEpoch);
@@ -277,8 +258,8 @@ public final class BrokerHandle implements LocalReplicas {
             throw e;
         }
         wakeDelayedOperations(partition, info);
-        return new AppendResult(info.firstOffset(), info.lastOffset(), p.leaderLogIfLocal().isDefined()
-            ? p.leaderLogIfLocal().get().logEndOffset() : info.lastOffset() + 1);
+        return new AppendResult(info.firstOffset(), info.lastOffset(), LocalLog.leaderOf(p)
+            .map(LocalLog::logEndOffset).orElse(info.lastOffset() + 1));
     }
 
     /**
@@ -293,18 +274,18 @@ public final class BrokerHandle implements LocalReplicas {
     public boolean advanceLogStartOffset(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
         Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
             "partition " + partition + " is not online on broker " + nodeId()));
-        scala.Option<UnifiedLog> leaderLog = p.leaderLogIfLocal();
+        Optional<LocalLog> leaderLog = LocalLog.leaderOf(p);
         if (leaderLog.isEmpty() || p.getLeaderEpoch() != leaderEpoch) {
             throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition + " at epoch " + leaderEpoch);
         }
-        UnifiedLog log = leaderLog.get();
+        LocalLog log = leaderLog.get();
         if (log.logStartOffset() >= offset) {
             return true;
         }
         if (log.highWatermark() < offset) {
             return false;
         }
-        log.maybeIncrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
+        log.incrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
         return true;
     }
 
@@ -318,8 +299,7 @@ public final class BrokerHandle implements LocalReplicas {
     @Override
     public void truncateLeaderTo(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
-        java.util.concurrent.locks.ReentrantReadWriteLock leaderIsr =
-            (java.util.concurrent.locks.ReentrantReadWriteLock) privateField(Partition.class, p, "leaderIsrUpdateLock");
+        java.util.concurrent.locks.ReentrantReadWriteLock leaderIsr = ServerShapes.leaderIsrUpdateLock(p);
         // Under the partition's leader/ISR write lock, as Kafka's makeLeader sets the epoch's start: no leadership change
         // interleaves (truncateTo takes the read lock, which the write holder may).
         leaderIsr.writeLock().lock();
@@ -347,14 +327,7 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public java.util.OptionalLong endOffsetForEpoch(TopicPartition partition, int epoch) {
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty()) {
-            return java.util.OptionalLong.empty();
-        }
-        return p.get().log().get().endOffsetForEpoch(epoch)
-            .filter(e -> e.epoch() == epoch)
-            .map(e -> java.util.OptionalLong.of(e.offset()))
-            .orElse(java.util.OptionalLong.empty());
+        return localLog(partition).map(l -> l.endOffsetForEpoch(epoch)).orElse(java.util.OptionalLong.empty());
     }
 
     /**
@@ -363,9 +336,8 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public Optional<Boolean> holdsBarrierAt(TopicPartition partition, long offset) {
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty() || p.get().log().get().logEndOffset() <= offset
-                || p.get().log().get().logStartOffset() > offset) {
+        Optional<LocalLog> log = localLog(partition);
+        if (log.isEmpty() || log.get().logEndOffset() <= offset || log.get().logStartOffset() > offset) {
             return Optional.empty();
         }
         for (StoredBatch b : localRecords(partition, offset, 64 * 1024)) {
@@ -387,13 +359,13 @@ public final class BrokerHandle implements LocalReplicas {
     @Override
     public boolean truncateFollowerTo(TopicPartition partition, long offset) {
         ReplicaManager rm = broker.replicaManager();
-        synchronized (privateField(ReplicaManager.class, rm, "replicaStateChangeLock")) {
+        synchronized (ServerShapes.replicaStateChangeLock(rm)) {
             Optional<Partition> p = onlinePartition(partition);
             if (p.isEmpty() || p.get().leaderLogIfLocal().isDefined() || p.get().leaderReplicaIdOpt().isEmpty()) {
                 return false;
             }
             int leaderId = (Integer) p.get().leaderReplicaIdOpt().get();
-            Optional<org.apache.kafka.common.Node> leader = metadataCache().getAliveBrokerNode(leaderId,
+            Optional<org.apache.kafka.common.Node> leader = ServerShapes.aliveBrokerNode(broker, leaderId,
                 broker.config().interBrokerListenerName());
             if (leader.isEmpty()) {
                 return false;
@@ -402,18 +374,14 @@ public final class BrokerHandle implements LocalReplicas {
                 scala.jdk.javaapi.CollectionConverters.asScala(java.util.Set.of(partition)).toSet();
             rm.replicaFetcherManager().removeFetcherForPartitions(partitions);
             p.get().truncateTo(offset, false);
-            UnifiedLog log = p.get().localLogOrException();
+            LocalLog log = LocalLog.orException(p.get());
             kafka.server.InitialFetchState start = new kafka.server.InitialFetchState(
-                scala.Option.apply(topicIdOf(log)), new org.apache.kafka.server.network.BrokerEndPoint(leader.get().id(),
+                scala.Option.apply(log.topicId().orElse(null)), new org.apache.kafka.server.network.BrokerEndPoint(leader.get().id(),
                 leader.get().host(), leader.get().port()), p.get().getLeaderEpoch(), log.logEndOffset());
             rm.replicaFetcherManager().addFetcherForPartitions(
                 scala.collection.immutable.Map$.MODULE$.<TopicPartition, kafka.server.InitialFetchState>empty().updated(partition, start));
             return true;
         }
-    }
-
-    private static Uuid topicIdOf(UnifiedLog log) {
-        return log.topicId().orElse(null);
     }
 
     /**
@@ -426,13 +394,8 @@ public final class BrokerHandle implements LocalReplicas {
     public Map<Integer, Long> inSyncFollowerLogEndOffsets(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
         Partition p = leaderAt(partition, leaderEpoch);
         scala.collection.immutable.Set<Object> isr = p.inSyncReplicaIds();
-        Map<Integer, Long> ends = new java.util.TreeMap<>();
-        p.remoteReplicas().foreach(r -> {
-            if (isr.contains(r.brokerId())) {
-                ends.put(r.brokerId(), r.stateSnapshot().logEndOffset());
-            }
-            return null;
-        });
+        Map<Integer, Long> ends = ServerShapes.remoteLogEndOffsets(p);
+        ends.keySet().removeIf(id -> !isr.contains(id));
         return ends;
     }
 
@@ -459,12 +422,12 @@ public final class BrokerHandle implements LocalReplicas {
         if (InjectedProductBug.SKIP_PRODUCER_STATE_RESET.injected()) {
             return 0; // test-only: the bug a chaos run must detect
         }
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty()) {
+        Optional<LocalLog> local = localLog(partition);
+        if (local.isEmpty()) {
             return 0;
         }
-        UnifiedLog log = p.get().log().get();
-        synchronized (privateField(UnifiedLog.class, log, "lock")) {
+        LocalLog log = local.get();
+        synchronized (log.lock()) {
             ProducerStateManager psm = log.producerStateManager();
             java.util.List<ProducerStateEntry> kept = new java.util.ArrayList<>();
             int stale = 0;
@@ -484,8 +447,8 @@ public final class BrokerHandle implements LocalReplicas {
                 psm.truncateFullyAndStartAt(log.logEndOffset());
                 kept.forEach(psm::loadProducerEntry);
                 psm.takeSnapshot();
-                invokePrivate(UnifiedLog.class, log, "maybeIncrementFirstUnstableOffset");
-            } catch (java.io.IOException e) {
+                log.updateFirstUnstableOffset();
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
                 throw new org.apache.kafka.common.KafkaException("cannot reset the producer state of " + partition
                     + " on broker " + nodeId(), e);
             }
@@ -498,13 +461,13 @@ public final class BrokerHandle implements LocalReplicas {
      * id; empty if the broker hosts no replica. Read-only, for verification and tests.
      */
     public Map<Long, Short> producerEpochs(TopicPartition partition) {
-        Optional<Partition> p = onlinePartition(partition);
-        if (p.isEmpty() || p.get().log().isEmpty()) {
+        Optional<LocalLog> local = localLog(partition);
+        if (local.isEmpty()) {
             return Map.of();
         }
-        UnifiedLog log = p.get().log().get();
+        LocalLog log = local.get();
         Map<Long, Short> epochs = new java.util.TreeMap<>();
-        synchronized (privateField(UnifiedLog.class, log, "lock")) {
+        synchronized (log.lock()) {
             log.producerStateManager().activeProducers().forEach((id, e) -> epochs.put(id, e.producerEpoch()));
         }
         return epochs;
@@ -519,24 +482,9 @@ public final class BrokerHandle implements LocalReplicas {
         return p;
     }
 
-    private static Object privateField(Class<?> owner, Object target, String name) {
-        try {
-            Field f = owner.getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(target);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Kafka internals changed: no field " + name + " in " + owner, e);
-        }
-    }
-
-    private static void invokePrivate(Class<?> owner, Object target, String method) {
-        try {
-            java.lang.reflect.Method m = owner.getDeclaredMethod(method);
-            m.setAccessible(true);
-            m.invoke(target);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Kafka internals changed: cannot call " + method + " on " + owner, e);
-        }
+    /** The local replica's log (leader or follower), if this broker hosts one. */
+    private Optional<LocalLog> localLog(TopicPartition partition) {
+        return onlinePartition(partition).flatMap(LocalLog::of);
     }
 
     /**
@@ -580,14 +528,6 @@ public final class BrokerHandle implements LocalReplicas {
 
     public void awaitShutdown() {
         broker.awaitShutdown();
-    }
-
-    /**
-     * The broker's metadata cache through the interface every line from 4.1 has; {@code BrokerServer}'s own accessor
-     * returns the implementation, whose class moved in 4.3.
-     */
-    private MetadataCache metadataCache() {
-        return ((KafkaBroker) broker).metadataCache();
     }
 
     private Optional<Partition> onlinePartition(TopicPartition tp) {

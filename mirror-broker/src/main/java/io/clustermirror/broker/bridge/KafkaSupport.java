@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
 public final class KafkaSupport {
     /** Each supported Kafka minor line, with the patch releases the compatibility suite passed on. */
     static final Map<String, List<String>> TESTED_RELEASES = new TreeMap<>(Map.of(
+        "4.0", List.of("4.0.2"),
         "4.1", List.of("4.1.2"),
         "4.2", List.of("4.2.2"),
         "4.3", List.of("4.3.1", "4.3.2"),

@@ -3,6 +3,7 @@ package io.clustermirror.broker.sync;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.broker.auth.InternalOperations.Operation;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.compat.KafkaClientShapes;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
@@ -170,7 +171,7 @@ final class SyncExecutor {
                 case SHARE -> {
                     Map<TopicPartition, Long> starts = new HashMap<>();
                     action.offsets().forEach((tp, om) -> starts.put(tp, om.offset()));
-                    SyncReader.get(destination.alterShareGroupOffsets(id, starts).all());
+                    SyncReader.get(KafkaClientShapes.alterShareGroupStartOffsets(destination, id, starts));
                 }
             }
         }

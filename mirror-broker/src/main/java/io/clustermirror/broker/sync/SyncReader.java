@@ -10,8 +10,6 @@ import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsResult;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -220,12 +218,7 @@ final class SyncReader {
                 ListConsumerGroupOffsetsResult result = admin.listConsumerGroupOffsets(specs);
                 ids.forEach(g -> out.put(g, result.partitionsToOffsetAndMetadata(g)));
             }
-            case SHARE -> {
-                Map<String, ListShareGroupOffsetsSpec> specs = new HashMap<>();
-                ids.forEach(g -> specs.put(g, new ListShareGroupOffsetsSpec()));
-                ListShareGroupOffsetsResult result = admin.listShareGroupOffsets(specs);
-                ids.forEach(g -> out.put(g, KafkaClientShapes.shareGroupStartOffsets(result, g)));
-            }
+            case SHARE -> out.putAll(KafkaClientShapes.shareGroupStartOffsets(admin, ids));
         }
         return out;
     }

@@ -39,17 +39,16 @@ class KafkaSupportTest {
         try (InputStream in = BrokerHandle.class.getResourceAsStream("BrokerHandle.class")) {
             fromBrokerHandle = KafkaLinkage.parse(in.readAllBytes());
         }
-        KafkaLinkage.Reference cache = fromBrokerHandle.stream().filter(r -> "metadataCache".equals(r.member()))
+        KafkaLinkage.Reference truncation = fromBrokerHandle.stream().filter(r -> "truncateTo".equals(r.member()))
             .findFirst().orElseThrow();
-        // The 4.0 shape: the broker's metadata cache was the Scala trait kafka.server.MetadataCache.
-        KafkaLinkage.Reference olderShape = new KafkaLinkage.Reference(cache.owner(), cache.member(),
-            cache.descriptor().replace("org/apache/kafka/metadata/MetadataCache", "kafka/server/MetadataCache"),
-            cache.usedBy());
+        // Another shape of the same member, as a Kafka release that changed a parameter's type would have it.
+        KafkaLinkage.Reference otherShape = new KafkaLinkage.Reference(truncation.owner(), truncation.member(),
+            truncation.descriptor().replace("(JZ)", "(IZ)"), truncation.usedBy());
         KafkaLinkage.Reference noSuchClass = new KafkaLinkage.Reference("org.apache.kafka.common.NoSuchThing", null, null,
             "io.clustermirror.Example");
-        List<KafkaLinkage.Reference> missing = KafkaLinkage.missing(List.of(cache, olderShape, noSuchClass),
+        List<KafkaLinkage.Reference> missing = KafkaLinkage.missing(List.of(truncation, otherShape, noSuchClass),
             getClass().getClassLoader());
-        assertEquals(List.of(noSuchClass, olderShape), missing, "in the order of their descriptions");
+        assertEquals(List.of(noSuchClass, otherShape), missing, "in the order of their descriptions");
 
         IllegalStateException e = assertThrows(IllegalStateException.class,
             () -> KafkaSupport.require("4.3.1", missing, w -> { }));
@@ -66,7 +65,7 @@ class KafkaSupportTest {
         assertTrue(e.getMessage().contains("does not run on Kafka 3.9.1: it supports the Kafka lines "
             + KafkaSupport.supportedLines()), e.getMessage());
         assertEquals(KafkaSupport.Verdict.UNSUPPORTED_LINE, KafkaSupport.verdict("5.0.0"));
-        assertEquals("4.1 (tested on 4.1.2), 4.2 (tested on 4.2.2), 4.3 (tested on 4.3.1, 4.3.2), 4.4 (tested on 4.4.0)",
+        assertEquals("4.0 (tested on 4.0.2), 4.1 (tested on 4.1.2), 4.2 (tested on 4.2.2), 4.3 (tested on 4.3.1, 4.3.2), 4.4 (tested on 4.4.0)",
             KafkaSupport.supportedLines());
     }
 

@@ -7,11 +7,12 @@ import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsResult;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
@@ -23,6 +24,7 @@ import org.slf4j.Logger;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +49,8 @@ import static io.clustermirror.common.compat.Reflection.optionalClass;
  *   <li>{@code NetworkClient}'s constructors gained a bootstrap configuration and a metadata check flag in 4.4.</li>
  *   <li>The record classes ({@code MemoryRecords}, {@code BaseRecords}) moved from {@code org.apache.kafka.common.record}
  *       to {@code ...record.internal} in 4.3, which changes the return type of the fetch response's records.</li>
+ *   <li>The Admin API could not list or alter share-group offsets in 4.0 (share groups were early access there); where
+ *       it cannot, the calls here fail with {@link UnsupportedVersionException}, as a broker without the API would.</li>
  *   <li>The Admin API's share-group offsets were {@code OffsetAndMetadata} in 4.1 and became {@code SharePartitionOffsetInfo}
  *       (start offset, lag, leader epoch) in 4.2.</li>
  * </ul>
@@ -73,6 +77,14 @@ public final class KafkaClientShapes {
     /** Absent in 4.0, whose share groups (early access) the Admin API could not list offsets of. */
     private static final Class<?> SHARE_OFFSETS_RESULT =
         optionalClass("org.apache.kafka.clients.admin.ListShareGroupOffsetsResult");
+    private static final Method LIST_SHARE_OFFSETS = SHARE_OFFSETS_RESULT == null ? null
+        : method(Admin.class, "listShareGroupOffsets", Map.class);
+    private static final Constructor<?> SHARE_OFFSETS_SPEC_NEW = SHARE_OFFSETS_RESULT == null ? null
+        : constructor(firstClass("ListShareGroupOffsetsSpec", "org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec"));
+    private static final Method ALTER_SHARE_OFFSETS = SHARE_OFFSETS_RESULT == null ? null
+        : method(Admin.class, "alterShareGroupOffsets", String.class, Map.class);
+    private static final Method ALTER_SHARE_OFFSETS_ALL = ALTER_SHARE_OFFSETS == null ? null
+        : method(ALTER_SHARE_OFFSETS.getReturnType(), "all");
     /** 4.2 and later: per partition a SharePartitionOffsetInfo; null on 4.1, whose result gives OffsetAndMetadata. */
     private static final Method SHARE_OFFSET_INFOS = SHARE_OFFSETS_RESULT == null ? null
         : methodOrNull(SHARE_OFFSETS_RESULT, "partitionsToOffsetInfo", String.class);
@@ -146,22 +158,54 @@ public final class KafkaClientShapes {
     }
 
     /**
-     * The start offset of each partition of share group {@code groupId} in {@code result} (null for a partition the group
-     * has no offset in), as a consumer group's committed offsets are given.
+     * Per share group of {@code groupIds}: the start offset of each of its partitions (null for a partition the group has
+     * no offset in), as a consumer group's committed offsets are given. Each future fails with
+     * {@link UnsupportedVersionException} on a client that cannot list share-group offsets.
      */
     @SuppressWarnings("unchecked")
-    public static KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> shareGroupStartOffsets(ListShareGroupOffsetsResult result,
-                                                                                              String groupId) {
-        if (SHARE_OFFSET_INFOS == null) {
-            return (KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>) invoke(SHARE_OFFSETS_AND_METADATA, result, groupId);
-        }
-        KafkaFuture<Map<TopicPartition, Object>> infos =
-            (KafkaFuture<Map<TopicPartition, Object>>) invoke(SHARE_OFFSET_INFOS, result, groupId);
-        return infos.thenApply(byPartition -> {
-            Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-            byPartition.forEach((tp, info) -> out.put(tp, info == null ? null
-                : new OffsetAndMetadata((Long) invoke(SHARE_START_OFFSET, info))));
+    public static Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> shareGroupStartOffsets(Admin admin,
+                                                                                                     Collection<String> groupIds) {
+        Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> out = new HashMap<>();
+        if (LIST_SHARE_OFFSETS == null) {
+            groupIds.forEach(g -> out.put(g, unsupported("list the offsets of share groups")));
             return out;
+        }
+        Map<String, Object> specs = new HashMap<>();
+        groupIds.forEach(g -> specs.put(g, newInstance(SHARE_OFFSETS_SPEC_NEW)));
+        Object result = invoke(LIST_SHARE_OFFSETS, admin, specs);
+        for (String g : groupIds) {
+            if (SHARE_OFFSET_INFOS == null) {
+                out.put(g, (KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>) invoke(SHARE_OFFSETS_AND_METADATA, result, g));
+                continue;
+            }
+            KafkaFuture<Map<TopicPartition, Object>> infos = (KafkaFuture<Map<TopicPartition, Object>>) invoke(SHARE_OFFSET_INFOS, result, g);
+            out.put(g, infos.thenApply(byPartition -> {
+                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                byPartition.forEach((tp, info) -> offsets.put(tp, info == null ? null
+                    : new OffsetAndMetadata((Long) invoke(SHARE_START_OFFSET, info))));
+                return offsets;
+            }));
+        }
+        return out;
+    }
+
+    /**
+     * Sets the start offsets of share group {@code groupId} (the group must have no members). The future fails with
+     * {@link UnsupportedVersionException} on a client that cannot alter share-group offsets.
+     */
+    @SuppressWarnings("unchecked")
+    public static KafkaFuture<Void> alterShareGroupStartOffsets(Admin admin, String groupId, Map<TopicPartition, Long> startOffsets) {
+        if (ALTER_SHARE_OFFSETS == null) {
+            return unsupported("alter the offsets of share groups");
+        }
+        return (KafkaFuture<Void>) invoke(ALTER_SHARE_OFFSETS_ALL, invoke(ALTER_SHARE_OFFSETS, admin, groupId, startOffsets));
+    }
+
+    /** A future failed as a broker without the API fails the call. */
+    private static <T> KafkaFuture<T> unsupported(String what) {
+        return KafkaFuture.<Void>completedFuture(null).thenApply(ignored -> {
+            throw new UnsupportedVersionException("The Kafka clients on this classpath cannot " + what
+                + ": the Admin API has that call from Kafka 4.1");
         });
     }
 

@@ -78,12 +78,51 @@ public final class Reflection {
         return m;
     }
 
+    /**
+     * The first public method of {@code owner} without parameters named one of {@code names}: for an accessor renamed
+     * between lines.
+     */
+    public static Method firstMethod(Class<?> owner, String... names) {
+        for (String name : names) {
+            Method m = methodOrNull(owner, name);
+            if (m != null) {
+                return m;
+            }
+        }
+        throw new IllegalStateException("This Kafka has no method " + owner.getName() + "." + String.join("() or .", names) + "()");
+    }
+
     /** The public field of {@code owner} named {@code name}, whatever its type. */
     public static Field field(Class<?> owner, String name) {
         try {
             return owner.getField(name);
         } catch (NoSuchFieldException e) {
             throw new IllegalStateException("This Kafka has no field " + owner.getName() + "." + name, e);
+        }
+    }
+
+    /**
+     * The field {@code owner} itself declares named {@code name}, whatever its access, made accessible: for Kafka state
+     * that has no accessor (a log's lock, a partition's leader/ISR lock).
+     */
+    public static Field accessibleField(Class<?> owner, String name) {
+        try {
+            Field f = owner.getDeclaredField(name);
+            f.setAccessible(true);
+            return f;
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException("This Kafka has no field " + owner.getName() + "." + name, e);
+        }
+    }
+
+    /** The method {@code owner} itself declares with exactly these parameters, whatever its access, made accessible. */
+    public static Method accessibleMethod(Class<?> owner, String name, Class<?>... parameters) {
+        try {
+            Method m = owner.getDeclaredMethod(name, parameters);
+            m.setAccessible(true);
+            return m;
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("This Kafka has no method " + owner.getName() + "." + name + List.of(parameters), e);
         }
     }
 

@@ -35,6 +35,26 @@ class ReflectionTest {
             .getMessage().contains("java.lang.String.noSuchField"));
     }
 
+    /** Private state the accessible lookups below reach, as the bridge reaches a log's lock. */
+    private final Object secret = "held";
+
+    private String whisper() {
+        return "said";
+    }
+
+    @Test
+    void privateMembersAreReachedAndAMissingOneIsNamed() {
+        assertEquals("held", Reflection.get(Reflection.accessibleField(ReflectionTest.class, "secret"), this));
+        assertEquals("said", Reflection.invoke(Reflection.accessibleMethod(ReflectionTest.class, "whisper"), this));
+        assertEquals("length", Reflection.firstMethod(String.class, "size", "length").getName());
+        assertEquals("This Kafka has no method java.lang.String.size() or .count()",
+            assertThrows(IllegalStateException.class, () -> Reflection.firstMethod(String.class, "size", "count")).getMessage());
+        assertEquals("This Kafka has no field java.lang.String.lock",
+            assertThrows(IllegalStateException.class, () -> Reflection.accessibleField(String.class, "lock")).getMessage());
+        assertEquals("This Kafka has no method java.lang.String.unlock[]",
+            assertThrows(IllegalStateException.class, () -> Reflection.accessibleMethod(String.class, "unlock")).getMessage());
+    }
+
     @Test
     void aCallRethrowsWhatTheCalledCodeThrew() {
         var fail = Reflection.method(ReflectionTest.class, "failWith", Exception.class);
