@@ -26,6 +26,18 @@ class DropInInstallTest {
             + "missing: add -javaagent:"), output);
     }
 
+    /**
+     * A controller-only node with the read-only authorizer but not the agent would start and enforce nothing for mirror
+     * topics (it never learns which they are): a DeleteTopics of one would be accepted.
+     */
+    @Test
+    void aControllerOnlyNodeWithTheReadOnlyAuthorizerButWithoutTheAgentRefusesToStart() throws Exception {
+        String output = ProcessCluster.startRefusedController("controller-no-agent", false,
+            Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER));
+        assertTrue(output.contains("authorizer.class.name=" + MIRROR_AWARE_AUTHORIZER + " is set but the Cluster Mirror agent is "
+            + "missing: add -javaagent:") && output.contains("this controller would not know the mirror topics"), output);
+    }
+
     @Test
     void theAgentWithAnotherAuthorizerRefusesToStart() throws Exception {
         String output = ProcessCluster.startRefused("other-authorizer", true, Map.of("authorizer.class.name", STANDARD_AUTHORIZER));

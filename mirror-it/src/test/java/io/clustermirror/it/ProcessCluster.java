@@ -211,6 +211,14 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     }
 
     /**
+     * Formats and starts one controller-only node the drop-in way, half installed as {@link #startRefused(String, boolean,
+     * Map)} says, which must refuse to start: returns its output once it exited with a non-zero status.
+     */
+    static String startRefusedController(String name, boolean agent, Map<String, String> extraProperties) throws Exception {
+        return startRefused(new ProcessCluster(name, 1, 1, LaunchMode.DROP_IN, ListenerLayout.SHARED, agent, extraProperties));
+    }
+
+    /**
      * Formats and starts one combined node the drop-in way on the stock Kafka installation whose {@code libs/} is
      * {@code kafkaLibs}, which must refuse to start: returns its output once it exited with a non-zero status.
      */

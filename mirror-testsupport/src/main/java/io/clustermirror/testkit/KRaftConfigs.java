@@ -13,7 +13,8 @@ public final class KRaftConfigs {
 
     /** The replication factor of a cluster of {@code brokers} brokers: 3, or all of them if fewer. */
     public static int replicationFactor(int brokers) {
-        return Math.min(3, brokers);
+        // A cluster of controllers only (a test of a node that must refuse to start) still needs a valid factor.
+        return Math.max(1, Math.min(3, brokers));
     }
 
     /** The minimum ISR that goes with {@link #replicationFactor}: 2 of 3, otherwise 1. */

@@ -74,9 +74,13 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /** The cluster permissions that let a request skip the check of each topic. */
     private static final Set<AclOperation> CLUSTER_SHORTCUTS = Set.of(AclOperation.CREATE, AclOperation.DELETE);
     private static final long LOG_INTERVAL_MS = 10_000;
-    static final String MISSING_AGENT = "authorizer.class.name=" + MirrorAwareAuthorizer.class.getName() + " is set but the "
-        + "Cluster Mirror agent is missing: add -javaagent:<path to the cluster-mirror jar> to KAFKA_OPTS (or start the node "
-        + "with bin/cluster-mirror-server-start.sh); without it this broker would refuse every client write";
+    private static final String MISSING_AGENT = "authorizer.class.name=" + MirrorAwareAuthorizer.class.getName() + " is set but "
+        + "the Cluster Mirror agent is missing: add -javaagent:<path to the cluster-mirror jar> to KAFKA_OPTS (or start the node "
+        + "with bin/cluster-mirror-server-start.sh); without it this ";
+    /** What a half-installed node would do, by role: why it must not start. */
+    private static final String MISSING_AGENT_ON_BROKER = "broker would refuse every client write";
+    private static final String MISSING_AGENT_ON_CONTROLLER = "controller would not know the mirror topics and would accept "
+        + "their deletion and new partitions";
 
     private final Map<String, Long> lastLogged = new ConcurrentHashMap<>();
     private volatile String clusterId;
@@ -94,9 +98,12 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         super.configure(configs);
         Object roles = configs.get("process.roles");
         broker = roles != null && roles.toString().contains("broker");
-        if (broker && ExtensionRegistry.attacher().isEmpty()) {
-            log.error(MISSING_AGENT);
-            throw new ConfigException(MISSING_AGENT);
+        if (ExtensionRegistry.attacher().isEmpty()) {
+            // Either role fails closed: a broker without the extension never learns which topics it may open, and a
+            // controller without it never learns which topics to protect.
+            String missing = MISSING_AGENT + (broker ? MISSING_AGENT_ON_BROKER : MISSING_AGENT_ON_CONTROLLER);
+            log.error(missing);
+            throw new ConfigException(missing);
         }
         Object acls = configs.get(ACLS_ENABLED_CONFIG);
         aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.auth;
 
+import io.clustermirror.broker.ExtensionRegistry;
 import io.clustermirror.broker.auth.ControlPlaneRules.Requirement;
 import io.clustermirror.common.InternalTopics;
 import org.apache.kafka.common.Uuid;
@@ -173,6 +174,8 @@ class ControlPlaneAuthorizerTest {
      * alice may do anything on the {@code __mirror_*} topics and the controller's transactional id and group.
      */
     private static MirrorAwareAuthorizer authorizer(boolean aclsEnabled) {
+        // As on a node whose launcher or agent attaches the extension: the authorizer refuses to run anywhere else.
+        ExtensionRegistry.expectAttachments("the test");
         MirrorAwareAuthorizer authorizer = new MirrorAwareAuthorizer();
         authorizer.configure(Map.of("super.users", EXTENSION + ";", "allow.everyone.if.no.acl.found", "false",
             "node.id", "1", MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, String.valueOf(aclsEnabled)));
