@@ -175,8 +175,8 @@ final class SyncPlanner {
         List<SyncAction.Acl> delete = image.aclsOf(config.name()).stream().map(MirrorAclRecord::binding)
             .filter(a -> !wanted.containsKey(a) && !onTopicOf(notSynced, a))
             .sorted(Comparator.comparing(AclBinding::toString))
-            .map(a -> new SyncAction.Acl(a, source.acls().contains(a) ? "the mirror's ACL settings no longer select it"
-                : "removed at the source"))
+            .map(a -> new SyncAction.Acl(a, source.acls().contains(a)
+                ? "the mirror no longer selects it (its topics, groups or ACL settings changed)" : "removed at the source"))
             .toList();
         if (!create.isEmpty()) {
             actions.add(new SyncAction.CreateAcls(create));

@@ -240,7 +240,7 @@ class SyncPlannerTest {
         DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null,
             Set.of(alreadyThere, ownedGone, ownedDeny, foreign));
         assertEquals(List.of(new SyncAction.CreateAcls(List.of(new SyncAction.Acl(wanted, "mirrored topic"))),
-                new SyncAction.DeleteAcls(List.of(new SyncAction.Acl(ownedDeny, "the mirror's ACL settings no longer select it"),
+                new SyncAction.DeleteAcls(List.of(new SyncAction.Acl(ownedDeny, "the mirror no longer selects it (its topics, groups or ACL settings changed)"),
                     new SyncAction.Acl(ownedGone, "removed at the source")))),
             plan(source, destination));
     }
