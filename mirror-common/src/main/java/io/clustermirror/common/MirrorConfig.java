@@ -2,12 +2,15 @@ package io.clustermirror.common;
 
 import com.google.re2j.Pattern;
 import io.clustermirror.common.secrets.SealingKey;
+import org.apache.kafka.common.resource.ResourceType;
 
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A mirror's validated configuration: the source connection (any Kafka client config: bootstrap.servers,
@@ -58,14 +61,31 @@ public final class MirrorConfig {
     public static final String TOPIC_PROPERTIES_EXCLUDE = "mirror.topic.properties.exclude";
     /**
      * Comma-separated regexes over ACL resource names (a topic, group, transactional id, ... name; the prefix of a
-     * PREFIXED pattern; {@code *} for the wildcard): source ACLs whose resource name fully matches one are created
-     * on the destination. Every one by default ({@code .*}); an empty value turns ACL sync off. ACLs on the
-     * CLUSTER resource are the exception: they are copied only when an entry is exactly
-     * {@value #CLUSTER_RESOURCE_NAME}, never through a pattern that happens to match it.
+     * PREFIXED pattern; {@code *} for the wildcard): of the source ACLs the {@code mirror.acl.sync.*} settings
+     * select, those whose resource name fully matches one are created on the destination. {@code .*} by default; an
+     * empty value turns ACL sync off. An entry that is exactly {@value #CLUSTER_RESOURCE_NAME} also selects the CLUSTER
+     * resource type, as before {@link #ACL_SYNC_RESOURCE_TYPES} existed.
      */
     public static final String ACL_INCLUDE = "mirror.acl.include";
     /** The name of the CLUSTER resource in ACLs, the entry of {@link #ACL_INCLUDE} that selects cluster ACLs. */
     public static final String CLUSTER_RESOURCE_NAME = "kafka-cluster";
+    /** {@code true}: the ACL sync copies DENY entries too (default {@code false}: a source DENY could lock clients out). */
+    public static final String ACL_SYNC_DENY = "mirror.acl.sync.deny";
+    /**
+     * {@code true}: the ACL sync copies ACLs on the {@code *} resource and ACLs of wildcard principals ({@code User:*})
+     * too (default {@code false}: they reach every resource or every client of the destination).
+     */
+    public static final String ACL_SYNC_WILDCARD = "mirror.acl.sync.wildcard";
+    /**
+     * {@code true}: the ACL sync copies topic and group ACLs whose resource the mirror does not mirror or sync too
+     * (default {@code false}: only mirrored topics, synced groups and prefixes inside them).
+     */
+    public static final String ACL_SYNC_UNMIRRORED = "mirror.acl.sync.unmirrored";
+    /** The resource types whose ACLs the sync copies (comma-separated, default {@code TOPIC,GROUP}). */
+    public static final String ACL_SYNC_RESOURCE_TYPES = "mirror.acl.sync.resource.types";
+    /** The values {@link #ACL_SYNC_RESOURCE_TYPES} accepts. */
+    public static final List<String> ACL_SYNC_RESOURCE_TYPE_NAMES =
+        List.of("TOPIC", "GROUP", "TRANSACTIONAL_ID", "USER", "DELEGATION_TOKEN", "CLUSTER");
 
     /** Every accepted {@code mirror.*} key with its default (null: no default). */
     public static final Map<String, String> KNOWN_MIRROR_KEYS = Map.ofEntries(
@@ -86,7 +106,11 @@ public final class MirrorConfig {
         Map.entry(GROUPS_INCLUDE, ".*"),
         Map.entry(GROUPS_EXCLUDE, ""),
         Map.entry(TOPIC_PROPERTIES_EXCLUDE, ""),
-        Map.entry(ACL_INCLUDE, ".*")
+        Map.entry(ACL_INCLUDE, ".*"),
+        Map.entry(ACL_SYNC_DENY, "false"),
+        Map.entry(ACL_SYNC_WILDCARD, "false"),
+        Map.entry(ACL_SYNC_UNMIRRORED, "false"),
+        Map.entry(ACL_SYNC_RESOURCE_TYPES, "TOPIC,GROUP")
     );
 
     /**
@@ -224,6 +248,17 @@ public final class MirrorConfig {
      */
     public boolean isTopicConfigExcluded(String configName) {
         return NEVER_COPIED_TOPIC_CONFIGS.contains(configName) || matchesAny(TOPIC_PROPERTIES_EXCLUDE, configName);
+    }
+
+    /** True if a boolean mirror key ({@link #ACL_SYNC_DENY}, ...) is {@code true}. */
+    public boolean isTrue(String mirrorKey) {
+        return "true".equals(getString(mirrorKey).trim());
+    }
+
+    /** The resource types of {@link #ACL_SYNC_RESOURCE_TYPES}, upper-cased (the validator accepts any case). */
+    public Set<ResourceType> aclSyncResourceTypes() {
+        return Arrays.stream(getString(ACL_SYNC_RESOURCE_TYPES).split(",")).map(String::trim).filter(s -> !s.isEmpty())
+            .map(s -> ResourceType.valueOf(s.toUpperCase(Locale.ROOT))).collect(Collectors.toUnmodifiableSet());
     }
 
     /** True for {@code fail} of {@link #SOURCE_DATA_LOSS_POLICY}: a partition stops when the source deleted unmirrored records. */

@@ -38,7 +38,10 @@ final class MirrorConfigValidator {
     /** Keys that take one of a few values, in the order the error message names them. */
     private static final Map<String, List<String>> CHOICE_KEYS = Map.of(
         MirrorConfig.FETCH_ISOLATION_LEVEL, List.of("read_committed", "read_uncommitted"),
-        MirrorConfig.SOURCE_DATA_LOSS_POLICY, List.of("continue", "fail"));
+        MirrorConfig.SOURCE_DATA_LOSS_POLICY, List.of("continue", "fail"),
+        MirrorConfig.ACL_SYNC_DENY, List.of("true", "false"),
+        MirrorConfig.ACL_SYNC_WILDCARD, List.of("true", "false"),
+        MirrorConfig.ACL_SYNC_UNMIRRORED, List.of("true", "false"));
 
     /** Key fragments that mark a value as secret even when no client ConfigDef declares it a password. */
     private static final String[] SENSITIVE_FRAGMENTS = {"password", "secret", "sasl.jaas.config", "token"};
@@ -181,6 +184,18 @@ final class MirrorConfigValidator {
             }
         } else if (PATTERN_LIST_KEYS.contains(key)) {
             validatePatterns(key, value);
+        } else if (key.equals(MirrorConfig.ACL_SYNC_RESOURCE_TYPES)) {
+            validateResourceTypes(key, value);
+        }
+    }
+
+    private static void validateResourceTypes(String key, String value) {
+        for (String type : value.split(",")) {
+            String name = type.trim().toUpperCase(Locale.ROOT);
+            if (!name.isEmpty() && !MirrorConfig.ACL_SYNC_RESOURCE_TYPE_NAMES.contains(name)) {
+                throw invalid("invalid resource type '" + type.trim() + "' in '" + key + "': use a comma-separated list of "
+                    + String.join(", ", MirrorConfig.ACL_SYNC_RESOURCE_TYPE_NAMES) + " (default TOPIC,GROUP)");
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -202,6 +203,31 @@ class MirrorConfigValidatorTest {
     void rejectsBadSourceDataLossPolicyNamingTheChoices(String value) {
         String message = rejected("dr", configs(MirrorConfig.SOURCE_DATA_LOSS_POLICY, value)).getMessage();
         assertTrue(message.contains(MirrorConfig.SOURCE_DATA_LOSS_POLICY) && message.contains("use continue or fail"), message);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {MirrorConfig.ACL_SYNC_DENY, MirrorConfig.ACL_SYNC_WILDCARD, MirrorConfig.ACL_SYNC_UNMIRRORED})
+    void aclSyncSwitchesAreOffByDefaultAndTakeTrueOrFalse(String key) {
+        assertFalse(MirrorConfig.validate("dr", configs()).isTrue(key));
+        assertTrue(MirrorConfig.validate("dr", configs(key, "true")).isTrue(key));
+        assertFalse(MirrorConfig.validate("dr", configs(key, "false")).isTrue(key));
+        for (String bad : List.of("yes", "TRUE", "", "1")) {
+            String message = rejected("dr", configs(key, bad)).getMessage();
+            assertTrue(message.contains(key) && message.contains("use true or false"), message);
+        }
+    }
+
+    @Test
+    void aclSyncResourceTypesDefaultToTopicAndGroupAndRejectOtherNamesListingTheAcceptedOnes() {
+        assertEquals(Set.of(ResourceType.TOPIC, ResourceType.GROUP), MirrorConfig.validate("dr", configs()).aclSyncResourceTypes());
+        assertEquals(Set.of(ResourceType.TOPIC, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID),
+            MirrorConfig.validate("dr", configs(MirrorConfig.ACL_SYNC_RESOURCE_TYPES, " topic,CLUSTER , transactional_id")).aclSyncResourceTypes());
+        assertEquals(Set.of(), MirrorConfig.validate("dr", configs(MirrorConfig.ACL_SYNC_RESOURCE_TYPES, "")).aclSyncResourceTypes());
+        for (String bad : List.of("TOPIC,ANY", "TOPICS", "TOPIC;GROUP")) {
+            String message = rejected("dr", configs(MirrorConfig.ACL_SYNC_RESOURCE_TYPES, bad)).getMessage();
+            assertTrue(message.contains(MirrorConfig.ACL_SYNC_RESOURCE_TYPES)
+                && message.contains("TOPIC, GROUP, TRANSACTIONAL_ID, USER, DELEGATION_TOKEN, CLUSTER"), message);
+        }
     }
 
     @Test

@@ -63,7 +63,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The metadata sync on real clusters: a 1-broker source with ACLs enabled and a 2-broker
  * destination, shared by the tests; each test has its own mirror (refresh every second, except the tests of the default
- * config) and topics.
+ * config) and topics. On both clusters the tests' clients (User:ANONYMOUS) are super users, so that the ACLs the tests
+ * create on the source, and those the sync copies, change what the clusters hold, not what the tests may do.
  */
 class MetadataSyncTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
@@ -76,7 +77,8 @@ class MetadataSyncTest {
     static void startClusters() throws Exception {
         clusters = ClusterPair.start(MirrorTestCluster.builder().name("sync-source").brokers(1)
                 .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
-                .brokerConfig("allow.everyone.if.no.acl.found", "true"),
+                .brokerConfig("allow.everyone.if.no.acl.found", "true")
+                .brokerConfig("super.users", "User:ANONYMOUS"),
             MirrorTestCluster.builder().name("sync-destination").brokers(2));
         source = clusters.source;
         destination = clusters.destination;
@@ -425,9 +427,9 @@ class MetadataSyncTest {
     // ---- ACLs ----
 
     /**
-     * A matching ACL added at the source appears on the destination and disappears there when removed at the source,
-     * also after a restart of the broker running the sync; a non-matching one is not copied; an ACL created directly
-     * on the destination is never touched.
+     * A matching ACL on a mirrored topic added at the source appears on the destination and disappears there when
+     * removed at the source, also after a restart of the broker running the sync; a non-matching one is not copied; an
+     * ACL created directly on the destination is never touched.
      */
     @Test
     void aclsFollowTheSourceAndOnlyTheMirrorsOwnAreRemoved() throws Exception {
@@ -435,10 +437,13 @@ class MetadataSyncTest {
         AclBinding groupAcl = acl(ResourceType.GROUP, "acl-group", PatternType.PREFIXED, "User:alice");
         AclBinding notIncluded = acl(ResourceType.TOPIC, "other-orders", PatternType.LITERAL, "User:alice");
         AclBinding localOnly = acl(ResourceType.TOPIC, "acl-local", PatternType.LITERAL, "User:bob");
+        createSourceTopic("acl-orders", 1, Map.of());
+        createSourceTopic("other-orders", 1, Map.of());
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
             src.createAcls(List.of(topicAcl, groupAcl, notIncluded)).all().get();
             dst.createAcls(List.of(localOnly)).all().get();
             createMirror("m-acl", Map.of("mirror.acl.include", "acl-.*"));
+            mirrors.startMirrorTopics("m-acl", List.of("acl-orders", "other-orders"), List.of()).all().get();
 
             TestUtils.waitFor(() -> acls(dst).containsAll(List.of(topicAcl, groupAcl)), TIMEOUT, "source ACLs reach the destination");
             assertFalse(acls(dst).contains(notIncluded), "an ACL not matching mirror.acl.include is not copied");
@@ -455,19 +460,19 @@ class MetadataSyncTest {
     }
 
     /**
-     * With nothing configured but the source's bootstrap.servers, a topic ACL is copied and a cluster ACL is not: the
-     * sync creates the ACLs it wants in one request, which the controller applies atomically, so once the topic ACL
-     * is on the destination the cluster ACL would be too had it been selected.
+     * With nothing configured but the source's bootstrap.servers, the ACL of a synced group (every group by default) is
+     * copied and a cluster ACL is not: the sync creates the ACLs it wants in one request, which the controller applies
+     * atomically, so once the group ACL is on the destination the cluster ACL would be too had it been selected.
      */
     @Test
-    void theDefaultConfigCopiesTopicAclsButNotClusterAcls() throws Exception {
-        AclBinding topicAcl = acl(ResourceType.TOPIC, "dflt-orders", PatternType.LITERAL, "User:alice");
+    void theDefaultConfigCopiesGroupAclsButNotClusterAcls() throws Exception {
+        AclBinding groupAcl = acl(ResourceType.GROUP, "dflt-app", PatternType.LITERAL, "User:alice");
         AclBinding clusterAcl = clusterAcl();
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
-            src.createAcls(List.of(topicAcl, clusterAcl)).all().get();
+            src.createAcls(List.of(groupAcl, clusterAcl)).all().get();
             try {
                 createDefaultMirror("m-acl-default");
-                TestUtils.waitFor(() -> acls(dst).contains(topicAcl), TIMEOUT, "the source's topic ACL reaches the destination");
+                TestUtils.waitFor(() -> acls(dst).contains(groupAcl), TIMEOUT, "the source's group ACL reaches the destination");
                 assertFalse(acls(dst).contains(clusterAcl), "a cluster ACL is not copied by default");
             } finally {
                 src.deleteAcls(List.of(clusterAcl.toFilter())).all().get();
@@ -491,6 +496,49 @@ class MetadataSyncTest {
             TestUtils.waitFor(() -> !acls(dst).contains(clusterAcl), TIMEOUT,
                 "the cluster ACL removed at the source is removed on the destination");
             mirrors.deleteClusterMirror("m-acl-cluster").all().get();
+        }
+    }
+
+    /**
+     * The issue's hostile source ACLs: {@code DENY User:* ALL TOPIC:*} and {@code ALLOW User:evil ALL TOPIC:*}, with
+     * {@code mirror.acl.include=.*}. By default neither reaches the destination, while an ALLOW of a named user on the
+     * mirrored topic, created on the source in the same request, does: the sync ran over all three. With
+     * {@code mirror.acl.sync.wildcard} and {@code mirror.acl.sync.deny} both are copied, and removed again with the source's.
+     */
+    @Test
+    void aDenyAllAndAnAllowAllOnTheSourceAreNotCopiedByDefaultOnlyWithTheirOptIns() throws Exception {
+        String topic = "acl-guarded";
+        String mirror = "m-acl-hostile";
+        AclBinding denyEveryone = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "*", PatternType.LITERAL),
+            new AccessControlEntry("User:*", "*", AclOperation.ALL, AclPermissionType.DENY));
+        AclBinding evilEverywhere = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "*", PatternType.LITERAL),
+            new AccessControlEntry("User:evil", "*", AclOperation.ALL, AclPermissionType.ALLOW));
+        AclBinding aliceOnMirrored = acl(ResourceType.TOPIC, topic, PatternType.LITERAL, "User:alice");
+        createSourceTopic(topic, 1, Map.of());
+        createMirror(mirror, Map.of("mirror.acl.include", ".*", "mirror.groups.include", ""));
+        mirrors.startMirrorTopics(mirror, List.of(topic), List.of()).all().get();
+        try (Admin src = source.admin(); Admin dst = destination.admin(); LogCapture logs = LogCapture.start()) {
+            try {
+                src.createAcls(List.of(denyEveryone, evilEverywhere, aliceOnMirrored)).all().get();
+                TestUtils.waitFor(() -> acls(dst).contains(aliceOnMirrored), TIMEOUT, "the ACL on the mirrored topic reaches the destination");
+                Set<AclBinding> copied = acls(dst);
+                assertFalse(copied.contains(denyEveryone), "DENY User:* ALL TOPIC:* is not copied by default: " + copied);
+                assertFalse(copied.contains(evilEverywhere), "ALLOW User:evil ALL TOPIC:* is not copied by default: " + copied);
+                String created = "Mirror '" + mirror + "': created ACL " + aliceOnMirrored + " on the destination as at the source (mirrored topic)";
+                TestUtils.waitFor(() -> logs.lines().stream().anyMatch(l -> l.startsWith("INFO ") && l.endsWith(created)), TIMEOUT,
+                    "an INFO line names the mirror, the ACL created and why");
+
+                mirrors.alterClusterMirrorConfigs(mirror, List.of(set("mirror.acl.sync.wildcard", "true"),
+                    set("mirror.acl.sync.deny", "true"))).all().get();
+                TestUtils.waitFor(() -> acls(dst).containsAll(List.of(denyEveryone, evilEverywhere)), TIMEOUT,
+                    "with mirror.acl.sync.wildcard and mirror.acl.sync.deny both reach the destination");
+            } finally {
+                src.deleteAcls(List.of(denyEveryone.toFilter(), evilEverywhere.toFilter(), aliceOnMirrored.toFilter())).all().get();
+            }
+            TestUtils.waitFor(() -> acls(dst).stream().noneMatch(a -> List.of(denyEveryone, evilEverywhere, aliceOnMirrored).contains(a)),
+                TIMEOUT, "the mirror removes the ACLs it copied once the source removed them");
+        } finally {
+            mirrors.alterClusterMirrorConfigs(mirror, List.of(set("mirror.acl.include", ""))).all().get();
         }
     }
 

@@ -175,7 +175,7 @@ class SecureSourceTest {
         String group = "secure-app";
         createSourceTopicWithAllKinds(topic, 2, Map.of("retention.ms", "86400000"));
         Map<TopicPartition, Long> committed = Map.of(new TopicPartition(topic, 0), 3L, new TopicPartition(topic, 1), 5L);
-        AclBinding sourceAcl = new AclBinding(new ResourcePattern(ResourceType.GROUP, "secure-acl-group", PatternType.LITERAL),
+        AclBinding sourceAcl = new AclBinding(new ResourcePattern(ResourceType.GROUP, group, PatternType.LITERAL),
             new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW));
         try (Admin admin = source.admin()) {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
@@ -189,7 +189,7 @@ class SecureSourceTest {
         grant("User:" + user, ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE);
         Map<String, String> config = scramConfig(user, password);
         config.put("mirror.groups.include", group + ".*");
-        config.put("mirror.acl.include", "secure-acl-.*");
+        config.put("mirror.acl.include", group);
         config.put("mirror.metadata.refresh.interval.ms", "1000");
         mirrorAndCheck("scram", config, topic, 2);
 

@@ -140,8 +140,9 @@ abstract class SourceReleaseContract {
         TopicPartition first = new TopicPartition(topic, 0);
         Map<TopicPartition, OffsetAndMetadata> committed = Map.of(first, new OffsetAndMetadata(4),
             new TopicPartition(topic, 1), new OffsetAndMetadata(7));
-        // On a resource nobody here uses: a copied ACL closes its resource to the principals it does not name.
-        AclBinding acl = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "old-acl-only", PatternType.LITERAL),
+        // On a group nobody here uses (a copied ACL closes its resource to the principals it does not name); the sync copies
+        // the ACLs of synced groups (every group by default), not of topics outside the mirror.
+        AclBinding acl = new AclBinding(new ResourcePattern(ResourceType.GROUP, "old-acl-only", PatternType.LITERAL),
             new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW));
         try (Admin admin = source.admin()) {
             admin.alterConsumerGroupOffsets("old-app", committed).all().get();

@@ -16,8 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The extension's own requests to its (destination) cluster that bypass ACL checks and the read-only rule of
- * mirror topics (the metadata sync's CreatePartitions, OffsetCommit, AlterShareGroupOffsets, IncrementalAlterConfigs,
- * CreateAcls and DeleteAcls): a registry of operations in flight, consulted by {@link MirrorAwareAuthorizer}.
+ * mirror topics (the metadata sync's CreatePartitions, OffsetCommit, AlterShareGroupOffsets and
+ * IncrementalAlterConfigs): a registry of operations in flight, consulted by {@link MirrorAwareAuthorizer}. The sync's
+ * CreateAcls and DeleteAcls are not among them: Kafka authorizes those by ALTER on the CLUSTER whatever the ACLs they
+ * carry, so a registration could not be limited to the ACLs the sync means to change; they are authorized by the
+ * destination's ACLs like any client's.
  *
  * <p>How: the extension builds the client it uses for such requests with a client id from
  * {@link #newClientId} (a prefix plus 128 random bits, one per client), and wraps each call in
@@ -66,7 +69,7 @@ public final class InternalOperations {
             return new Operation(ResourceType.GROUP, group, operation);
         }
 
-        /** An operation on the cluster resource (e.g. ALTER for CreateAcls and DeleteAcls). */
+        /** An operation on the cluster resource (e.g. ALTER for ElectLeaders and AlterPartitionReassignments). */
         public static Operation cluster(AclOperation operation) {
             return new Operation(ResourceType.CLUSTER, "kafka-cluster", operation);
         }

@@ -43,15 +43,19 @@ sealed interface SyncAction {
     record GroupSkipped(SyncedGroup group) implements SyncAction {
     }
 
+    /** An ACL to create or delete, and why (for the log line of each). */
+    record Acl(AclBinding binding, String why) {
+    }
+
     /** Source ACLs to create on the destination; the mirror records them as its own first. */
-    record CreateAcls(List<AclBinding> acls) implements SyncAction {
+    record CreateAcls(List<Acl> acls) implements SyncAction {
         public CreateAcls {
             acls = List.copyOf(acls);
         }
     }
 
     /** ACLs the mirror created that the source no longer has: removed from the destination, then forgotten. */
-    record DeleteAcls(List<AclBinding> acls) implements SyncAction {
+    record DeleteAcls(List<Acl> acls) implements SyncAction {
         public DeleteAcls {
             acls = List.copyOf(acls);
         }

@@ -15,10 +15,12 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +40,9 @@ import java.util.regex.Pattern;
 
 /**
  * Performs the {@link SyncAction}s of one mirror: the only place of the sync that changes anything. Changes to
- * the destination's own topics and ACLs are internal operations ({@link InternalOperations}): the admin's client
- * id must come from {@link InternalOperations#newClientId}. Topic membership and partition counts change only
+ * the destination's own topics and group offsets are internal operations ({@link InternalOperations}): the
+ * admin's client id must come from {@link InternalOperations#newClientId}; ACL changes are not
+ * (see {@link #createAcls}). Topic membership and partition counts change only
  * through the MirrorController (commands). Each action fails on its own; a failure is logged (once while it
  * repeats) and the next round retries.
  *
@@ -184,31 +187,53 @@ final class SyncExecutor {
         }
     }
 
-    /** Records the ACLs as the mirror's before creating them, so that a crash in between cannot leave one unowned. */
+    /**
+     * Records the ACLs as the mirror's before creating them, so that a crash in between cannot leave one unowned.
+     *
+     * <p>Unlike the sync's other writes, ACL changes are no internal operation ({@link InternalOperations}): Kafka
+     * authorizes CreateAcls and DeleteAcls by one check, ALTER on the CLUSTER, whatever the bindings, so an in-flight
+     * registration could not be narrowed to the ACLs the planner selected; it would let the call's client, for its
+     * duration, do anything else that right allows. So the destination authorizes these requests as any client's: the
+     * principal of the sync's destination client ({@code cluster.mirror.local.*}) needs ALTER on the cluster there (a
+     * super user has it, as a destination with ACLs requires of that principal anyway), and where the destination's
+     * ACLs refuse it, the sync creates and deletes no ACL and says so at every round that tries.
+     */
     private void createAcls(SyncAction.CreateAcls action) throws Exception {
         long now = System.currentTimeMillis();
-        for (AclBinding acl : action.acls()) {
-            MirrorAclRecord record = MirrorAclRecord.of(mirror, acl, now);
+        for (SyncAction.Acl acl : action.acls()) {
+            MirrorAclRecord record = MirrorAclRecord.of(mirror, acl.binding(), now);
             stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(record.key()), RecordCodec.encodeAcl(record)))
                 .get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
-        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, List.of(Operation.cluster(AclOperation.ALTER)))) {
-            SyncReader.get(destination.createAcls(action.acls()).all());
-        }
-        log.info("Mirror '{}': created {} ACL(s) on the destination as at the source: {}", mirror, action.acls().size(), action.acls());
+        withDestinationAclRights(() -> destination.createAcls(bindings(action.acls())).all());
+        action.acls().forEach(acl -> log.info("Mirror '{}': created ACL {} on the destination as at the source ({})",
+            mirror, acl.binding(), acl.why()));
     }
 
     /** Deletes exactly the given ACLs, then forgets them. */
     private void deleteAcls(SyncAction.DeleteAcls action) throws Exception {
-        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId, List.of(Operation.cluster(AclOperation.ALTER)))) {
-            SyncReader.get(destination.deleteAcls(action.acls().stream().map(AclBinding::toFilter).toList()).all());
-        }
-        for (AclBinding acl : action.acls()) {
-            stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(MirrorAclRecord.key(mirror, acl)), null))
+        withDestinationAclRights(() -> destination.deleteAcls(bindings(action.acls()).stream().map(AclBinding::toFilter).toList()).all());
+        for (SyncAction.Acl acl : action.acls()) {
+            stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(MirrorAclRecord.key(mirror, acl.binding())), null))
                 .get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
-        log.info("Mirror '{}': removed {} ACL(s) it had created on the destination, as they were removed at the source: {}",
-            mirror, action.acls().size(), action.acls());
+        action.acls().forEach(acl -> log.info("Mirror '{}': deleted ACL {} it had created on the destination ({})",
+            mirror, acl.binding(), acl.why()));
+    }
+
+    private static List<AclBinding> bindings(List<SyncAction.Acl> acls) {
+        return acls.stream().map(SyncAction.Acl::binding).toList();
+    }
+
+    /** Runs an ACL change; a refusal by the destination's ACLs names the right the sync's principal lacks. */
+    private static void withDestinationAclRights(Supplier<KafkaFuture<?>> change) throws Exception {
+        try {
+            SyncReader.get(change.get());
+        } catch (ClusterAuthorizationException e) {
+            throw new ClusterAuthorizationException("the destination's ACLs refuse it to the principal of the cluster.mirror.local.* "
+                + "clients: grant that principal ALTER on the cluster (or make it a super user) for the sync to copy ACLs; the sync "
+                + "does not bypass the destination's ACLs", e);
+        }
     }
 
     /** Waits until this broker's image shows a change the controller made, so the next round does not repeat it. */

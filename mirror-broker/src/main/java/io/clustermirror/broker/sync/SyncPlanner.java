@@ -9,13 +9,13 @@ import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,18 +44,17 @@ import java.util.TreeSet;
  *       consumer group, share-partition start offset of a share group) clamped to
  *       [destination log start, destination log end], without the leader epoch, keeping the metadata; written
  *       only where it differs, and only for groups with no active members on the destination.</li>
- *   <li><b>ACLs</b>: source ACLs whose resource name matches {@code mirror.acl.include} (default: every one) and
- *       that the destination lacks are created (and recorded as the mirror's); ACLs on the CLUSTER resource only
- *       when {@code kafka-cluster} is itself an entry of the list. ACLs the mirror recorded that are no longer
- *       wanted are deleted. An ACL the mirror did not create is never deleted.</li>
+ *   <li><b>ACLs</b>: source ACLs that {@link AclRules} selects (by default ALLOW entries of named principals on
+ *       mirrored topics and synced groups) and that the destination lacks are created (and recorded as the
+ *       mirror's). ACLs the mirror recorded that are no longer wanted are deleted. An ACL the mirror did not create
+ *       is never deleted, and the ACLs on a topic of the mirror that is not MIRRORING are left as they are: a
+ *       STOPPED topic's clients keep their rights after a failover.</li>
  *   <li><b>Auto-discovery</b>: source topics matching {@code mirror.topics.include}, not {@code mirror.topics.exclude},
  *       not the mirror's internal topics and in no mirror yet, start mirroring.</li>
  * </ul>
  * A part of a view that is null (could not be read) yields no action for that part.
  */
 final class SyncPlanner {
-    private static final String INTERNAL_PREFIX = "__";
-
     private SyncPlanner() {
     }
 
@@ -67,23 +66,6 @@ final class SyncPlanner {
     /** True if the sync copies the offsets of this group. */
     static boolean groupIncluded(MirrorConfig config, String group) {
         return config.matchesAny(MirrorConfig.GROUPS_INCLUDE, group) && !config.matchesAny(MirrorConfig.GROUPS_EXCLUDE, group);
-    }
-
-    /**
-     * True if a source ACL is one the mirror keeps on the destination. Cluster ACLs grant or deny rights over the
-     * whole destination (creating topics, altering configs and ACLs, running mirror commands), so a pattern such as
-     * the default {@code .*} does not select them: only {@code kafka-cluster} listed as an entry does. The same holds
-     * for resources named like Kafka's internal topics ({@code __} and more: {@code __consumer_offsets}, this
-     * cluster's own {@code __mirror_*} control plane): they govern the destination itself, not mirrored data.
-     */
-    static boolean aclIncluded(MirrorConfig config, AclBinding acl) {
-        if (acl.pattern().resourceType() == ResourceType.CLUSTER) {
-            return config.listsExactly(MirrorConfig.ACL_INCLUDE, MirrorConfig.CLUSTER_RESOURCE_NAME);
-        }
-        if (acl.pattern().name().startsWith(INTERNAL_PREFIX)) {
-            return config.listsExactly(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
-        }
-        return config.matchesAny(MirrorConfig.ACL_INCLUDE, acl.pattern().name());
     }
 
     static List<SyncAction> plan(MirrorConfig config, MirrorImage image, SourceView source, DestinationView destination) {
@@ -179,16 +161,34 @@ final class SyncPlanner {
         if (source.acls() == null || destination.acls() == null) {
             return;
         }
-        Set<AclBinding> wanted = new LinkedHashSet<>();
-        source.acls().stream().filter(a -> aclIncluded(config, a)).sorted(Comparator.comparing(AclBinding::toString)).forEach(wanted::add);
-        List<AclBinding> create = wanted.stream().filter(a -> !destination.acls().contains(a)).toList();
-        List<AclBinding> delete = image.aclsOf(config.name()).stream().map(MirrorAclRecord::binding)
-            .filter(a -> !wanted.contains(a)).toList();
+        Set<String> mirrored = new HashSet<>();
+        Set<String> notSynced = new HashSet<>();
+        image.topicsOf(config.name()).forEach(t -> (t.desired() == DesiredState.MIRRORING ? mirrored : notSynced).add(t.topic()));
+        Map<AclBinding, String> wanted = new TreeMap<>(Comparator.comparing(AclBinding::toString));
+        source.acls().forEach(a -> AclRules.whyCopied(config, mirrored, a).ifPresent(why -> wanted.put(a, why)));
+        List<SyncAction.Acl> create = new ArrayList<>();
+        wanted.forEach((a, why) -> {
+            if (!destination.acls().contains(a) && !onTopicOf(notSynced, a)) {
+                create.add(new SyncAction.Acl(a, why));
+            }
+        });
+        List<SyncAction.Acl> delete = image.aclsOf(config.name()).stream().map(MirrorAclRecord::binding)
+            .filter(a -> !wanted.containsKey(a) && !onTopicOf(notSynced, a))
+            .sorted(Comparator.comparing(AclBinding::toString))
+            .map(a -> new SyncAction.Acl(a, source.acls().contains(a)
+                ? "the mirror no longer selects it (its topics, groups or ACL settings changed)" : "removed at the source"))
+            .toList();
         if (!create.isEmpty()) {
             actions.add(new SyncAction.CreateAcls(create));
         }
         if (!delete.isEmpty()) {
             actions.add(new SyncAction.DeleteAcls(delete));
         }
+    }
+
+    /** An ACL on one of these topics by name (LITERAL). */
+    private static boolean onTopicOf(Set<String> topics, AclBinding acl) {
+        return acl.pattern().resourceType() == ResourceType.TOPIC && acl.pattern().patternType() == PatternType.LITERAL
+            && topics.contains(acl.pattern().name());
     }
 }

@@ -8,9 +8,9 @@ import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import java.net.InetAddress;
 
 /** A Produce request from a loopback client with the given principal and client id, as the authorizer sees it. */
-record TestRequestContext(KafkaPrincipal principal, String clientId) implements AuthorizableRequestContext {
+public record TestRequestContext(KafkaPrincipal principal, String clientId) implements AuthorizableRequestContext {
     /** A client authenticated as {@code principal}, written {@code type:name} as in {@code super.users}. */
-    static TestRequestContext of(String principal) {
+    public static TestRequestContext of(String principal) {
         String[] typeAndName = principal.split(":", 2);
         return new TestRequestContext(new KafkaPrincipal(typeAndName[0], typeAndName[1]), "test");
     }

@@ -17,13 +17,11 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 import static io.clustermirror.broker.sync.SyncedGroup.consumer;
 import static io.clustermirror.broker.sync.SyncedGroup.share;
@@ -69,11 +67,6 @@ class SyncPlannerTest {
     private static AclBinding acl(ResourceType type, String name, PatternType patternType) {
         return new AclBinding(new ResourcePattern(type, name, patternType),
             new AccessControlEntry("User:a", "*", AclOperation.ALL, AclPermissionType.ALLOW));
-    }
-
-    /** In the order the planner creates ACLs. */
-    private static List<AclBinding> sorted(AclBinding... acls) {
-        return Stream.of(acls).sorted(Comparator.comparing(AclBinding::toString)).toList();
     }
 
     @Test
@@ -228,69 +221,69 @@ class SyncPlannerTest {
     }
 
     @Test
-    void aclsAreCreatedWhenMissingAndOnlyTheMirrorsOwnAreDeleted() {
+    void aclsAreCreatedWhenMissingAndOnlyTheMirrorsOwnAreDeletedSayingWhy() {
+        topic("orders", DesiredState.MIRRORING, 1);
+        topic("orders-old", DesiredState.MIRRORING, 1);
+        topic("orders-deny", DesiredState.MIRRORING, 1);
         configs.put(MirrorConfig.ACL_INCLUDE, "orders.*");
         AclBinding wanted = acl("orders", "User:a");
         AclBinding alreadyThere = acl("orders", "User:b");
         AclBinding notIncluded = acl("payments", "User:a");
         AclBinding ownedGone = acl("orders-old", "User:a");
+        AclBinding ownedDeny = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "orders-deny", PatternType.LITERAL),
+            new AccessControlEntry("User:*", "*", AclOperation.ALL, AclPermissionType.DENY));
         AclBinding foreign = acl("orders-local", "User:c");
-        ownedAcls.put(MirrorAclRecord.key("dr", ownedGone), MirrorAclRecord.of("dr", ownedGone, 1L));
-        ownedAcls.put(MirrorAclRecord.key("other", foreign), MirrorAclRecord.of("other", foreign, 1L));
-        SourceView source = new SourceView(null, Map.of(), null, Set.of(wanted, alreadyThere, notIncluded));
-        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of(alreadyThere, ownedGone, foreign));
-        assertEquals(List.of(new SyncAction.CreateAcls(List.of(wanted)), new SyncAction.DeleteAcls(List.of(ownedGone))),
+        own("dr", ownedGone);
+        own("dr", ownedDeny); // copied before the default changed: no longer selected, though the source still has it
+        own("other", foreign);
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(wanted, alreadyThere, notIncluded, ownedDeny));
+        DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null,
+            Set.of(alreadyThere, ownedGone, ownedDeny, foreign));
+        assertEquals(List.of(new SyncAction.CreateAcls(List.of(new SyncAction.Acl(wanted, "mirrored topic"))),
+                new SyncAction.DeleteAcls(List.of(new SyncAction.Acl(ownedDeny, "the mirror no longer selects it (its topics, groups or ACL settings changed)"),
+                    new SyncAction.Acl(ownedGone, "removed at the source")))),
             plan(source, destination));
     }
 
     @Test
-    void everyAclButTheClusterOnesIsSyncedByDefault() {
+    void theAclsOfATopicThatIsNoLongerMirroringAreNeitherCreatedNorDeleted() {
+        topic("stopped", DesiredState.STOPPED, 1);
+        topic("paused", DesiredState.PAUSED, 1);
+        AclBinding newOnStopped = acl("stopped", "User:new");
+        AclBinding ownedOnStopped = acl("stopped", "User:old");
+        AclBinding ownedOnPaused = acl("paused", "User:old");
+        own("dr", ownedOnStopped);
+        own("dr", ownedOnPaused);
+        configs.put(MirrorConfig.ACL_SYNC_UNMIRRORED, "true"); // even when topics outside the mirror are copied
+        assertEquals(List.of(), plan(new SourceView(null, Map.of(), null, Set.of(newOnStopped)),
+            new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of(ownedOnStopped, ownedOnPaused))),
+            "a failover's clients keep their rights on the STOPPED topic; the source adds none");
+    }
+
+    @Test
+    void onlyAclsOnMirroredTopicsAndSyncedGroupsAreSyncedByDefault() {
+        topic("orders", DesiredState.MIRRORING, 1);
         AclBinding topic = acl("orders", "User:a");
+        AclBinding otherTopic = acl("payments", "User:a");
         AclBinding wildcardTopic = acl("*", "User:a");
         AclBinding prefixedGroup = acl(ResourceType.GROUP, "app-", PatternType.PREFIXED);
         AclBinding cluster = acl(ResourceType.CLUSTER, MirrorConfig.CLUSTER_RESOURCE_NAME, PatternType.LITERAL);
-        SourceView source = new SourceView(null, Map.of(), null, Set.of(topic, wildcardTopic, prefixedGroup, cluster));
+        SourceView source = new SourceView(null, Map.of(), null, Set.of(topic, otherTopic, wildcardTopic, prefixedGroup, cluster));
         DestinationView destination = new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of());
-        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, wildcardTopic, prefixedGroup))), plan(source, destination));
+        assertEquals(List.of(new SyncAction.CreateAcls(List.of(new SyncAction.Acl(prefixedGroup, "prefix inside mirror.groups.include entry '.*'"),
+            new SyncAction.Acl(topic, "mirrored topic")))), plan(source, destination));
         configs.put(MirrorConfig.ACL_INCLUDE, "");
         assertEquals(List.of(), plan(source, destination), "an empty mirror.acl.include syncs no ACL");
     }
 
-    /** What the sync plans for these source ACLs (none on the destination yet) with {@code mirror.acl.include} set so. */
-    private List<SyncAction> planAcls(String include, AclBinding... sourceAcls) {
-        configs.put(MirrorConfig.ACL_INCLUDE, include);
-        return plan(new SourceView(null, Map.of(), null, Set.of(sourceAcls)),
-            new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of()));
-    }
-
-    @Test
-    void clusterAclsAreSyncedOnlyWhenKafkaClusterIsAnEntryOfTheInclude() {
-        AclBinding topic = acl("kafka-cluster", "User:a"); // a topic of that name is an ordinary resource
-        AclBinding cluster = acl(ResourceType.CLUSTER, MirrorConfig.CLUSTER_RESOURCE_NAME, PatternType.LITERAL);
-        for (String include : List.of(".*", "kafka-.*", "kafka.cluster", "kafka-cluster.*")) {
-            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), planAcls(include, topic, cluster),
-                "a pattern that matches kafka-cluster does not select cluster ACLs: " + include);
-        }
-        assertEquals(List.of(new SyncAction.CreateAcls(sorted(topic, cluster))), planAcls("orders, kafka-cluster", topic, cluster));
-    }
-
-    @Test
-    void aclsOnInternalResourcesAreSyncedOnlyWhenListedExactly() {
-        AclBinding offsets = acl("__consumer_offsets", "User:a");
-        AclBinding controlPlane = acl(ResourceType.TOPIC, "__mirror", PatternType.PREFIXED);
-        AclBinding topic = acl("orders", "User:a");
-        for (String include : List.of(".*", "__.*", "__mirror.*")) {
-            assertEquals(List.of(new SyncAction.CreateAcls(List.of(topic))), planAcls(include + ",orders", offsets, controlPlane, topic),
-                "a pattern never selects ACLs on the destination's own internal resources: " + include);
-        }
-        assertEquals(List.of(new SyncAction.CreateAcls(sorted(offsets, topic))),
-            planAcls("orders,__consumer_offsets", offsets, controlPlane, topic));
+    private void own(String mirror, AclBinding acl) {
+        ownedAcls.put(MirrorAclRecord.key(mirror, acl), MirrorAclRecord.of(mirror, acl, 1L));
     }
 
     @Test
     void unreadableAclsChangeNothing() {
         AclBinding owned = acl("orders", "User:a");
-        ownedAcls.put(MirrorAclRecord.key("dr", owned), MirrorAclRecord.of("dr", owned, 1L));
+        own("dr", owned);
         assertEquals(List.of(), plan(new SourceView(null, Map.of(), null, null),
             new DestinationView(Map.of(), Map.of(), Map.of(), null, Set.of(owned))));
     }
