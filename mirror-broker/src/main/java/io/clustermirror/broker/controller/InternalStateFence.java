@@ -117,10 +117,15 @@ final class InternalStateFence {
         return onlyStateLost;
     }
 
-    /** The internal topics are gone: everything read-only now is fenced until the state names it again. */
-    void topicsDeleted() {
+    /**
+     * The internal topics are gone ({@code __mirror_metadata} at least): everything read-only now is fenced until the state
+     * names it again.
+     *
+     * @param missing the internal topics that do not exist
+     */
+    void topicsDeleted(Set<String> missing) {
         if (!topicIds.isEmpty()) {
-            lost("the internal topics were deleted");
+            lost("the internal topics " + new TreeSet<>(missing) + " were deleted");
             topicIds = Map.of();
             save();
         }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
@@ -361,7 +362,9 @@ public final class MirrorImageTailer implements AutoCloseable {
             nextIncarnationCheckMs = time.milliseconds() + INCARNATION_CHECK_MS;
             return Look.ASSIGNED;
         }
-        fence.topicsDeleted();
+        Set<String> missing = new TreeSet<>(InternalTopicsView.TOPICS);
+        missing.removeAll(ids.keySet());
+        fence.topicsDeleted(missing);
         incarnation = Map.of();
         MirrorImage empty = MirrorImage.EMPTY.withFencedTopics(fence.fenced());
         if (!image.topics().isEmpty() || !image.fencedTopics().equals(empty.fencedTopics())) {

@@ -61,7 +61,7 @@ class InternalStateFenceTest {
     void aFenceIsLiftedOnlyByACompleteImage() {
         InternalStateFence fence = new InternalStateFence(null);
         loadedOnce(fence, IDS, mirroringAndStopped());
-        fence.topicsDeleted();
+        fence.topicsDeleted(Set.of("__mirror_metadata", "__mirror_state"));
         assertEquals(Set.of("mirroring"), fence.startIncarnation(NEW_IDS, Set.of()).fencedTopics());
         assertEquals(Set.of("mirroring"), fence.publish(mirroringAndStopped(), false).fencedTopics(), "still loading");
         assertEquals(Set.of(), fence.publish(mirroringAndStopped(), true).fencedTopics());
@@ -129,7 +129,7 @@ class InternalStateFenceTest {
         MirrorImage beforeTheStop = new MirrorImage(Map.of(), stopped.topics(), Map.of(stoppingRecord.key(), stoppingRecord));
         loadedOnce(fence, IDS, beforeTheStop);
         fence.publish(stopped, true); // the same topics: the evaluation of a moment ago would still hold
-        fence.topicsDeleted();
+        fence.topicsDeleted(Set.of("__mirror_metadata", "__mirror_state"));
         assertEquals(Set.of("mirroring"), fence.fenced());
     }
 }
