@@ -74,6 +74,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
             hygiene.onImage(image);
             partitions.onImage(image);
         });
+        this.tailer.onStateLost(partitions::recordStatesAgain);
         this.imageSupplier = tailer::image;
         this.listenerName = "cluster-mirror-" + broker.nodeId();
         this.metrics = broker.metrics();

@@ -14,6 +14,7 @@ import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -179,6 +180,45 @@ class CommandLogTest {
         MirrorTopicDescription.Command last = topicOf("discard", topic).lastCommand();
         assertEquals("START", last.operation());
         assertTrue(last.result().contains("discarding the records written since the stop"), last.result());
+    }
+
+    /**
+     * A command log deleted and re-created (a new topic id) does not wedge the controller, whose recorded position belongs
+     * to the old log: the next STOP is applied at once. A command of the old log copied into the new one (a restore, a
+     * replay) is refused, never applied again: its result went with the old log.
+     */
+    @Test
+    void aReCreatedCommandLogTakesTheNextCommandAndNeverAppliesAnOldOneAgain() throws Exception {
+        String topic = "recreated-log";
+        createSourceTopic(topic);
+        clusters.mirrors.createClusterMirror("recreated", MirrorAssertions.mirrorConfig(clusters.source)).all().get();
+        clusters.mirrors.startMirrorTopics("recreated", List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitState(clusters.mirrors, "recreated", topic, 1, PartitionState.MIRRORING);
+        ConsumerRecord<byte[], byte[]> start = commandRecords().stream()
+            .filter(r -> RecordCodec.decodeCommand(r.value()) instanceof MirrorCommand c && c.op() == CommandOp.START
+                && c.topics().equals(List.of(topic)))
+            .findFirst().orElseThrow();
+        String startId = RecordCodec.decodeKey(start.key());
+
+        try (Admin admin = clusters.destination.admin()) {
+            admin.deleteTopics(List.of(InternalTopics.COMMANDS)).all().get();
+            TestUtils.waitFor(() -> !admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get()
+                .contains(InternalTopics.COMMANDS), MirrorAssertions.TIMEOUT, "the command log to be deleted");
+        }
+        // The client creates the log again for its command, whose offset is below the controller's recorded position.
+        assertTimeoutPreemptively(Duration.ofSeconds(40),
+            () -> clusters.mirrors.stopMirrorTopics("recreated", List.of(topic), List.of()).all().get());
+        MirrorAssertions.awaitState(clusters.mirrors, "recreated", topic, 1, PartitionState.STOPPED);
+
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(clusters.destination.bootstrapServers(), Map.of())) {
+            producer.send(new ProducerRecord<>(InternalTopics.COMMANDS, 0, start.key(), start.value())).get();
+        }
+        TestUtils.waitFor(() -> results(startId).size() == 1, MirrorAssertions.TIMEOUT, "no answer to the old START copied");
+        CommandResult replayed = results(startId).get(0);
+        assertEquals(MirrorError.INVALID_REQUEST, replayed.error(), replayed.toString());
+        assertTrue(replayed.message().contains("may have been applied already"), replayed.message());
+        assertEquals(DesiredState.STOPPED, topicOf("recreated", topic).desiredState(), "the old START was not applied again");
+        assertEquals(PartitionState.STOPPED, MirrorAssertions.describe(clusters.mirrors, "recreated", topic, 0).state());
     }
 
     /** RE2/J matches in linear time: a pattern that backtracks forever in java.util.regex is answered at once. */

@@ -10,6 +10,7 @@ import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -55,6 +56,8 @@ class InternalStateIntegrityTest {
     private static final String MIRROR = "integrity";
     private static final String TOPIC = "integrity";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+    /** A topic of the mirror that is stopped before the internal topics are lost one by one. */
+    private static final String STOPPED_TOPIC = "integrity-stopped";
 
     private static ClusterPair clusters;
     private static int broker;
@@ -150,14 +153,68 @@ class InternalStateIntegrityTest {
     }
 
     /**
+     * Deleting {@code __mirror_state} alone loses the actual per-partition state only: the desired state in
+     * {@code __mirror_metadata} still says which topics are STOPPED. The stopped topic, a normal topic since its stop, takes
+     * every write throughout; the mirroring topic stays read-only; the leaders record their partitions' state again by
+     * themselves, mirroring goes on, and a STOP works.
+     */
+    @Test
+    @Order(3)
+    void losingTheStateAloneKeepsStoppedTopicsWritableAndMirrorTopicsReadOnly() throws Exception {
+        stoppedTopic(STOPPED_TOPIC);
+        try (LogCapture logs = LogCapture.start()) {
+            try (Admin admin = clusters.destination.admin()) {
+                admin.deleteTopics(List.of(InternalTopics.STATE)).all().get();
+            }
+            checkWritesUntil(InternalStateIntegrityTest::stateRecordedAgain, "the leaders to record their partitions' state again");
+            assertTrue(logs.lines().stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("lost " + InternalTopics.STATE)
+                    && l.contains("STOPPED topics stay writable")), "the loss is named: " + logs.lines());
+        }
+        Workloads.writeIdempotentAndTransactional(clusters.source.bootstrapServers(), TOPIC, "after-state-loss");
+        MirrorAssertions.awaitCaughtUp(clusters.source, clusters.destination, TOPIC, 1);
+        MirrorAssertions.assertIdenticalLogs(clusters.source, clusters.destination, TOPIC, 1);
+        clusters.mirrors.stopMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
+        MirrorAssertions.awaitState(clusters.mirrors, MIRROR, TOPIC, 1, PartitionState.STOPPED);
+        clusters.mirrors.startMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
+        MirrorAssertions.awaitState(clusters.mirrors, MIRROR, TOPIC, 1, PartitionState.MIRRORING);
+        assertProduceRefused();
+    }
+
+    /**
+     * Losing {@code __mirror_metadata} alone loses the desired state: which topics are mirrored, and in which mirror. The
+     * broker fails closed as after losing both: the mirroring topic is fenced (read-only until the README's recovery), the
+     * stopped one, a normal topic since its stop, stays writable; the log names the loss.
+     */
+    @Test
+    @Order(4)
+    void losingTheMetadataAloneFencesMirrorTopicsAndLeavesStoppedOnesWritable() throws Exception {
+        stoppedTopic(STOPPED_TOPIC);
+        try (LogCapture logs = LogCapture.start()) {
+            try (Admin admin = clusters.destination.admin()) {
+                admin.deleteTopics(List.of(InternalTopics.METADATA)).all().get();
+            }
+            checkWritesUntil(() -> clusters.destination.mirrorImage(broker).fencedTopics().contains(TOPIC),
+                "the broker to fence " + TOPIC);
+            assertEquals(Set.of(TOPIC), clusters.destination.mirrorImage(broker).fencedTopics(), "only the mirroring topic");
+            assertTrue(logs.lines().stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("Cluster Mirror lost its state")
+                && l.contains(InternalTopics.METADATA)), "the loss is named: " + logs.lines());
+        }
+        produce(STOPPED_TOPIC);
+        assertProduceRefused();
+    }
+
+    /**
      * Deleting both internal topics keeps the mirror topic read-only, live and after a restart, and the README's recovery
      * ('Losing an internal topic') mirrors it again: restart, re-create the mirror, delete the fenced topic and start it.
      */
     @Test
-    @Order(3)
+    @Order(5)
     void deletingTheInternalTopicsKeepsMirrorTopicsReadOnlyUntilRecovered() throws Exception {
         try (Admin admin = clusters.destination.admin()) {
-            admin.deleteTopics(List.of(InternalTopics.METADATA, InternalTopics.STATE)).all().get();
+            // Those that exist: the test before lost one already (a producer may have re-created it since).
+            Set<String> existing = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
+            admin.deleteTopics(List.of(InternalTopics.METADATA, InternalTopics.STATE).stream().filter(existing::contains).toList())
+                .all().get();
         }
         TestUtils.waitFor(() -> clusters.destination.mirrorImage(broker).fencedTopics().contains(TOPIC), MirrorAssertions.TIMEOUT,
             "the broker to fence " + TOPIC + " after the loss of the mirror state");
@@ -192,6 +249,68 @@ class InternalStateIntegrityTest {
                 return false;
             }
         }, MirrorAssertions.TIMEOUT, "a stopped topic to take writes");
+    }
+
+    /** A topic of the mirror, mirrored, then stopped (once: later calls find it stopped). */
+    private static void stoppedTopic(String topic) throws Exception {
+        try (Admin admin = clusters.source.admin()) {
+            if (admin.listTopics().names().get().contains(topic)) {
+                return;
+            }
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        Workloads.writeIdempotentAndTransactional(clusters.source.bootstrapServers(), topic, "before-stop");
+        clusters.mirrors.startMirrorTopics(MIRROR, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitCaughtUp(clusters.source, clusters.destination, topic, 1);
+        clusters.mirrors.stopMirrorTopics(MIRROR, List.of(topic), List.of()).all().get();
+        MirrorAssertions.awaitState(clusters.mirrors, MIRROR, topic, 1, PartitionState.STOPPED);
+        TestUtils.waitFor(() -> {
+            try {
+                produce(topic);
+                return true;
+            } catch (ExecutionException e) {
+                return false;
+            }
+        }, MirrorAssertions.TIMEOUT, "the stopped topic to take writes");
+    }
+
+    /**
+     * Checks, again and again until {@code done} holds (at least ten times), that a write to the stopped topic succeeds
+     * and one to the mirroring topic is refused; fails naming the checks that did not hold.
+     */
+    private static void checkWritesUntil(TestUtils.Condition done, String what) throws Exception {
+        List<String> failedChecks = new ArrayList<>();
+        int[] checks = {0};
+        TestUtils.waitFor(() -> {
+            checks[0]++;
+            checkWritable(STOPPED_TOPIC, true, failedChecks);
+            checkWritable(TOPIC, false, failedChecks);
+            return checks[0] >= 10 && done.test();
+        }, MirrorAssertions.TIMEOUT, () -> what + "; " + failedChecks.size() + " of " + checks[0] + " checks failed, the first: "
+            + failedChecks.stream().findFirst().orElse("none"));
+        assertEquals(List.of(), failedChecks, "every check of " + checks[0]);
+    }
+
+    /** One check that a write to {@code topic} succeeds (or is refused, if not {@code writable}); a failed one is added to {@code failed}. */
+    private static void checkWritable(String topic, boolean writable, List<String> failed) throws Exception {
+        try {
+            produce(topic);
+            if (!writable) {
+                failed.add("a write to " + topic + " was accepted");
+            }
+        } catch (ExecutionException e) {
+            if (writable || !(e.getCause() instanceof TopicAuthorizationException)) {
+                failed.add("a write to " + topic + " failed: " + e.getCause());
+            }
+        }
+    }
+
+    /** {@code __mirror_state} holds the partitions' states again: the stopped topic STOPPED, the mirroring one MIRRORING. */
+    private static boolean stateRecordedAgain() throws Exception {
+        io.clustermirror.common.image.MirrorImage read = MirrorImageReader.read(clusters.destination.clientProperties(),
+            MirrorAssertions.TIMEOUT);
+        return read.partitionState(MIRROR, STOPPED_TOPIC, 0).map(s -> s.state() == PartitionState.STOPPED).orElse(false)
+            && read.partitionState(MIRROR, TOPIC, 0).map(s -> s.state() == PartitionState.MIRRORING).orElse(false);
     }
 
     private static java.util.Optional<PartitionStateRecord> currentState() {
@@ -286,10 +405,14 @@ class InternalStateIntegrityTest {
     }
 
     private static void produce() throws Exception {
+        produce(TOPIC);
+    }
+
+    private static void produce(String topic) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(clusters.destination.bootstrapServers(), Map.of(
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000))) {
-            producer.send(Workloads.record(TOPIC, 0, "local", 0)).get();
+            producer.send(Workloads.record(topic, 0, "local", 0)).get();
         }
     }
 

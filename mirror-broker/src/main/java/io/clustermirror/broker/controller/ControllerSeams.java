@@ -11,6 +11,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,6 +35,13 @@ interface ControllerSeams {
 
         /** Publishes the sealing key ({@link SealingKeyPublication}); returns the desired state with re-sealed mirrors. */
         MirrorImage publishSealingKey(MirrorImage desired);
+
+        /**
+         * The topic id of {@code __mirror_commands} now.
+         *
+         * @throws org.apache.kafka.common.errors.UnknownTopicOrPartitionException if it does not exist
+         */
+        String commandsTopicId() throws Exception;
 
         /** The decisions for this activation's commands. */
         CommandProcessor processor() throws Exception;
@@ -75,6 +83,16 @@ interface ControllerSeams {
                     @Override
                     public MirrorImage publishSealingKey(MirrorImage desired) {
                         return SealingKeyPublication.publish(transactional, clientConfigs, desired);
+                    }
+
+                    @Override
+                    public String commandsTopicId() throws Exception {
+                        try {
+                            return admin.describeTopics(List.of(InternalTopics.COMMANDS)).allTopicNames().get(30, TimeUnit.SECONDS)
+                                .get(InternalTopics.COMMANDS).topicId().toString();
+                        } catch (ExecutionException e) {
+                            throw e.getCause() instanceof Exception cause ? cause : e;
+                        }
                     }
 
                     @Override

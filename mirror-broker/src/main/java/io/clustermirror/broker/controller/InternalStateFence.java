@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -51,6 +52,10 @@ final class InternalStateFence {
     private Map<String, ?> evaluatedTopics;
     private Set<String> evaluatedReadOnly = Set.of();
     private long reevaluateMs;
+    /** The latest complete image: what a loss is judged against. */
+    private MirrorImage lastComplete = MirrorImage.EMPTY;
+    /** Whether the incarnation started last lost {@code __mirror_state} alone, and went on from {@link #lastComplete}. */
+    private boolean onlyStateLost;
 
     /** @param file where this broker keeps its record, or null to keep it in memory only (tests) */
     InternalStateFence(Path file) {
@@ -68,26 +73,59 @@ final class InternalStateFence {
     /**
      * The tailer starts reading an incarnation of the internal topics from its beginning.
      *
+     * <p>When only {@code __mirror_state} was lost (deleted, re-created, or records deleted from it) while this broker had
+     * the state loaded, the desired state in {@code __mirror_metadata} is intact: the new incarnation starts from the
+     * state this broker last knew, so that a stopped topic stays writable and a mirror topic read-only, and the
+     * partitions' leaders go on from it and record it again. Losing {@code __mirror_metadata} loses which topics are
+     * mirrored: every read-only mirror topic is fenced.
+     *
      * @param ids            topic id by name of {@code __mirror_metadata} and {@code __mirror_state}
-     * @param recordsDeleted whether a partition of them starts above offset 0
-     * @return the image to replay the records onto: empty but for the fenced topics
+     * @param recordsDeleted those of them with a partition that starts above offset 0
+     * @return the image to replay the records onto: empty but for the fenced topics, or, if only {@code __mirror_state} was
+     *         lost, the latest complete image
      */
-    MirrorImage startIncarnation(Map<String, String> ids, boolean recordsDeleted) {
-        if (!topicIds.isEmpty() && !topicIds.equals(ids)) {
+    MirrorImage startIncarnation(Map<String, String> ids, Set<String> recordsDeleted) {
+        MirrorImage start = MirrorImage.EMPTY;
+        onlyStateLost = false;
+        boolean metadataKept = Objects.equals(topicIds.get(InternalTopics.METADATA), ids.get(InternalTopics.METADATA))
+            && !recordsDeleted.contains(InternalTopics.METADATA);
+        boolean stateLost = !Objects.equals(topicIds.get(InternalTopics.STATE), ids.get(InternalTopics.STATE))
+            || recordsDeleted.contains(InternalTopics.STATE);
+        if (!topicIds.isEmpty() && metadataKept && stateLost && !lastComplete.topics().isEmpty()) {
+            start = lastComplete; // the metadata replayed onto it again changes nothing; the new state's records go on from it
+            onlyStateLost = true;
+            log.error("Cluster Mirror lost {} (the actual state of each mirror partition: topic id {} before, {} now{}); the "
+                    + "desired state in {} is intact. STOPPED topics stay writable: {}; mirror topics stay read-only: {}. Each "
+                    + "partition's leader goes on from the state this broker knew and records it again; nothing to do unless "
+                    + "this broker restarts before that (then its stopped partitions stop again, without truncation)",
+                InternalTopics.STATE, topicIds.get(InternalTopics.STATE), ids.get(InternalTopics.STATE),
+                recordsDeleted.contains(InternalTopics.STATE) ? ", records deleted" : "", InternalTopics.METADATA,
+                writableMirrorTopics(lastComplete), readOnlyTopics(lastComplete, true));
+        } else if (!topicIds.isEmpty() && !topicIds.equals(ids)) {
             lost("the internal topics were deleted or re-created (topic ids " + topicIds + " before, " + ids + " now)");
-        } else if (recordsDeleted) {
-            lost("records were deleted from the internal topics (a partition's log start offset is above 0)");
+        } else if (!recordsDeleted.isEmpty()) {
+            lost("records were deleted from " + recordsDeleted + " (a partition's log start offset is above 0)");
         }
         topicIds = Map.copyOf(ids);
         readOnly = Set.of(); // until the new incarnation is loaded: it alone tells what is read-only now
         save();
-        return MirrorImage.EMPTY.withFencedTopics(fenced);
+        return start.withFencedTopics(fenced);
     }
 
-    /** The internal topics are gone: everything read-only now is fenced until the state names it again. */
-    void topicsDeleted() {
+    /** Whether the incarnation started last lost {@code __mirror_state} alone: the image goes on from the state known before. */
+    boolean onlyStateLost() {
+        return onlyStateLost;
+    }
+
+    /**
+     * The internal topics are gone ({@code __mirror_metadata} at least): everything read-only now is fenced until the state
+     * names it again.
+     *
+     * @param missing the internal topics that do not exist
+     */
+    void topicsDeleted(Set<String> missing) {
         if (!topicIds.isEmpty()) {
-            lost("the internal topics were deleted");
+            lost("the internal topics " + new TreeSet<>(missing) + " were deleted");
             topicIds = Map.of();
             save();
         }
@@ -103,7 +141,8 @@ final class InternalStateFence {
         if (!complete) {
             return next.withFencedTopics(fenced);
         }
-        Set<String> nowReadOnly = readOnlyTopics(next);
+        lastComplete = next;
+        Set<String> nowReadOnly = readOnlyTopics(next, false);
         Set<String> known = fenced.stream().filter(t -> next.topic(t).isPresent()).collect(Collectors.toCollection(TreeSet::new));
         Set<String> nextFenced = new TreeSet<>(fenced);
         nextFenced.removeAll(known);
@@ -126,15 +165,15 @@ final class InternalStateFence {
     /**
      * The read-only mirror topics of a complete image. The rule looks at every partition state, so it is evaluated again
      * only when the topics changed or {@value #READ_ONLY_REFRESH_MS} ms passed: in between, a topic that was just stopped
-     * still counts as read-only, which can only fence it after a loss (fails closed).
+     * still counts as read-only. A loss evaluates it again ({@code now}): a topic stopped just before stays writable.
      */
-    private Set<String> readOnlyTopics(MirrorImage image) {
-        long now = System.currentTimeMillis();
-        if (image.topics() != evaluatedTopics || now >= reevaluateMs) {
+    private Set<String> readOnlyTopics(MirrorImage image, boolean now) {
+        long nowMs = System.currentTimeMillis();
+        if (now || image.topics() != evaluatedTopics || nowMs >= reevaluateMs) {
             evaluatedReadOnly = image.topics().keySet().stream()
                 .filter(t -> MirrorAwareAuthorizer.readOnlyMirrorOf(image, t).isPresent()).collect(Collectors.toCollection(TreeSet::new));
             evaluatedTopics = image.topics();
-            reevaluateMs = now + READ_ONLY_REFRESH_MS;
+            reevaluateMs = nowMs + READ_ONLY_REFRESH_MS;
         }
         return evaluatedReadOnly;
     }
@@ -143,9 +182,17 @@ final class InternalStateFence {
         + "delete it (kafka-topics.sh --delete: allowed for a fenced topic) and --start it; see the README, 'Losing an internal "
         + "topic'";
 
+    /** The mirror topics of a complete image that clients may write: stopped on every partition. */
+    private Set<String> writableMirrorTopics(MirrorImage image) {
+        Set<String> writable = new TreeSet<>(image.topics().keySet());
+        writable.removeAll(readOnlyTopics(image, true));
+        return writable;
+    }
+
     private void lost(String why) {
         fenced = new TreeSet<>(fenced);
-        fenced.addAll(readOnly);
+        // What the latest complete image says now: a topic whose stop completed a moment ago is not fenced.
+        fenced.addAll(lastComplete == MirrorImage.EMPTY ? readOnly : readOnlyTopics(lastComplete, true));
         readOnly = Set.of();
         log.error("Cluster Mirror lost its state: {}. Every topic that was a read-only mirror topic stays read-only (fenced): {}. {}",
             why, fenced, RECOVERY);

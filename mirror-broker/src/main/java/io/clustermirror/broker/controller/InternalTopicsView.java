@@ -24,11 +24,19 @@ interface InternalTopicsView extends AutoCloseable {
     List<String> TOPICS = List.of(InternalTopics.METADATA, InternalTopics.STATE);
 
     /**
-     * Topic ids of both internal topics by name; empty unless both exist.
+     * Topic ids of the internal topics that exist, by name.
      *
      * @throws KafkaException if they cannot be described now
      */
     Map<String, String> topicIds();
+
+    /**
+     * Creates {@code __mirror_state} as {@link InternalTopics#newTopic} says, if it does not exist (one created meanwhile
+     * by another broker is fine).
+     *
+     * @throws KafkaException if it cannot be created now
+     */
+    void createState();
 
     /**
      * The configs of the internal topics that can lose mirror state ({@link InternalTopics#misconfigurations}).
@@ -59,7 +67,21 @@ interface InternalTopicsView extends AutoCloseable {
                             throw new KafkaException("cannot describe " + name, e);
                         }
                     });
-                    return ids.size() == TOPICS.size() ? Map.copyOf(ids) : Map.of();
+                    return Map.copyOf(ids);
+                }
+            }
+
+            @Override
+            public void createState() {
+                try (InternalOperations.Scope ignored = InternalOperations.begin(adminClientId,
+                        List.of(InternalOperations.Operation.topic(InternalTopics.STATE, AclOperation.CREATE),
+                            InternalOperations.Operation.topic(InternalTopics.STATE, AclOperation.DESCRIBE_CONFIGS)))) {
+                    InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.STATE));
+                } catch (ExecutionException | TimeoutException | IllegalStateException e) {
+                    throw new KafkaException("cannot create " + InternalTopics.STATE, e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new KafkaException("interrupted while creating " + InternalTopics.STATE, e);
                 }
             }
 

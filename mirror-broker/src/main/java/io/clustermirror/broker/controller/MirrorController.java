@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
@@ -26,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -50,6 +52,8 @@ public final class MirrorController implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorController.class);
     private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
     private static final Duration POLL = Duration.ofMillis(500);
+    /** How often the active controller checks that the command log it reads is still the one of {@code __mirror_commands}. */
+    static final long COMMAND_LOG_CHECK_MS = 5_000;
     /** What {@link #runOnce()} returns when the controller stopped for good (closed, or fenced by a newer controller). */
     static final long STOPPED = -1;
 
@@ -72,15 +76,20 @@ public final class MirrorController implements AutoCloseable {
         final Consumer<byte[], byte[]> commands;
         final CommandProcessor processor;
         final CommandLogCursor cursor;
+        /** The topic id of the command log this activation reads: its positions are offsets in that log only. */
+        final String commandsTopicId;
         MirrorImage image;
+        long nextCommandLogCheckMs;
 
         Active(ControllerSeams.Activation activation, Consumer<byte[], byte[]> commands, CommandProcessor processor,
-               CommandLogCursor cursor, MirrorImage image) {
+               CommandLogCursor cursor, String commandsTopicId, MirrorImage image, long nextCommandLogCheckMs) {
             this.activation = activation;
             this.commands = commands;
             this.processor = processor;
             this.cursor = cursor;
+            this.commandsTopicId = commandsTopicId;
             this.image = image;
+            this.nextCommandLogCheckMs = nextCommandLogCheckMs;
         }
     }
 
@@ -143,6 +152,9 @@ public final class MirrorController implements AutoCloseable {
         try {
             if (active == null) {
                 active = activate();
+            } else if (time.milliseconds() >= active.nextCommandLogCheckMs && commandLogReplaced(active)) {
+                deactivate();
+                return 0; // the next round reads the new log
             }
             for (ConsumerRecord<byte[], byte[]> record : active.commands.poll(POLL)) {
                 processOne(active, record);
@@ -173,18 +185,25 @@ public final class MirrorController implements AutoCloseable {
             activation.producer().initTransactions(); // before loading: the previous controller's open transaction is aborted or committed
             MirrorImage desired = activation.publishSealingKey(loadMetadata());
             CommandProcessor processor = activation.processor();
-            long position = desired.controllerPosition().map(ControllerPositionRecord::nextOffset).orElse(0L);
-            log.info("Mirror controller active on broker {}: {} mirrors, {} mirror topics; applying commands from offset {} of {}",
-                nodeId, desired.mirrors().size(), desired.topics().size(), position, COMMANDS_PARTITION);
-            CommandLogCursor cursor = new CommandLogCursor(position);
+            String commandsTopicId = activation.commandsTopicId();
             commands = seams.consumer("controller-commands");
             activeConsumer = commands;
+            List<TopicPartition> commandLog = List.of(COMMANDS_PARTITION);
+            commands.assign(commandLog);
+            CommandLogCursor cursor = CommandLogCursor.resume(desired.controllerPosition(), commandsTopicId,
+                commands.beginningOffsets(commandLog).get(COMMANDS_PARTITION), commands.endOffsets(commandLog).get(COMMANDS_PARTITION));
+            cursor.lostBefore().ifPresent(why -> log.warn("Mirror controller on broker {}: {}. It reads the new log from its start and "
+                + "refuses, as possibly applied already, each command written no later than {} that it has no result for", nodeId, why,
+                Instant.ofEpochMilli(cursor.forgottenUpToMs())));
+            log.info("Mirror controller active on broker {}: {} mirrors, {} mirror topics; applying commands from offset {} of {} "
+                + "(topic id {})", nodeId, desired.mirrors().size(), desired.topics().size(), cursor.startOffset(), COMMANDS_PARTITION,
+                commandsTopicId);
             // First every result up to the current end, so that no command is applied again, also one read before its own
             // result when no position was recorded; then, from the start again, every record in order.
-            LogEnds.readFromBeginning(commands, List.of(COMMANDS_PARTITION), time, Long.MAX_VALUE,
-                record -> cursor.learnResult(record.value()));
-            commands.seekToBeginning(List.of(COMMANDS_PARTITION));
-            return new Active(activation, commands, processor, cursor, desired);
+            LogEnds.readFromBeginning(commands, commandLog, time, Long.MAX_VALUE, record -> cursor.learn(record.timestamp(), record.value()));
+            commands.seekToBeginning(commandLog);
+            return new Active(activation, commands, processor, cursor, commandsTopicId, desired,
+                time.milliseconds() + COMMAND_LOG_CHECK_MS);
         } catch (Exception | Error e) {
             if (commands != null) {
                 commands.close();
@@ -192,6 +211,27 @@ public final class MirrorController implements AutoCloseable {
             activation.close();
             throw e;
         }
+    }
+
+    /**
+     * Whether {@code __mirror_commands} is no longer the log the activation reads (deleted, or re-created with a new topic
+     * id): a consumer would follow a re-created log silently from its start, where every offset below the recorded
+     * position would be skipped. Checked every {@value #COMMAND_LOG_CHECK_MS} ms.
+     */
+    private boolean commandLogReplaced(Active active) throws Exception {
+        active.nextCommandLogCheckMs = time.milliseconds() + COMMAND_LOG_CHECK_MS;
+        String now;
+        try {
+            now = active.activation.commandsTopicId();
+        } catch (UnknownTopicOrPartitionException e) {
+            now = null;
+        }
+        if (active.commandsTopicId.equals(now)) {
+            return false;
+        }
+        log.warn("Mirror controller on broker {}: {} was {} (topic id {} being read, {} now); activating again on the new log",
+            nodeId, InternalTopics.COMMANDS, now == null ? "deleted" : "re-created", active.commandsTopicId, now == null ? "none" : now);
+        return true;
     }
 
     /** Ends the current activation, if any, releasing its clients. */
@@ -205,7 +245,7 @@ public final class MirrorController implements AutoCloseable {
 
     /** Acts on one record of the command log, moving the activation's image on. */
     private void processOne(Active active, ConsumerRecord<byte[], byte[]> record) {
-        CommandLogCursor.Step step = active.cursor.next(record.offset(), record.key(), record.value());
+        CommandLogCursor.Step step = active.cursor.next(record.offset(), record.timestamp(), record.key(), record.value());
         CommandOutcome outcome = null;
         if (step instanceof CommandLogCursor.Unusable unusable) {
             log.error("Skipping the record at offset {} of {}: {}", record.offset(), COMMANDS_PARTITION, unusable.reason());
@@ -223,18 +263,18 @@ public final class MirrorController implements AutoCloseable {
             return; // the position moves with the next command's transaction
         }
         Producer<byte[], byte[]> producer = active.activation.producer();
-        MirrorImage next = commit(producer, active.image, outcome, record.offset());
+        MirrorImage next = commit(producer, active, outcome, record.offset());
         if (next == null) {
             // Answered all the same, so that one command whose outcome cannot be written cannot hold up the others.
             outcome = CommandOutcome.failed(CommandResult.failed(outcome.result().commandId(), MirrorError.UNKNOWN_SERVER_ERROR,
                 "the controller could not write the command's outcome, so nothing was changed (its log has the details); retry it"));
-            next = commit(producer, active.image, outcome, record.offset());
+            next = commit(producer, active, outcome, record.offset());
             if (next == null) {
                 throw new KafkaException("cannot write to " + InternalTopics.COMMANDS + " and " + InternalTopics.METADATA
                     + "; the controller starts again from its recorded position");
             }
         }
-        active.cursor.committed(outcome.result());
+        active.cursor.committed(outcome.result(), time.milliseconds());
         active.image = next;
     }
 
@@ -244,10 +284,11 @@ public final class MirrorController implements AutoCloseable {
      *
      * @return the controller's image with the writes, or null if the transaction was aborted
      */
-    private MirrorImage commit(Producer<byte[], byte[]> producer, MirrorImage image, CommandOutcome outcome, long offset) {
+    private MirrorImage commit(Producer<byte[], byte[]> producer, Active active, CommandOutcome outcome, long offset) {
         CommandResult result = outcome.result();
-        ControllerPositionRecord position = new ControllerPositionRecord(offset + 1, result.commandId(), time.milliseconds());
-        MirrorDelta delta = new MirrorDelta(image);
+        ControllerPositionRecord position = new ControllerPositionRecord(offset + 1, result.commandId(), time.milliseconds(),
+            active.commandsTopicId);
+        MirrorDelta delta = new MirrorDelta(active.image);
         producer.beginTransaction();
         producer.send(new ProducerRecord<>(InternalTopics.COMMANDS, 0, RecordCodec.encodeKey(result.commandId()), RecordCodec.encodeCommand(result)));
         for (CommandOutcome.MetadataWrite w : outcome.metadataWrites()) {

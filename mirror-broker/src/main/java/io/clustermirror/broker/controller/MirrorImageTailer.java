@@ -25,9 +25,12 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Tails {@code __mirror_metadata} and {@code __mirror_state} (read_committed, from the beginning) into an
@@ -71,6 +74,8 @@ public final class MirrorImageTailer implements AutoCloseable {
     private boolean incarnationLoaded;
     private List<InternalTopics.Misconfiguration> misconfigurations = List.of();
     private final Consumer<MirrorImage> listener;
+    /** Runs (on the tailer thread) when {@code __mirror_state} alone was lost and the image went on from what it knew. */
+    private volatile Runnable stateLost = () -> { };
     private final ThreadHealth health;
     private final Thread thread;
     private volatile MirrorImage image = MirrorImage.EMPTY;
@@ -125,6 +130,14 @@ public final class MirrorImageTailer implements AutoCloseable {
 
     public void start() {
         thread.start();
+    }
+
+    /**
+     * What to do when {@code __mirror_state} alone was lost (deleted, re-created, records deleted) and the image goes on
+     * from the state this broker knew: record that state again. Set before {@link #start()}; must not block.
+     */
+    public void onStateLost(Runnable action) {
+        this.stateLost = action;
     }
 
     public MirrorImage image() {
@@ -312,36 +325,46 @@ public final class MirrorImageTailer implements AutoCloseable {
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : InternalTopicsView.TOPICS) {
             List<PartitionInfo> infos = consumer.partitionsFor(topic, CLIENT_TIMEOUT);
-            if (infos == null || infos.isEmpty()) {
-                partitions.clear();
-                break;
+            if (infos != null) {
+                infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
             }
-            infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
         }
         Map<String, String> ids;
         try {
             ids = partitions.isEmpty() ? Map.of() : topics.topicIds();
+            if (ids.containsKey(InternalTopics.METADATA) && !ids.containsKey(InternalTopics.STATE)) {
+                // The desired state is intact: the actual state is recorded again in a new topic, created right (a producer
+                // that wrote to the missing topic first would create it with the broker's defaults).
+                topics.createState();
+                return Look.UNKNOWN; // assigned at the next look, with the new topic
+            }
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {
             log.warn("Cannot describe the mirror's internal topics yet ({}); retrying", e.toString());
             return Look.UNKNOWN;
         }
-        if (!ids.isEmpty()) {
+        if (ids.keySet().containsAll(InternalTopicsView.TOPICS)) {
             // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
             initialEnds = LogEnds.capture(consumer, partitions, CLIENT_TIMEOUT);
-            boolean recordsDeleted = consumer.beginningOffsets(partitions, CLIENT_TIMEOUT).values().stream().anyMatch(o -> o > 0);
+            Set<String> recordsDeleted = consumer.beginningOffsets(partitions, CLIENT_TIMEOUT).entrySet().stream()
+                .filter(e -> e.getValue() > 0).map(e -> e.getKey().topic()).collect(Collectors.toSet());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             incarnation = ids;
             incarnationLoaded = false;
             lookingForTopics = false;
             publish(fence.startIncarnation(ids, recordsDeleted));
+            if (fence.onlyStateLost()) {
+                stateLost.run();
+            }
             checkConfigs();
             nextIncarnationCheckMs = time.milliseconds() + INCARNATION_CHECK_MS;
             return Look.ASSIGNED;
         }
-        fence.topicsDeleted();
+        Set<String> missing = new TreeSet<>(InternalTopicsView.TOPICS);
+        missing.removeAll(ids.keySet());
+        fence.topicsDeleted(missing);
         incarnation = Map.of();
         MirrorImage empty = MirrorImage.EMPTY.withFencedTopics(fence.fenced());
         if (!image.topics().isEmpty() || !image.fencedTopics().equals(empty.fencedTopics())) {

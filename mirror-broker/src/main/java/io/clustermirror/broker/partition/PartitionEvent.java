@@ -121,6 +121,13 @@ public sealed interface PartitionEvent {
     record LineageChanged() implements PartitionEvent {
     }
 
+    /**
+     * The partition's record is gone with {@code __mirror_state} (deleted, re-created, or its records deleted) while the
+     * desired state is intact: the leader records what it knows again.
+     */
+    record StateRecordLost() implements PartitionEvent {
+    }
+
     /** The retry scheduled by {@link PartitionAction.ScheduleRetry} is due. */
     record RetryDue() implements PartitionEvent {
     }

@@ -387,6 +387,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code __mirror_state} alone was lost and the image goes on from what this broker knew (the tailer's
+     * {@link io.clustermirror.broker.controller.MirrorImageTailer}): each partition this broker leads records its state
+     * again in the new topic, after the images queued before.
+     */
+    public void recordStatesAgain() {
+        executor.execute(() -> guarded(() -> new ArrayList<>(partitions.keySet()).forEach(tp -> handle(tp, new PartitionEvent.StateRecordLost()))));
+    }
+
     /** Never finds none: a task is queued only by the image that found none waiting, and each task takes one. */
     private void applyWaitingImage() {
         MirrorImage newImage = waitingImage.getAndSet(null);

@@ -22,6 +22,7 @@ import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
 import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
 import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
+import io.clustermirror.broker.partition.PartitionEvent.StateRecordLost;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.RetryDue;
@@ -80,7 +81,7 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       a new leader continues where its predecessor was): it enters MIRRORING at once.</li>
  *   <li>Every state change of a leader is persisted ({@link PersistState}), except entering UNKNOWN (nothing
  *       to mirror, nothing to record) and a new leadership that finds STOPPED already persisted. So is a leader's
- *       {@link LineageChanged} at once, and its {@link ProgressSnapshotDue} in MIRRORING and in PAUSED (where a probe of the
+ *       {@link LineageChanged} and {@link StateRecordLost} at once, and its {@link ProgressSnapshotDue} in MIRRORING and in PAUSED (where a probe of the
  *       source finds the records that arrive while paused: the lag grows).</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
@@ -204,7 +205,8 @@ public final class PartitionStateMachine {
         if (event instanceof FetchingStarted && state == MIRRORING) {
             return stay(current.asMirroredInto());
         }
-        if (event instanceof ProgressSnapshotDue && (state == MIRRORING || state == PAUSED) || event instanceof LineageChanged) {
+        if (event instanceof ProgressSnapshotDue && (state == MIRRORING || state == PAUSED) || event instanceof LineageChanged
+            || event instanceof StateRecordLost && state != UNKNOWN) {
             return go(current, PERSIST);
         }
         if (event instanceof MadeProgress && state == MIRRORING) {

@@ -51,6 +51,8 @@ class MirrorControllerRoundsTest {
     private final Map<MockProducer<byte[], byte[]>, Integer> settled = new HashMap<>();
     private final List<MirrorController> controllers = new ArrayList<>();
     private RuntimeException commitFailure;
+    /** The topic id of the command log now. */
+    private String commandsTopicId = "commands-log-1";
 
     /** A consumer of {@link #logs}: it finds a partition's records when it is assigned it or seeks to its beginning. */
     private final class LogConsumer extends MockConsumer<byte[], byte[]> {
@@ -102,6 +104,11 @@ class MirrorControllerRoundsTest {
                 }
 
                 @Override
+                public String commandsTopicId() {
+                    return commandsTopicId;
+                }
+
+                @Override
                 public CommandProcessor processor() {
                     return new CommandProcessor(new FakeClusters.FakeSource(), new FakeClusters.FakeDestination(), "destination-cluster-id");
                 }
@@ -144,8 +151,12 @@ class MirrorControllerRoundsTest {
     }
 
     private void appendCommand(String id, CommandOp op, String mirror) {
+        appendCommand(id, op, mirror, 1L);
+    }
+
+    private void appendCommand(String id, CommandOp op, String mirror, long timestampMs) {
         append(COMMANDS, RecordCodec.encodeKey(id), RecordCodec.encodeCommand(new MirrorCommand(id, op, mirror,
-            op == CommandOp.CREATE ? CONFIGS : Map.of(), List.of(), List.of(), 1L)));
+            op == CommandOp.CREATE ? CONFIGS : Map.of(), List.of(), List.of(), timestampMs)));
     }
 
     /** Runs a round, then moves what the controller's transactions committed into the logs. */
@@ -205,7 +216,7 @@ class MirrorControllerRoundsTest {
         assertEquals(List.of(MirrorError.NONE, MirrorError.NONE, MirrorError.CLUSTER_MIRROR_ALREADY_EXISTS),
             results.stream().map(CommandResult::error).toList(), "c3 sees the mirror c1 created before it");
         assertTrue(metadata(RecordCodec.mirrorKey("a")).isPresent() && metadata(RecordCodec.mirrorKey("b")).isPresent());
-        assertEquals(new ControllerPositionRecord(3, "c3", time.milliseconds()), position(),
+        assertEquals(new ControllerPositionRecord(3, "c3", time.milliseconds(), "commands-log-1"), position(),
             "the position after the last command, stamped by the controller's clock");
         assertEquals(3, producers.get(0).commitCount(), "the result, the records and the position in one transaction each");
 
@@ -241,6 +252,41 @@ class MirrorControllerRoundsTest {
         assertEquals("c1", answer.commandId());
         assertTrue(answer.message().contains("already processed"), answer.message());
         assertEquals(1, position().nextOffset());
+    }
+
+    /**
+     * The command log deleted and re-created under an active controller: it notices the new topic id, reads the new log
+     * from its start (below its recorded position) and applies the new command; a copy of a command of the old log, whose
+     * result went with it, is refused rather than applied again.
+     */
+    @Test
+    void aReCreatedCommandLogIsReadFromItsStartAndACopyOfAnOldCommandIsRefused() {
+        appendCommand("c1", CommandOp.CREATE, "a");
+        appendCommand("c2", CommandOp.CREATE, "b");
+        MirrorController controller = newController();
+        round(controller);
+        assertEquals(2, position().nextOffset(), "c1 and c2 at offsets 0 and 1");
+        tombstoneMirror("a"); // the mirror 'a' is gone again, so applying c1 a second time would create it
+
+        log(COMMANDS).clear();
+        commandsTopicId = "commands-log-2";
+        time.sleep(1_000);
+        appendCommand("c3", CommandOp.CREATE, "c", time.milliseconds());
+        appendCommand("c1", CommandOp.CREATE, "a"); // written at 1, before the controller's last commit on the old log
+        time.sleep(MirrorController.COMMAND_LOG_CHECK_MS);
+        round(controller); // notices the new log
+        round(controller); // activates on it
+        assertEquals(List.of("c3", "c1"), results().stream().map(CommandResult::commandId).toList());
+        assertEquals(MirrorError.NONE, results().get(0).error());
+        assertTrue(metadata(RecordCodec.mirrorKey("c")).isPresent(), "the new command is applied");
+        assertEquals(MirrorError.INVALID_REQUEST, results().get(1).error());
+        assertTrue(results().get(1).message().contains("may have been applied already"), results().get(1).message());
+        assertTrue(metadata(RecordCodec.mirrorKey("a")).isEmpty(), "the old command is not applied again");
+        assertEquals(new ControllerPositionRecord(2, "c1", time.milliseconds(), "commands-log-2"), position());
+    }
+
+    private void tombstoneMirror(String mirror) {
+        append(METADATA, RecordCodec.encodeKey(RecordCodec.mirrorKey(mirror)), null);
     }
 
     @Test

@@ -55,6 +55,10 @@ class MirrorImageTailerRoundsTest {
         }
 
         @Override
+        public void createState() {
+        }
+
+        @Override
         public List<InternalTopics.Misconfiguration> misconfigurations() {
             return List.of();
         }

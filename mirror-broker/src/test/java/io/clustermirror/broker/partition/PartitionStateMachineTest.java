@@ -16,6 +16,7 @@ import io.clustermirror.broker.partition.PartitionEvent.FetchFailed;
 import io.clustermirror.broker.partition.PartitionEvent.FetcherStopped;
 import io.clustermirror.broker.partition.PartitionEvent.FetchingStarted;
 import io.clustermirror.broker.partition.PartitionEvent.LineageChanged;
+import io.clustermirror.broker.partition.PartitionEvent.StateRecordLost;
 import io.clustermirror.broker.partition.PartitionEvent.MadeProgress;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareFailed;
 import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
@@ -475,7 +476,7 @@ class PartitionStateMachineTest {
     void followerIgnoresEverythingButLeadershipAndTracksTheDesiredState() {
         List<PartitionEvent> events = new ArrayList<>(List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(),
             new RetryDue(), new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(DesiredState.STOPPED),
-            new DesiredChanged(null), new FetchingStarted(), new ProgressSnapshotDue(), new LineageChanged(),
+            new DesiredChanged(null), new FetchingStarted(), new ProgressSnapshotDue(), new LineageChanged(), new StateRecordLost(),
             new RecordedStateChanged(MIRRORING), new SourceRecordsLost(1, 2, false), new SourceRecordsLost(1, 2, true),
             new SourceTopicGone("gone"), new SourceUnavailable("down"), new SourceAvailable()));
         for (int kind = 0; kind < OUTCOMES; kind++) {
@@ -557,6 +558,20 @@ class PartitionStateMachineTest {
         }
         List<Transition> lineage = expect(new LineageChanged(), always);
         for (Transition t : lineage) {
+            assertEquals(0, t.next().generation(), "recording changes nothing in flight");
+        }
+    }
+
+    /** A leader whose record went with {@code __mirror_state} records what it knows again, whatever its state; in UNKNOWN there is nothing. */
+    @Test
+    void aLeaderRecordsItsStateAgainWhenItsRecordIsLost() {
+        Map<PartitionState, Expected> again = new HashMap<>();
+        for (PartitionState state : PartitionState.values()) {
+            if (state != UNKNOWN) {
+                again.put(state, to(state, PERSIST));
+            }
+        }
+        for (Transition t : expect(new StateRecordLost(), again)) {
             assertEquals(0, t.next().generation(), "recording changes nothing in flight");
         }
     }
@@ -699,7 +714,7 @@ class PartitionStateMachineTest {
         List<PartitionEvent> events = List.of(new BecameFollower(), new FetchFailed("x"), new MadeProgress(), new RetryDue(),
             new FetcherStopped(), new SourceDiverged(3, 40), new DesiredChanged(null), new DesiredChanged(DesiredState.MIRRORING),
             new DesiredChanged(DesiredState.PAUSED), new DesiredChanged(DesiredState.STOPPED), new FetchingStarted(),
-            new ProgressSnapshotDue(), new LineageChanged(), new RecordedStateChanged(UNKNOWN), new RecordedStateChanged(PAUSED),
+            new ProgressSnapshotDue(), new LineageChanged(), new StateRecordLost(), new RecordedStateChanged(UNKNOWN), new RecordedStateChanged(PAUSED),
             new RecordedStateChanged(MIRRORING), new RecordedStateChanged(FAILED), new SourceRecordsLost(10, 20, false),
             new SourceRecordsLost(10, 20, true), new SourceTopicGone("SOURCE_TOPIC_DELETED: gone"),
             new SourceUnavailable("SOURCE_UNAVAILABLE: down"), new SourceAvailable());

@@ -150,10 +150,10 @@ class MirrorImageTest {
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
         assertTrue(delta.apply().controllerPosition().isEmpty(), "no position until a controller recorded one");
         byte[] key = RecordCodec.encodeKey(RecordCodec.CONTROLLER_POSITION_KEY);
-        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(5, "c-4", 1L)));
-        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(9, "c-8", 2L)));
+        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(5, "c-4", 1L, "log-id")));
+        delta.replayMetadata(key, RecordCodec.encodeControllerPosition(new ControllerPositionRecord(9, "c-8", 2L, "log-id")));
         MirrorImage image = delta.apply();
-        assertEquals(new ControllerPositionRecord(9, "c-8", 2L), image.controllerPosition().orElseThrow());
+        assertEquals(new ControllerPositionRecord(9, "c-8", 2L, "log-id"), image.controllerPosition().orElseThrow());
         MirrorDelta next = new MirrorDelta(image);
         replay(next, topic("a", "dr"));
         assertEquals(image.controllerPosition(), next.apply().controllerPosition(), "other records keep the position");

@@ -67,7 +67,7 @@ class RecordCodecTest {
 
     @Test
     void theControllerPositionAndTheLastCommandOfATopicRoundTrip() {
-        ControllerPositionRecord position = new ControllerPositionRecord(42L, "c-41", 7L);
+        ControllerPositionRecord position = new ControllerPositionRecord(42L, "c-41", 7L, "AAAAAAAAAAAAAAAAAAAAAQ");
         assertEquals(position, RecordCodec.decodeMetadata(RecordCodec.CONTROLLER_POSITION_KEY,
             RecordCodec.encodeControllerPosition(position)));
         MirrorTopicRecord topic = new MirrorTopicRecord("orders", "dr", DesiredState.STOPPED, "tid", 3, 9L,
@@ -89,6 +89,32 @@ class RecordCodecTest {
             + "\"topics\":[\"orders\"],\"timestampMs\":1}";
         assertEquals(new MirrorCommand("c", CommandOp.START, "dr", Map.of(), List.of("orders"), List.of(), 1L),
             RecordCodec.decodeCommand(utf8(start)), "a START written without the option discards nothing (and deletes no config)");
+    }
+
+    /**
+     * The controller's position names its command log by topic id: a position written by an earlier version reads with no id,
+     * and one written now reads in an earlier version (which ignores unknown fields) as it always did.
+     */
+    @Test
+    void theControllerPositionNamesItsCommandLogAndReadsAcrossVersions() {
+        String earlier = "{\"v\":1,\"nextOffset\":4,\"lastCommandId\":\"c-3\",\"updatedMs\":9}";
+        assertEquals(new ControllerPositionRecord(4, "c-3", 9, null), RecordCodec.decodeControllerPosition(utf8(earlier)));
+        String now = text(RecordCodec.encodeControllerPosition(new ControllerPositionRecord(4, "c-3", 9, "AAAAAAAAAAAAAAAAAAAAAQ")));
+        assertTrue(now.startsWith(earlier.substring(0, earlier.length() - 1) + ",\"commandsTopicId\":\"AAAAAAAAAAAAAAAAAAAAAQ\""), now);
+        record EarlierPosition(long nextOffset, String lastCommandId, long updatedMs) {
+        }
+        assertEquals(new EarlierPosition(4, "c-3", 9), com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                .disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build()
+                .convertValue(parse(now), EarlierPosition.class),
+            "an earlier version's reader, which ignores unknown fields, reads the same position");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode parse(String json) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
