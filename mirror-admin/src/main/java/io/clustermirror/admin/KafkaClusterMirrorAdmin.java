@@ -16,6 +16,7 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.NamePatterns;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.compat.PendingFuture;
+import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.fetch.RawLogReader;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
@@ -26,6 +27,7 @@ import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SealingKeyRecord;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.SealingKey;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -343,6 +345,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             MirrorImage sourceImage;
             try {
                 sourceImage = MirrorImageReader.read(clientConfigs(sourceConfigs, clientId + "-start-preview-source"),
+                    new ResponseBound(BrokerClientConfigs.DEFAULT_SOURCE_MAX_RESPONSE_BYTES, "the source cluster",
+                        "Check that the source's bootstrap.servers and security.protocol name a Kafka listener of that protocol."),
                     Duration.ofMillis(deadline.remainingMs(time)));
             } catch (KafkaException e) {
                 throw sourceUnreadable(sourceConfigs, e.getMessage(), e);

@@ -2,9 +2,11 @@ package io.clustermirror.it;
 
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -112,7 +114,8 @@ class InternalStateIntegrityTest {
         // Compacted: the cleaner keeps the last record of each key; a reader of what is left decides the same.
         compactStatePartitions(List.of(late.logKey(), current.logKey()));
         // What a broker that starts now builds from the topics.
-        PartitionStateRecord replayed = MirrorImageReader.read(clusters.destination.clientProperties(), MirrorAssertions.TIMEOUT)
+        PartitionStateRecord replayed = MirrorImageReader.read(clusters.destination.clientProperties(),
+                new ResponseBound(BrokerClientConfigs.DEFAULT_SOURCE_MAX_RESPONSE_BYTES, "the destination", ""), MirrorAssertions.TIMEOUT)
             .partitionState(MIRROR, TOPIC, 0).orElseThrow();
         assertNotEquals(PartitionState.STOPPED, replayed.state(), "the late record won after compaction: " + replayed);
         assertTrue(replayed.leaderEpoch() >= epoch, "a lower epoch's record won after compaction: " + replayed);
@@ -308,7 +311,7 @@ class InternalStateIntegrityTest {
     /** {@code __mirror_state} holds the partitions' states again: the stopped topic STOPPED, the mirroring one MIRRORING. */
     private static boolean stateRecordedAgain() throws Exception {
         io.clustermirror.common.image.MirrorImage read = MirrorImageReader.read(clusters.destination.clientProperties(),
-            MirrorAssertions.TIMEOUT);
+            new ResponseBound(BrokerClientConfigs.DEFAULT_SOURCE_MAX_RESPONSE_BYTES, "the destination", ""), MirrorAssertions.TIMEOUT);
         return read.partitionState(MIRROR, STOPPED_TOPIC, 0).map(s -> s.state() == PartitionState.STOPPED).orElse(false)
             && read.partitionState(MIRROR, TOPIC, 0).map(s -> s.state() == PartitionState.MIRRORING).orElse(false);
     }

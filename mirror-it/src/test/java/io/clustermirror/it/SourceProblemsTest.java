@@ -6,6 +6,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.HostilePeer;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -241,8 +242,30 @@ class SourceProblemsTest {
         assertKeptAndReadOnly(tp, 10);
     }
 
+    /**
+     * A peer that answers like a source with a 2 GiB response size costs the destination closed connections only: the
+     * command check of the controller reads no such response, and another mirror keeps mirroring.
+     */
     @Test
     @Order(5)
+    void aSourceThatAnnouncesTwoGibibytesCostsConnectionsNotTheBroker() throws Exception {
+        TopicPartition healthy = mirroredTopic("beside-hostile", "beside-hostile", 5, Map.of());
+        try (HostilePeer peer = HostilePeer.announcing(Integer.MAX_VALUE)) {
+            Map<String, String> config = MirrorAssertions.mirrorConfig(source);
+            config.put(MirrorConfig.BOOTSTRAP_SERVERS, peer.bootstrap());
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> mirrors.createClusterMirror("hostile", config).all().get());
+            assertEquals(MirrorError.SOURCE_CLUSTER_UNREACHABLE,
+                assertInstanceOf(ClusterMirrorException.class, refused.getCause()).error());
+            assertTrue(peer.connectionsClosedByClient() >= 1,
+                "the destination gave each connection to the peer up: " + peer.connectionsClosedByClient());
+            produce(healthy.topic(), 5);
+            MirrorAssertions.awaitCaughtUp(source, destination, healthy.topic(), 1);
+        }
+    }
+
+    @Test
+    @Order(6)
     void anUnreachableSourceIsReportedAndClearedOnceFetchingWorksAgain() throws Exception {
         TopicPartition tp = mirroredTopic("unreachable", "unreachable", 10, Map.of());
         int sourceBroker = source.brokerIds().iterator().next();

@@ -4,6 +4,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.compat.BoundedClients;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -70,7 +71,8 @@ final class KafkaSourceCluster implements SourceCluster {
     @Override
     public MirrorImage mirrorImage(MirrorConfig config) {
         try {
-            return MirrorImageReader.read(clientConfigs.clientProperties(config), java.time.Duration.ofMillis(TIMEOUT_MS));
+            return MirrorImageReader.read(clientConfigs.clientProperties(config), clientConfigs.sourceResponseBound(config.name()),
+                java.time.Duration.ofMillis(TIMEOUT_MS));
         } catch (org.apache.kafka.common.KafkaException e) {
             throw unreachable(config, e);
         }
@@ -90,7 +92,7 @@ final class KafkaSourceCluster implements SourceCluster {
         } catch (io.clustermirror.common.ListenerProbe.TlsListenerException e) {
             throw unreachable(config, e);
         }
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = BoundedClients.admin(props, clientConfigs.sourceResponseBound(config.name()))) {
             return call.apply(admin);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();

@@ -4,6 +4,8 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.compat.BoundedClients;
+import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.fetch.RawLogReader;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 
 /**
@@ -32,15 +35,26 @@ public final class ClusterLogReader implements AutoCloseable {
     private int lastLeader = -1;
 
     /**
+     * A reader of this broker's own cluster.
+     *
      * @param clientProperties the cluster's client configs (bootstrap servers, security); may hold secrets, never logged
      * @param timeout          how long one read may go without progress, metadata and connection included
      */
     public ClusterLogReader(Properties clientProperties, String clientId, Duration timeout) {
+        this(clientProperties, clientId, timeout, Admin::create);
+    }
+
+    /** A reader of a source cluster, whose admin client reads no response above {@code bound}. */
+    public ClusterLogReader(Properties clientProperties, ResponseBound bound, String clientId, Duration timeout) {
+        this(clientProperties, clientId, timeout, props -> BoundedClients.admin(props, bound));
+    }
+
+    private ClusterLogReader(Properties clientProperties, String clientId, Duration timeout, Function<Properties, Admin> admins) {
         ListenerProbe.check(clientProperties);
         Properties adminProps = new Properties();
         adminProps.putAll(clientProperties);
         adminProps.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
-        this.admin = Admin.create(adminProps);
+        this.admin = admins.apply(adminProps);
         this.reader = new RawLogReader(admin, clientProperties, clientId, timeout);
     }
 

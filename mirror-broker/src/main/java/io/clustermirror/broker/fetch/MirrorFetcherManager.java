@@ -2,6 +2,7 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.compat.LogPrefix;
+import io.clustermirror.common.compat.ResponseBound;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
@@ -39,15 +40,16 @@ public final class MirrorFetcherManager implements PartitionFetcher {
      * @param sourceClientProperties the mirror's client configs as this broker resolved them
      *                               ({@link io.clustermirror.common.secrets.BrokerClientConfigs#clientProperties}); they
      *                               may hold secrets: never logged
+     * @param sourceBound            the largest response the coordinator's admin client reads from the source
      */
-    public MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, int localNodeId, PartitionAppender appender,
-                                FetchListener listener, Metrics metrics) {
+    public MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, ResponseBound sourceBound, int localNodeId,
+                                PartitionAppender appender, FetchListener listener, Metrics metrics) {
         this.mirror = config.name();
         LogPrefix logPrefix = LogPrefix.of("[ClusterMirror mirror=" + mirror + " node=" + localNodeId + "] ");
         this.log = logPrefix.logger(MirrorFetcherManager.class);
         FetchSettings settings = FetchSettings.of(config, sourceClientProperties);
         this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logPrefix, this::detach);
-        this.clients = new SourceClients(mirror, sourceClientProperties, localNodeId, settings, logPrefix);
+        this.clients = new SourceClients(mirror, sourceClientProperties, sourceBound, localNodeId, settings, logPrefix);
         // An ALTER gives the mirror a new manager, and with it a throttle at the new limit.
         FetchThrottle throttle = new FetchThrottle(time, config.getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
         FetchContext context = new FetchContext(mirror, settings, throttle, partitions, this::rediscover, appender,

@@ -2,7 +2,9 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.compat.LogPrefix;
+import io.clustermirror.common.compat.BoundedClients;
 import io.clustermirror.common.compat.NetworkSourceEndpoint;
+import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.compat.SourceEndpoint;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -17,25 +19,27 @@ import java.util.Properties;
 /**
  * Makes the clients one mirror uses on this broker to talk to its source cluster, all with the mirror's client configs
  * (security included): a {@link SourceEndpoint} per source broker for the fetchers and an {@link Admin} for the
- * coordinator. The client configs may hold secrets: never logged.
+ * coordinator, which reads no response above the broker's bound. The client configs may hold secrets: never logged.
  */
 final class SourceClients implements AutoCloseable {
     private final String mirror;
     private final Properties sourceClientProperties;
     private final String clientId;
     private final FetchSettings settings;
+    private final ResponseBound adminBound;
     private final LogPrefix logPrefix;
     /** The fetchers' connection metrics: kept out of the broker's registry, as a consumer's would be. */
     private final Metrics networkMetrics = new Metrics();
 
-    SourceClients(String mirror, Properties sourceClientProperties, int localNodeId, FetchSettings settings,
-                  LogPrefix logPrefix) {
+    SourceClients(String mirror, Properties sourceClientProperties, ResponseBound adminBound, int localNodeId,
+                  FetchSettings settings, LogPrefix logPrefix) {
         this.mirror = mirror;
         this.sourceClientProperties = sourceClientProperties;
         String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
         this.clientId = (configuredId == null || configuredId.isBlank() ? "cluster-mirror-" + mirror : configuredId)
             + "-" + localNodeId;
         this.settings = settings;
+        this.adminBound = adminBound;
         this.logPrefix = logPrefix;
     }
 
@@ -58,7 +62,7 @@ final class SourceClients implements AutoCloseable {
         props.putAll(sourceClientProperties);
         ListenerProbe.check(props);
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
-        return Admin.create(props);
+        return BoundedClients.admin(props, adminBound);
     }
 
     @Override

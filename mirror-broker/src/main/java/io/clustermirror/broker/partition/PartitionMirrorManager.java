@@ -253,7 +253,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
                                   java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp,
                                   long retryBackoffMs, long retryBackoffMaxMs, BrokerClientConfigs clientConfigs) {
         this(broker, broker.clusterId(), broker.metrics(), new Collaborators(hygiene, new StateWriter(clients, broker.nodeId()),
-                (config, listener) -> new MirrorFetcherManager(config, clientConfigs.clientProperties(config), broker.nodeId(),
+                (config, listener) -> new MirrorFetcherManager(config, clientConfigs.clientProperties(config),
+                    clientConfigs.sourceResponseBound(config.name()), broker.nodeId(),
                     new LocalLeaderAppender(broker), listener, broker.metrics()),
                 sourceCluster(clientConfigs), new LeadershipHandover(clients, broker.nodeId()),
                 new GroupOffsetRewinder(clients, broker.nodeId()), imageCatchUp),
@@ -295,12 +296,14 @@ public final class PartitionMirrorManager implements AutoCloseable {
         return new SourceCluster() {
             @Override
             public MirrorImage image(MirrorConfig config) {
-                return MirrorImageReader.read(clientConfigs.clientProperties(config), Duration.ofSeconds(15));
+                return MirrorImageReader.read(clientConfigs.clientProperties(config), clientConfigs.sourceResponseBound(config.name()),
+                    Duration.ofSeconds(15));
             }
 
             @Override
             public SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
-                ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(30));
+                ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config),
+                    clientConfigs.sourceResponseBound(config.name()), clientId, Duration.ofSeconds(30));
                 return new SourceLog() {
                     @Override
                     public List<StoredBatch> batches(long from, long to) {
@@ -317,7 +320,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
             @Override
             public Map<TopicPartition, ClusterLogReader.Head> heads(MirrorConfig config, String clientId, Map<TopicPartition, Long> offsets) {
                 Map<TopicPartition, ClusterLogReader.Head> heads = new HashMap<>();
-                try (ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config), clientId, Duration.ofSeconds(10))) {
+                try (ClusterLogReader reader = new ClusterLogReader(clientConfigs.clientProperties(config),
+                        clientConfigs.sourceResponseBound(config.name()), clientId, Duration.ofSeconds(10))) {
                     offsets.forEach((tp, offset) -> heads.put(tp, reader.head(tp, offset)));
                 }
                 return heads;

@@ -8,6 +8,7 @@ import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.clients.CommonClientConfigs;
+import io.clustermirror.common.compat.BoundedClients;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.Producer;
@@ -104,7 +105,7 @@ final class MirrorSyncTask implements AutoCloseable {
             return; // deleted; the manager stops this task
         }
         if (source == null) {
-            source = Admin.create(sourceProperties());
+            source = BoundedClients.admin(sourceProperties(), clientConfigs.sourceResponseBound(record.name()));
         }
         if (commands == null) {
             commands = new CommandSender(producer, clients, "sync-commands-" + record.name());

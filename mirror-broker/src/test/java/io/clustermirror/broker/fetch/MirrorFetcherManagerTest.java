@@ -157,7 +157,8 @@ class MirrorFetcherManagerTest {
     private static MirrorFetcherManager manager(MirrorConfig config, PartitionAppender appender, FetchListener listener,
                                                 Metrics metrics) {
         try (BrokerClientConfigs brokerRules = BrokerClientConfigs.fromBrokerConfigs(Map.of())) {
-            return new MirrorFetcherManager(config, brokerRules.clientProperties(config), 0, appender, listener, metrics);
+            return new MirrorFetcherManager(config, brokerRules.clientProperties(config), brokerRules.sourceResponseBound(config.name()), 0,
+                appender, listener, metrics);
         }
     }
 

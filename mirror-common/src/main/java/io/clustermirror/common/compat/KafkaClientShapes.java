@@ -7,12 +7,18 @@ import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.KafkaAdminClient;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.memory.MemoryPool;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
@@ -22,6 +28,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.Collection;
@@ -29,6 +36,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.clustermirror.common.compat.Reflection.accessibleField;
+import static io.clustermirror.common.compat.Reflection.accessibleMethod;
 import static io.clustermirror.common.compat.Reflection.constructor;
 import static io.clustermirror.common.compat.Reflection.constructorOrNull;
 import static io.clustermirror.common.compat.Reflection.firstClass;
@@ -54,6 +63,9 @@ import static io.clustermirror.common.compat.Reflection.optionalClass;
  *   <li>The Admin API's share-group offsets were {@code OffsetAndMetadata} in 4.1 and became {@code SharePartitionOffsetInfo}
  *       (start offset, lag, leader epoch) in 4.2.</li>
  * </ul>
+ *
+ * <p>It also binds, the same in every supported line, the private members through which {@link BoundedClients} bounds
+ * what an admin client or consumer reads: no public config of Kafka's clients does.
  *
  * <p>Binding fails with an {@link IllegalStateException} naming the shape that no candidate matched, which a node
  * reports at start ({@link #check()}).
@@ -93,6 +105,20 @@ public final class KafkaClientShapes {
             "startOffset");
     private static final Method SHARE_OFFSETS_AND_METADATA = SHARE_OFFSETS_RESULT == null || SHARE_OFFSET_INFOS != null
         ? null : method(SHARE_OFFSETS_RESULT, "partitionsToOffsetAndMetadata", String.class);
+    /** Admin.create's own factory, with the host resolver every connection of the client resolves its node through. */
+    private static final Method ADMIN_CREATE = accessibleMethod(KafkaAdminClient.class, "createInternal", AdminClientConfig.class,
+        firstClass("KafkaAdminClient.TimeoutProcessorFactory", "org.apache.kafka.clients.admin.KafkaAdminClient$TimeoutProcessorFactory"),
+        HostResolver.class);
+    private static final Field ADMIN_NETWORK_CLIENT = accessibleField(KafkaAdminClient.class, "client");
+    private static final Field CONSUMER_DELEGATE = accessibleField(KafkaConsumer.class, "delegate");
+    private static final Class<?> CLASSIC_CONSUMER = firstClass("ClassicKafkaConsumer",
+        "org.apache.kafka.clients.consumer.internals.ClassicKafkaConsumer");
+    private static final Field CLASSIC_CONSUMER_CLIENT = accessibleField(CLASSIC_CONSUMER, "client");
+    private static final Field CONSUMER_NETWORK_CLIENT = accessibleField(firstClass("ConsumerNetworkClient",
+        "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient"), "client");
+    private static final Field NETWORK_CLIENT_SELECTOR = accessibleField(NetworkClient.class, "selector");
+    /** Where every channel the selector builds later takes its receive buffers from. */
+    private static final Field SELECTOR_MEMORY_POOL = accessibleField(Selector.class, "memoryPool");
 
     private KafkaClientShapes() {
     }
@@ -142,6 +168,51 @@ public final class KafkaClientShapes {
                                        Time time, Object logContext) {
         return NETWORK_CLIENT.create(selector, metadata, clientId, reconnectBackoffMs, reconnectBackoffMaxMs, sendBuffer,
             receiveBuffer, requestTimeoutMs, connectionSetupTimeoutMs, connectionSetupTimeoutMaxMs, time, logContext);
+    }
+
+    /**
+     * A new admin client, as {@link Admin#create} makes it, whose connections resolve their node's host through
+     * {@code hosts}: the client's thread starts connecting before this returns.
+     */
+    static KafkaAdminClient adminClient(AdminClientConfig config, HostResolver hosts) {
+        return (KafkaAdminClient) invoke(ADMIN_CREATE, null, config, null, hosts);
+    }
+
+    /** The network client of an admin client. */
+    static KafkaClient networkClient(KafkaAdminClient admin) {
+        return (KafkaClient) Reflection.get(ADMIN_NETWORK_CLIENT, admin);
+    }
+
+    /**
+     * The network client of a classic consumer.
+     *
+     * @throws IllegalStateException if the consumer runs another group protocol's implementation
+     */
+    static KafkaClient networkClient(KafkaConsumer<?, ?> consumer) {
+        Object delegate = Reflection.get(CONSUMER_DELEGATE, consumer);
+        if (!CLASSIC_CONSUMER.isInstance(delegate)) {
+            throw new IllegalStateException("A consumer built with group.protocol=classic runs " + delegate.getClass().getName()
+                + ", not " + CLASSIC_CONSUMER.getName());
+        }
+        return (KafkaClient) Reflection.get(CONSUMER_NETWORK_CLIENT, Reflection.get(CLASSIC_CONSUMER_CLIENT, delegate));
+    }
+
+    /**
+     * Makes every channel {@code client} connects from now on take its receive buffers from {@code pool}.
+     *
+     * @throws IllegalStateException if the client is not a {@link NetworkClient} over Kafka's {@link Selector}
+     */
+    static void receiveBuffersFrom(KafkaClient client, MemoryPool pool) {
+        if (!(client instanceof NetworkClient)) {
+            throw new IllegalStateException("A Kafka client's network client is a " + client.getClass().getName() + ", not a "
+                + NetworkClient.class.getName());
+        }
+        Object selector = Reflection.get(NETWORK_CLIENT_SELECTOR, client);
+        if (!(selector instanceof Selector)) {
+            throw new IllegalStateException("A Kafka network client's selector is a " + selector.getClass().getName() + ", not a "
+                + Selector.class.getName());
+        }
+        Reflection.set(SELECTOR_MEMORY_POOL, selector, pool);
     }
 
     /** The bytes of a fetched partition's records (position to limit), or an empty buffer when it has none. */

@@ -155,6 +155,18 @@ public final class Reflection {
     }
 
     /**
+     * Sets a field made accessible by {@link #accessibleField}, a final one included: for Kafka state that has no
+     * setter and is read only after it is set (a selector's buffer pool, read when a connection is made).
+     */
+    public static void set(Field field, Object target, Object value) {
+        try {
+            field.set(target, value);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("Cannot set " + field, e);
+        }
+    }
+
+    /**
      * What the Kafka code threw, as it threw it: unchecked exceptions and errors as they are, an {@link IOException}
      * as an {@link UncheckedIOException}, any other checked one wrapped.
      */

@@ -2,6 +2,8 @@ package io.clustermirror.common.image;
 
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.LogEnds;
+import io.clustermirror.common.compat.BoundedClients;
+import io.clustermirror.common.compat.ResponseBound;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -9,7 +11,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,9 +57,10 @@ public final class MirrorImageReader {
 
     /**
      * @param clientProperties Kafka client properties of that cluster (bootstrap servers, security)
+     * @param bound            the largest response read from that cluster
      * @throws TimeoutException if the topics cannot be read to their ends within {@code timeout}
      */
-    public static MirrorImage read(Properties clientProperties, Duration timeout) {
+    public static MirrorImage read(Properties clientProperties, ResponseBound bound, Duration timeout) {
         io.clustermirror.common.ListenerProbe.check(clientProperties);
         Properties props = new Properties();
         props.putAll(clientProperties);
@@ -68,7 +70,7 @@ public final class MirrorImageReader {
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         Time time = Time.SYSTEM;
         long deadlineMs = time.milliseconds() + timeout.toMillis();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = BoundedClients.consumer(props, bound)) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : List.of(InternalTopics.METADATA, InternalTopics.STATE)) {
                 // Asked by name: a topic the client may not describe fails here instead of looking absent.

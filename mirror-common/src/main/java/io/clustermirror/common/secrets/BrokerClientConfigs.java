@@ -4,6 +4,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.compat.ClientInternals;
+import io.clustermirror.common.compat.ResponseBound;
 import org.apache.kafka.common.config.ConfigTransformer;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.provider.ConfigProvider;
@@ -37,6 +38,8 @@ import java.util.stream.Collectors;
  *       ({@link MirrorConfig#isClassTyped}); none by default.</li>
  *   <li>{@value PasswordEncoderKeys#SECRET_CONFIG} and {@value PasswordEncoderKeys#OLD_SECRET_CONFIG}: the keys
  *       that open sealed secrets ({@link PasswordEncoderKeys}).</li>
+ *   <li>{@value #SOURCE_MAX_RESPONSE_BYTES_CONFIG}: the largest response a client of a source reads
+ *       ({@link #sourceResponseBound}), {@value #DEFAULT_SOURCE_MAX_RESPONSE_BYTES} bytes by default.</li>
  * </ul>
  *
  * <p>Invariant: no resolved or decrypted value ever leaves {@link #clientProperties} other than in the returned
@@ -46,27 +49,40 @@ import java.util.stream.Collectors;
 public final class BrokerClientConfigs implements AutoCloseable {
     public static final String CONFIG_PROVIDERS_CONFIG = "cluster.mirror.config.providers";
     public static final String ALLOWED_CLIENT_CLASSES_CONFIG = "cluster.mirror.allowed.client.classes";
+    public static final String SOURCE_MAX_RESPONSE_BYTES_CONFIG = "cluster.mirror.source.max.response.bytes";
+    /**
+     * 100 MiB: above the largest response a Kafka source legitimately sends the admin clients and consumers (metadata of a
+     * cluster with many thousand partitions, a consumer fetch of 50 MiB); the fetchers' own bound follows
+     * mirror.fetch.max.bytes.
+     */
+    public static final int DEFAULT_SOURCE_MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
+    private static final int MIN_SOURCE_MAX_RESPONSE_BYTES = 1024 * 1024;
     private static final Logger log = LoggerFactory.getLogger(BrokerClientConfigs.class);
 
     private final Map<String, ConfigProvider> providers;
     private final ConfigTransformer transformer;
     private final Set<String> allowedClasses;
     private final Optional<PasswordEncoderKeys> keys;
+    private final int sourceMaxResponseBytes;
 
-    BrokerClientConfigs(Map<String, ConfigProvider> providers, Set<String> allowedClasses, Optional<PasswordEncoderKeys> keys) {
+    BrokerClientConfigs(Map<String, ConfigProvider> providers, Set<String> allowedClasses, Optional<PasswordEncoderKeys> keys,
+                                int sourceMaxResponseBytes) {
         this.providers = Map.copyOf(providers);
         this.transformer = new ConfigTransformer(this.providers);
         this.allowedClasses = Set.copyOf(allowedClasses);
         this.keys = keys;
+        this.sourceMaxResponseBytes = sourceMaxResponseBytes;
     }
 
     /**
      * Reads the settings from a broker's server properties and instantiates and configures its config providers.
      *
      * @throws IllegalArgumentException if a provider is named without a class, or its class cannot be loaded or
-     *                                  configured (the broker then refuses to start the extension)
+     *                                  configured, or {@value #SOURCE_MAX_RESPONSE_BYTES_CONFIG} is not a number of bytes
+     *                                  from 1 MiB (the broker then refuses to start the extension)
      */
     public static BrokerClientConfigs fromBrokerConfigs(Map<String, ?> brokerConfigs) {
+        int sourceMaxResponseBytes = sourceMaxResponseBytes(value(brokerConfigs, SOURCE_MAX_RESPONSE_BYTES_CONFIG));
         Map<String, ConfigProvider> providers = new TreeMap<>();
         try {
             for (String name : list(value(brokerConfigs, CONFIG_PROVIDERS_CONFIG))) {
@@ -84,7 +100,35 @@ public final class BrokerClientConfigs implements AutoCloseable {
         log.info("Mirror configs may refer to config providers {}, name client classes {}; inline secrets {}", providers.keySet(),
             allowed, keys.map(k -> "are encrypted with key " + k.sealingKey().id()).orElse("are refused (no "
                 + PasswordEncoderKeys.SECRET_CONFIG + ")"));
-        return new BrokerClientConfigs(providers, allowed, keys);
+        return new BrokerClientConfigs(providers, allowed, keys, sourceMaxResponseBytes);
+    }
+
+    private static int sourceMaxResponseBytes(String value) {
+        if (value == null || value.isBlank()) {
+            return DEFAULT_SOURCE_MAX_RESPONSE_BYTES;
+        }
+        try {
+            int bytes = Integer.parseInt(value.trim());
+            if (bytes >= MIN_SOURCE_MAX_RESPONSE_BYTES) {
+                return bytes;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException(SOURCE_MAX_RESPONSE_BYTES_CONFIG + "=" + value + " is not a number of bytes from "
+            + MIN_SOURCE_MAX_RESPONSE_BYTES + " (1 MiB) to " + Integer.MAX_VALUE + "; remove it for the default of "
+            + DEFAULT_SOURCE_MAX_RESPONSE_BYTES + " (100 MiB)");
+    }
+
+    /**
+     * The largest response every admin client and consumer of the source of {@code mirror} reads; a larger one closes
+     * the connection with an error that names the mirror and what to do.
+     */
+    public ResponseBound sourceResponseBound(String mirror) {
+        return new ResponseBound(sourceMaxResponseBytes, "the source of mirror '" + mirror + "'",
+            "If the source is a Kafka cluster, check that the mirror's bootstrap.servers and security.protocol name a listener"
+                + " of it that speaks that protocol; if its responses are legitimately this large, raise "
+                + SOURCE_MAX_RESPONSE_BYTES_CONFIG + " on every destination broker.");
     }
 
     /** The key clients seal inline secrets with; empty when the broker has no password-encoder secret. */

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Supplier;
@@ -164,5 +165,21 @@ class BrokerClientConfigsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
             BrokerClientConfigs.fromBrokerConfigs(Map.of(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "vault")));
         assertTrue(e.getMessage().contains("cluster.mirror.config.providers.vault.class"), e.getMessage());
+    }
+
+    @Test
+    void theSourceResponseBoundIs100MiBByDefaultAtLeast1MiBAndNamesTheMirror() {
+        assertEquals(100 * 1024 * 1024, BrokerClientConfigs.fromBrokerConfigs(Map.of()).sourceResponseBound("m").maxBytes());
+        var bound = BrokerClientConfigs.fromBrokerConfigs(Map.of(BrokerClientConfigs.SOURCE_MAX_RESPONSE_BYTES_CONFIG, "2097152"))
+            .sourceResponseBound("m");
+        assertEquals(2097152, bound.maxBytes());
+        assertEquals("the source of mirror 'm'", bound.peer());
+        assertTrue(bound.remedy().contains(BrokerClientConfigs.SOURCE_MAX_RESPONSE_BYTES_CONFIG), bound.remedy());
+        for (String refused : List.of("1024", "-1", "lots", "3000000000")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                BrokerClientConfigs.fromBrokerConfigs(Map.of(BrokerClientConfigs.SOURCE_MAX_RESPONSE_BYTES_CONFIG, refused)));
+            assertTrue(e.getMessage().startsWith(BrokerClientConfigs.SOURCE_MAX_RESPONSE_BYTES_CONFIG + "=" + refused
+                + " is not a number of bytes from 1048576"), e.getMessage());
+        }
     }
 }
