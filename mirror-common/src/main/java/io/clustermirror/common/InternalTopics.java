@@ -27,12 +27,27 @@ public final class InternalTopics {
     public static final String CONTROLLER_GROUP = "__cluster_mirror_controller";
 
     public static final Set<String> ALL = Set.of(COMMANDS, METADATA, STATE);
+    /** The prefix of this extension's internal topics ({@link #ALL}), reserved for it: no mirror topic takes such a name. */
+    public static final String EXTENSION_PREFIX = "__mirror_";
+    /** Kafka's own internal topics. */
+    public static final Set<String> KAFKA_INTERNAL =
+        Set.of("__consumer_offsets", "__transaction_state", "__share_group_state", "__cluster_metadata");
 
     private InternalTopics() {
     }
 
     public static boolean isInternal(String topic) {
         return ALL.contains(topic);
+    }
+
+    /**
+     * Whether the topic belongs to the cluster itself, Kafka's internal topics and names reserved for this extension
+     * ({@value #EXTENSION_PREFIX}...), and so is never a mirror topic: no mirror copies a source topic of that name, and
+     * the read-only rule's fail-closed refusals leave it alone. Any other name, one that starts with {@code __} too (a
+     * source's {@code __audit}), can be a mirror topic and is protected like every mirror topic.
+     */
+    public static boolean isClusterOwned(String topic) {
+        return topic.startsWith(EXTENSION_PREFIX) || KAFKA_INTERNAL.contains(topic);
     }
 
     /** Replication factor for internal topics: min(3, live brokers). */

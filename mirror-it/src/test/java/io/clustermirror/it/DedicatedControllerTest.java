@@ -158,15 +158,46 @@ class DedicatedControllerTest {
         MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
     }
 
+    /**
+     * A source topic named like an internal one ({@code __audit}), mirrored because the mirror's filters let it (the default
+     * {@code mirror.topics.exclude=__.*} leaves such names out), is kept read-only by the controller like any mirror
+     * topic: no new partition, no config change, no deletion. The cluster's own topics are never mirrored.
+     */
+    @Test
+    @Order(3)
+    void aMirrorTopicNamedWithTwoUnderscoresIsReadOnlyOnTheControllerToo() throws Exception {
+        String topic = "__audit";
+        mirrorTopic(source, destination, mirrors, "dc-audit", topic, Map.of("mirror.topics.exclude", ""));
+        try (Admin admin = destination.admin()) {
+            assertControllerChangesRefused(admin, topic);
+            assertEquals(1, partitions(admin, topic), "no partition added");
+            assertFalse(explicitConfigs(admin, topic).containsKey("retention.ms"), "retention.ms unchanged");
+        }
+        MirrorAssertions.awaitState(mirrors, "dc-audit", topic, 1, PartitionState.MIRRORING);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
+
+        ExecutionException internal = assertThrows(ExecutionException.class,
+            () -> mirrors.startMirrorTopics("dc-audit", List.of("__mirror_state"), List.of()).all().get(60, TimeUnit.SECONDS));
+        assertTrue(internal.getCause().getMessage().contains("'__mirror_state' is an internal topic of Kafka or a name reserved "
+            + "for Cluster Mirror"), internal.getCause().toString());
+    }
+
     /** Creates a one-partition source topic with every kind of batch and mirrors it to the end (metadata sync every second). */
     static void mirrorTopic(TestCluster source, TestCluster destination, ClusterMirrorAdmin mirrors, String mirror, String topic)
             throws Exception {
+        mirrorTopic(source, destination, mirrors, mirror, topic, Map.of());
+    }
+
+    /** As above, with the mirror's configs on top of the test's. */
+    static void mirrorTopic(TestCluster source, TestCluster destination, ClusterMirrorAdmin mirrors, String mirror, String topic,
+                            Map<String, String> mirrorConfigs) throws Exception {
         try (Admin admin = source.admin()) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 3);
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
         config.put("mirror.metadata.refresh.interval.ms", "1000");
+        config.putAll(mirrorConfigs);
         mirrors.createClusterMirror(mirror, config).all().get();
         mirrors.startMirrorTopics(mirror, List.of(topic), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.auth;
 
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.PatternType;
@@ -21,7 +22,8 @@ import java.util.Set;
  *       request is {@link #decide trusted}; a fenced topic ({@link MirrorImage#fencedTopics()}) the same, deleting it
  *       aside;</li>
  *   <li>while the node has not loaded the mirror state it cannot tell mirror topics from others, so it refuses those
- *       changes on every topic but internal ones ({@code __}): it fails closed;</li>
+ *       changes on every topic but the cluster's own ({@link InternalTopics#isClusterOwned}; a mirror topic may be
+ *       named {@code __audit}): it fails closed;</li>
  *   <li>everything else is left to the ACLs. Creating topics is never touched (the extension creates mirror topics).</li>
  * </ul>
  */
@@ -69,7 +71,7 @@ final class ControllerTopicRule {
             return Verdict.AS_ACLS;
         }
         String topic = action.resourcePattern().name();
-        if (topic.startsWith("__") || (trusted && EXTENSION_TOPIC_CHANGES.contains(action.operation()))) {
+        if (InternalTopics.isClusterOwned(topic) || (trusted && EXTENSION_TOPIC_CHANGES.contains(action.operation()))) {
             return Verdict.AS_ACLS;
         }
         if (loaded.isEmpty()) {

@@ -338,8 +338,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
 
     /**
      * A broker whose extension has not loaded the mirror image yet cannot tell mirror topics from others: until then it
-     * refuses client writes to every topic (internal topics aside), failing closed; producers see
-     * TOPIC_AUTHORIZATION_FAILED. Clients reach it then only through a listener that is not held while it starts
+     * refuses client writes to every topic but the cluster's own ({@link InternalTopics#isClusterOwned}), failing closed;
+     * producers see TOPIC_AUTHORIZATION_FAILED. Clients reach it then only through a listener that is not held while it starts
      * ({@link StartupHold}): the inter-broker listener when it is also a client listener, or any listener once
      * {@value StartupHold#HOLD_MAX_MS_CONFIG} has passed.
      */
@@ -347,7 +347,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                                                              List<AuthorizationResult> results) {
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
-            if (isTopicWrite(action) && !action.resourcePattern().name().startsWith("__")
+            if (isTopicWrite(action) && !InternalTopics.isClusterOwned(action.resourcePattern().name())
                     && results.get(i) == AuthorizationResult.ALLOWED && !InternalOperations.isInternal(context, action)) {
                 results.set(i, AuthorizationResult.DENIED);
                 if (action.logIfDenied()) {

@@ -2,6 +2,7 @@ package io.clustermirror.broker.controller;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
+import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
@@ -159,7 +160,14 @@ final class CommandProcessor {
         MirrorConfig config = MirrorConfig.validate(mirror.name(), mirror.configs());
         TopicPatterns patterns = requirePatterns(command);
         TopicPatterns excludes = TopicPatterns.of(concat(command.excludes(), csv(config.getString(MirrorConfig.TOPICS_EXCLUDE))));
-        TreeSet<String> matched = patterns.select(source.topicNames(config), excludes, MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
+        command.topics().stream().map(String::trim).filter(InternalTopics::isClusterOwned).findFirst().ifPresent(internal -> {
+            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "'" + internal + "' is an internal topic of Kafka or a name "
+                + "reserved for Cluster Mirror (" + InternalTopics.EXTENSION_PREFIX + "...): it is never mirrored");
+        });
+        // Other names that start with __ are mirrored when the mirror's topic filters let them, and kept read-only like any.
+        Set<String> candidates = source.topicNames(config).stream().filter(t -> !InternalTopics.isClusterOwned(t))
+            .collect(Collectors.toSet());
+        TreeSet<String> matched = patterns.select(candidates, excludes, MirrorError.UNKNOWN_TOPIC_OR_PARTITION,
             "on the source cluster of mirror '" + mirror.name() + "'");
         // A topic already in a mirror (a stopped one too: it stays in its mirror until that is deleted) starts again only
         // when named: a pattern must not restart a failed-over topic that an operator may be writing to.

@@ -96,7 +96,7 @@ final class SyncPlanner {
         List<String> found = new TreeSet<>(source.topicNames()).stream()
             .filter(t -> config.matchesAny(MirrorConfig.TOPICS_INCLUDE, t))
             .filter(t -> !config.matchesAny(MirrorConfig.TOPICS_EXCLUDE, t))
-            .filter(t -> !InternalTopics.isInternal(t) && image.topic(t).isEmpty())
+            .filter(t -> !InternalTopics.isClusterOwned(t) && image.topic(t).isEmpty())
             .toList();
         if (!found.isEmpty()) {
             actions.add(new SyncAction.StartTopics(found));

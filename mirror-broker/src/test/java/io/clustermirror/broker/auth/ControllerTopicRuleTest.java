@@ -38,6 +38,15 @@ class ControllerTopicRuleTest {
         assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(MIRRORING, on("t", AclOperation.DESCRIBE_CONFIGS), false));
     }
 
+    /** A source's {@code __audit}, mirrored, is a mirror topic like any other: only the cluster's own topics are exempt. */
+    @Test
+    void aMirrorTopicNamedWithTwoUnderscoresIsReadOnlyToo() {
+        Optional<MirrorImage> audit = Optional.of(MirrorAwareAuthorizerTest.image("__audit", DesiredState.MIRRORING, PartitionState.MIRRORING));
+        for (AclOperation op : CHANGES) {
+            assertEquals(Verdict.READ_ONLY, ControllerTopicRule.decide(audit, on("__audit", op), false), op.toString());
+        }
+    }
+
     @Test
     void theTrustedMetadataSyncMayGrowAMirrorTopicAndChangeItsConfigsButNotDeleteIt() {
         assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(MIRRORING, on("t", AclOperation.ALTER), true));
@@ -59,6 +68,9 @@ class ControllerTopicRuleTest {
         for (AclOperation op : CHANGES) {
             assertEquals(Verdict.NOT_LOADED, ControllerTopicRule.decide(Optional.empty(), on("any", op), false), op.toString());
             assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(Optional.empty(), on("__consumer_offsets", op), false), op.toString());
+            assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(Optional.empty(), on("__mirror_state", op), false), op.toString());
+            assertEquals(Verdict.NOT_LOADED, ControllerTopicRule.decide(Optional.empty(), on("__audit", op), false),
+                "a topic named __... may be a mirror topic: " + op);
         }
         assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(Optional.empty(), on("any", AclOperation.CREATE), false));
         assertEquals(Verdict.AS_ACLS, ControllerTopicRule.decide(Optional.empty(), on("t", AclOperation.ALTER), true),

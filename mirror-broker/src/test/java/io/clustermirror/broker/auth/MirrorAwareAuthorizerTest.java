@@ -17,14 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The read-only rule: a mirror topic takes client writes only once it is STOPPED on every partition. */
 class MirrorAwareAuthorizerTest {
     static MirrorImage image(DesiredState desired, PartitionState... states) {
+        return image("t", desired, states);
+    }
+
+    /** An image in which mirror "dr" holds {@code name} in that desired state, its partitions in those states. */
+    static MirrorImage image(String name, DesiredState desired, PartitionState... states) {
         MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
-        MirrorTopicRecord topic = new MirrorTopicRecord("t", "dr", desired, "id", states.length, 1L);
-        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey("t")), RecordCodec.encodeTopic(topic));
+        MirrorTopicRecord topic = new MirrorTopicRecord(name, "dr", desired, "id", states.length, 1L);
+        delta.replayMetadata(RecordCodec.encodeKey(RecordCodec.topicKey(name)), RecordCodec.encodeTopic(topic));
         for (int p = 0; p < states.length; p++) {
             if (states[p] == null) {
                 continue; // never reported
             }
-            PartitionStateRecord r = new PartitionStateRecord("dr", "t", p, states[p], 0, 0, "id", -1, -1, List.of(),
+            PartitionStateRecord r = new PartitionStateRecord("dr", name, p, states[p], 0, 0, "id", -1, -1, List.of(),
                 -1, -1, null, -1, -1, -1, 1L);
             delta.replayState(RecordCodec.encodeKey(r.key()), RecordCodec.encodeState(r));
         }

@@ -254,6 +254,25 @@ class CommandProcessorTest {
         createMirror(); // the name can be reused
     }
 
+    /**
+     * With the default exclude ({@code __.*}) cleared, a source topic named {@code __audit} is mirrored like any; the
+     * cluster's own topics (Kafka's and the names reserved for the extension) never are: a pattern passes them over, a
+     * command that names one is refused.
+     */
+    @Test
+    void aTopicNamedWithTwoUnderscoresIsMirroredWhenTheFiltersLetItButTheClustersOwnTopicsNever() {
+        run(CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "s:1", "mirror.topics.exclude", ""), List.of(), List.of());
+        source.topics.put("__audit", new SourceTopic("__audit", "id-audit", 1, Map.of()));
+        source.topics.put("__mirror_state", new SourceTopic("__mirror_state", "id-state", 10, Map.of()));
+        source.topics.put("__consumer_offsets", new SourceTopic("__consumer_offsets", "id-offsets", 50, Map.of()));
+        assertFailed(run(CommandOp.START, "dr", "__mirror_state"), MirrorError.INVALID_REQUEST, "never mirrored");
+        assertFailed(run(CommandOp.START, "dr", "__consumer_offsets"), MirrorError.INVALID_REQUEST, "never mirrored");
+        CommandOutcome outcome = run(CommandOp.START, "dr", "__.*");
+        assertEquals(MirrorError.NONE, outcome.result().error(), outcome.result().message());
+        assertEquals(List.of("__audit"), outcome.result().topics());
+        assertEquals(List.of("__audit"), destination.created);
+    }
+
     @Test
     void startNeverCopiesExcludedTopicConfigs() {
         run(CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "s:1", "mirror.topic.properties.exclude", "segment\\..*"), List.of(), List.of());
