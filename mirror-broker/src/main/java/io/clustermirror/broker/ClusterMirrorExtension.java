@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  *
  * <p>Parts: a tailer keeps this broker's {@link MirrorImage}; a {@link PartitionMirrorManager} runs the
  * state machines of the mirror partitions this broker leads; the {@link MirrorController} runs here while
- * this broker leads {@code __mirror_commands-0}. Leadership comes from a metadata publisher whose callbacks
+ * this broker leads {@code __mirror_commands-0}; a {@link ControllerEnforcementCheck} proves that the controllers keep
+ * mirror topics read-only. Leadership comes from a metadata publisher whose callbacks
  * only hand work to these parts, so the metadata loader is never blocked.
  */
 public final class ClusterMirrorExtension implements AutoCloseable {
@@ -55,6 +56,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
     private final MetricName fencedTopicsMetric;
     private MirrorController controller;
+    private ControllerEnforcementCheck enforcementCheck;
     /** False once {@link #close()} stopped the parts that write and fetch. */
     private volatile boolean working = true;
     private MetadataSyncManager metadataSync; // runs where the controller runs
@@ -110,6 +112,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer.loaded(), hygiene::cleanForWrites);
         metrics.addMetric(fencedTopicsMetric, (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
         tailer.start();
+        enforcementCheck = ControllerEnforcementCheck.start(clients, broker.nodeId(), imageSupplier, metrics);
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
         InjectedProductBug.injectedBug().ifPresent(bug -> log.error("Broker {} runs with the TEST-ONLY product bug '{}' injected "
@@ -173,6 +176,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         }
         partitions.close();
         hygiene.close();
+        enforcementCheck.close();
         log.info("Cluster Mirror extension closed on broker {}; the read-only rule holds until the broker has shut down",
             broker.nodeId());
     }

@@ -15,6 +15,11 @@ import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,6 +100,10 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     private final Map<Integer, Integer> controllerPorts = new TreeMap<>();
     /** The port of each node's {@code CLIENT} listener ({@link ListenerLayout#SEPARATE_CLIENT}); empty with one listener. */
     private final Map<Integer, Integer> clientPorts = new TreeMap<>();
+    /** Drop-in nodes that run without the agent (and so on stock Kafka: no authorizer is configured) until {@link #installAgent}. */
+    private final Set<Integer> withoutAgent = new TreeSet<>();
+    /** The JMX port of each node that opens one ({@link #jmxAttribute}). */
+    private final Map<Integer, Integer> jmxPorts = new TreeMap<>();
     // Guarded by this.
     private boolean closed;
 
@@ -180,6 +189,19 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         return start(new ProcessCluster(name, controllers + brokers, controllers, mode, layout, true, Map.of()));
     }
 
+    /**
+     * Formats and starts, the drop-in way, {@code controllers} controller-only nodes without the agent, stock Kafka with no
+     * authorizer (an install that left the controllers out), and {@code brokers} complete broker-only nodes that open JMX
+     * ({@link #jmxAttribute}); waits until every broker is ready.
+     */
+    static ProcessCluster startDedicatedWithBareControllers(String name, int controllers, int brokers) throws Exception {
+        ProcessCluster cluster = new ProcessCluster(name, controllers + brokers, controllers, LaunchMode.DROP_IN, ListenerLayout.SHARED,
+            true, Map.of());
+        cluster.withoutAgent.addAll(cluster.controllerOnlyIds());
+        cluster.brokerIds().forEach(id -> cluster.jmxPorts.put(id, FreePorts.next()));
+        return start(cluster);
+    }
+
     private static ProcessCluster start(ProcessCluster cluster) throws Exception {
         try {
             cluster.writePropertiesAndFormat();
@@ -191,7 +213,9 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
                 cluster.awaitReady(id);
             }
             for (int id : cluster.controllerOnlyIds()) {
-                cluster.awaitReady(id);
+                if (!cluster.withoutAgent.contains(id)) {
+                    cluster.awaitReady(id); // one without the agent never reads the mirror state
+                }
             }
             log.info("Process cluster {} started: nodes {} at {}, in {}", cluster.name, cluster.nodes.keySet(), cluster.bootstrapServers(),
                 cluster.baseDir);
@@ -337,9 +361,17 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         jvmOptions.addAll(List.of(JVM_PERFORMANCE_OPTS.split(" ")));
         jvmOptions.add("-Dkafka.logs.dir=" + node.dir().resolve("logs"));
         jvmOptions.add("-Dlog4j2.configurationFile=" + checkout.resolve("config").resolve(log4jConfig));
+        Integer jmxPort = jmxPorts.get(node.id());
+        if (jmxPort != null && mainClass.equals("kafka.Kafka")) {
+            jvmOptions.addAll(List.of("-Dcom.sun.management.jmxremote.port=" + jmxPort, "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false",
+                "-Dcom.sun.management.jmxremote.host=localhost", "-Djava.rmi.server.hostname=localhost"));
+        }
         String[] args = scriptCommand.subList(1, scriptCommand.size()).toArray(String[]::new);
         DropInInstall install = upgradedInstalls.getOrDefault(node.id(), dropIn);
-        return new ProcessBuilder(install.command(jvmOptions, kafkaOpts, mainClass, args)).directory(node.dir().toFile());
+        List<String> options = withoutAgent.contains(node.id())
+            ? kafkaOpts.stream().filter(o -> !o.startsWith("-javaagent:")).toList() : kafkaOpts;
+        return new ProcessBuilder(install.command(jvmOptions, options, mainClass, args)).directory(node.dir().toFile());
     }
 
     /** Starts the node's process and returns at once (see {@link #awaitReady}). */
@@ -453,6 +485,31 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         stop(id);
         upgradedInstalls.put(id, DropInInstall.fromReadme(checkout).on(kafkaLibs));
         start(id);
+    }
+
+    /** An operator's fix of a node started without the agent: from its next start it runs with the README's agent line. */
+    void installAgent(int id) {
+        node(id);
+        withoutAgent.remove(id);
+    }
+
+    /**
+     * An attribute of an MBean of a node that opens JMX ({@link #startDedicatedWithBareControllers}), e.g. a gauge of the
+     * broker's metrics ({@code kafka.server:type=cluster-mirror}); empty while the MBean does not exist.
+     */
+    Optional<Object> jmxAttribute(int id, String objectName, String attribute) throws Exception {
+        Integer port = jmxPorts.get(id);
+        if (port == null) {
+            throw new IllegalArgumentException("node " + id + " of " + name + " opens no JMX port");
+        }
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://localhost:" + port + "/jmxrmi");
+        try (JMXConnector connector = JMXConnectorFactory.connect(url)) {
+            MBeanServerConnection server = connector.getMBeanServerConnection();
+            ObjectName mbean = new ObjectName(objectName);
+            return server.isRegistered(mbean) ? Optional.of(server.getAttribute(mbean, attribute)) : Optional.empty();
+        } catch (javax.management.AttributeNotFoundException e) {
+            return Optional.empty();
+        }
     }
 
     /** What the node printed (its log, at INFO) since it was last started. */
