@@ -115,8 +115,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         enforcementCheck = ControllerEnforcementCheck.start(clients, broker.nodeId(), imageSupplier, metrics);
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
         log.info("Cluster Mirror extension attached to broker {} of cluster {}", broker.nodeId(), broker.clusterId());
-        InjectedProductBug.injectedBug().ifPresent(bug -> log.error("Broker {} runs with the TEST-ONLY product bug '{}' injected "
-            + "(-D{}): never outside tests", broker.nodeId(), bug.id(), InjectedProductBug.PROPERTY));
+        InjectedProductBug.injected().ifPresent(bug -> log.error("Broker {} runs with the TEST-ONLY product bug '{}' injected by {} "
+            + "on its class path: never outside tests", broker.nodeId(), bug.id(), bug.getClass().getName()));
     }
 
     private java.util.concurrent.CompletableFuture<Void> imageCatchUp() {

@@ -65,17 +65,16 @@ final class ChaosClusters implements AutoCloseable {
     private LaunchedNode destinationController;
     private final String jvmOptions;
 
-    private ChaosClusters(Map<String, String> systemProperties) {
-        this.jvmOptions = systemProperties.entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue())
-            .collect(Collectors.joining(" "));
+    private ChaosClusters(String jvmOptions) {
+        this.jvmOptions = jvmOptions;
     }
 
     /**
      * Formats and starts both clusters and waits until every broker is ready; every node's JVM runs with
-     * {@code systemProperties} (test-only switches, else none).
+     * {@code jvmOptions} (a test-only agent, else empty).
      */
-    static ChaosClusters start(Path home, Path workDir, int sourceBrokers, Map<String, String> systemProperties) throws Exception {
-        ChaosClusters clusters = new ChaosClusters(systemProperties);
+    static ChaosClusters start(Path home, Path workDir, int sourceBrokers, String jvmOptions) throws Exception {
+        ChaosClusters clusters = new ChaosClusters(jvmOptions);
         try {
             clusters.startSource(home, workDir.resolve("source"), sourceBrokers);
             clusters.startDestination(home, workDir.resolve("destination"));

@@ -5,7 +5,7 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
-import io.clustermirror.broker.InjectedProductBug;
+import io.clustermirror.chaos.productbug.ProductBugAgent;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * One chaos run: starts the clusters, mirrors two topics while a workload writes to the source, applies the seeded
@@ -131,18 +133,34 @@ final class ChaosRun {
                 + productBug.map(b -> " --inject-product-bug " + b).orElse("") + (maxCycles != Integer.MAX_VALUE ? " --cycles " + maxCycles : "");
         }
 
-        /** The system properties every node runs with: the test-only product bug's, if any. */
-        Map<String, String> nodeSystemProperties() {
-            // A compile-time constant of the broker module, inlined: that module is not on the runner's class path.
-            return productBug.map(b -> Map.of(InjectedProductBug.PROPERTY, b)).orElse(Map.of());
+        /**
+         * The JVM options every node runs with: the test-only product-bug agent ({@link ProductBugAgent}) with the bug's name,
+         * if any, else none.
+         */
+        String nodeJvmOptions() throws IOException {
+            return productBug.isEmpty() ? "" : "-javaagent:" + productBugAgent(home) + "=" + productBug.get();
         }
     }
 
     /**
-     * The product bugs a run can inject ({@code --inject-product-bug}): the names the broker's {@link InjectedProductBug}
-     * knows, each with the check that must name it.
+     * The product-bug agent jar that mirror-chaos builds next to its own.
+     *
+     * @throws IllegalStateException naming the build to run if it is missing
      */
-    static final Map<String, String> PRODUCT_BUGS = Map.of("skip-producer-state-reset", HistoryChecker.PRODUCER_STATE);
+    static Path productBugAgent(Path home) throws IOException {
+        Path target = home.resolve("mirror-chaos/target");
+        try (Stream<Path> files = Files.exists(target) ? Files.list(target) : Stream.empty()) {
+            return files.filter(f -> f.getFileName().toString().matches("mirror-chaos-.*-product-bug-agent\\.jar")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("No product-bug agent jar in " + target + ": build mirror-chaos first "
+                    + "(mvn -B install -DskipTests)"));
+        }
+    }
+
+    /**
+     * The product bugs a run can inject ({@code --inject-product-bug}): the names {@link ProductBugAgent} knows (a
+     * compile-time constant, inlined: the agent's classes are not in the runner's jar), each with the check that must name it.
+     */
+    static final Map<String, String> PRODUCT_BUGS = Map.of(ProductBugAgent.SKIP_PRODUCER_STATE_RESET, HistoryChecker.PRODUCER_STATE);
 
     /** A fault as it was applied: the plan's entry, when it really started and ended, its target and what came of it. */
     record AppliedFault(FaultPlan.Fault planned, long startedAtMs, long endedAtMs, String target, String outcome) {
@@ -252,7 +270,7 @@ final class ChaosRun {
     /** Runs everything and returns the result; violations are in it, not thrown. */
     Result run() throws Exception {
         log.info("Chaos run, seed {}, faults for {}; plan:\n{}", options.seed(), options.duration(), FaultPlan.table(plan));
-        clusters = ChaosClusters.start(options.home(), options.workDir(), options.sourceBrokers(), options.nodeSystemProperties());
+        clusters = ChaosClusters.start(options.home(), options.workDir(), options.sourceBrokers(), options.nodeJvmOptions());
         checker = new HistoryChecker(clusters, history);
         try (Admin sourceClusterAdmin = clusters.sourceAdmin();
              Admin destinationClusterAdmin = clusters.destinationAdmin();

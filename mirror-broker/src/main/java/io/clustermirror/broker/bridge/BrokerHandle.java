@@ -46,6 +46,9 @@ public final class BrokerHandle implements LocalReplicas {
 
     /** Leader-only semantics: never wait for followers, never fail on a shrunk ISR. */
     private static final int LEADER_ONLY_ACKS = 1;
+    /** Test-only: a chaos run's product-bug agent leaves mirrored producers in place ({@link InjectedProductBug}); never in production. */
+    private static final boolean SKIP_PRODUCER_STATE_RESET =
+        InjectedProductBug.injected().map(InjectedProductBug::skipsProducerStateReset).orElse(false);
 
     private final BrokerServer broker;
 
@@ -419,7 +422,7 @@ public final class BrokerHandle implements LocalReplicas {
      */
     @Override
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
-        if (InjectedProductBug.SKIP_PRODUCER_STATE_RESET.injected()) {
+        if (SKIP_PRODUCER_STATE_RESET) {
             return 0; // test-only: the bug a chaos run must detect
         }
         Optional<LocalLog> local = localLog(partition);
