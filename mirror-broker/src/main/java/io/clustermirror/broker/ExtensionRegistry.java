@@ -2,6 +2,7 @@ package io.clustermirror.broker;
 
 import io.clustermirror.common.image.MirrorImage;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -71,6 +72,16 @@ public final class ExtensionRegistry {
     public static Optional<MirrorImage> loadedImage(String clusterId, int nodeId) {
         NodeView own = NODES.get(new NodeKey(clusterId, nodeId));
         return own != null && own.loaded().isDone() ? Optional.of(own.image().get()) : Optional.empty();
+    }
+
+    /**
+     * The loaded image of the only node with this id in this JVM, for what Kafka gives no cluster id (a config policy);
+     * empty if none has loaded, or if nodes of several clusters share the id here (the test kit), so that a caller fails
+     * closed rather than decide on another cluster's image.
+     */
+    public static Optional<MirrorImage> loadedImageOfNode(int nodeId) {
+        List<NodeView> views = NODES.entrySet().stream().filter(e -> e.getKey().nodeId() == nodeId).map(Map.Entry::getValue).toList();
+        return views.size() == 1 && views.get(0).loaded().isDone() ? Optional.of(views.get(0).image().get()) : Optional.empty();
     }
 
     static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, CompletableFuture<Void> loaded,

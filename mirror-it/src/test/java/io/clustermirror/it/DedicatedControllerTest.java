@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -52,9 +53,18 @@ class DedicatedControllerTest {
     /** A one-broker source and a destination of dedicated controllers and brokers, with the mirror admin of the destination. */
     record Pair(MirrorTestCluster source, ProcessCluster destination, ClusterMirrorAdmin mirrors) implements AutoCloseable {
         static Pair start(String name, int controllers, int brokers, ProcessCluster.LaunchMode mode) throws Exception {
+            return start(name, () -> ProcessCluster.startDedicated(name + "-destination", controllers, brokers, mode));
+        }
+
+        /** As above, launched, with server properties on top of the destination's own on every node. */
+        static Pair start(String name, int controllers, int brokers, Map<String, String> extraProperties) throws Exception {
+            return start(name, () -> ProcessCluster.startDedicated(name + "-destination", controllers, brokers, extraProperties));
+        }
+
+        private static Pair start(String name, Callable<ProcessCluster> startDestination) throws Exception {
             MirrorTestCluster source = MirrorTestCluster.builder().name(name + "-source").brokers(1).start();
             try {
-                ProcessCluster destination = ProcessCluster.startDedicated(name + "-destination", controllers, brokers, mode);
+                ProcessCluster destination = startDestination.call();
                 return new Pair(source, destination, ClusterMirrorAdmin.create(destination.clientProperties()));
             } catch (Exception | AssertionError e) {
                 source.close();
@@ -244,7 +254,7 @@ class DedicatedControllerTest {
         return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
     }
 
-    private static Map<String, String> explicitConfigs(Admin admin, String topic) throws Exception {
+    static Map<String, String> explicitConfigs(Admin admin, String topic) throws Exception {
         Map<String, String> configs = new HashMap<>();
         admin.describeConfigs(List.of(resource(topic))).all().get(30, TimeUnit.SECONDS).get(resource(topic)).entries().stream()
             .filter(e -> e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG)

@@ -202,6 +202,15 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         return start(cluster);
     }
 
+    /**
+     * As {@link #startDedicated(String, int, int, LaunchMode)} with the launcher, with server properties on top of the
+     * cluster's own on every node (e.g. an authorizer line and {@code super.users}).
+     */
+    static ProcessCluster startDedicated(String name, int controllers, int brokers, Map<String, String> extraProperties) throws Exception {
+        return start(new ProcessCluster(name, controllers + brokers, controllers, LaunchMode.LAUNCHER, ListenerLayout.SHARED, true,
+            extraProperties));
+    }
+
     private static ProcessCluster start(ProcessCluster cluster) throws Exception {
         try {
             cluster.writePropertiesAndFormat();

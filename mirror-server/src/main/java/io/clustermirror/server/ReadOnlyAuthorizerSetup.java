@@ -1,6 +1,7 @@
 package io.clustermirror.server;
 
 import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+import io.clustermirror.broker.auth.MirrorConfigPolicy;
 
 import org.apache.kafka.common.config.ConfigException;
 
@@ -16,6 +17,8 @@ import java.util.Properties;
  *   <li>{@link MirrorAwareAuthorizer} (or a subclass): kept, enforcing ACLs as Kafka's StandardAuthorizer does.</li>
  *   <li>Any other authorizer: refused, with an error naming the setting and both ways out.</li>
  * </ul>
+ * Likewise every node gets {@link MirrorConfigPolicy} as {@code alter.config.policy.class.name}, which keeps config changes
+ * from destroying mirror topics' data (the controller runs it); another policy there is refused.
  */
 final class ReadOnlyAuthorizerSetup {
     static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
@@ -25,6 +28,7 @@ final class ReadOnlyAuthorizerSetup {
 
     /** The server properties to run with: {@code props} itself, with the authorizer installed if none was set. */
     static Properties apply(Properties props) {
+        installConfigPolicy(props);
         String configured = props.getProperty(AUTHORIZER_CLASS_NAME, "").trim();
         if (configured.isEmpty()) {
             props.setProperty(AUTHORIZER_CLASS_NAME, MirrorAwareAuthorizer.class.getName());
@@ -38,5 +42,17 @@ final class ReadOnlyAuthorizerSetup {
                 + " (Kafka's StandardAuthorizer, ACLs included, plus read-only mirror topics)");
         }
         return props;
+    }
+
+    private static void installConfigPolicy(Properties props) {
+        String policy = MirrorConfigPolicy.class.getName();
+        String configured = props.getProperty(MirrorConfigPolicy.POLICY_CLASS_NAME_CONFIG, "").trim();
+        if (configured.isEmpty()) {
+            props.setProperty(MirrorConfigPolicy.POLICY_CLASS_NAME_CONFIG, policy);
+        } else if (!configured.equals(policy)) {
+            throw new ConfigException(MirrorConfigPolicy.POLICY_CLASS_NAME_CONFIG + "=" + configured + " would let a config change "
+                + "(retention.ms=1 on a mirror topic, log.retention.ms for the cluster) delete the data of read-only mirror topics. "
+                + "Remove the line (Cluster Mirror then installs " + policy + ") or set it to " + policy);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.clustermirror.server;
 
 import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+import io.clustermirror.broker.auth.MirrorConfigPolicy;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Every node the launcher runs keeps mirror topics read-only, with no mirror-specific setting. */
+/** Every node the launcher runs keeps mirror topics read-only and their configs safe, with no mirror-specific setting. */
 class ReadOnlyAuthorizerSetupTest {
     private static Properties props(String authorizer) {
         Properties p = new Properties();
@@ -57,5 +58,19 @@ class ReadOnlyAuthorizerSetupTest {
             assertTrue(ClusterMirrorServer.describe(e).startsWith("Invalid configuration: authorizer.class.name="),
                 "the launcher prints it as one line: " + ClusterMirrorServer.describe(e));
         }
+    }
+
+    @Test
+    void everyNodeGetsTheMirrorConfigPolicyAndAnotherPolicyIsRefused() {
+        assertEquals(MirrorConfigPolicy.class.getName(), ReadOnlyAuthorizerSetup.apply(props(null)).getProperty("alter.config.policy.class.name"));
+        Properties kept = props(null);
+        kept.setProperty("alter.config.policy.class.name", MirrorConfigPolicy.class.getName());
+        assertEquals(MirrorConfigPolicy.class.getName(), ReadOnlyAuthorizerSetup.apply(kept).getProperty("alter.config.policy.class.name"));
+
+        Properties other = props(null);
+        other.setProperty("alter.config.policy.class.name", "com.example.OwnPolicy");
+        ConfigException e = assertThrows(ConfigException.class, () -> ReadOnlyAuthorizerSetup.apply(other));
+        assertTrue(e.getMessage().startsWith("alter.config.policy.class.name=com.example.OwnPolicy would let a config change"), e.getMessage());
+        assertTrue(e.getMessage().contains("Remove the line") && e.getMessage().contains(MirrorConfigPolicy.class.getName()), e.getMessage());
     }
 }

@@ -20,7 +20,8 @@ import java.util.Set;
  *   <li>a read-only mirror topic ({@link MirrorAwareAuthorizer#readOnlyMirrorOf}) never gets those changes, whoever
  *       asks (super users too), except growing it and changing its configs by the extension's own metadata sync, when the
  *       request is {@link #decide trusted}; a fenced topic ({@link MirrorImage#fencedTopics()}) the same, deleting it
- *       aside;</li>
+ *       aside. A trusted request only looks like the sync's (its client id can be copied): what it may set is limited by
+ *       {@link MirrorConfigPolicy} to the values the sync sets;</li>
  *   <li>while the node has not loaded the mirror state it cannot tell mirror topics from others, so it refuses those
  *       changes on every topic but the cluster's own ({@link InternalTopics#isClusterOwned}; a mirror topic may be
  *       named {@code __audit}): it fails closed;</li>
@@ -32,6 +33,13 @@ final class ControllerTopicRule {
     static final Set<AclOperation> CONTROLLER_TOPIC_CHANGES = Set.of(AclOperation.ALTER, AclOperation.DELETE, AclOperation.ALTER_CONFIGS);
     /** What the extension's metadata sync does to mirror topics through the controller: grow them, sync their configs. */
     static final Set<AclOperation> EXTENSION_TOPIC_CHANGES = Set.of(AclOperation.ALTER, AclOperation.ALTER_CONFIGS);
+
+    /**
+     * The API key of IncrementalAlterConfigs, the sync's way to change topic configs. Kafka's policy sees only the configs
+     * such a request names; the legacy AlterConfigs also removes every config it does not name, unseen by the policy
+     * ({@link MirrorConfigRule}), so it never passes for the sync.
+     */
+    static final int INCREMENTAL_ALTER_CONFIGS = 44;
 
     /** What the rule decides for one action. */
     enum Verdict {
@@ -61,8 +69,16 @@ final class ControllerTopicRule {
     }
 
     /**
+     * Whether an action of a {@link #trusted} request passes for the sync's: a config change only by
+     * IncrementalAlterConfigs ({@link #INCREMENTAL_ALTER_CONFIGS}), whose values {@link MirrorConfigPolicy} then checks.
+     */
+    static boolean trustedFor(Action action, int requestType, boolean trusted) {
+        return trusted && (action.operation() != AclOperation.ALTER_CONFIGS || requestType == INCREMENTAL_ALTER_CONFIGS);
+    }
+
+    /**
      * @param loaded  the node's mirror image once loaded; empty before
-     * @param trusted whether the request passes for the extension's metadata sync ({@link #trusted})
+     * @param trusted whether the action passes for the extension's metadata sync ({@link #trustedFor})
      */
     static Verdict decide(Optional<MirrorImage> loaded, Action action, boolean trusted) {
         if (action.resourcePattern().resourceType() != ResourceType.TOPIC

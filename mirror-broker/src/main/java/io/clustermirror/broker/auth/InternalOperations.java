@@ -44,8 +44,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       IncrementalAlterConfigs of a read-only mirror topic pass if the request has a client id of this form
  *       ({@link #isExtensionClientId}) and a principal trusted for the control plane: a super user when ACLs are on,
  *       anyone when they are off (then any client may write the control plane anyway). That trusts the principal, not
- *       the call: a super user's client that copies the form can grow a mirror topic or change its configs, never
- *       delete it.</li>
+ *       the call: a super user's client that copies the form can grow a mirror topic, never delete it, and change its
+ *       configs only by IncrementalAlterConfigs and only to the values the sync declared ({@link MirrorConfigPolicy}).</li>
  *   <li>A call that times out on the client and is retried later by the broker may then be denied: the next
  *       sync round retries it.</li>
  * </ul>

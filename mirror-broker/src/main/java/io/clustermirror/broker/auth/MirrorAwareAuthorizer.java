@@ -289,7 +289,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /**
      * A controller-only node: {@link ControllerTopicRule} on the node's loaded view. The metadata sync's requests are
      * trusted by their client id and a principal trusted for the control plane (a super user; anyone without ACLs),
-     * since the registry of in-flight operations lives in the broker's JVM ({@link InternalOperations}).
+     * since the registry of in-flight operations lives in the broker's JVM ({@link InternalOperations}); that can be
+     * copied, so the values a trusted config change may set are {@link MirrorConfigPolicy}'s to check.
      */
     private List<AuthorizationResult> authorizeOnController(AuthorizableRequestContext context, List<Action> actions,
                                                             List<AuthorizationResult> results) {
@@ -297,7 +298,8 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
         boolean trusted = ControllerTopicRule.trusted(context.clientId(), typeAndName(context.principal()), aclsEnabled, superUsers);
         for (int i = 0; i < actions.size(); i++) {
             Action action = actions.get(i);
-            ControllerTopicRule.Verdict verdict = ControllerTopicRule.decide(loaded, action, trusted);
+            ControllerTopicRule.Verdict verdict = ControllerTopicRule.decide(loaded, action,
+                ControllerTopicRule.trustedFor(action, context.requestType(), trusted));
             if (verdict == ControllerTopicRule.Verdict.AS_ACLS) {
                 continue;
             }

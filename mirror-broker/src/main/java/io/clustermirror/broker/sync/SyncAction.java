@@ -21,11 +21,17 @@ sealed interface SyncAction {
     record AddPartitions(String topic, int sourcePartitions) implements SyncAction {
     }
 
-    /** Incremental topic config change on the destination: set these, remove these (back to the default). */
-    record AlterTopicConfigs(String topic, Map<String, String> set, Set<String> delete) implements SyncAction {
+    /**
+     * Incremental topic config change on the destination: set these, remove these (back to the default). {@code synced}
+     * is what the topic's copied configs are once it is done, declared first ({@code SyncedTopicConfigsRecord}) so that
+     * the controller's policy lets exactly these values through; set and delete may be empty when only the declaration
+     * is behind.
+     */
+    record AlterTopicConfigs(String topic, Map<String, String> set, Set<String> delete, Map<String, String> synced) implements SyncAction {
         public AlterTopicConfigs {
             set = Map.copyOf(set);
             delete = Set.copyOf(delete);
+            synced = Map.copyOf(synced);
         }
     }
 

@@ -9,6 +9,7 @@ import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -21,6 +22,7 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +54,7 @@ final class SyncExecutor {
     private static final Logger log = LoggerFactory.getLogger(SyncExecutor.class);
     static final long COMMAND_TIMEOUT_MS = 30_000;
     private static final long IMAGE_WAIT_MS = 15_000;
+    private static final long POLICY_RETRY_MS = 200;
 
     private final String mirror;
     private final Admin destination;
@@ -137,13 +140,37 @@ final class SyncExecutor {
         awaitImage(() -> image.get().topic(action.topic()).map(t -> t.partitions() >= action.sourcePartitions()).orElse(true));
     }
 
+    /**
+     * Declares the topic's copied configs ({@link SyncedTopicConfigsRecord}, in {@code __mirror_metadata}), then changes
+     * them. The controller's config policy lets only declared values through, and it reads the declaration through its
+     * own view, a moment behind: a refusal is retried until {@link #IMAGE_WAIT_MS}, then left to the next round.
+     */
     private void alterConfigs(SyncAction.AlterTopicConfigs action) throws Exception {
+        boolean declared = image.get().syncedTopicConfigs(action.topic())
+            .filter(d -> d.mirror().equals(mirror) && d.configs().equals(action.synced())).isPresent();
+        if (!declared) {
+            SyncedTopicConfigsRecord record = new SyncedTopicConfigsRecord(mirror, action.topic(), action.synced(), System.currentTimeMillis());
+            stateProducer.send(new ProducerRecord<>(InternalTopics.METADATA, 0, RecordCodec.encodeKey(SyncedTopicConfigsRecord.key(action.topic())),
+                RecordCodec.encodeSyncedTopicConfigs(record))).get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        if (action.set().isEmpty() && action.delete().isEmpty()) {
+            return;
+        }
         List<AlterConfigOp> ops = new ArrayList<>();
         action.set().forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
         action.delete().forEach(k -> ops.add(new AlterConfigOp(new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)));
-        try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId,
-                List.of(Operation.topic(action.topic(), AclOperation.ALTER_CONFIGS)))) {
-            SyncReader.get(destination.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, action.topic()), ops)).all());
+        long deadline = System.currentTimeMillis() + IMAGE_WAIT_MS;
+        while (true) {
+            try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId,
+                    List.of(Operation.topic(action.topic(), AclOperation.ALTER_CONFIGS)))) {
+                SyncReader.get(destination.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, action.topic()), ops)).all());
+                break;
+            } catch (PolicyViolationException e) {
+                if (System.currentTimeMillis() >= deadline) {
+                    throw e;
+                }
+                Thread.sleep(POLICY_RETRY_MS); // the controller's view has not read the declaration yet
+            }
         }
         log.info("Mirror '{}' topic '{}': topic configs synced from the source: set {}, removed {}", mirror, action.topic(),
             new TreeSet<>(action.set().keySet()), new TreeSet<>(action.delete()));

@@ -37,7 +37,9 @@ import java.util.TreeSet;
  *       records) is grown, unless the source topic was recreated (another id: its partitions fail instead).</li>
  *   <li><b>Topic configs</b>: over the configs set on the topic (not defaults) and not excluded
  *       ({@link MirrorConfig#isTopicConfigExcluded}), set what differs and remove what the source no longer sets.
- *       Excluded configs are neither set nor removed.</li>
+ *       Excluded configs are neither set nor removed. The copied configs as they are once set are declared
+ *       ({@link io.clustermirror.common.records.SyncedTopicConfigsRecord}) whenever the declaration is behind, even with
+ *       nothing to change: only declared values pass the controller's config policy.</li>
  *   <li><b>Group offsets</b> of consumer and share groups matching {@code mirror.groups.include} (default: every
  *       group) and not {@code mirror.groups.exclude}, both kinds alike:
  *       for partitions of synced topics that exist on the destination, the source's offset (committed offset of a
@@ -82,7 +84,7 @@ final class SyncPlanner {
             if (st.partitions() > dt.partitions() || st.partitions() > t.partitions()) {
                 actions.add(new SyncAction.AddPartitions(t.topic(), st.partitions()));
             }
-            topicConfigs(config, t.topic(), st, dt).ifPresent(actions::add);
+            topicConfigs(config, image, t, st, dt).ifPresent(actions::add);
         }
         groups(config, synced, source, destination, actions);
         acls(config, image, source, destination, actions);
@@ -103,7 +105,9 @@ final class SyncPlanner {
         }
     }
 
-    private static Optional<SyncAction> topicConfigs(MirrorConfig config, String topic, SourceView.Topic st, DestinationView.Topic dt) {
+    private static Optional<SyncAction> topicConfigs(MirrorConfig config, MirrorImage image, MirrorTopicRecord t, SourceView.Topic st,
+                                                     DestinationView.Topic dt) {
+        String topic = t.topic();
         if (st.configs() == null || dt.configs() == null) {
             return Optional.empty();
         }
@@ -119,7 +123,13 @@ final class SyncPlanner {
                 delete.add(k);
             }
         });
-        return set.isEmpty() && delete.isEmpty() ? Optional.empty() : Optional.of(new SyncAction.AlterTopicConfigs(topic, set, delete));
+        Map<String, String> synced = new TreeMap<>(dt.configs());
+        synced.keySet().removeIf(config::isTopicConfigExcluded);
+        synced.putAll(set);
+        synced.keySet().removeAll(delete);
+        boolean declared = image.syncedTopicConfigs(topic).filter(d -> d.mirror().equals(t.mirror()) && d.configs().equals(synced)).isPresent();
+        return set.isEmpty() && delete.isEmpty() && declared ? Optional.empty()
+            : Optional.of(new SyncAction.AlterTopicConfigs(topic, set, delete, synced));
     }
 
     private static void groups(MirrorConfig config, List<MirrorTopicRecord> synced, SourceView source, DestinationView destination,

@@ -55,6 +55,18 @@ class ControllerTopicRuleTest {
     }
 
     @Test
+    void aTrustedConfigChangePassesOnlyAsIncrementalAlterConfigsWhoseValuesThePolicySees() {
+        int legacyAlterConfigs = 33;
+        assertTrue(ControllerTopicRule.trustedFor(on("t", AclOperation.ALTER_CONFIGS), ControllerTopicRule.INCREMENTAL_ALTER_CONFIGS, true));
+        assertFalse(ControllerTopicRule.trustedFor(on("t", AclOperation.ALTER_CONFIGS), legacyAlterConfigs, true),
+            "the legacy AlterConfigs removes what it does not name, unseen by the config policy");
+        assertTrue(ControllerTopicRule.trustedFor(on("t", AclOperation.ALTER), 37, true), "CreatePartitions");
+        assertFalse(ControllerTopicRule.trustedFor(on("t", AclOperation.ALTER_CONFIGS), ControllerTopicRule.INCREMENTAL_ALTER_CONFIGS, false));
+        assertEquals(Verdict.READ_ONLY, ControllerTopicRule.decide(MIRRORING, on("t", AclOperation.ALTER_CONFIGS),
+            ControllerTopicRule.trustedFor(on("t", AclOperation.ALTER_CONFIGS), legacyAlterConfigs, true)));
+    }
+
+    @Test
     void otherTopicsAndStoppedMirrorTopicsAreLeftToTheAcls() {
         Optional<MirrorImage> stopped = Optional.of(MirrorAwareAuthorizerTest.image(DesiredState.STOPPED, PartitionState.STOPPED));
         for (AclOperation op : CHANGES) {

@@ -2,10 +2,13 @@ package io.clustermirror.broker.sync;
 
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -99,7 +102,31 @@ class SyncPlannerTest {
             "min.insync.replicas", "1", "segment.bytes", "7");
         List<SyncAction> actions = plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 1, src))),
             destinationTopics(Map.of("a", new DestinationView.Topic(1, dst))));
-        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "2"), Set.of("max.message.bytes"))), actions);
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "2"), Set.of("max.message.bytes"),
+            Map.of("retention.ms", "2", "cleanup.policy", "compact"))), actions);
+    }
+
+    @Test
+    void theCopiedConfigsAreDeclaredUntilTheImageShowsThemEvenWithNothingToChange() {
+        topic("a", DesiredState.MIRRORING, 1);
+        Map<String, String> same = Map.of("retention.ms", "7200000", "min.insync.replicas", "2");
+        SourceView source = sourceTopics(Map.of("a", new SourceView.Topic("id-a", 1, same)));
+        DestinationView destination = destinationTopics(Map.of("a", new DestinationView.Topic(1, same)));
+        Map<String, String> copied = Map.of("retention.ms", "7200000");
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of(), Set.of(), copied)), plan(source, destination),
+            "min.insync.replicas is never copied, so not declared");
+
+        assertEquals(List.of(), SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("dr", "a", copied, 1L)), source, destination),
+            "declared as it is: nothing to do");
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of(), Set.of(), copied)),
+            SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("other", "a", copied, 1L)), source, destination),
+            "another mirror's declaration does not count");
+    }
+
+    private MirrorImage declared(SyncedTopicConfigsRecord record) {
+        MirrorDelta delta = new MirrorDelta(image());
+        delta.replayMetadata(RecordCodec.encodeKey(SyncedTopicConfigsRecord.key(record.topic())), RecordCodec.encodeSyncedTopicConfigs(record));
+        return delta.apply();
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -21,8 +22,9 @@ import java.util.Map;
  * <p>Every record is kept by its log key exactly as compaction keeps it: the last record of a key wins, and a null
  * value removes the key. So replaying a log before or after compaction, or again after a restart, gives the same
  * image. Readers replay committed records only (read_committed): the records of aborted transactions, which the log
- * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>}, {@code topic:<name>} and
- * {@code controller:position}, the controller's place in the command log ({@link ControllerPositionRecord}).
+ * cleaner removes, never count. {@code __mirror_metadata} keys are {@code mirror:<name>}, {@code topic:<name>},
+ * {@code controller:position}, the controller's place in the command log ({@link ControllerPositionRecord}), and
+ * {@code synced-configs:<topic>}, the configs a mirror's sync sets on the topic ({@link SyncedTopicConfigsRecord}).
  * {@code __mirror_state} keys with the {@code acl:} prefix are the ACLs a mirror created ({@link MirrorAclRecord}); the
  * others hold partition states under {@link PartitionStateRecord#logKey()}, which carries the writer's leader epoch.
  *
@@ -48,6 +50,7 @@ public final class MirrorDelta {
     /** Partition state records by log key. */
     private final Map<String, PartitionStateRecord> stateChanges = new HashMap<>();
     private final Map<String, MirrorAclRecord> aclChanges = new HashMap<>();
+    private final Map<String, SyncedTopicConfigsRecord> syncedConfigChanges = new HashMap<>();
     private boolean positionChanged;
     private ControllerPositionRecord position;
 
@@ -85,7 +88,10 @@ public final class MirrorDelta {
         }
     }
 
-    /** Replays one {@code __mirror_metadata} record (key {@code mirror:<name>}, {@code topic:<name>} or {@code controller:position}). */
+    /**
+     * Replays one {@code __mirror_metadata} record (key {@code mirror:<name>}, {@code topic:<name>},
+     * {@code synced-configs:<topic>} or {@code controller:position}).
+     */
     public void replayMetadata(byte[] key, byte[] value) {
         String k = RecordCodec.decodeKey(key);
         if (k.equals(RecordCodec.CONTROLLER_POSITION_KEY)) {
@@ -97,6 +103,9 @@ public final class MirrorDelta {
         } else if (k.startsWith(RecordCodec.TOPIC_KEY_PREFIX)) {
             topicChanges.put(k.substring(RecordCodec.TOPIC_KEY_PREFIX.length()),
                 value == null ? null : RecordCodec.decodeTopic(value));
+        } else if (k.startsWith(SyncedTopicConfigsRecord.KEY_PREFIX)) {
+            syncedConfigChanges.put(k.substring(SyncedTopicConfigsRecord.KEY_PREFIX.length()),
+                value == null ? null : RecordCodec.decodeSyncedTopicConfigs(value));
         }
         // Any other key (the sealing key, read only by clients that seal secrets, or a kind of record a newer version
         // writes) is not part of the image: ignoring it lets older readers, such as an older admin client, go on.
@@ -116,7 +125,8 @@ public final class MirrorDelta {
     public MirrorImage apply() {
         return MirrorImage.fromStateLog(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
             merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics(),
-            positionChanged ? position : base.controllerPosition().orElse(null));
+            positionChanged ? position : base.controllerPosition().orElse(null),
+            merge(base.syncedTopicConfigs(), syncedConfigChanges));
     }
 
     private static <V> Map<String, V> merge(Map<String, V> base, Map<String, V> changes) {

@@ -6,6 +6,7 @@ import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
+import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 
 import java.util.Comparator;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class MirrorImage {
     private final Map<String, MirrorAclRecord> mirrorAcls;
     private final Set<String> fencedTopics;
     private final ControllerPositionRecord controllerPosition;
+    private final Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs;
     /**
      * The partition states by mirror topic, built on first use: the authorizer asks on every client write and the
      * producer-state hygiene on every image, which must cost neither a scan of every mirror partition.
@@ -85,13 +87,13 @@ public final class MirrorImage {
                        ControllerPositionRecord controllerPosition) {
         this(mirrors, topics, partitionStates.values().stream()
             .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of(),
-            controllerPosition);
+            controllerPosition, Map.of());
     }
 
     private MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                         Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
                         Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics,
-                        ControllerPositionRecord controllerPosition) {
+                        ControllerPositionRecord controllerPosition, Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
         this.stateLog = Map.copyOf(stateLog);
@@ -99,6 +101,7 @@ public final class MirrorImage {
         this.mirrorAcls = Map.copyOf(mirrorAcls);
         this.fencedTopics = Set.copyOf(fencedTopics);
         this.controllerPosition = controllerPosition;
+        this.syncedTopicConfigs = Map.copyOf(syncedTopicConfigs);
     }
 
     /** Each partition's record with the highest precedence among the last records of the log keys. */
@@ -110,22 +113,24 @@ public final class MirrorImage {
     /** An image from the last record of each {@code __mirror_state} log key of partition states. */
     static MirrorImage fromStateLog(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                                     Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls,
-                                    Set<String> fencedTopics, ControllerPositionRecord controllerPosition) {
-        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics, controllerPosition);
+                                    Set<String> fencedTopics, ControllerPositionRecord controllerPosition,
+                                    Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs) {
+        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics, controllerPosition,
+            syncedTopicConfigs);
     }
 
     /**
      * This image's actual state (partition states, mirror ACLs) with the desired state (mirrors, topics, the controller's
-     * position) of another.
+     * position, the synced topic configs) of another.
      */
     public MirrorImage withDesiredStateOf(MirrorImage desired) {
         return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics,
-            desired.controllerPosition);
+            desired.controllerPosition, desired.syncedTopicConfigs);
     }
 
     /** This image with other {@link #fencedTopics()}. */
     public MirrorImage withFencedTopics(Set<String> fenced) {
-        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced, controllerPosition);
+        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced, controllerPosition, syncedTopicConfigs);
     }
 
     /**
@@ -186,6 +191,16 @@ public final class MirrorImage {
     /** The state of each partition by {@link PartitionStateRecord#key()}: its record with the highest leader epoch. */
     public Map<String, PartitionStateRecord> partitionStates() {
         return partitionStates;
+    }
+
+    /** The topic configs a mirror's sync last set (or is about to set) on each of its topics, by topic. */
+    public Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs() {
+        return syncedTopicConfigs;
+    }
+
+    /** The configs the sync last declared for a topic ({@link SyncedTopicConfigsRecord}), if it did. */
+    public Optional<SyncedTopicConfigsRecord> syncedTopicConfigs(String topic) {
+        return Optional.ofNullable(syncedTopicConfigs.get(topic));
     }
 
     /** The ACLs mirrors created on the destination, by {@link MirrorAclRecord#key()}. */

@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Keys and values of the internal topics. Values are versioned JSON (field {@code "v"}), keys are UTF-8
  * strings: {@code __mirror_commands} is keyed by command id, {@code __mirror_metadata} by
- * {@link #mirrorKey}/{@link #topicKey} and {@link #CONTROLLER_POSITION_KEY}, {@code __mirror_state} by {@link PartitionStateRecord#key()}
+ * {@link #mirrorKey}/{@link #topicKey}, {@link #CONTROLLER_POSITION_KEY} and {@link SyncedTopicConfigsRecord#key},
+ * {@code __mirror_state} by {@link PartitionStateRecord#key()}
  * ({@code <mirror>/<topic>/<partition>}) and, for the ACLs a mirror created, {@link MirrorAclRecord#key()}
  * ({@code acl:<mirror>:<binding>}).
  * A null value is a tombstone; the decoders do not accept one (the caller knows what a tombstone means).
@@ -108,6 +109,14 @@ public final class RecordCodec {
         }
         throw new IllegalArgumentException("Unknown __mirror_metadata key '" + key + "': expected prefix '"
             + MIRROR_KEY_PREFIX + "' or '" + TOPIC_KEY_PREFIX + "', or '" + CONTROLLER_POSITION_KEY + "'");
+    }
+
+    public static byte[] encodeSyncedTopicConfigs(SyncedTopicConfigsRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static SyncedTopicConfigsRecord decodeSyncedTopicConfigs(byte[] value) {
+        return decode(value, SyncedTopicConfigsRecord.class);
     }
 
     public static byte[] encodeSealingKey(SealingKeyRecord record) {

@@ -6,6 +6,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -83,5 +84,21 @@ class MirrorImageReplayTest {
         lenient.replayOrSkip(unreadable);
         lenient.replayOrSkip(good);
         assertEquals(Map.of("b", topic("b")), lenient.apply().topics());
+    }
+
+    @Test
+    void theSyncedTopicConfigsReplayByTopicAndFollowTheDesiredState() {
+        MirrorDelta delta = new MirrorDelta(MirrorImage.EMPTY);
+        SyncedTopicConfigsRecord first = new SyncedTopicConfigsRecord("dr", "a", Map.of("retention.ms", "1000"), 1L);
+        SyncedTopicConfigsRecord second = new SyncedTopicConfigsRecord("dr", "a", Map.of("retention.ms", "2000"), 2L);
+        delta.replay(record(METADATA, 0, SyncedTopicConfigsRecord.key("a"), RecordCodec.encodeSyncedTopicConfigs(first)));
+        delta.replay(record(METADATA, 1, SyncedTopicConfigsRecord.key("a"), RecordCodec.encodeSyncedTopicConfigs(second)));
+        delta.replay(record(METADATA, 2, SyncedTopicConfigsRecord.key("b"), RecordCodec.encodeSyncedTopicConfigs(
+            new SyncedTopicConfigsRecord("dr", "b", Map.of(), 3L))));
+        delta.replay(record(METADATA, 3, SyncedTopicConfigsRecord.key("b"), null));
+        MirrorImage image = delta.apply();
+        assertEquals(Optional.of(second), image.syncedTopicConfigs("a"));
+        assertEquals(Optional.empty(), image.syncedTopicConfigs("b"));
+        assertEquals(Optional.of(second), MirrorImage.EMPTY.withDesiredStateOf(image).syncedTopicConfigs("a"));
     }
 }
