@@ -28,6 +28,7 @@ import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SealingKeyRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
+import io.clustermirror.common.secrets.DestinationAcls;
 import io.clustermirror.common.secrets.SealingKey;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -35,6 +36,7 @@ import org.apache.kafka.clients.admin.AbstractOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -61,6 +63,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -148,8 +151,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                          CreateClusterMirrorOptions options) {
         Map<String, String> configsAtCall = Map.copyOf(configs);
         return new CreateClusterMirrorResult(submit(options, ClusterAccess.ALTER, deadline -> {
-            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall,
-                configsAtCall.get(MirrorConfig.BOOTSTRAP_SERVERS), deadline), List.of(), List.of(), false, deadline);
+            execute(CommandOp.CREATE, name, sealInlineSecrets(name, configsAtCall, configsAtCall, deadline), List.of(), List.of(),
+                false, deadline);
             return null;
         }));
     }
@@ -177,11 +180,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             }
             Map<String, String> sealed = set;
             if (set.keySet().stream().anyMatch(key -> MirrorConfig.isInlineSecret(key, set.get(key)))) {
-                // Sealed for the bootstrap.servers the mirror will have: a secret is bound to them.
-                String bootstrap = set.containsKey(MirrorConfig.BOOTSTRAP_SERVERS) ? set.get(MirrorConfig.BOOTSTRAP_SERVERS)
-                    : readImage(deadline).mirror(name).orElseThrow(() -> new ClusterMirrorException(
-                        MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'")).configs().get(MirrorConfig.BOOTSTRAP_SERVERS);
-                sealed = sealInlineSecrets(name, set, bootstrap, deadline);
+                // Sealed for the connection the mirror will have: a secret is bound to it (SealingKey.BOUND_CONFIGS).
+                Map<String, String> after = new HashMap<>(readImage(deadline).mirror(name).orElseThrow(() -> new ClusterMirrorException(
+                    MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'")).configs());
+                after.putAll(set);
+                deleted.forEach(after::remove);
+                sealed = sealInlineSecrets(name, set, after, deadline);
             }
             send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.ALTER, name, sealed, List.of(), List.of(),
                 time.milliseconds(), false, deleted), deadline);
@@ -564,22 +568,54 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
 
     /**
      * The configs with their inline secrets sealed for the key the mirror controller published, before anything is
-     * written: a secret never reaches {@code __mirror_commands} in clear. Refused, naming both ways out, when the
-     * controller has no password-encoder secret.
+     * written: a secret never reaches {@code __mirror_commands} in clear. Refused, naming both ways out, when a
+     * destination broker runs with ACLs off (the published key may be anyone's) or the controller has no
+     * password-encoder secret.
+     *
+     * @param configsAfter the mirror's configs once the command applies: what the sealed values are bound to
      */
-    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, String bootstrapServers,
+    private Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, Map<String, String> configsAfter,
                                                   Deadline deadline) throws Exception {
         List<String> inline = configs.entrySet().stream().filter(e -> MirrorConfig.isInlineSecret(e.getKey(), e.getValue()))
             .map(Map.Entry::getKey).sorted().toList();
         if (inline.isEmpty()) {
             return configs;
         }
+        List<String> aclsOff = brokersWithAclsOff(deadline);
+        if (!aclsOff.isEmpty()) {
+            throw DestinationAcls.inlineSecretRefused(inline.get(0), aclsOff);
+        }
         ensureCommandsTopic(deadline);
         SealingKeyRecord published = awaitSealingKey(deadline);
         if (published.publicKey() == null) {
             throw SealingKey.inlineSecretRefused(inline.get(0));
         }
-        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs, bootstrapServers);
+        return SealingKey.decode(published.publicKey()).sealInlineSecrets(mirror, configs, configsAfter);
+    }
+
+    /**
+     * The ids of the destination brokers that run with ACLs off ({@link DestinationAcls}), asked of each broker itself:
+     * nothing in the internal topics can be trusted there.
+     */
+    private List<String> brokersWithAclsOff(Deadline deadline) throws Exception {
+        List<ConfigResource> brokers = admin.describeCluster(new DescribeClusterOptions().timeoutMs(deadline.remainingTimeoutMs(time)))
+            .nodes().get().stream().map(node -> new ConfigResource(ConfigResource.Type.BROKER, node.idString())).toList();
+        Map<ConfigResource, KafkaFuture<Config>> configs = admin.describeConfigs(brokers,
+            new DescribeConfigsOptions().timeoutMs(deadline.remainingTimeoutMs(time))).values();
+        List<String> aclsOff = new ArrayList<>();
+        for (ConfigResource broker : brokers) {
+            try {
+                if (DestinationAcls.aclsOff(configs.get(broker).get())) {
+                    aclsOff.add(broker.name());
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof AuthorizationException)) {
+                    throw e;
+                }
+                // Denied: this broker's authorizer enforces ACLs.
+            }
+        }
+        return aclsOff;
     }
 
     /**

@@ -144,11 +144,13 @@ class AlterMirrorTest {
             int linesBefore = logs.lines().size();
             awaitProgress(topic, partitions);
 
-            // Rotation: the source takes a second credential, the mirror moves to it, then the source drops the first.
+            // Rotation: the source takes a second credential, the mirror moves to it, then the source drops the first. The
+            // encrypted values are bound to the SASL mechanism, so the truststore password is given again too.
             String newPassword = scram(ScramMechanism.SCRAM_SHA_256, Keystores.newPassword());
             mirrors.alterClusterMirrorConfigs(mirror, List.of(
                 set("sasl.mechanism", "SCRAM-SHA-256"),
                 set("sasl.jaas.config", jaas(newPassword)),
+                set("ssl.truststore.password", truststore.password()),
                 set("mirror.fetch.max.wait.ms", "200"))).all().get();
             awaitProgress(topic, partitions);
             try (Admin admin = source.admin()) {
@@ -224,6 +226,14 @@ class AlterMirrorTest {
         assertRefused(mirror, List.of(set("mirror.fetch.min.bytes", null)), "config 'mirror.fetch.min.bytes' is SET without a value");
         assertRefused(mirror, List.of(set("bootstrap.servers", source.bootstrapServers(BETA))),
             "[sasl.jaas.config, ssl.truststore.password] are encrypted for the mirror's current bootstrap.servers");
+        // Nor replayed over another protocol, mechanism or truststore: the source would get the password in clear, or
+        // over a connection that a server the attacker's truststore vouches for could take.
+        assertRefused(mirror, List.of(set("security.protocol", "SASL_PLAINTEXT")),
+            "[sasl.jaas.config, ssl.truststore.password] are encrypted for the mirror's current security.protocol");
+        assertRefused(mirror, List.of(set("sasl.mechanism", "SCRAM-SHA-256")),
+            "[sasl.jaas.config, ssl.truststore.password] are encrypted for the mirror's current sasl.mechanism");
+        assertRefused(mirror, List.of(set("ssl.truststore.location", dir.resolve("attacker.p12").toString())),
+            "[sasl.jaas.config, ssl.truststore.password] are encrypted for the mirror's current ssl.truststore.location");
         String wrong = Keystores.newPassword();
         SECRETS.add(wrong);
         ClusterMirrorException refused = assertRefused(mirror, List.of(set("sasl.jaas.config", jaas(wrong))), "");

@@ -5,7 +5,10 @@ import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SealingKeyRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
 import io.clustermirror.common.secrets.SealingKey;
@@ -18,12 +21,15 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.provider.FileConfigProvider;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.plain.PlainLoginModule;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,6 +43,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
@@ -54,7 +61,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * inline and encrypted with the destination's password-encoder secret. Neither, nor the encoder secret, may show
  * anywhere a client, an operator or a reader of the destination's internal topics can look: the tool's output, describe, the raw records
  * of {@code __mirror_commands}, {@code __mirror_metadata} and {@code __mirror_state}, the log, or any file under the
- * destination broker's log directory. A second destination, without an encoder secret, refuses an inline password.
+ * destination broker's log directory. A second destination, without an encoder secret, refuses an inline password; a
+ * third, with the secret but ACLs off, refuses one too, even when a client has replaced the published key with its own.
  */
 class MirrorSecretsTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
@@ -67,6 +75,7 @@ class MirrorSecretsTest {
     private static LogCapture logs;
     private static ClusterPair clusters;
     private static MirrorTestCluster withoutSecret;
+    private static MirrorTestCluster aclsOff;
     private static Path secretsFile;
     private static String providedPassword;
     private static String inlinePassword;
@@ -91,11 +100,15 @@ class MirrorSecretsTest {
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName())
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.param.allowed.paths", dir.toString()));
         withoutSecret = MirrorTestCluster.builder().name("secrets-destination-without-secret").brokers(1).withExtension(true).start();
+        // What the launcher runs where no authorizer.class.name is configured.
+        aclsOff = MirrorTestCluster.builder().name("secrets-destination-acls-off").brokers(1).withExtension(true)
+            .brokerConfig(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "false")
+            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret).start();
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
-        try (LogCapture l = logs; ClusterPair c = clusters; MirrorTestCluster w = withoutSecret) {
+        try (LogCapture l = logs; ClusterPair c = clusters; MirrorTestCluster w = withoutSecret; MirrorTestCluster a = aclsOff) {
             // closed in reverse order: the clusters, then the log capture
         }
     }
@@ -169,6 +182,37 @@ class MirrorSecretsTest {
             assertEquals(List.of(), mirrors.listClusterMirrors().names().get());
         }
         assertNoSecret(rawRecords(withoutSecret, InternalTopics.COMMANDS), "__mirror_commands");
+    }
+
+    /**
+     * With ACLs off any client may write {@code __mirror_metadata}: one that replaces the published key with its own would
+     * decrypt the next inline password from {@code __mirror_commands}. The tool asks the brokers themselves whether they
+     * enforce ACLs, and refuses the password before anything is written, naming both fixes.
+     */
+    @Test
+    void withAclsOffAnInlinePasswordIsRefusedEvenUnderAnAttackersKey() throws Exception {
+        try (ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(aclsOff.clientProperties())) {
+            // Done once the controller has published its key: the attacker's comes after it.
+            mirrors.createClusterMirror("plain", MirrorAssertions.mirrorConfig(clusters.source)).all().get();
+        }
+        SealingKey attackers = PasswordEncoderKeys.derive(Keystores.newPassword(), Optional.empty()).sealingKey();
+        Properties props = aclsOff.clientProperties();
+        try (KafkaProducer<byte[], byte[]> attacker = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            attacker.send(new ProducerRecord<>(InternalTopics.METADATA, 0, RecordCodec.encodeKey(RecordCodec.SEALING_KEY),
+                RecordCodec.encodeSealingKey(new SealingKeyRecord(attackers.id(), attackers.encoded())))).get();
+        }
+
+        CliRun created = CliRun.run(aclsOff.bootstrapServers(), "--create", "--mirror", "inline",
+            "--mirror-config", propertiesFile("acls-off.properties", saslConfig(INLINE_USER, inlinePassword)).toString());
+        assertNoSecret(created.out() + created.err(), "the output of --create");
+        assertEquals(1, created.exit(), created.err());
+        assertTrue(created.err().startsWith("INVALID_CONFIG: config 'sasl.jaas.config' holds a secret in clear, and destination "
+            + "broker(s) " + aclsOff.brokerIds() + " run with ACLs off") && created.err().contains("authorizer.class.name="
+            + MirrorAwareAuthorizer.class.getName()) && created.err().contains(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG),
+            "names the cause and both fixes: " + created.err());
+        String commands = rawRecords(aclsOff, InternalTopics.COMMANDS);
+        assertFalse(commands.contains(attackers.id()), "a password was encrypted for the attacker's key");
+        assertNoSecret(commands, "__mirror_commands");
     }
 
     private static ClusterMirrorException refused(String mirror, Map<String, String> config) throws Exception {

@@ -2,6 +2,7 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
+import io.clustermirror.testkit.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -26,7 +27,7 @@ class MirroringSmokeTest {
     static void startClusters() throws Exception {
         source = MirrorTestCluster.builder().name("smoke-source").brokers(1).start();
         destination = MirrorTestCluster.builder().name("smoke-destination").brokers(1).withExtension(true)
-            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, "smoke-encoder-secret").start();
+            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, Keystores.newPassword()).start();
     }
 
     @AfterAll

@@ -3,9 +3,10 @@ package io.clustermirror.testkit;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 public final class Keystores {
     private static final Path KEYTOOL = Path.of(System.getProperty("java.home"), "bin", "keytool");
     private static final String PASSWORD_VARIABLE = "STORE_PASSWORD";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A PKCS12 store and its password (a secret: never print it). */
     public record Store(Path path, String password) {
@@ -28,8 +30,14 @@ public final class Keystores {
     private Keystores() {
     }
 
+    /**
+     * 256 random bits, base64url (43 characters): strong enough for any secret a test sets, including a password-encoder
+     * secret, which the brokers refuse when weak.
+     */
     public static String newPassword() {
-        return UUID.randomUUID().toString();
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /** A keystore whose key pair's certificate names {@code dname} and is valid for localhost and 127.0.0.1. */

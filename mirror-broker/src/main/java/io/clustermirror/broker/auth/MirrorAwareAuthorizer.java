@@ -5,6 +5,7 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.secrets.DestinationAcls;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.resource.PatternType;
@@ -66,7 +67,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
      * Whether ACLs are enforced (default true). The launcher sets it to false when it installs this authorizer on a node
      * that configured none, so that the node allows what it allowed without one, mirror-topic writes aside.
      */
-    public static final String ACLS_ENABLED_CONFIG = "cluster.mirror.authorizer.acls.enabled";
+    public static final String ACLS_ENABLED_CONFIG = DestinationAcls.ACLS_ENABLED_CONFIG;
 
     private static final Logger log = LoggerFactory.getLogger(MirrorAwareAuthorizer.class);
     private static final Set<AclOperation> WRITE_OPERATIONS =

@@ -18,9 +18,9 @@ import java.util.TreeSet;
  * configs.
  *
  * <p>Invariants: {@code bootstrap.servers} is never deleted (a mirror always has a source); a sealed secret is bound
- * to the {@code bootstrap.servers} it was sealed with ({@link SealingKey#context}), so when they change every sealed
- * value must be given again in the same ALTER, never carried over to the new brokers. Messages name keys, never values
- * of secrets.
+ * to how the source is reached ({@link SealingKey#BOUND_CONFIGS}: brokers, protocol, mechanism, truststore, ...), so
+ * when one of those changes every sealed value must be given again in the same ALTER, never carried over to the new
+ * connection. Messages name keys, never values of secrets.
  *
  * @param config          the validated configs after the change
  * @param connectionChanged true if a config of the source connection changed (any key but {@code mirror.*}): the
@@ -56,8 +56,8 @@ record MirrorConfigAlteration(MirrorConfig config, boolean connectionChanged) {
         altered.putAll(set);
         deleted.forEach(altered::remove);
         MirrorConfig config = MirrorConfig.validate(current.name(), altered);
-        String oldBootstrap = current.configs().get(MirrorConfig.BOOTSTRAP_SERVERS);
-        if (!Objects.equals(oldBootstrap, config.bootstrapServers())) {
+        List<String> connectionChanges = SealingKey.connectionBindingChanged(current.configs(), altered);
+        if (!connectionChanges.isEmpty()) {
             TreeSet<String> boundToOld = new TreeSet<>();
             altered.forEach((key, value) -> {
                 if (SealingKey.isSealed(value) && !set.containsKey(key)) {
@@ -65,9 +65,11 @@ record MirrorConfigAlteration(MirrorConfig config, boolean connectionChanged) {
                 }
             });
             if (!boundToOld.isEmpty()) {
-                throw invalid("config(s) " + boundToOld + " are encrypted for the mirror's current bootstrap.servers and are "
-                    + "not used with other brokers: give them again in the same command as the new bootstrap.servers "
-                    + "(--add-config " + boundToOld.first() + "=...), or refer to a config provider instead");
+                String changed = String.join(", ", connectionChanges);
+                throw invalid("config(s) " + boundToOld + " are encrypted for the mirror's current " + changed
+                    + " and are not used with other values: give them again in the same command as the new " + changed
+                    + " (--add-config " + boundToOld.first() + "=...), or refer to a "
+                    + "config provider instead");
             }
         }
         boolean connectionChanged = altered.keySet().stream().anyMatch(k -> !k.startsWith("mirror.")

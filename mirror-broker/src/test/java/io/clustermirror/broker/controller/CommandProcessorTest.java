@@ -24,6 +24,7 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -161,6 +162,24 @@ class CommandProcessorTest {
             "[ssl.key.password] are encrypted for the mirror's current bootstrap.servers");
         assertEquals(MirrorError.NONE, alter("dr", Map.of("bootstrap.servers", "source-b:9093",
             "ssl.key.password", "sealed:v1:key:other")).result().error());
+    }
+
+    /** A sealed secret is bound to the protocol, mechanism and truststore too: it is not carried over to new ones. */
+    @Test
+    void aNewProtocolMechanismOrTruststoreNeedsTheSealedSecretsGivenAgain() {
+        String sealed = "sealed:v2:key:payload";
+        assertEquals(MirrorError.NONE, run(CommandOp.CREATE, "dr", Map.of("bootstrap.servers", "source:9092",
+            "security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512", "sasl.jaas.config", sealed), List.of(), List.of())
+            .result().error());
+        for (Map<String, String> change : List.of(Map.of("security.protocol", "SASL_PLAINTEXT"), Map.of("sasl.mechanism", "PLAIN"),
+                Map.of("ssl.truststore.location", "/tmp/other.p12"), Map.of("ssl.endpoint.identification.algorithm", ""))) {
+            String key = change.keySet().iterator().next();
+            assertFailed(alter("dr", change), MirrorError.INVALID_CONFIG,
+                "[sasl.jaas.config] are encrypted for the mirror's current " + key + " and are not used with other values");
+        }
+        Map<String, String> withSecret = new HashMap<>(Map.of("ssl.truststore.location", "/etc/mirror/other.p12"));
+        withSecret.put("sasl.jaas.config", "sealed:v2:key:other");
+        assertEquals(MirrorError.NONE, alter("dr", withSecret).result().error());
     }
 
     @Test

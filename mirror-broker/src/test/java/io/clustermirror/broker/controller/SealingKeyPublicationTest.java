@@ -25,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SealingKeyPublicationTest {
     private static final String PASSWORD = "canary-51c0";
+    private static final String SECRET_1 = "first-encoder-secret-7Kq2xVw9LpZ4mR8t";
+    private static final String SECRET_2 = "second-encoder-secret-3Hn6yBf1QjT5cW0s";
 
     private static MockProducer<byte[], byte[]> producer() {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
@@ -51,7 +53,7 @@ class SealingKeyPublicationTest {
 
     @Test
     void publishesTheKeyOrThatThereIsNone() {
-        try (BrokerClientConfigs with = broker(PasswordEncoderKeys.SECRET_CONFIG, "s1"); BrokerClientConfigs without = broker()) {
+        try (BrokerClientConfigs with = broker(PasswordEncoderKeys.SECRET_CONFIG, SECRET_1); BrokerClientConfigs without = broker()) {
             MockProducer<byte[], byte[]> producer = producer();
             SealingKeyPublication.publish(producer, with, MirrorImage.EMPTY);
             ProducerRecord<byte[], byte[]> published = committed(producer).get(0);
@@ -68,9 +70,9 @@ class SealingKeyPublicationTest {
     /** Rotation: the controller with the new and the old secret writes the mirror again, sealed for the new key only. */
     @Test
     void resealsTheSecretsOfAnOldKeyInTheSameTransaction() {
-        try (BrokerClientConfigs before = broker(PasswordEncoderKeys.SECRET_CONFIG, "s1");
-             BrokerClientConfigs rotating = broker(PasswordEncoderKeys.SECRET_CONFIG, "s2", PasswordEncoderKeys.OLD_SECRET_CONFIG, "s1");
-             BrokerClientConfigs after = broker(PasswordEncoderKeys.SECRET_CONFIG, "s2")) {
+        try (BrokerClientConfigs before = broker(PasswordEncoderKeys.SECRET_CONFIG, SECRET_1);
+             BrokerClientConfigs rotating = broker(PasswordEncoderKeys.SECRET_CONFIG, SECRET_2, PasswordEncoderKeys.OLD_SECRET_CONFIG, SECRET_1);
+             BrokerClientConfigs after = broker(PasswordEncoderKeys.SECRET_CONFIG, SECRET_2)) {
             Map<String, String> configs = before.sealingKey().orElseThrow().sealInlineSecrets("dr",
                 Map.of(MirrorConfig.BOOTSTRAP_SERVERS, "source:9092", "ssl.key.password", PASSWORD));
             MirrorRecord stored = new MirrorRecord("dr", configs, "source-id", 1L);

@@ -147,7 +147,6 @@ public final class BrokerClientConfigs implements AutoCloseable {
      */
     public Properties clientProperties(MirrorConfig config) {
         Properties props = new Properties();
-        String bootstrap = config.bootstrapServers();
         // Sorted: the first error reported does not depend on map iteration order.
         new TreeMap<>(config.storedClientConfigs()).forEach((key, value) -> {
             checkClassesAllowed(key, value);
@@ -156,7 +155,7 @@ public final class BrokerClientConfigs implements AutoCloseable {
                 resolved = keys.orElseThrow(() -> new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + key
                         + "' is encrypted, but the destination brokers have no " + PasswordEncoderKeys.SECRET_CONFIG
                         + " to decrypt it; set it (with the secret it was encrypted with) on every destination broker"))
-                    .open(key, value, SealingKey.context(config.name(), key, bootstrap));
+                    .open(key, value, SealingKey.contextOf(value, config.name(), key, config.originals()));
             } else if (MirrorConfig.isInlineSecret(key, value)) {
                 throw SealingKey.inlineSecretRefused(key);
             } else if (ConfigTransformer.DEFAULT_PATTERN.matcher(value).find()) {
@@ -173,18 +172,18 @@ public final class BrokerClientConfigs implements AutoCloseable {
     }
 
     /**
-     * The configs of a stored mirror with every value sealed for an old key sealed again for the current one; the
-     * same map when none is.
+     * The configs of a stored mirror with every value sealed for an old key, or in the previous release's form, sealed
+     * again for the current key and form; the same map when none is.
      */
     public Map<String, String> resealed(String mirror, Map<String, String> configs) {
         if (keys.isEmpty() || configs.values().stream().noneMatch(keys.get()::needsResealing)) {
             return configs;
         }
         Map<String, String> resealed = new HashMap<>(configs);
-        String bootstrap = configs.get(MirrorConfig.BOOTSTRAP_SERVERS);
         configs.forEach((key, value) -> {
             if (keys.get().needsResealing(value)) {
-                resealed.put(key, keys.get().reseal(key, value, SealingKey.context(mirror, key, bootstrap)));
+                resealed.put(key, keys.get().reseal(key, value, SealingKey.contextOf(value, mirror, key, configs),
+                    SealingKey.context(mirror, key, configs)));
             }
         });
         return resealed;

@@ -2,12 +2,16 @@ package io.clustermirror.common.secrets;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,10 +21,21 @@ import java.util.Optional;
  *
  * <p>Values sealed for the current key or the old one open; {@link #needsResealing} tells which ones the controller
  * re-seals for the current key, after which the old secret can go.
+ *
+ * <p>The public key is published, so whoever reads it can guess secrets offline: a secret must be strong
+ * ({@link #STRENGTH_RULE}). A weak old secret is only warned about, so that a cluster can rotate away from it.
  */
 public final class PasswordEncoderKeys {
     public static final String SECRET_CONFIG = "cluster.mirror.password.encoder.secret";
     public static final String OLD_SECRET_CONFIG = "cluster.mirror.password.encoder.old.secret";
+    static final int MIN_SECRET_CHARS = 32;
+    static final int MIN_DISTINCT_CHARS = 10;
+    static final int MIN_ENTROPY_BITS = 128;
+    /** What a secret must be, as operators read it in the error and the README. */
+    public static final String STRENGTH_RULE = "at least " + MIN_SECRET_CHARS + " characters, at least " + MIN_DISTINCT_CHARS
+        + " different ones, and at least " + MIN_ENTROPY_BITS + " bits of estimated entropy (its length times the Shannon entropy "
+        + "of its characters' frequencies): generate one with 'openssl rand -base64 32'";
+    private static final Logger log = LoggerFactory.getLogger(PasswordEncoderKeys.class);
 
     private record KeyPair(byte[] privateKey, SealingKey publicKey) {
         static KeyPair derive(String secret) {
@@ -40,12 +55,43 @@ public final class PasswordEncoderKeys {
     /**
      * @param secret    the current secret (required)
      * @param oldSecret the secret it replaces, while values sealed for it may remain
+     * @throws IllegalArgumentException if {@code secret} is not {@linkplain #isStrong strong}, naming the rule, never the secret
      */
     public static PasswordEncoderKeys derive(String secret, Optional<String> oldSecret) {
-        if (secret == null || secret.isEmpty()) {
-            throw new IllegalArgumentException(SECRET_CONFIG + " is empty");
+        if (secret == null || !isStrong(secret)) {
+            throw new IllegalArgumentException(SECRET_CONFIG + " is too weak: every broker publishes the public key derived from "
+                + "it, so a weak secret can be guessed offline and the mirrors' encrypted passwords read. It needs " + STRENGTH_RULE
+                + ". To replace a weak secret, set " + OLD_SECRET_CONFIG + " to it and " + SECRET_CONFIG + " to the new one "
+                + "(README, 'Rotating the encoder secret')");
         }
-        return new PasswordEncoderKeys(KeyPair.derive(secret), oldSecret.filter(s -> !s.isEmpty()).map(KeyPair::derive));
+        Optional<String> old = oldSecret.filter(s -> !s.isEmpty());
+        if (old.isPresent() && !isStrong(old.get())) {
+            log.warn("{} is weak (a secret needs {}); it is accepted only to rotate away from it: remove it once the mirror "
+                + "controller has logged that it re-encrypted the mirrors' secrets with the current key", OLD_SECRET_CONFIG, STRENGTH_RULE);
+        }
+        return new PasswordEncoderKeys(KeyPair.derive(secret), old.map(KeyPair::derive));
+    }
+
+    /**
+     * True if {@code secret} follows {@link #STRENGTH_RULE}. The entropy estimate is that of a string whose characters are
+     * drawn independently with the frequencies they have in it; the distinct-character floor catches a short word repeated.
+     */
+    static boolean isStrong(String secret) {
+        int length = secret.codePointCount(0, secret.length());
+        if (length < MIN_SECRET_CHARS) {
+            return false;
+        }
+        Map<Integer, Integer> counts = new HashMap<>();
+        secret.codePoints().forEach(c -> counts.merge(c, 1, Integer::sum));
+        if (counts.size() < MIN_DISTINCT_CHARS) {
+            return false;
+        }
+        double bitsPerChar = 0;
+        for (int count : counts.values()) {
+            double p = (double) count / length;
+            bitsPerChar -= p * Math.log(p) / Math.log(2);
+        }
+        return bitsPerChar * length >= MIN_ENTROPY_BITS;
     }
 
     /** The key clients seal with. */
@@ -79,14 +125,18 @@ public final class PasswordEncoderKeys {
         }
     }
 
-    /** True if {@code value} is sealed, but not for the current key: the controller re-seals it. */
+    /**
+     * True if {@code value} is sealed, but not for the current key, or in the previous release's form, bound to less:
+     * the controller re-seals it.
+     */
     public boolean needsResealing(String value) {
-        return SealingKey.keyIdOf(value).filter(id -> !id.equals(current.publicKey().id())).isPresent();
+        return SealingKey.isPreviousForm(value)
+            || SealingKey.keyIdOf(value).filter(id -> !id.equals(current.publicKey().id())).isPresent();
     }
 
-    /** The value re-sealed for the current key (same context). */
-    public String reseal(String configKey, String sealed, byte[] context) {
-        return current.publicKey().seal(open(configKey, sealed, context), context);
+    /** The value opened with {@code openContext} and sealed again for the current key and {@code sealContext}. */
+    public String reseal(String configKey, String sealed, byte[] openContext, byte[] sealContext) {
+        return current.publicKey().seal(open(configKey, sealed, openContext), sealContext);
     }
 
     private List<KeyPair> keyPairs() {

@@ -5,9 +5,13 @@ import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -18,11 +22,24 @@ import java.util.Optional;
  * {@code __mirror_metadata}, which only the extension writes.
  *
  * <p>A sealed value reads {@value #SEALED_PREFIX}{@code <key id>:<base64url payload>}; it is bound to the mirror,
- * the config key and the source's {@code bootstrap.servers} ({@link #context}), so it cannot be replayed into
- * another mirror that points at another cluster.
+ * the config key and how the source is reached ({@link #BOUND_CONFIGS}: its {@code bootstrap.servers}, security
+ * protocol, SASL mechanism, token endpoint, truststore and hostname verification; {@link #context}), so it cannot be
+ * replayed into another mirror, nor into a config that would send it over another protocol or to a server that another
+ * truststore vouches for. A value of the previous release ({@value #V1_PREFIX}) is bound to the mirror, the config key
+ * and {@code bootstrap.servers} only: it still opens, and the mirror controller seals it again in the current form
+ * ({@link PasswordEncoderKeys#needsResealing}).
  */
 public final class SealingKey {
-    public static final String SEALED_PREFIX = "sealed:v1:";
+    public static final String SEALED_PREFIX = "sealed:v2:";
+    static final String V1_PREFIX = "sealed:v1:";
+    /**
+     * The configs a sealed value is bound to. {@code ssl.truststore.certificates} is a password config, sealed itself:
+     * its own sealed form changes at every sealing, so it is not bound here; a change of it, as of these, must give
+     * every sealed value again ({@link #connectionBindingChanged}).
+     */
+    public static final List<String> BOUND_CONFIGS = List.of(MirrorConfig.BOOTSTRAP_SERVERS, "security.protocol", "sasl.mechanism",
+        "sasl.oauthbearer.token.endpoint.url", "ssl.truststore.location", "ssl.truststore.type", "ssl.endpoint.identification.algorithm");
+    private static final String TRUSTSTORE_CERTIFICATES = "ssl.truststore.certificates";
 
     private final byte[] publicKey;
     private final String id;
@@ -57,7 +74,12 @@ public final class SealingKey {
 
     /** True if {@code value} is a sealed secret (of any key). */
     public static boolean isSealed(String value) {
-        return value != null && value.startsWith(SEALED_PREFIX);
+        return value != null && (value.startsWith(SEALED_PREFIX) || value.startsWith(V1_PREFIX));
+    }
+
+    /** True if {@code value} was sealed by the previous release, bound to less ({@value #V1_PREFIX}). */
+    static boolean isPreviousForm(String value) {
+        return value != null && value.startsWith(V1_PREFIX);
     }
 
     /** The key id a sealed value names, if it is sealed at all. */
@@ -69,9 +91,52 @@ public final class SealingKey {
         return end < 0 ? Optional.empty() : Optional.of(value.substring(SEALED_PREFIX.length(), end));
     }
 
-    /** What a sealed value of {@code configKey} in mirror {@code mirror} reading {@code bootstrapServers} is bound to. */
-    public static byte[] context(String mirror, String configKey, String bootstrapServers) {
+    /**
+     * What a sealed value of {@code configKey} in mirror {@code mirror} with configs {@code configs} (after the command
+     * that sets it) is bound to: each field length-prefixed, so that no two configs give the same bytes.
+     */
+    public static byte[] context(String mirror, String configKey, Map<String, String> configs) {
+        StringBuilder context = new StringBuilder();
+        append(context, SEALED_PREFIX);
+        append(context, mirror);
+        append(context, configKey);
+        for (String bound : BOUND_CONFIGS) {
+            append(context, configs.containsKey(bound) ? "=" + configs.get(bound) : "unset");
+        }
+        return context.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void append(StringBuilder context, String field) {
+        context.append(field.length()).append(':').append(field);
+    }
+
+    /** What a value sealed by the previous release ({@value #V1_PREFIX}) is bound to. */
+    static byte[] previousContext(String mirror, String configKey, String bootstrapServers) {
         return (mirror + '\n' + configKey + '\n' + bootstrapServers).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The context {@code sealed}, a value of {@code configKey} in mirror {@code mirror} with configs {@code configs}, opens with. */
+    static byte[] contextOf(String sealed, String mirror, String configKey, Map<String, String> configs) {
+        return isPreviousForm(sealed) ? previousContext(mirror, configKey, configs.get(MirrorConfig.BOOTSTRAP_SERVERS))
+            : context(mirror, configKey, configs);
+    }
+
+    /**
+     * The configs that a sealed value is bound to, or whose change lets it reach another server, that differ between
+     * {@code before} and {@code after}; sorted.
+     */
+    public static List<String> connectionBindingChanged(Map<String, String> before, Map<String, String> after) {
+        List<String> changed = new ArrayList<>();
+        for (String key : BOUND_CONFIGS) {
+            if (!Objects.equals(before.get(key), after.get(key))) {
+                changed.add(key);
+            }
+        }
+        if (!Objects.equals(before.get(TRUSTSTORE_CERTIFICATES), after.get(TRUSTSTORE_CERTIFICATES))) {
+            changed.add(TRUSTSTORE_CERTIFICATES);
+        }
+        Collections.sort(changed);
+        return changed;
     }
 
     /** Seals {@code plaintext} for the brokers holding this key's secret; only they can read it. */
@@ -85,18 +150,18 @@ public final class SealingKey {
      * this key; everything else as given.
      */
     public Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs) {
-        return sealInlineSecrets(mirror, configs, configs.get(MirrorConfig.BOOTSTRAP_SERVERS));
+        return sealInlineSecrets(mirror, configs, configs);
     }
 
     /**
-     * Configs to set on mirror {@code mirror}, whose {@code bootstrap.servers} will be {@code bootstrapServers}, with
-     * every inline secret sealed for this key; everything else as given.
+     * Configs to set on mirror {@code mirror}, whose configs will then be {@code configsAfter}, with every inline
+     * secret sealed for this key; everything else as given.
      */
-    public Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, String bootstrapServers) {
+    public Map<String, String> sealInlineSecrets(String mirror, Map<String, String> configs, Map<String, String> configsAfter) {
         Map<String, String> sealed = new HashMap<>(configs);
         configs.forEach((key, value) -> {
             if (MirrorConfig.isInlineSecret(key, value)) {
-                sealed.put(key, seal(value, context(mirror, key, bootstrapServers)));
+                sealed.put(key, seal(value, context(mirror, key, configsAfter)));
             }
         });
         return sealed;
@@ -109,9 +174,13 @@ public final class SealingKey {
         return new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + configKey + "' holds a secret in clear, "
             + "which would then be stored in the destination's internal topics; either set "
             + PasswordEncoderKeys.SECRET_CONFIG + " on every destination broker (the secret is then encrypted before it "
-            + "leaves the client), or give the value as a reference to a config provider that the destination brokers "
-            + "define (" + BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + "), e.g. ${file:/etc/mirror/secrets.properties:"
-            + configKey + "}");
+            + "leaves the client), or " + providerReference(configKey));
+    }
+
+    /** The way out that needs no encryption: what the error for a refused inline secret ends with. */
+    static String providerReference(String configKey) {
+        return "give the value as a reference to a config provider that the destination brokers define ("
+            + BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + "), e.g. ${file:/etc/mirror/secrets.properties:" + configKey + "}";
     }
 
     @Override

@@ -25,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrokerClientConfigsTest {
     private static final String BOOTSTRAP = "source:9092";
     private static final String CANARY = "canary-7d3e9a";
+    private static final String ENCODER_SECRET = "first-encoder-secret-7Kq2xVw9LpZ4mR8t";
+    private static final String OLD_SECRET = "old-encoder-secret-8Tj3wQz6NcV1pX5r";
+    private static final String NEW_SECRET = "new-encoder-secret-2Lm7kHs4BvY9dG0e";
     private static final String JAAS_PREFIX = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"m\" password=\"";
 
     @TempDir
@@ -121,7 +124,7 @@ class BrokerClientConfigsTest {
 
     @Test
     void anInlineSecretIsRefusedNamingBothWaysOut() throws IOException {
-        try (BrokerClientConfigs broker = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, "encoder-secret")) {
+        try (BrokerClientConfigs broker = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, ENCODER_SECRET)) {
             String message = refused(() -> broker.clientProperties(config("sasl.jaas.config", JAAS_PREFIX + CANARY + "\";")),
                 "sasl.jaas.config").getMessage();
             assertTrue(message.contains(PasswordEncoderKeys.SECRET_CONFIG) && message.contains(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG),
@@ -132,7 +135,7 @@ class BrokerClientConfigsTest {
     @Test
     void opensSecretsSealedWithItsKeyAndRefusesThemWithoutTheSecret() throws IOException {
         Map<String, String> inline = Map.of(MirrorConfig.BOOTSTRAP_SERVERS, BOOTSTRAP, "sasl.jaas.config", JAAS_PREFIX + CANARY + "\";");
-        try (BrokerClientConfigs broker = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, "encoder-secret");
+        try (BrokerClientConfigs broker = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, ENCODER_SECRET);
              BrokerClientConfigs without = withFileProvider()) {
             SealingKey key = broker.sealingKey().orElseThrow();
             assertTrue(without.sealingKey().isEmpty());
@@ -147,10 +150,10 @@ class BrokerClientConfigsTest {
     @Test
     void rotationReseals() throws IOException {
         Map<String, String> inline = Map.of(MirrorConfig.BOOTSTRAP_SERVERS, BOOTSTRAP, "ssl.key.password", CANARY);
-        try (BrokerClientConfigs before = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, "old-secret");
-             BrokerClientConfigs rotating = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, "new-secret",
-                 PasswordEncoderKeys.OLD_SECRET_CONFIG, "old-secret");
-             BrokerClientConfigs after = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, "new-secret")) {
+        try (BrokerClientConfigs before = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, OLD_SECRET);
+             BrokerClientConfigs rotating = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, NEW_SECRET,
+                 PasswordEncoderKeys.OLD_SECRET_CONFIG, OLD_SECRET);
+             BrokerClientConfigs after = withFileProvider(PasswordEncoderKeys.SECRET_CONFIG, NEW_SECRET)) {
             Map<String, String> stored = before.sealingKey().orElseThrow().sealInlineSecrets("dr", inline);
             assertSame(stored, before.resealed("dr", stored), "nothing to re-seal for the current key");
             Map<String, String> resealed = rotating.resealed("dr", stored);
