@@ -1,6 +1,6 @@
 package io.clustermirror.bench;
 
-import io.clustermirror.common.secrets.PasswordEncoderKeys;
+import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.testkit.FaultProxy;
 import io.clustermirror.testkit.FreePorts;
 import io.clustermirror.testkit.Keystores;
@@ -25,7 +25,8 @@ import java.util.Set;
  *       front of a listener of the source broker that is advertised at the proxy's address, so that every connection
  *       of the mirror, not only the bootstrap, crosses it. A latency, not a bandwidth limit;</li>
  *   <li>{@code mirror-tls}: a TLS listener (TLS 1.3 by Kafka's defaults, a self-signed EC certificate), the mirror
- *       trusting it through a truststore whose password the destination keeps sealed;</li>
+ *       trusting it through a truststore whose password the mirror config names by a reference to a file config
+ *       provider of the destination brokers (an inline secret is refused where the brokers run with ACLs off);</li>
  *   <li>{@code mirror-throttle-<MB/s>}: loopback with {@code mirror.fetch.rate.limit.bytes.per.sec} at that many
  *       MB/s (10^6 bytes), the link throttle an operator sets so that a catch-up does not fill a WAN.</li>
  * </ul>
@@ -38,22 +39,23 @@ final class SourceLinks implements AutoCloseable {
     static final String THROTTLE = "mirror-throttle-";
     private static final String WAN_LISTENER = "WAN";
     private static final String TLS_LISTENER = "TLS";
+    private static final String SECRETS_FILE = "secrets.properties";
 
     private final FaultProxy proxy;
     private final int wanPort;
     private final int tlsPort;
     private final Keystores.Store keystore;
     private final Keystores.Store truststore;
-    private final String encoderSecret;
+    private final Path secretsDir;
 
     private SourceLinks(FaultProxy proxy, int wanPort, int tlsPort, Keystores.Store keystore, Keystores.Store truststore,
-                        String encoderSecret) {
+                        Path secretsDir) {
         this.proxy = proxy;
         this.wanPort = wanPort;
         this.tlsPort = tlsPort;
         this.keystore = keystore;
         this.truststore = truststore;
-        this.encoderSecret = encoderSecret;
+        this.secretsDir = secretsDir;
     }
 
     /** Whether {@code scenario} names a link scenario, and a valid one ({@link IllegalArgumentException} if not). */
@@ -87,13 +89,15 @@ final class SourceLinks implements AutoCloseable {
         FaultProxy proxy = wan ? FaultProxy.start("wan", new InetSocketAddress("localhost", wanPort)) : null;
         Keystores.Store keystore = null;
         Keystores.Store truststore = null;
+        Path secretsDir = null;
         if (tls) {
             Path stores = Files.createDirectories(dir.resolve("tls"));
             keystore = Keystores.keystore(stores, "source-broker", "CN=localhost");
             truststore = Keystores.truststore(stores, "mirror-truststore", keystore);
+            secretsDir = stores;
+            Files.writeString(stores.resolve(SECRETS_FILE), "truststore.password=" + truststore.password() + "\n");
         }
-        return new SourceLinks(proxy, wanPort, tls ? FreePorts.next() : -1, keystore, truststore,
-            tls ? Keystores.newPassword() : null);
+        return new SourceLinks(proxy, wanPort, tls ? FreePorts.next() : -1, keystore, truststore, secretsDir);
     }
 
     /** The source broker's listeners besides PLAINTEXT and CONTROLLER. */
@@ -120,9 +124,15 @@ final class SourceLinks implements AutoCloseable {
         return config;
     }
 
-    /** The destination brokers' configs a scenario needs: the secret that seals the mirror's truststore password. */
+    /** The destination brokers' configs a scenario needs: the file config provider that holds the truststore password. */
     Map<String, String> destinationConfig(String scenario) {
-        return scenario.equals(TLS) ? Map.of(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret) : Map.of();
+        if (!scenario.equals(TLS)) {
+            return Map.of();
+        }
+        String provider = BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file";
+        return Map.of(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "file",
+            provider + ".class", "org.apache.kafka.common.config.provider.FileConfigProvider",
+            provider + ".param.allowed.paths", secretsDir.toString());
     }
 
     /**
@@ -140,7 +150,7 @@ final class SourceLinks implements AutoCloseable {
             config.put("security.protocol", "SSL");
             config.put("ssl.truststore.type", "PKCS12");
             config.put("ssl.truststore.location", truststore.path().toString());
-            config.put("ssl.truststore.password", truststore.password());
+            config.put("ssl.truststore.password", "${file:" + secretsDir.resolve(SECRETS_FILE) + ":truststore.password}");
         } else {
             config.put("bootstrap.servers", loopbackBootstrap);
             if (scenario.startsWith(THROTTLE)) {
