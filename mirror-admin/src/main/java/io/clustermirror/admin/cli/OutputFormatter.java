@@ -2,6 +2,7 @@ package io.clustermirror.admin.cli;
 
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.HeldLogStart;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.PartitionVerification;
@@ -130,6 +131,9 @@ public final class OutputFormatter {
                     putKnown(partition, "truncatedFromOffset", p.truncatedFromOffset());
                     putKnown(partition, "truncatedToOffset", p.truncatedToOffset());
                     putKnown(partition, "leaderId", p.leaderId());
+                    ArrayNode held = partition.putArray("heldLogStarts");
+                    p.heldLogStarts().forEach(h -> held.addObject().put("offset", h.offset()).put("sinceMs", h.sinceMs())
+                        .put("appliesAtMs", h.appliesAtMs()));
                 }
             }
         }
@@ -169,10 +173,20 @@ public final class OutputFormatter {
             r -> r.partition().truncatedFromOffset() >= 0);
         addIfAnyRow(columns, rows, new Column<>("BARRIER", r -> known(r.partition().barrierOffset())),
             r -> r.partition().barrierOffset() >= 0);
+        // The first held move applies first; the highest is where the destination's log start will end up.
+        addIfAnyRow(columns, rows, new Column<>("HELD-LOG-START", r -> r.partition().heldLogStarts().isEmpty() ? NONE
+            : heldLogStart(r.partition().heldLogStarts())), r -> !r.partition().heldLogStarts().isEmpty());
         columns.add(new Column<>("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
             // One row per partition, whatever the error text holds.
             : r.partition().lastError().replaceAll("\\s+", " ")));
         return table(columns, rows);
+    }
+
+    /** Held moves as {@code <offset> at <when it applies>}, the first one, and how many more follow. */
+    private static String heldLogStart(List<HeldLogStart> held) {
+        HeldLogStart first = held.get(0);
+        return first.offset() + " at " + Instant.ofEpochMilli(first.appliesAtMs())
+            + (held.size() > 1 ? " (+" + (held.size() - 1) + " more)" : "");
     }
 
     /**

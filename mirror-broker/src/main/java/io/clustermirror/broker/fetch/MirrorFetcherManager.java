@@ -62,13 +62,18 @@ public final class MirrorFetcherManager implements PartitionFetcher {
 
     @Override
     public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset,
-                             int destLeaderEpoch, int lastFetchedEpoch) {
+                             int destLeaderEpoch, int lastFetchedEpoch, DestinationLogStart logStart) {
+        add(partition, expectedSourceTopicId, fetchOffset, destLeaderEpoch, lastFetchedEpoch, logStart, fetchOffset);
+    }
+
+    private void add(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch, int lastFetchedEpoch,
+                     DestinationLogStart logStart, long destLogEndOffset) {
         if (!running) {
             throw new IllegalStateException("mirror fetcher manager of " + mirror + " is closed");
         }
         removePartition(partition);
         PartitionFetchState st = new PartitionFetchState(partition, expectedSourceTopicId, fetchOffset,
-            destLeaderEpoch, lastFetchedEpoch, time.milliseconds());
+            destLeaderEpoch, lastFetchedEpoch, time.milliseconds(), logStart, destLogEndOffset);
         partitions.add(st);
         log.info("Mirroring {} from source offset {} (source topic id {}, destination leader epoch {}, last source epoch {})",
             partition, fetchOffset, expectedSourceTopicId, destLeaderEpoch, lastFetchedEpoch);
@@ -77,9 +82,9 @@ public final class MirrorFetcherManager implements PartitionFetcher {
 
     @Override
     public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset, long toOffset,
-                                            int destLeaderEpoch) {
+                                            int destLeaderEpoch, DestinationLogStart logStart) {
         partitions.recordSkipped(toOffset - fromOffset);
-        addPartition(partition, expectedSourceTopicId, toOffset, destLeaderEpoch, -1);
+        add(partition, expectedSourceTopicId, toOffset, destLeaderEpoch, -1, logStart, fromOffset);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.fetch.ClusterLogReader;
+import io.clustermirror.broker.fetch.DestinationLogStart;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
@@ -22,6 +23,7 @@ import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.StopCut;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
@@ -134,6 +136,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long oldestUnmirroredTimestamp = PartitionStateRecord.NOTHING_UNMIRRORED;
         /** The cut of the stop under way, as its first attempt decided it; null while no stop has decided one. */
         StopCut stopCut;
+        /** The moves of the source's log start the destination holds back, as the fetcher last reported them. */
+        HeldLogStarts heldLogStarts = HeldLogStarts.NONE;
 
         /**
          * Reports the removal of {@code [from, to)}. A cut at the same offset again (a later attempt of a stop, on a replica
@@ -460,6 +464,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 p.oldestUnmirroredTimestamp = r.oldestUnmirroredTimestamp();
             }
             p.stopCut = r.stopCut();
+            p.heldLogStarts = r.heldLogStarts();
         });
         return p;
     }
@@ -768,7 +773,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long fetchOffset = logState.get().logEndOffset();
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
-        f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch);
+        f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch,
+            new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts));
         return Optional.of(new PartitionEvent.FetchingStarted());
     }
 
@@ -781,8 +787,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         log.warn("Mirror '{}' partition {}: skipping source offsets [{}, {}), which the source deleted before they were mirrored "
             + "({}=continue)", p.mirror(), tp, skip.fromOffset(), skip.toOffset(), MirrorConfig.SOURCE_DATA_LOSS_POLICY);
+        Optional<LeaderLogState> logState = broker.leaderLogState(tp);
+        if (logState.isEmpty() || logState.get().leaderEpoch() != p.leaderEpoch()) {
+            return Optional.empty(); // leadership moved on; the coming leadership event restarts the machine
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         f.fetcher().addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
-            p.leaderEpoch());
+            p.leaderEpoch(), new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts));
         return Optional.empty();
     }
 
@@ -798,7 +809,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
             destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds(),
-            pr.oldestUnmirroredTimestamp, pr.stopCut);
+            pr.oldestUnmirroredTimestamp, pr.stopCut, pr.heldLogStarts);
         dirty.remove(tp);
         return stateWriter.write(record, image.stateLogKeysSupersededBy(record));
     }
@@ -1032,6 +1043,17 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     pr.oldestUnmirroredTimestamp = oldestUnmirroredTimestamp;
                     dirty.add(tp);
                     publishLag(tp);
+                }
+            }));
+        }
+
+        @Override
+        public void onLogStartHeld(TopicPartition tp, HeldLogStarts held) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                if (pr != null && partitions.containsKey(tp) && !pr.heldLogStarts.equals(held)) {
+                    pr.heldLogStarts = held;
+                    dirty.add(tp);
                 }
             }));
         }

@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.fetch.ClusterLogReader;
+import io.clustermirror.broker.fetch.DestinationLogStart;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.common.DesiredState;
@@ -147,7 +148,7 @@ class PartitionMirrorManagerTest {
         return new PartitionFetcher() {
             @Override
             public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch,
-                                     int lastFetchedEpoch) {
+                                     int lastFetchedEpoch, DestinationLogStart logStart) {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " from " + fetchOffset + " at epoch " + destLeaderEpoch
                     + " after source epoch " + lastFetchedEpoch);
@@ -155,7 +156,7 @@ class PartitionMirrorManagerTest {
 
             @Override
             public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset,
-                                                    long toOffset, int destLeaderEpoch) {
+                                                    long toOffset, int destLeaderEpoch, DestinationLogStart logStart) {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " past lost [" + fromOffset + ", " + toOffset + ") at epoch " + destLeaderEpoch);
             }
