@@ -67,7 +67,8 @@ final class MirrorConfigValidator {
         Map.entry(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, Bounds.positiveLong()),
         Map.entry(MirrorConfig.STATE_PERSIST_INTERVAL_MS, Bounds.positiveLong()),
         Map.entry(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, Bounds.positiveLong()),
-        Map.entry(MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, Bounds.nonNegativeLong())
+        Map.entry(MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, Bounds.nonNegativeLong()),
+        Map.entry(MirrorConfig.PARTITIONS_MAX_GROWTH, Bounds.positiveInt())
     );
 
     /** Keys whose value is a comma-separated list of Java regular expressions. */

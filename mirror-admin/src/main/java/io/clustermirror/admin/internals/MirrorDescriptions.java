@@ -3,12 +3,14 @@ package io.clustermirror.admin.internals;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
 import io.clustermirror.admin.HeldLogStart;
+import io.clustermirror.admin.HeldTopicChange;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorTopicRecord;
 
 import org.apache.kafka.common.TopicPartition;
@@ -58,7 +60,10 @@ public final class MirrorDescriptions {
             MirrorTopicDescription.Command lastCommand = topic.lastCommand() == null ? null
                 : new MirrorTopicDescription.Command(topic.lastCommand().commandId(), String.valueOf(topic.lastCommand().op()),
                     topic.lastCommand().appliedMs(), topic.lastCommand().result());
-            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions, lastCommand));
+            long holdMs = config.destructiveHoldMs();
+            List<HeldTopicChange> held = topic.heldChanges().stream().map(c -> new HeldTopicChange(c.toDisplay(), c.sinceMs(),
+                c.status().name(), c.status() == HeldChange.Status.HELD ? c.appliesAtMs(holdMs) : -1)).toList();
+            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions, lastCommand, held));
         }
         return new ClusterMirrorDescription(mirror.name(), config.redacted(), mirror.sourceClusterId(), topics);
     }
@@ -69,7 +74,7 @@ public final class MirrorDescriptions {
             .map(s -> new MirrorPartitionDescription(partition, s.state(), s.sourceLogEndOffset(),
                 destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
                 s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
-                s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs), s.heldLogStarts().entries().stream()
+                s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs), s.heldLogStarts().held().stream()
                     .map(h -> new HeldLogStart(h.offset(), h.sinceMs(), h.appliesAtMs(holdMs))).toList()))
             // No leader has reported the partition yet.
             .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,

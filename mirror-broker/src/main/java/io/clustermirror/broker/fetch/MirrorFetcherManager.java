@@ -3,6 +3,7 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.compat.LogPrefix;
 import io.clustermirror.common.compat.ResponseBound;
+import io.clustermirror.common.records.HeldDecision;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
@@ -92,6 +93,14 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         PartitionFetchState st = partitions.remove(partition);
         if (st != null) {
             log.info("Stopped mirroring {} at source offset {}", partition, st.fetchOffset);
+        }
+    }
+
+    @Override
+    public void decideHeldLogStarts(TopicPartition partition, HeldDecision decision) {
+        PartitionFetchState st = partitions.get(partition);
+        if (st != null) {
+            st.heldDecision = decision;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.HeldLogStarts;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -40,6 +41,8 @@ final class PartitionFetchState {
     volatile long freeLogStartUpTo;
     /** The moves of the source's log start held back ({@link io.clustermirror.common.MirrorConfig#SOURCE_DESTRUCTIVE_POLICY}). */
     volatile HeldLogStarts heldLogStarts;
+    /** The operator's last decision on the topic's held changes, or null; applied to {@link #heldLogStarts} by the fetcher. */
+    volatile HeldDecision heldDecision;
     /** Set under {@link #lock}: no more appends or reports. */
     volatile boolean removed;
     /** The next fetch must not be sent before this time (fetcher-local backoff after an error). */
@@ -74,6 +77,7 @@ final class PartitionFetchState {
         this.lastFetchedMs = nowMs;
         this.destLogStartOffset = logStart.offset();
         this.heldLogStarts = logStart.held();
+        this.heldDecision = logStart.decision();
         this.freeLogStartUpTo = logStart.offset() >= destLogEndOffset ? Long.MAX_VALUE : -1;
     }
 

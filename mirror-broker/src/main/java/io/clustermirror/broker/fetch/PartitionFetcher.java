@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.records.HeldDecision;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -24,6 +25,13 @@ public interface PartitionFetcher extends AutoCloseable {
      */
     void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset, long toOffset,
                                      int destLeaderEpoch, DestinationLogStart logStart);
+
+    /**
+     * The operator decided on the source log start moves the partition holds back ({@link HeldDecision}); its fetcher
+     * applies the decision with its next response. Nothing happens for a partition that is not fetched: the decision
+     * comes again with {@link DestinationLogStart} when it is added.
+     */
+    void decideHeldLogStarts(TopicPartition partition, HeldDecision decision);
 
     /** Stops mirroring a partition; returns once no append for it is in flight or will start. */
     void removePartition(TopicPartition partition);

@@ -8,6 +8,7 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.compat.FetchPosition;
 import io.clustermirror.common.compat.FetchedPartition;
 import io.clustermirror.common.compat.SourceEndpoint;
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
@@ -369,8 +370,9 @@ final class SourceFetcher extends Thread {
         long sourceLogStart = st.sourceLogStartOffset;
         // Nothing is appended below the fetch offset: a log that was empty holds nothing up to it until the first append.
         long free = Math.min(sourceLogStart, Math.min(st.freeLogStartUpTo, st.fetchOffset));
-        HeldLogStarts held = st.heldLogStarts.observe(sourceLogStart, Math.max(st.destLogStartOffset, free), now);
-        long target = Math.max(free, held.dueOffset(now, settings.logStartHoldMs()));
+        HeldDecision decision = st.heldDecision;
+        HeldLogStarts held = st.heldLogStarts.observe(sourceLogStart, Math.max(st.destLogStartOffset, free), now).decided(decision);
+        long target = Math.max(free, held.dueOffset(now, settings.logStartHoldMs(), decision));
         if (target <= st.destLogStartOffset && held == st.heldLogStarts) {
             return true;
         }
@@ -380,9 +382,9 @@ final class SourceFetcher extends Thread {
                 return false;
             }
             if (target > st.destLogStartOffset && context.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, target)) {
-                if (!held.isEmpty() && target > free) {
-                    log.info("{}: destination log start moved from {} to {}, following the source's after the hold of {} ms",
-                        st.tp, st.destLogStartOffset, target, settings.logStartHoldMs());
+                if (target > free) {
+                    log.info("{}: destination log start moved from {} to {}, following the source's (its hold of {} ms passed, "
+                        + "or an operator applied it)", st.tp, st.destLogStartOffset, target, settings.logStartHoldMs());
                 }
                 st.destLogStartOffset = target;
                 held = held.followedTo(target);
@@ -390,9 +392,14 @@ final class SourceFetcher extends Thread {
             if (!held.equals(st.heldLogStarts)) {
                 if (held.highestOffset() > st.heldLogStarts.highestOffset()) {
                     log.warn("{}: the source's log start moved to {} (DeleteRecords or retention on the source); the destination "
-                        + "keeps offsets from {} readable and follows at {} ({}={} ms)", st.tp, held.highestOffset(),
-                        st.destLogStartOffset, Instant.ofEpochMilli(held.entries().get(held.entries().size() - 1)
-                            .appliesAtMs(settings.logStartHoldMs())), MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, settings.logStartHoldMs());
+                        + "keeps offsets from {} readable and follows at {} ({}={} ms); apply it now with kafka-cluster-mirrors.sh "
+                        + "--apply-held, or keep the records with --reject-held", st.tp, held.highestOffset(), st.destLogStartOffset,
+                        Instant.ofEpochMilli(held.entries().get(held.entries().size() - 1).appliesAtMs(settings.logStartHoldMs())),
+                        MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, settings.logStartHoldMs());
+                } else if (held.entries().size() > 0 && held.entries().get(0).rejected() && !st.heldLogStarts.entries().isEmpty()
+                        && !st.heldLogStarts.entries().get(0).equals(held.entries().get(0))) {
+                    log.info("{}: an operator rejected the source's log start moves up to {}; the destination keeps offsets from {}",
+                        st.tp, held.entries().get(0).offset(), st.destLogStartOffset);
                 }
                 st.heldLogStarts = held;
                 context.listener().onLogStartHeld(st.tp, held);

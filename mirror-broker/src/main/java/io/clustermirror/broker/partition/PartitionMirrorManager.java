@@ -23,6 +23,7 @@ import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.StopCut;
@@ -407,6 +408,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Never finds none: a task is queued only by the image that found none waiting, and each task takes one. */
     private void applyWaitingImage() {
         MirrorImage newImage = waitingImage.getAndSet(null);
+        MirrorImage oldImage = image;
         image = newImage;
         sourceImages.retain(newImage.mirrors().keySet());
         Set<TopicPartition> all = new HashSet<>(partitions.keySet());
@@ -414,6 +416,20 @@ public final class PartitionMirrorManager implements AutoCloseable {
         all.forEach(this::reconcile);
         closeFetchersOfDeletedMirrors();
         rebuildFetchersOfAlteredMirrors();
+        passOnHeldDecisions(oldImage);
+    }
+
+    /** Hands an operator's new decision on a topic's held changes to the fetchers of its partitions that fetch here. */
+    private void passOnHeldDecisions(MirrorImage oldImage) {
+        partitions.values().stream().filter(MirrorPartition::fetching).forEach(p -> {
+            TopicPartition tp = p.partition();
+            HeldDecision decision = image.topic(tp.topic()).map(MirrorTopicRecord::logStartDecision).orElse(null);
+            MirrorFetchers f = fetchers.get(p.mirror());
+            if (f != null && decision != null
+                    && !decision.equals(oldImage.topic(tp.topic()).map(MirrorTopicRecord::logStartDecision).orElse(null))) {
+                f.fetcher().decideHeldLogStarts(tp, decision);
+            }
+        });
     }
 
     /** Brings one partition's machine in line with leadership, the recorded state and the desired state. */
@@ -774,7 +790,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
         f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch,
-            new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts));
+            new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts, topic.get().logStartDecision()));
         return Optional.of(new PartitionEvent.FetchingStarted());
     }
 
@@ -793,7 +809,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         f.fetcher().addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
-            p.leaderEpoch(), new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts));
+            p.leaderEpoch(), new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts, topic.get().logStartDecision()));
         return Optional.empty();
     }
 

@@ -235,7 +235,7 @@ class MirrorFetcherManagerTest {
 
     /** Where the leader's log start stands, with nothing held back. */
     static DestinationLogStart noneHeld(LeaderLogState log) {
-        return new DestinationLogStart(log.logStartOffset(), HeldLogStarts.NONE);
+        return new DestinationLogStart(log.logStartOffset(), HeldLogStarts.NONE, null);
     }
 
     static long sourceLeo(TopicPartition tp) {
@@ -638,7 +638,7 @@ class MirrorFetcherManagerTest {
         MirrorFetcherManager m = manager(TestMirrorConfigs.of("m5", c), DEST_APPENDER, rec,
             new Metrics());
         try {
-            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1, new DestinationLogStart(0L, HeldLogStarts.NONE));
+            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null));
             // Let several describe attempts time out: the partition stays, nothing fails.
             long until = System.currentTimeMillis() + 3_000;
             waitFor(() -> System.currentTimeMillis() > until, Duration.ofSeconds(5), () -> "time to pass");
@@ -682,7 +682,7 @@ class MirrorFetcherManagerTest {
             assertEquals(rec.mirrored.get(tp) + 1, leo, "nothing appended with the stale epoch");
 
             // What the runtime does on the leadership change: re-add from the new leader's log end.
-            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp), new DestinationLogStart(0L, HeldLogStarts.NONE));
+            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp), new DestinationLogStart(0L, HeldLogStarts.NONE, null));
             waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up on the new leader " + rec.mirrored);
         }
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());

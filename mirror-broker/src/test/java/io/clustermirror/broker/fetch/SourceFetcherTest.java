@@ -229,7 +229,7 @@ class SourceFetcherTest {
             endpoint, new ThreadHealth(metrics, logPrefix.logger(SourceFetcherTest.class), "fetcher-m-2"), metrics.sensor("bytes"));
         TopicPartition tp = new TopicPartition("t", 0);
         PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, 0L, DEST_EPOCH, -1, time.milliseconds(),
-            new DestinationLogStart(0L, HeldLogStarts.NONE), 0L);
+            new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
         partitions.add(st);
         limited.assign(st);
         endpoint.answer(req -> fetched(Map.of(tp, data(data, 3))));
@@ -343,7 +343,7 @@ class SourceFetcherTest {
     @Test
     void aMoveOfTheSourcesLogStartIsHeldForTheHoldTimeThenFollowed() {
         SourceFetcher holding = holdingFetcher();
-        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, HeldLogStarts.NONE), 10L);
+        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 10L);
         long seenAt = time.milliseconds();
         endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
         holding.runOnce();
@@ -368,7 +368,7 @@ class SourceFetcherTest {
     void aNewLeaderGoesOnWithTheHoldItsPredecessorRecorded() {
         SourceFetcher holding = holdingFetcher();
         HeldLogStarts recorded = HeldLogStarts.NONE.observe(5, 0, time.milliseconds() - HOLD_MS + 10);
-        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, recorded), 10L);
+        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, recorded, null), 10L);
         endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
         holding.runOnce();
         assertEquals(List.of(), appender.logStartMoves, "seen again: the recorded time counts, not this sighting's");
@@ -382,7 +382,7 @@ class SourceFetcherTest {
     void aMoveAcrossOffsetsTheDestinationNeverHeldIsFollowedAtOnceAndOnlyThatFar() {
         SourceFetcher holding = holdingFetcher();
         // Gone on past [10, 20), which the source deleted before they were mirrored: the destination's log was empty above 10.
-        TopicPartition tp = add(holding, 0, 20, -1, new DestinationLogStart(10L, HeldLogStarts.NONE), 10L);
+        TopicPartition tp = add(holding, 0, 20, -1, new DestinationLogStart(10L, HeldLogStarts.NONE, null), 10L);
         endpoint.answer(req -> fetched(Map.of(tp, dataFrom(batch(20, 5, 4), 25, 22))));
         holding.runOnce();
         assertEquals(List.of(tp + " 20"), appender.logStartMoves, "up to the first mirrored offset at once, not past it");
@@ -397,7 +397,7 @@ class SourceFetcherTest {
     }
 
     private TopicPartition add(int partition, long fetchOffset, int lastFetchedEpoch) {
-        return add(fetcher, partition, fetchOffset, lastFetchedEpoch, new DestinationLogStart(0L, HeldLogStarts.NONE), fetchOffset);
+        return add(fetcher, partition, fetchOffset, lastFetchedEpoch, new DestinationLogStart(0L, HeldLogStarts.NONE, null), fetchOffset);
     }
 
     private TopicPartition add(SourceFetcher to, int partition, long fetchOffset, int lastFetchedEpoch, DestinationLogStart logStart,

@@ -12,6 +12,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -159,6 +160,11 @@ class PartitionMirrorManagerTest {
                                                     long toOffset, int destLeaderEpoch, DestinationLogStart logStart) {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " past lost [" + fromOffset + ", " + toOffset + ") at epoch " + destLeaderEpoch);
+            }
+
+            @Override
+            public void decideHeldLogStarts(TopicPartition partition, HeldDecision decision) {
+                fetcherCalls.add(decision.verdict() + " held log starts of " + partition + " seen by " + decision.decidedMs());
             }
 
             @Override
