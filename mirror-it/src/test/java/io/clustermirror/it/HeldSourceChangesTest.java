@@ -123,9 +123,11 @@ class HeldSourceChangesTest {
         HeldTopicChange held = awaitHeldChange("held-retention", tp.topic(), "retention.ms=1", "HELD");
         assertEquals(held.sinceMs() + 24 * 60 * 60 * 1000L, held.appliesAtMs());
         assertEquals(DAY_MS, destinationConfig(tp.topic(), "retention.ms"), "the destination keeps its retention");
+        assertEquals(1.0, brokerMetric("topic-changes-held"), "the held change is counted");
 
         mirrors.rejectHeldChanges("held-retention", List.of(tp.topic()), List.of()).all().get();
         awaitHeldChange("held-retention", tp.topic(), "retention.ms=1", "REJECTED");
+        TestUtils.waitFor(() -> brokerMetric("topic-changes-held") == 0.0, MirrorAssertions.TIMEOUT, "a rejected change is not counted");
         alterOnSource(tp.topic(), "max.message.bytes", "200000");
         TestUtils.waitFor(() -> "200000".equals(destinationConfig(tp.topic(), "max.message.bytes")), MirrorAssertions.TIMEOUT,
             "a harmless change of the source is copied");
@@ -238,6 +240,15 @@ class HeldSourceChangesTest {
             TestUtils.waitFor(() -> MirrorAssertions.endOffset(dst, tp) == end, MirrorAssertions.TIMEOUT,
                 "the destination mirrors " + tp + " to " + end);
         }
+    }
+
+    /** A metric of the group cluster-mirror with no tags, on the destination broker. */
+    private static double brokerMetric(String name) {
+        int broker = destination.brokerIds().iterator().next();
+        return destination.broker(broker).metrics().metrics().entrySet().stream()
+            .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("cluster-mirror") && e.getKey().tags().isEmpty())
+            .map(e -> ((Number) e.getValue().metricValue()).doubleValue())
+            .findFirst().orElseThrow(() -> new AssertionError("no metric " + name));
     }
 
     private static String destinationConfig(String topic, String name) throws Exception {
