@@ -423,8 +423,10 @@ final class SourceFetcher extends Thread {
             AppendResult result;
             try {
                 result = context.appender().append(st.tp, st.destLeaderEpoch, run.records());
-                // The first record appended to an empty log: moving the log start up to it deletes nothing.
-                st.freeLogStartUpTo = Math.min(st.freeLogStartUpTo, result.firstOffset());
+                // The first record appended to an empty log: moving the log start up to it deletes nothing, nor up to the
+                // source's log start if that lies inside the first batch (Kafka returns batches whole): the records below it
+                // were deleted on the source before the destination had any.
+                st.freeLogStartUpTo = Math.min(st.freeLogStartUpTo, Math.max(result.firstOffset(), st.sourceLogStartOffset));
                 if (run.barrierOffset() >= 0) {
                     // Every barrier clears the producers before it wherever it is appended (failback, chains).
                     context.appender().removeProducersBefore(st.tp, st.destLeaderEpoch, run.barrierOffset());

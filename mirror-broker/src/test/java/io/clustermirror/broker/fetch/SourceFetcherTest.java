@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -364,6 +365,24 @@ class SourceFetcherTest {
         assertEquals(tp + " " + HeldLogStarts.NONE, listener.held.get(listener.held.size() - 1), "nothing held any more");
     }
 
+    /**
+     * An empty destination that starts at a source log start inside a batch (here 10 in a batch of 0-19, which Kafka
+     * returns whole) follows it at once: the records below it were deleted on the source before the destination got
+     * any, so hiding them deletes nothing the destination ever served as mirrored.
+     */
+    @Test
+    void anEmptyDestinationFollowsTheSourcesLogStartInsideItsFirstBatchAtOnce() {
+        SourceFetcher holding = holdingFetcher();
+        appender.refuseLogStartAboveAppended = true;
+        TopicPartition tp = add(holding, 0, 10, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(batch(0, 20, 1), 20, 10))));
+        holding.runOnce();
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 20, 10))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 10"), appender.logStartMoves);
+        assertEquals(List.of(), listener.held, "nothing held");
+    }
+
     @Test
     void aNewLeaderGoesOnWithTheHoldItsPredecessorRecorded() {
         SourceFetcher holding = holdingFetcher();
@@ -520,13 +539,21 @@ class SourceFetcherTest {
                 first = first < 0 ? b.baseOffset() : first;
                 last = b.lastOffset();
             }
+            appendedEnds.merge(partition, last + 1, Math::max);
             return new AppendResult(first, last, last + 1);
         }
 
         final List<String> logStartMoves = new ArrayList<>();
+        /** The end of what was appended to each partition, where a test asks for Kafka's rule below. */
+        final Map<TopicPartition, Long> appendedEnds = new HashMap<>();
+        /** As Kafka, refuse a log start above the high watermark, here the end of what this appender appended. */
+        boolean refuseLogStartAboveAppended;
 
         @Override
         public boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset) {
+            if (refuseLogStartAboveAppended && sourceLogStartOffset > appendedEnds.getOrDefault(partition, 0L)) {
+                return false;
+            }
             logStartMoves.add(partition + " " + sourceLogStartOffset);
             return true;
         }
