@@ -201,6 +201,34 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
     MirrorTopicsResult resumeMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                           Collection<String> excludes, MirrorTopicsOptions options);
 
+    /**
+     * Applies now what the topics hold back under {@code mirror.source.destructive.policy=hold}, instead of at the end of
+     * the hold ({@code mirror.source.destructive.hold.ms}): the source log start moves their partitions' leaders have
+     * seen by now (the destination deletes the records below them) and the held topic changes (the metadata sync copies
+     * them in its next round). A change seen later waits its own hold. Arguments as for
+     * {@link #startMirrorTopics(String, Collection, Collection)}; a STOPPED topic is refused.
+     */
+    default MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes) {
+        return applyHeldChanges(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Applies held changes now; see {@link #applyHeldChanges(String, Collection, Collection)}. */
+    MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                        MirrorTopicsOptions options);
+
+    /**
+     * Rejects what the topics hold back: the destination keeps the records below the held source log start moves and its
+     * topic configs and partition count, however long the source keeps these changes; a further change of the source is
+     * held anew. Arguments as for {@link #applyHeldChanges(String, Collection, Collection)}.
+     */
+    default MirrorTopicsResult rejectHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes) {
+        return rejectHeldChanges(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Rejects held changes; see {@link #rejectHeldChanges(String, Collection, Collection)}. */
+    MirrorTopicsResult rejectHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                         MirrorTopicsOptions options);
+
     /** Closes the client, waiting without limit for operations already called to finish. */
     @Override
     default void close() {

@@ -312,6 +312,18 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     @Override
+    public MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                               MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.APPLY_HELD, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
+    public MirrorTopicsResult rejectHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.REJECT_HELD, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
     public PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                                      MirrorTopicsOptions options) {
         List<String> topics = List.copyOf(topicsOrRegexes);

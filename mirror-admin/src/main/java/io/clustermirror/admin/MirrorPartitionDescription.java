@@ -2,6 +2,8 @@ package io.clustermirror.admin;
 
 import io.clustermirror.common.PartitionState;
 
+import java.util.List;
+
 /**
  * The actual state of one mirror partition. Offsets and epochs are {@value #UNKNOWN} when not known or not
  * set. Everything except {@code destinationEndOffset} is what the partition's destination leader last
@@ -23,13 +25,28 @@ import io.clustermirror.common.PartitionState;
  * @param lagMs                the age in milliseconds of the oldest source record the destination does not have yet
  *                             (the recovery point objective), 0 when caught up; it grows while the partition is paused
  *                             or failed and the source takes records; unknown until its leader reports it
+ * @param heldLogStarts        the moves of the source's log start the destination holds back, the first to apply first;
+ *                             empty when none is held
  */
 public record MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset,
                                          long destinationEndOffset, long lag, long lastMirroredOffset,
                                          int lastMirroredEpoch, String lastError, long barrierOffset,
-                                         long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs) {
+                                         long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs,
+                                         List<HeldLogStart> heldLogStarts) {
     /** The value of offsets, epochs and ids that are not known or not set. */
     public static final int UNKNOWN = -1;
+
+    public MirrorPartitionDescription {
+        heldLogStarts = heldLogStarts == null ? List.of() : List.copyOf(heldLogStarts);
+    }
+
+    /** A description of a partition that holds nothing back, as the API described partitions before held changes. */
+    public MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset, long destinationEndOffset, long lag,
+                                      long lastMirroredOffset, int lastMirroredEpoch, String lastError, long barrierOffset,
+                                      long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs) {
+        this(partition, state, sourceEndOffset, destinationEndOffset, lag, lastMirroredOffset, lastMirroredEpoch, lastError,
+            barrierOffset, truncatedFromOffset, truncatedToOffset, leaderId, lagMs, List.of());
+    }
 
     /** A description without the lag in milliseconds (unknown), as the API described partitions before it. */
     public MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset, long destinationEndOffset, long lag,

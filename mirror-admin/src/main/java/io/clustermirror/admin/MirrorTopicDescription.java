@@ -11,15 +11,18 @@ import java.util.List;
  * @param desiredState what the operator last asked for the topic
  * @param partitions   the actual state of each partition, sorted by partition
  * @param lastCommand  the command that last changed the topic, or null if none is recorded
+ * @param heldChanges  the source's topic changes the metadata sync holds back; empty when none
  */
 public record MirrorTopicDescription(String topic, DesiredState desiredState,
-                                     List<MirrorPartitionDescription> partitions, Command lastCommand) {
+                                     List<MirrorPartitionDescription> partitions, Command lastCommand,
+                                     List<HeldTopicChange> heldChanges) {
     public MirrorTopicDescription {
         partitions = List.copyOf(partitions);
+        heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
     }
 
     public MirrorTopicDescription(String topic, DesiredState desiredState, List<MirrorPartitionDescription> partitions) {
-        this(topic, desiredState, partitions, null);
+        this(topic, desiredState, partitions, null, List.of());
     }
 
     /**
@@ -27,7 +30,8 @@ public record MirrorTopicDescription(String topic, DesiredState desiredState,
      * result under the command's id: the audit trail.
      *
      * @param commandId its id
-     * @param operation START, STOP, PAUSE, RESUME or ADD_PARTITIONS (the metadata sync's growth of a topic)
+     * @param operation START, STOP, PAUSE, RESUME, APPLY_HELD, REJECT_HELD, or the metadata sync's ADD_PARTITIONS (growth
+     *                  of a topic) and HOLD_CHANGES (what it holds back)
      * @param appliedMs when the controller applied it (epoch milliseconds)
      * @param result    the controller's answer
      */

@@ -9,7 +9,9 @@ import io.clustermirror.broker.partition.PartitionMirrorManager;
 import io.clustermirror.broker.partition.ProducerStateHygiene;
 import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
@@ -55,6 +57,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private final Metrics metrics;
     /** Mirror topics this broker keeps read-only because the mirror state that named them was lost: alert when above 0. */
     private final MetricName fencedTopicsMetric;
+    private final MetricName heldTopicChangesMetric;
     private MirrorController controller;
     private ControllerEnforcementCheck enforcementCheck;
     /** False once {@link #close()} stopped the parts that write and fetch. */
@@ -82,6 +85,9 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         this.metrics = broker.metrics();
         this.fencedTopicsMetric = metrics.metricName("fenced-topics", "cluster-mirror",
             "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
+        this.heldTopicChangesMetric = metrics.metricName("topic-changes-held", "cluster-mirror",
+            "changes of source topics (configs that delete sooner, large partition growths) the metadata sync holds back, over "
+                + "every mirror, until their hold ends or an operator applies them (" + MirrorConfig.SOURCE_DESTRUCTIVE_POLICY + ")");
         this.controllerLifecycle = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cluster-mirror-controller-lifecycle-" + broker.nodeId());
             t.setDaemon(true);
@@ -111,6 +117,8 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private void start() {
         ExtensionRegistry.register(broker.clusterId(), broker.nodeId(), imageSupplier, tailer.loaded(), hygiene::cleanForWrites);
         metrics.addMetric(fencedTopicsMetric, (Gauge<Integer>) (config, now) -> tailer.fencedTopicCount());
+        metrics.addMetric(heldTopicChangesMetric, (Gauge<Long>) (config, now) -> imageSupplier.get().topics().values().stream()
+            .flatMap(t -> t.heldChanges().stream()).filter(c -> c.status() == HeldChange.Status.HELD).count());
         tailer.start();
         enforcementCheck = ControllerEnforcementCheck.start(clients, broker.nodeId(), imageSupplier, metrics);
         broker.installLeadershipListener(listenerName, this::onLeadershipChanges).join();
@@ -186,6 +194,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         tailer.close();
         clientConfigs.close();
         metrics.removeMetric(fencedTopicsMetric);
+        metrics.removeMetric(heldTopicChangesMetric);
         ExtensionRegistry.unregister(broker.clusterId(), broker.nodeId());
         log.info("Cluster Mirror extension detached from broker {}", broker.nodeId());
     }

@@ -48,6 +48,22 @@ public final class MirrorConfig {
      * skipped) or {@code fail} (the partition stops in FAILED, naming the range).
      */
     public static final String SOURCE_DATA_LOSS_POLICY = "mirror.source.data.loss.policy";
+    /**
+     * What the destination does with a change on the source that would delete mirrored data on the destination: a move
+     * of the source's log start (DeleteRecords, retention), a topic config that deletes sooner (shorter retention or
+     * compaction lag, a cleanup policy that adds compaction or deletion), a partition growth beyond
+     * {@link #PARTITIONS_MAX_GROWTH}. {@code hold} (the default): apply it only after {@link #SOURCE_DESTRUCTIVE_HOLD_MS}
+     * or when an operator applies it ({@code --apply-held}), keeping the data readable meanwhile, so that a compromised or
+     * mis-operated source cannot destroy its disaster-recovery copy at once; {@code apply}: follow the source at once.
+     */
+    public static final String SOURCE_DESTRUCTIVE_POLICY = "mirror.source.destructive.policy";
+    /** How long a held destructive change of the source waits before the destination applies it (default 24 hours). */
+    public static final String SOURCE_DESTRUCTIVE_HOLD_MS = "mirror.source.destructive.hold.ms";
+    /**
+     * Under {@link #SOURCE_DESTRUCTIVE_POLICY} {@code hold}: the most partitions the sync adds to a mirror topic at once
+     * (default 100); a larger growth of the source topic is held like a destructive change.
+     */
+    public static final String PARTITIONS_MAX_GROWTH = "mirror.partitions.max.growth";
     /** Auto-discovery: comma-separated regexes of source topic names that start mirroring without a command. */
     public static final String TOPICS_INCLUDE = "mirror.topics.include";
     public static final String TOPICS_EXCLUDE = "mirror.topics.exclude";
@@ -101,6 +117,9 @@ public final class MirrorConfig {
         Map.entry(STATE_PERSIST_INTERVAL_MS, "5000"),
         Map.entry(METADATA_REFRESH_INTERVAL_MS, "30000"),
         Map.entry(SOURCE_DATA_LOSS_POLICY, "continue"),
+        Map.entry(SOURCE_DESTRUCTIVE_POLICY, "hold"),
+        Map.entry(SOURCE_DESTRUCTIVE_HOLD_MS, String.valueOf(24 * 60 * 60 * 1000L)),
+        Map.entry(PARTITIONS_MAX_GROWTH, "100"),
         Map.entry(TOPICS_INCLUDE, ""),
         Map.entry(TOPICS_EXCLUDE, "__.*"),
         Map.entry(GROUPS_INCLUDE, ".*"),
@@ -264,6 +283,19 @@ public final class MirrorConfig {
     /** True for {@code fail} of {@link #SOURCE_DATA_LOSS_POLICY}: a partition stops when the source deleted unmirrored records. */
     public boolean failOnSourceDataLoss() {
         return "fail".equals(getString(SOURCE_DATA_LOSS_POLICY));
+    }
+
+    /**
+     * How long a destructive change of the source waits before the destination applies it: 0 under the policy
+     * {@code apply}, {@link #SOURCE_DESTRUCTIVE_HOLD_MS} under {@code hold}.
+     */
+    public long destructiveHoldMs() {
+        return holdsDestructiveChanges() ? getLong(SOURCE_DESTRUCTIVE_HOLD_MS) : 0;
+    }
+
+    /** True under {@link #SOURCE_DESTRUCTIVE_POLICY} {@code hold}. */
+    public boolean holdsDestructiveChanges() {
+        return !"apply".equals(getString(SOURCE_DESTRUCTIVE_POLICY));
     }
 
     /** True for {@code read_committed} (the default): the mirror stops at the source's last stable offset. */

@@ -41,7 +41,8 @@ final class MirrorConfigValidator {
         MirrorConfig.SOURCE_DATA_LOSS_POLICY, List.of("continue", "fail"),
         MirrorConfig.ACL_SYNC_DENY, List.of("true", "false"),
         MirrorConfig.ACL_SYNC_WILDCARD, List.of("true", "false"),
-        MirrorConfig.ACL_SYNC_UNMIRRORED, List.of("true", "false"));
+        MirrorConfig.ACL_SYNC_UNMIRRORED, List.of("true", "false"),
+        MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, List.of("hold", "apply"));
 
     /** Key fragments that mark a value as secret even when no client ConfigDef declares it a password. */
     private static final String[] SENSITIVE_FRAGMENTS = {"password", "secret", "sasl.jaas.config", "token"};
@@ -55,17 +56,19 @@ final class MirrorConfigValidator {
     private static final Map<String, ConfigDef.ConfigKey> CLIENT_CONFIGS = clientConfigs();
 
     /** Numeric mirror keys with their inclusive bounds: zero is allowed only where it means "no wait". */
-    private static final Map<String, Bounds> NUMERIC_KEYS = Map.of(
-        MirrorConfig.FETCH_MAX_BYTES, Bounds.positiveInt(),
-        MirrorConfig.FETCH_PARTITION_MAX_BYTES, Bounds.positiveInt(),
-        MirrorConfig.FETCH_MIN_BYTES, Bounds.nonNegativeInt(),
-        MirrorConfig.FETCH_MAX_WAIT_MS, Bounds.nonNegativeInt(),
-        MirrorConfig.FETCH_BACKOFF_MS, Bounds.nonNegativeLong(),
-        MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, Bounds.positiveLong(),
-        MirrorConfig.PARTITION_RETRY_BACKOFF_MS, Bounds.nonNegativeLong(),
-        MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, Bounds.positiveLong(),
-        MirrorConfig.STATE_PERSIST_INTERVAL_MS, Bounds.positiveLong(),
-        MirrorConfig.METADATA_REFRESH_INTERVAL_MS, Bounds.positiveLong()
+    private static final Map<String, Bounds> NUMERIC_KEYS = Map.ofEntries(
+        Map.entry(MirrorConfig.FETCH_MAX_BYTES, Bounds.positiveInt()),
+        Map.entry(MirrorConfig.FETCH_PARTITION_MAX_BYTES, Bounds.positiveInt()),
+        Map.entry(MirrorConfig.FETCH_MIN_BYTES, Bounds.nonNegativeInt()),
+        Map.entry(MirrorConfig.FETCH_MAX_WAIT_MS, Bounds.nonNegativeInt()),
+        Map.entry(MirrorConfig.FETCH_BACKOFF_MS, Bounds.nonNegativeLong()),
+        Map.entry(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, Bounds.positiveLong()),
+        Map.entry(MirrorConfig.PARTITION_RETRY_BACKOFF_MS, Bounds.nonNegativeLong()),
+        Map.entry(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, Bounds.positiveLong()),
+        Map.entry(MirrorConfig.STATE_PERSIST_INTERVAL_MS, Bounds.positiveLong()),
+        Map.entry(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, Bounds.positiveLong()),
+        Map.entry(MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, Bounds.nonNegativeLong()),
+        Map.entry(MirrorConfig.PARTITIONS_MAX_GROWTH, Bounds.positiveInt())
     );
 
     /** Keys whose value is a comma-separated list of Java regular expressions. */

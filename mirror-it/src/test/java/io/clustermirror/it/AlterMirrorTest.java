@@ -292,13 +292,16 @@ class AlterMirrorTest {
         }
     }
 
-    /** The metadata sync reads the source with the mirror's current configs: a source topic config change arrives. */
-    private static void assertTheSyncReachesTheSource(String topic, String retentionMs) throws Exception {
+    /**
+     * The metadata sync reads the source with the mirror's current configs: a source topic config change arrives
+     * (max.message.bytes, which deletes nothing, so the sync copies it at once).
+     */
+    private static void assertTheSyncReachesTheSource(String topic, String maxMessageBytes) throws Exception {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
-            src.incrementalAlterConfigs(Map.of(resource, List.of(set("retention.ms", retentionMs)))).all().get();
-            TestUtils.waitFor(() -> retentionMs.equals(dst.describeConfigs(List.of(resource)).all().get().get(resource)
-                .get("retention.ms").value()), TIMEOUT, "the metadata sync copies retention.ms=" + retentionMs);
+            src.incrementalAlterConfigs(Map.of(resource, List.of(set("max.message.bytes", maxMessageBytes)))).all().get();
+            TestUtils.waitFor(() -> maxMessageBytes.equals(dst.describeConfigs(List.of(resource)).all().get().get(resource)
+                .get("max.message.bytes").value()), TIMEOUT, "the metadata sync copies max.message.bytes=" + maxMessageBytes);
         }
     }
 

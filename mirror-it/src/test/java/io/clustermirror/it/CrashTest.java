@@ -1,6 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.HeldLogStart;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -9,6 +10,7 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -165,6 +167,48 @@ class CrashTest {
         MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
         MirrorAssertions.assertSameRecords(source, destination, topic, 1);
         assertEquals(PartitionState.MIRRORING, MirrorAssertions.describe(mirrors, "crash", topic, 0).state());
+    }
+
+    /**
+     * A move of the source's log start that the destination holds (a DeleteRecords on the source, under the default
+     * {@code mirror.source.destructive.policy=hold}) stays held when the destination leader dies (SIGKILL): the new
+     * leader keeps every mirrored record readable and the hold's start, so a crash neither applies the move early nor
+     * restarts its hold; --apply-held then applies it on the new leader.
+     */
+    @Test
+    void aHeldLogStartMoveSurvivesACrashOfTheDestinationLeader() throws Exception {
+        String topic = "crash-held";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        mirrorFully(topic, 3);
+        long deleteBefore = destinationEnd(tp) - 1;
+        List<String> mirrored = MirrorAssertions.readAll(destination, tp);
+        try (Admin src = source.admin()) {
+            src.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(deleteBefore))).all().get();
+        }
+        TestUtils.waitFor(() -> !MirrorAssertions.describe(mirrors, topic, topic, 0).heldLogStarts().isEmpty(), MirrorAssertions.TIMEOUT,
+            "the destination holds the move of the source's log start to " + deleteBefore);
+        List<HeldLogStart> held = MirrorAssertions.describe(mirrors, topic, topic, 0).heldLogStarts();
+        assertEquals(deleteBefore, held.get(0).offset());
+
+        int leader = killLeader(tp);
+        Workloads.writeIdempotentAndTransactional(source.bootstrapServers(), topic, "crash-held-after");
+        long sourceEnd;
+        try (Admin src = source.admin()) {
+            sourceEnd = MirrorAssertions.endOffset(src, tp);
+        }
+        TestUtils.waitFor(() -> destinationEnd(tp) == sourceEnd, MirrorAssertions.TIMEOUT, "the new leader mirrors on to " + sourceEnd);
+        assertEquals(held, MirrorAssertions.describe(mirrors, topic, topic, 0).heldLogStarts(), "the same move, held since the same time");
+        assertEquals(mirrored, MirrorAssertions.readAll(destination, tp).subList(0, mirrored.size()),
+            "the new leader keeps every record mirrored before the move");
+        destination.start(leader);
+
+        mirrors.applyHeldChanges(topic, List.of(topic), List.of()).all().get();
+        try (Admin admin = destination.admin()) {
+            TestUtils.waitFor(() -> MirrorAssertions.startOffset(admin, tp) == deleteBefore, MirrorAssertions.TIMEOUT,
+                "--apply-held moves the destination log start to " + deleteBefore);
+        }
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.assertSameRecords(source, destination, topic, 1);
     }
 
     /**

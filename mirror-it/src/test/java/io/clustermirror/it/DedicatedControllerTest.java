@@ -123,13 +123,14 @@ class DedicatedControllerTest {
 
         try (Admin src = source.admin()) {
             src.createPartitions(Map.of(topic, NewPartitions.increaseTo(2))).all().get();
-            src.incrementalAlterConfigs(Map.of(resource(topic), List.of(retention("7200000")))).all().get();
+            src.incrementalAlterConfigs(Map.of(resource(topic), List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "7200000"),
+                AlterConfigOp.OpType.SET)))).all().get();
         }
         Workloads.writeToEveryPartition(source.bootstrapServers(), topic, 2, "grown", 5);
         try (Admin admin = destination.admin()) {
             TestUtils.waitFor(() -> partitions(admin, topic) == 2, MirrorAssertions.TIMEOUT, "the sync grows " + topic + " to 2 partitions");
-            TestUtils.waitFor(() -> "7200000".equals(explicitConfigs(admin, topic).get("retention.ms")), MirrorAssertions.TIMEOUT,
-                "the sync copies the source's retention.ms");
+            TestUtils.waitFor(() -> "7200000".equals(explicitConfigs(admin, topic).get("max.message.bytes")), MirrorAssertions.TIMEOUT,
+                "the sync copies the source's max.message.bytes");
         }
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
         MirrorAssertions.assertIdenticalLogs(source, destination, topic, 2);

@@ -3,6 +3,7 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
@@ -396,7 +397,9 @@ class MetadataSyncTest {
         String topic = "conf";
         createSourceTopic(topic, 1, Map.of("retention.ms", "3600000", "max.message.bytes", "100000"));
         produce(topic, 1, 5);
-        createMirror("m-conf", Map.of("mirror.topic.properties.exclude", "max\\.message\\.bytes"));
+        // Policy apply: the copy of every change at once is what this test is about (HeldSourceChangesTest holds them).
+        createMirror("m-conf", Map.of("mirror.topic.properties.exclude", "max\\.message\\.bytes",
+            MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "apply"));
         mirrors.startMirrorTopics("m-conf", List.of(topic), List.of()).all().get();
         assertEquals("3600000", explicitConfigs(destination, topic).get("retention.ms"), "copied at start");
 

@@ -4,6 +4,7 @@ import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestCluster;
 import io.clustermirror.testkit.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -14,6 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -242,6 +244,17 @@ final class MirrorAssertions {
         }, TIMEOUT, "every partition of " + topic + " MIRRORING with no last error");
     }
 
+
+    /** The value of a metric of the group {@code cluster-mirror} tagged with the mirror, on the cluster's first broker. */
+    static double mirrorMetric(MirrorTestCluster cluster, String name, String mirror) {
+        int broker = cluster.brokerIds().iterator().next();
+        return cluster.broker(broker).metrics().metrics().entrySet().stream()
+            .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("cluster-mirror")
+                && e.getKey().tags().equals(Map.of("mirror", mirror)))
+            .map(e -> ((Number) e.getValue().metricValue()).doubleValue())
+            .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " of mirror " + mirror + " in "
+                + cluster.broker(broker).metrics().metrics().keySet().stream().map(MetricName::name).toList()));
+    }
     /** Fails if {@code text} holds one of the secrets; never prints the text (it would print the secret). */
     static void assertNoSecret(java.util.Collection<String> secrets, String text, String where) {
         if (secrets.stream().anyMatch(text::contains)) {

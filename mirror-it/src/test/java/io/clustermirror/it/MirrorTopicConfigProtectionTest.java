@@ -1,6 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testkit.TestUtils;
@@ -60,7 +61,9 @@ class MirrorTopicConfigProtectionTest {
             "log.retention.check.interval.ms", "1000"));
         source = pair.source();
         destination = pair.destination();
-        DedicatedControllerTest.mirrorTopic(source, destination, pair.mirrors(), MIRROR, TOPIC);
+        // Policy apply: the sync copies the source's shorter retention at once, and a forged client then tries other values.
+        DedicatedControllerTest.mirrorTopic(source, destination, pair.mirrors(), MIRROR, TOPIC,
+            Map.of(MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "apply"));
     }
 
     @AfterAll

@@ -353,9 +353,9 @@ class SecureSourceTest {
         // The metadata sync, which failed to authenticate too, works again: a changed source config reaches the destination.
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
-            src.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "7200000"),
+            src.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "7200000"),
                 AlterConfigOp.OpType.SET)))).all().get();
-            TestUtils.waitFor(() -> "7200000".equals(dst.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value()),
+            TestUtils.waitFor(() -> "7200000".equals(dst.describeConfigs(List.of(resource)).all().get().get(resource).get("max.message.bytes").value()),
                 TIMEOUT, "the metadata sync copies a source config change after the password is back");
         }
         assertNoSecret(String.join("\n", logs.lines()), "the log");

@@ -15,7 +15,6 @@ import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -112,15 +111,6 @@ class SourceProblemsTest {
         }
     }
 
-    private static double mirrorMetric(String name, String mirror) {
-        int broker = destination.brokerIds().iterator().next();
-        return destination.broker(broker).metrics().metrics().entrySet().stream()
-            .filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("cluster-mirror")
-                && e.getKey().tags().equals(Map.of("mirror", mirror)))
-            .map(e -> ((Number) e.getValue().metricValue()).doubleValue())
-            .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " of mirror " + mirror + " in "
-                + destination.broker(broker).metrics().metrics().keySet().stream().map(MetricName::name).toList()));
-    }
 
     /** The destination topic keeps its records and refuses client writes: it is still a mirror topic. */
     private static void assertKeptAndReadOnly(TopicPartition tp, long end) throws Exception {
@@ -138,23 +128,32 @@ class SourceProblemsTest {
     @Order(1)
     void retentionOutrunUnderTheDefaultPolicyIsReportedWithItsRangeSkippedAndCounted() throws Exception {
         TopicPartition tp = mirroredTopic("outrun-continue", "outrun-continue", 10, Map.of());
+        List<String> mirroredBefore = MirrorAssertions.readAll(destination, tp);
         outrunWhilePaused("outrun-continue", tp, 20, 25);
 
         MirrorPartitionDescription d = awaitError("outrun-continue", tp, PartitionState.MIRRORING,
             "SOURCE_RETENTION_OUTRUN: source offsets [10, 25) of outrun-continue-0 were deleted on the source");
         assertTrue(d.lastError().contains("mirror.source.data.loss.policy=continue"), d.lastError());
         produce(tp.topic(), 5);
-        MirrorAssertions.awaitCaughtUp(source, destination, tp.topic(), 1);
-        assertEquals(35, destinationEnd(tp));
-        // The destination follows the source's log start, so the skipped range is not a readable hole.
+        TestUtils.waitFor(() -> destinationEnd(tp) == 35, MirrorAssertions.TIMEOUT, "the destination mirrors on to 35");
+        // The source's move of its log start is held (mirror.source.destructive.policy=hold): the records mirrored before
+        // the outrun stay readable, and so does what the destination holds below 25 (the start of a batch that holds 25).
+        TestUtils.waitFor(() -> MirrorAssertions.describe(mirrors, "outrun-continue", tp.topic(), 0).heldLogStarts().stream()
+            .anyMatch(h -> h.offset() == 25), MirrorAssertions.TIMEOUT, "the move of the source's log start to 25 is held");
+        List<String> kept = MirrorAssertions.readAll(destination, tp);
+        List<String> sourceRecords = MirrorAssertions.readAll(source, tp);
+        assertEquals(mirroredBefore, kept.subList(0, mirroredBefore.size()), "the records mirrored before the outrun");
+        assertEquals(sourceRecords, kept.subList(kept.size() - sourceRecords.size(), kept.size()), "the source's records from 25 on");
+        // Applied, the destination log start follows the source's, so the skipped range is not a readable gap any more.
+        mirrors.applyHeldChanges("outrun-continue", List.of(tp.topic()), List.of()).all().get();
         TestUtils.waitFor(() -> {
             try (Admin admin = destination.admin()) {
                 return MirrorAssertions.startOffset(admin, tp) == 25;
             }
         }, MirrorAssertions.TIMEOUT, "the destination log start did not follow the source's to 25");
         MirrorAssertions.assertSameRecords(source, destination, tp.topic(), 1);
-        assertEquals(15.0, mirrorMetric("source-records-skipped-total", "outrun-continue"));
-        assertEquals(1.0, mirrorMetric("source-ranges-skipped-total", "outrun-continue"));
+        assertEquals(15.0, MirrorAssertions.mirrorMetric(destination, "source-records-skipped-total", "outrun-continue"));
+        assertEquals(1.0, MirrorAssertions.mirrorMetric(destination, "source-ranges-skipped-total", "outrun-continue"));
         assertTrue(MirrorAssertions.describe(mirrors, "outrun-continue", tp.topic(), 0).lastError()
             .startsWith("SOURCE_RETENTION_OUTRUN: source offsets [10, 25)"), "progress does not clear the report");
     }
@@ -274,7 +273,7 @@ class SourceProblemsTest {
             MirrorPartitionDescription d = awaitError("unreachable", tp, PartitionState.MIRRORING,
                 "SOURCE_UNAVAILABLE: no fetch of unreachable-0 from the source succeeded for ");
             assertTrue(d.lastError().contains(" s (since "), d.lastError());
-            assertEquals(1.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
+            assertEquals(1.0, MirrorAssertions.mirrorMetric(destination, "partitions-source-unavailable", "unreachable"));
         } finally {
             source.startBroker(sourceBroker);
         }
@@ -284,6 +283,6 @@ class SourceProblemsTest {
         MirrorAssertions.awaitCaughtUp(source, destination, tp.topic(), 1);
         MirrorAssertions.assertSameRecords(source, destination, tp.topic(), 1);
         assertNull(MirrorAssertions.describe(mirrors, "unreachable", tp.topic(), 0).lastError());
-        assertEquals(0.0, mirrorMetric("partitions-source-unavailable", "unreachable"));
+        assertEquals(0.0, MirrorAssertions.mirrorMetric(destination, "partitions-source-unavailable", "unreachable"));
     }
 }

@@ -152,10 +152,10 @@ abstract class SourceReleaseContract {
         MirrorAssertions.awaitCaughtUp(source, destination, topic, 2);
         try (Admin src = source.admin(); Admin dst = destination.admin()) {
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            src.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"),
+            src.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "3600000"),
                 AlterConfigOp.OpType.SET)))).all().get();
             src.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
-            TestUtils.waitFor(() -> "3600000".equals(dst.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value()),
+            TestUtils.waitFor(() -> "3600000".equals(dst.describeConfigs(List.of(resource)).all().get().get(resource).get("max.message.bytes").value()),
                 MirrorAssertions.TIMEOUT, "the source's topic config on the destination");
             TestUtils.waitFor(() -> dst.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size() == 3,
                 MirrorAssertions.TIMEOUT, "the source's new partition on the destination");

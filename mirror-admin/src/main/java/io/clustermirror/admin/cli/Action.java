@@ -37,6 +37,13 @@ public enum Action {
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",
         List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    APPLY_HELD("--apply-held", "Apply now what topics hold back under mirror.source.destructive.policy=hold (see --describe): "
+        + "the source's log start moves (the destination deletes the records below them) and topic changes that delete "
+        + "sooner or grow them beyond mirror.partitions.max.growth.", "--apply-held --mirror dr --topics orders",
+        List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    REJECT_HELD("--reject-held", "Reject what topics hold back: the destination keeps those records, configs and partition "
+        + "counts while the source keeps the changes; a further source change is held anew.",
+        "--reject-held --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     VERIFY("--verify", "Prove a mirror's integrity: compare the source's and the destination's batches of each partition "
         + "over the mirrored range (up to the barrier of a stopped topic, else the destination's high watermark), every byte "
         + "but the partition leader epoch, each side's CRC checked. Prints IDENTICAL or DIFFERS at offset N per partition; "

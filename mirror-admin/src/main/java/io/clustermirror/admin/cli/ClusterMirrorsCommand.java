@@ -152,6 +152,10 @@ public final class ClusterMirrorsCommand {
                 admin.pauseMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
             case RESUME -> printTopics(out, "Resumed", mirror,
                 admin.resumeMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case APPLY_HELD -> out.println(OutputFormatter.heldChangesDecided("Applied", mirror,
+                admin.applyHeldChanges(mirror, options.topics(), options.excludes(), topicsOptions(options)).topics().get()));
+            case REJECT_HELD -> out.println(OutputFormatter.heldChangesDecided("Rejected", mirror,
+                admin.rejectHeldChanges(mirror, options.topics(), options.excludes(), topicsOptions(options)).topics().get()));
             case VERIFY -> {
                 List<PartitionVerification> verifications = admin.verifyMirrorTopics(mirror, options.topics(), options.excludes(),
                     options.sourceClientProperties(), topicsOptions(options)).partitions().get();

@@ -2,6 +2,8 @@ package io.clustermirror.admin.cli;
 
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.HeldLogStart;
+import io.clustermirror.admin.HeldTopicChange;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.PartitionVerification;
@@ -84,6 +86,7 @@ public final class OutputFormatter {
                     .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))).append('\n');
             }
             out.append(partitionTable(d.topics()));
+            out.append(heldTopicChanges(d.topics()));
             out.append(lastCommands(d.topics()));
             blocks.add(out.toString());
         }
@@ -114,6 +117,9 @@ public final class OutputFormatter {
                         .put("appliedMs", t.lastCommand().appliedMs())
                         .put("result", t.lastCommand().result());
                 }
+                ArrayNode heldChanges = topic.putArray("heldChanges");
+                t.heldChanges().forEach(c -> heldChanges.addObject().put("change", c.change()).put("sinceMs", c.sinceMs())
+                    .put("status", c.status()).put("appliesAtMs", c.appliesAtMs()));
                 ArrayNode partitions = topic.putArray("partitions");
                 for (MirrorPartitionDescription p : t.partitions()) {
                     ObjectNode partition = partitions.addObject()
@@ -130,6 +136,9 @@ public final class OutputFormatter {
                     putKnown(partition, "truncatedFromOffset", p.truncatedFromOffset());
                     putKnown(partition, "truncatedToOffset", p.truncatedToOffset());
                     putKnown(partition, "leaderId", p.leaderId());
+                    ArrayNode held = partition.putArray("heldLogStarts");
+                    p.heldLogStarts().forEach(h -> held.addObject().put("offset", h.offset()).put("sinceMs", h.sinceMs())
+                        .put("appliesAtMs", h.appliesAtMs()));
                 }
             }
         }
@@ -140,6 +149,12 @@ public final class OutputFormatter {
     public static String mirrorTopicsChanged(String verb, String mirror, List<String> topics) {
         return verb + " mirroring " + topics.size() + (topics.size() == 1 ? " topic" : " topics") + " of mirror '"
             + mirror + "'" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics));
+    }
+
+    /** For --apply-held and --reject-held, e.g. "Applied what 1 topic of mirror 'dr' holds back: orders". */
+    public static String heldChangesDecided(String verb, String mirror, List<String> topics) {
+        return verb + " what " + topics.size() + (topics.size() == 1 ? " topic" : " topics") + " of mirror '" + mirror
+            + "' " + (topics.size() == 1 ? "holds" : "hold") + " back" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics));
     }
 
     /** What --alter changed, by config name only: a value may be a secret. */
@@ -169,10 +184,20 @@ public final class OutputFormatter {
             r -> r.partition().truncatedFromOffset() >= 0);
         addIfAnyRow(columns, rows, new Column<>("BARRIER", r -> known(r.partition().barrierOffset())),
             r -> r.partition().barrierOffset() >= 0);
+        // The first held move applies first; the highest is where the destination's log start will end up.
+        addIfAnyRow(columns, rows, new Column<>("HELD-LOG-START", r -> r.partition().heldLogStarts().isEmpty() ? NONE
+            : heldLogStart(r.partition().heldLogStarts())), r -> !r.partition().heldLogStarts().isEmpty());
         columns.add(new Column<>("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
             // One row per partition, whatever the error text holds.
             : r.partition().lastError().replaceAll("\\s+", " ")));
         return table(columns, rows);
+    }
+
+    /** Held moves as {@code <offset> at <when it applies>}, the first one, and how many more follow. */
+    private static String heldLogStart(List<HeldLogStart> held) {
+        HeldLogStart first = held.get(0);
+        return first.offset() + " at " + Instant.ofEpochMilli(first.appliesAtMs())
+            + (held.size() > 1 ? " (+" + (held.size() - 1) + " more)" : "");
     }
 
     /**
@@ -366,6 +391,22 @@ public final class OutputFormatter {
      * One line per topic with the command that last changed it, under the table; nothing if no topic has one. The
      * full record of each command, with its result, is in {@code __mirror_commands} under its id.
      */
+    /** The source's topic changes held back, one line each, with when each applies and how to decide on it. */
+    private static String heldTopicChanges(List<MirrorTopicDescription> topics) {
+        if (topics.stream().allMatch(t -> t.heldChanges().isEmpty())) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("Held source changes (--apply-held applies them now, --reject-held keeps the destination as it is):\n");
+        for (MirrorTopicDescription t : topics) {
+            for (HeldTopicChange c : t.heldChanges()) {
+                out.append("  ").append(t.topic()).append(": ").append(c.change()).append(", seen at ")
+                    .append(Instant.ofEpochMilli(c.sinceMs())).append(", ")
+                    .append(c.appliesAtMs() < 0 ? c.status() : "applies at " + Instant.ofEpochMilli(c.appliesAtMs())).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
     private static String lastCommands(List<MirrorTopicDescription> topics) {
         List<MirrorTopicDescription> changed = topics.stream().filter(t -> t.lastCommand() != null).collect(Collectors.toList());
         if (changed.isEmpty()) {

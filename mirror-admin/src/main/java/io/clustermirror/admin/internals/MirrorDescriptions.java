@@ -2,12 +2,15 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.ClusterMirrorListing;
+import io.clustermirror.admin.HeldLogStart;
+import io.clustermirror.admin.HeldTopicChange;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorTopicRecord;
 
 import org.apache.kafka.common.TopicPartition;
@@ -47,27 +50,32 @@ public final class MirrorDescriptions {
     public static ClusterMirrorDescription description(MirrorImage image, MirrorRecord mirror,
                                                        Map<TopicPartition, Long> destinationEndOffsets, long nowMs) {
         List<MirrorTopicDescription> topics = new ArrayList<>();
+        MirrorConfig config = MirrorConfig.validate(mirror.name(), mirror.configs());
         for (MirrorTopicRecord topic : image.topicsOf(mirror.name())) {
             List<MirrorPartitionDescription> partitions = IntStream.range(0, topic.partitions())
                 .mapToObj(p -> partition(image, topic, p,
-                    destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN), nowMs))
+                    destinationEndOffsets.getOrDefault(new TopicPartition(topic.topic(), p), (long) UNKNOWN), nowMs,
+                    config.destructiveHoldMs()))
                 .collect(Collectors.toList());
             MirrorTopicDescription.Command lastCommand = topic.lastCommand() == null ? null
                 : new MirrorTopicDescription.Command(topic.lastCommand().commandId(), String.valueOf(topic.lastCommand().op()),
                     topic.lastCommand().appliedMs(), topic.lastCommand().result());
-            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions, lastCommand));
+            long holdMs = config.destructiveHoldMs();
+            List<HeldTopicChange> held = topic.heldChanges().stream().map(c -> new HeldTopicChange(c.toDisplay(), c.sinceMs(),
+                c.status().name(), c.status() == HeldChange.Status.HELD ? c.appliesAtMs(holdMs) : -1)).toList();
+            topics.add(new MirrorTopicDescription(topic.topic(), topic.desired(), partitions, lastCommand, held));
         }
-        return new ClusterMirrorDescription(mirror.name(),
-            MirrorConfig.validate(mirror.name(), mirror.configs()).redacted(), mirror.sourceClusterId(), topics);
+        return new ClusterMirrorDescription(mirror.name(), config.redacted(), mirror.sourceClusterId(), topics);
     }
 
     private static MirrorPartitionDescription partition(MirrorImage image, MirrorTopicRecord topic, int partition,
-                                                        long destinationEndOffset, long nowMs) {
+                                                        long destinationEndOffset, long nowMs, long holdMs) {
         return image.partitionState(topic.mirror(), topic.topic(), partition)
             .map(s -> new MirrorPartitionDescription(partition, s.state(), s.sourceLogEndOffset(),
                 destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
                 s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
-                s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs)))
+                s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs), s.heldLogStarts().held().stream()
+                    .map(h -> new HeldLogStart(h.offset(), h.sinceMs(), h.appliesAtMs(holdMs))).toList()))
             // No leader has reported the partition yet.
             .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,
                 destinationEndOffset, UNKNOWN, UNKNOWN, UNKNOWN, null, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN));

@@ -434,6 +434,18 @@ class ClusterMirrorsCommandTest {
         }
 
         @Override
+        public MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                   MirrorTopicsOptions options) {
+            return topicOp("apply-held", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
+        public MirrorTopicsResult rejectHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                    MirrorTopicsOptions options) {
+            return topicOp("reject-held", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
         public PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                          Collection<String> excludes, MirrorTopicsOptions options) {
             calls.add("preview-stop " + mirror + " " + topicsOrRegexes + " - " + excludes);

@@ -35,7 +35,7 @@ class OutputFormatterTest {
             new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
                 new MirrorPartitionDescription(0, PartitionState.STOPPED, 40, 41, 0, 39, 5, null, 40, 38, 40, 1, 250),
                 new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1,
-                    -1)), new MirrorTopicDescription.Command("c-7", "STOP", 0L, "stopping 1 topic(s) of mirror 'dr'"))));
+                    -1)), new MirrorTopicDescription.Command("c-7", "STOP", 0L, "stopping 1 topic(s) of mirror 'dr'"), List.of())));
 
     static final ClusterMirrorDescription EMPTY_DESCRIPTION = new ClusterMirrorDescription("empty",
         Map.of("bootstrap.servers", "other:9092"), "OtherId", List.of());
@@ -97,7 +97,7 @@ class OutputFormatterTest {
             Map.of("bootstrap.servers", "s:9092", "ssl.key.password", "[hidden]"), "Id",
             List.of(new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
                 DR_DESCRIPTION.topics().get(1).partitions().get(0),
-                DR_DESCRIPTION.topics().get(1).partitions().get(1)), DR_DESCRIPTION.topics().get(1).lastCommand()),
+                DR_DESCRIPTION.topics().get(1).partitions().get(1)), DR_DESCRIPTION.topics().get(1).lastCommand(), List.of()),
                 new MirrorTopicDescription("new", DesiredState.MIRRORING, List.of())));
         assertEquals("{\n"
             + "  \"version\" : 1,\n"
@@ -118,6 +118,7 @@ class OutputFormatterTest {
             + "        \"appliedMs\" : 0,\n"
             + "        \"result\" : \"stopping 1 topic(s) of mirror 'dr'\"\n"
             + "      },\n"
+            + "      \"heldChanges\" : [ ],\n"
             + "      \"partitions\" : [ {\n"
             + "        \"partition\" : 0,\n"
             + "        \"state\" : \"STOPPED\",\n"
@@ -131,7 +132,8 @@ class OutputFormatterTest {
             + "        \"barrierOffset\" : 40,\n"
             + "        \"truncatedFromOffset\" : 38,\n"
             + "        \"truncatedToOffset\" : 40,\n"
-            + "        \"leaderId\" : 1\n"
+            + "        \"leaderId\" : 1,\n"
+            + "        \"heldLogStarts\" : [ ]\n"
             + "      }, {\n"
             + "        \"partition\" : 1,\n"
             + "        \"state\" : \"UNKNOWN\",\n"
@@ -145,12 +147,14 @@ class OutputFormatterTest {
             + "        \"barrierOffset\" : null,\n"
             + "        \"truncatedFromOffset\" : null,\n"
             + "        \"truncatedToOffset\" : null,\n"
-            + "        \"leaderId\" : null\n"
+            + "        \"leaderId\" : null,\n"
+            + "        \"heldLogStarts\" : [ ]\n"
             + "      } ]\n"
             + "    }, {\n"
             + "      \"topic\" : \"new\",\n"
             + "      \"desiredState\" : \"MIRRORING\",\n"
             + "      \"lastCommand\" : null,\n"
+            + "      \"heldChanges\" : [ ],\n"
             + "      \"partitions\" : [ ]\n"
             + "    } ]\n"
             + "  } ]\n"

@@ -9,6 +9,8 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.HeldChange;
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.LastCommand;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
@@ -72,6 +74,9 @@ final class CommandProcessor {
                 case RESUME -> changeDesired(image, command, DesiredState.MIRRORING, nowMs);
                 case ADD_PARTITIONS -> addPartitions(image, command, nowMs);
                 case ALTER -> alter(image, command);
+                case HOLD_CHANGES -> holdChanges(image, command, nowMs);
+                case APPLY_HELD -> decideHeld(image, command, HeldDecision.Verdict.APPLY, nowMs);
+                case REJECT_HELD -> decideHeld(image, command, HeldDecision.Verdict.REJECT, nowMs);
             };
         } catch (ClusterMirrorException e) {
             return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
@@ -360,6 +365,56 @@ final class CommandProcessor {
             : "grew topic(s) of mirror '" + mirror.name() + "' to the source's partition count: " + String.join(", ", changes);
         return new CommandOutcome(CommandResult.ok(command.commandId(), message, topics.stream().map(MirrorTopicRecord::topic).toList()),
             writes, List.of());
+    }
+
+    /**
+     * HOLD_CHANGES (sent by the metadata sync): the one named topic, still MIRRORING, holds back exactly the command's
+     * changes ({@link MirrorTopicRecord#holding}).
+     */
+    private CommandOutcome holdChanges(MirrorImage image, MirrorCommand command, long nowMs) {
+        requireMirror(image, command.mirror());
+        if (command.topics().size() != 1) {
+            throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "a HOLD_CHANGES command names exactly one topic, not "
+                + command.topics());
+        }
+        String name = command.topics().get(0);
+        MirrorTopicRecord t = image.topic(name).filter(r -> r.mirror().equals(command.mirror())).orElseThrow(() ->
+            new ClusterMirrorException(MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "topic '" + name + "' is not in mirror '" + command.mirror() + "'"));
+        if (t.desired() != DesiredState.MIRRORING) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + name + "' is " + t.desired()
+                + ", not MIRRORING; only a mirroring topic holds source changes back");
+        }
+        String message = command.heldChanges().isEmpty() ? "holds no source change back"
+            : "holds back the source's " + command.heldChanges().stream().map(HeldChange::toDisplay).collect(Collectors.joining(", "));
+        LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
+        MirrorTopicRecord held = t.holding(command.heldChanges(), applied);
+        return new CommandOutcome(CommandResult.ok(command.commandId(), "topic '" + name + "' " + message, List.of(name)),
+            List.of(new CommandOutcome.MetadataWrite(RecordCodec.topicKey(name), RecordCodec.encodeTopic(held))), List.of());
+    }
+
+    /**
+     * APPLY_HELD and REJECT_HELD: the operator's decision on what the selected topics hold back ({@link HeldDecision}),
+     * their held topic changes and the source log start moves their partition leaders have seen by now. A topic that holds
+     * nothing takes the decision too, so a move its leaders saw but have not recorded yet is covered.
+     */
+    private CommandOutcome decideHeld(MirrorImage image, MirrorCommand command, HeldDecision.Verdict verdict, long nowMs) {
+        requireMirror(image, command.mirror());
+        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        List<String> notMirroring = own.values().stream().filter(t -> t.desired() == DesiredState.STOPPED).map(MirrorTopicRecord::topic).toList();
+        if (!notMirroring.isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic(s) " + String.join(", ", notMirroring)
+                + " are STOPPED and hold nothing back; leave them out");
+        }
+        String verb = verdict == HeldDecision.Verdict.APPLY ? "applied" : "rejected";
+        List<String> changes = new ArrayList<>();
+        own.values().forEach(t -> t.heldChanges().forEach(c -> changes.add(t.topic() + " " + c.toDisplay())));
+        String message = verb + " what " + own.size() + " topic(s) of mirror '" + command.mirror() + "' hold back: "
+            + (changes.isEmpty() ? "no topic change" : String.join(", ", changes)) + ", and the source log start moves their "
+            + "partitions hold (see --describe)";
+        LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
+        List<CommandOutcome.MetadataWrite> writes = own.values().stream().map(t -> new CommandOutcome.MetadataWrite(
+            RecordCodec.topicKey(t.topic()), RecordCodec.encodeTopic(t.decided(verdict, applied)))).toList();
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(own.keySet())), writes, List.of());
     }
 
     private static ClusterMirrorException notAllowed(String topic, DesiredState current, DesiredState target) {

@@ -1,6 +1,7 @@
 package io.clustermirror.broker.fetch;
 
 import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.records.HeldLogStarts;
 import org.apache.kafka.common.TopicPartition;
 
 /** Progress and failures of mirror partitions; called on fetcher threads, so implementations must not block. */
@@ -26,6 +27,13 @@ public interface FetchListener {
      * @param oldestUnmirroredTimestamp the timestamp, or {@code PartitionStateRecord.NOTHING_UNMIRRORED}
      */
     default void onOldestUnmirrored(TopicPartition partition, long oldestUnmirroredTimestamp) {
+    }
+
+    /**
+     * The moves of the source's log start that the destination holds back changed: one was seen, or the destination
+     * followed one ({@link io.clustermirror.common.MirrorConfig#SOURCE_DESTRUCTIVE_POLICY}). The default ignores it.
+     */
+    default void onLogStartHeld(TopicPartition partition, HeldLogStarts held) {
     }
 
     /** A MIRROR_PID_RESET barrier from the source was appended at {@code barrierOffset} and its producers cleared. */

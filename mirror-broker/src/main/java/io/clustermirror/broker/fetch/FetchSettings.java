@@ -17,9 +17,12 @@ import java.util.Properties;
  * @param maxBytes               {@code mirror.fetch.max.bytes}, at most one second of
  *                               {@code mirror.fetch.rate.limit.bytes.per.sec}: a response then leaves the link
  *                               throttle at most about a second in debt (the source still returns a larger first batch)
+ * @param logStartHoldMs         how long a move of the source's log start waits before the destination follows it
+ *                               ({@link MirrorConfig#destructiveHoldMs()}; 0 follows at once)
  */
 record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int maxBytes, int partitionMaxBytes,
-                     long fetchBackoffMs, long partitionBackoffMaxMs, int sourceRequestTimeoutMs, long connectTimeoutMs) {
+                     long fetchBackoffMs, long partitionBackoffMaxMs, int sourceRequestTimeoutMs, long connectTimeoutMs,
+                     long logStartHoldMs) {
     private static final long MAX_SOURCE_BACKOFF_MS = 30_000L;
     private static final int ONE_OVERSIZED_BATCH_BYTES = 16 * 1024 * 1024;
     /** A partition with no successful fetch for this long is reported SOURCE_UNAVAILABLE (until a fetch succeeds). */
@@ -45,7 +48,8 @@ record FetchSettings(boolean readCommitted, int maxWaitMs, int minBytes, int max
             config.getLong(MirrorConfig.FETCH_BACKOFF_MS),
             config.getLong(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS),
             requestTimeout == null ? 30_000 : Integer.parseInt(requestTimeout.trim()),
-            connectTimeout == null ? 30_000L : Long.parseLong(connectTimeout.trim()));
+            connectTimeout == null ? 30_000L : Long.parseLong(connectTimeout.trim()),
+            config.destructiveHoldMs());
     }
 
     IsolationLevel isolationLevel() {

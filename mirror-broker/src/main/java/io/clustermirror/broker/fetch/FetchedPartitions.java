@@ -72,6 +72,11 @@ final class FetchedPartitions implements AutoCloseable {
     }
 
     /** True while {@code st} is the fetched incarnation of its partition. */
+    /** The partition's fetch state, or null when it is not fetched. */
+    PartitionFetchState get(TopicPartition tp) {
+        return partitions.get(tp);
+    }
+
     boolean isCurrent(PartitionFetchState st) {
         return !st.removed && partitions.get(st.tp) == st;
     }

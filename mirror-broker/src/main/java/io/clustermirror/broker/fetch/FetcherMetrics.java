@@ -71,6 +71,10 @@ final class FetcherMetrics implements AutoCloseable {
         gauge(metrics.metricName("partitions-source-unavailable", GROUP,
             "mirror partitions of this broker reported SOURCE_UNAVAILABLE: no fetch from the source succeeded for a while", tags),
             () -> partitions.get().stream().filter(st -> st.unavailableReported).count());
+        gauge(metrics.metricName("partitions-log-start-held", GROUP,
+            "mirror partitions of this broker whose destination holds back a move of the source's log start "
+                + "(" + MirrorConfig.SOURCE_DESTRUCTIVE_POLICY + ")", tags),
+            () -> partitions.get().stream().filter(st -> !st.heldLogStarts.isEmpty()).count());
     }
 
     /** Per source broker: bytes fetched (also counted in the mirror total). */

@@ -3,6 +3,7 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.compat.LogPrefix;
 import io.clustermirror.common.compat.ResponseBound;
+import io.clustermirror.common.records.HeldDecision;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.Metrics;
@@ -62,13 +63,18 @@ public final class MirrorFetcherManager implements PartitionFetcher {
 
     @Override
     public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset,
-                             int destLeaderEpoch, int lastFetchedEpoch) {
+                             int destLeaderEpoch, int lastFetchedEpoch, DestinationLogStart logStart) {
+        add(partition, expectedSourceTopicId, fetchOffset, destLeaderEpoch, lastFetchedEpoch, logStart, fetchOffset);
+    }
+
+    private void add(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch, int lastFetchedEpoch,
+                     DestinationLogStart logStart, long destLogEndOffset) {
         if (!running) {
             throw new IllegalStateException("mirror fetcher manager of " + mirror + " is closed");
         }
         removePartition(partition);
         PartitionFetchState st = new PartitionFetchState(partition, expectedSourceTopicId, fetchOffset,
-            destLeaderEpoch, lastFetchedEpoch, time.milliseconds());
+            destLeaderEpoch, lastFetchedEpoch, time.milliseconds(), logStart, destLogEndOffset);
         partitions.add(st);
         log.info("Mirroring {} from source offset {} (source topic id {}, destination leader epoch {}, last source epoch {})",
             partition, fetchOffset, expectedSourceTopicId, destLeaderEpoch, lastFetchedEpoch);
@@ -77,9 +83,9 @@ public final class MirrorFetcherManager implements PartitionFetcher {
 
     @Override
     public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset, long toOffset,
-                                            int destLeaderEpoch) {
+                                            int destLeaderEpoch, DestinationLogStart logStart) {
         partitions.recordSkipped(toOffset - fromOffset);
-        addPartition(partition, expectedSourceTopicId, toOffset, destLeaderEpoch, -1);
+        add(partition, expectedSourceTopicId, toOffset, destLeaderEpoch, -1, logStart, fromOffset);
     }
 
     @Override
@@ -87,6 +93,14 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         PartitionFetchState st = partitions.remove(partition);
         if (st != null) {
             log.info("Stopped mirroring {} at source offset {}", partition, st.fetchOffset);
+        }
+    }
+
+    @Override
+    public void decideHeldLogStarts(TopicPartition partition, HeldDecision decision) {
+        PartitionFetchState st = partitions.get(partition);
+        if (st != null) {
+            st.heldDecision = decision;
         }
     }
 

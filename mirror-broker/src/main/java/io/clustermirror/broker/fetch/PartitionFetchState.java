@@ -1,5 +1,7 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.records.HeldDecision;
+import io.clustermirror.common.records.HeldLogStarts;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -28,8 +30,19 @@ final class PartitionFetchState {
     volatile long sourceEndOffset = -1;
     /** The source log start offset as last seen in a fetch response, -1 before the first. */
     volatile long sourceLogStartOffset = -1;
-    /** The source log start the destination log start was last moved up to, -1 before the first move. */
-    volatile long destLogStartOffset = -1;
+    /** The destination leader's log start offset, as found when the partition was added and as moved since. */
+    volatile long destLogStartOffset;
+    /**
+     * The destination log start may move up to here without a hold, since the move deletes nothing: the destination holds
+     * no record between its log start and this offset. -1 when its log had records when the partition was added; when it
+     * had none, {@link Long#MAX_VALUE} until the fetcher appends the first (then that record's offset). Changed under
+     * {@link #lock}.
+     */
+    volatile long freeLogStartUpTo;
+    /** The moves of the source's log start held back ({@link io.clustermirror.common.MirrorConfig#SOURCE_DESTRUCTIVE_POLICY}). */
+    volatile HeldLogStarts heldLogStarts;
+    /** The operator's last decision on the topic's held changes, or null; applied to {@link #heldLogStarts} by the fetcher. */
+    volatile HeldDecision heldDecision;
     /** Set under {@link #lock}: no more appends or reports. */
     volatile boolean removed;
     /** The next fetch must not be sent before this time (fetcher-local backoff after an error). */
@@ -49,14 +62,23 @@ final class PartitionFetchState {
     /** Source broker currently fetching it, -1 while pending. */
     volatile int sourceBroker = -1;
 
+    /**
+     * @param destLogEndOffset the destination leader's log end offset: {@code fetchOffset}, or below it when the partition
+     *                         goes on past records the source deleted before they were mirrored; at or below the log
+     *                         start when the log holds no record
+     */
     PartitionFetchState(TopicPartition tp, Uuid sourceTopicId, long fetchOffset, int destLeaderEpoch,
-                        int lastFetchedEpoch, long nowMs) {
+                        int lastFetchedEpoch, long nowMs, DestinationLogStart logStart, long destLogEndOffset) {
         this.tp = tp;
         this.sourceTopicId = sourceTopicId;
         this.fetchOffset = fetchOffset;
         this.destLeaderEpoch = destLeaderEpoch;
         this.lastFetchedEpoch = lastFetchedEpoch;
         this.lastFetchedMs = nowMs;
+        this.destLogStartOffset = logStart.offset();
+        this.heldLogStarts = logStart.held();
+        this.heldDecision = logStart.decision();
+        this.freeLogStartUpTo = logStart.offset() >= destLogEndOffset ? Long.MAX_VALUE : -1;
     }
 
     long lag() {

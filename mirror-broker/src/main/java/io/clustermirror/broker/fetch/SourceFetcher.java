@@ -8,6 +8,8 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.compat.FetchPosition;
 import io.clustermirror.common.compat.FetchedPartition;
 import io.clustermirror.common.compat.SourceEndpoint;
+import io.clustermirror.common.records.HeldDecision;
+import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -18,6 +20,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
 import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -357,12 +360,20 @@ final class SourceFetcher extends Thread {
     }
 
     /**
-     * Moves the destination log start up to the source's once the destination has replicated that far; until
-     * then it is tried again on the next response. False if the partition is gone (removed, dropped, failed).
+     * Moves the destination log start up to the source's, as far as {@link HeldLogStarts} lets it: a move of the source's
+     * log start (DeleteRecords, retention on the source) is held for the mirror's hold time from when it was first seen,
+     * unless it deletes nothing here; a held move is reported to the listener. Where the destination has not replicated
+     * that far yet, the move is tried again on the next round. False if the partition is gone (removed, dropped, failed).
      */
     private boolean followSourceLogStart(PartitionFetchState st) {
+        long now = time.milliseconds();
         long sourceLogStart = st.sourceLogStartOffset;
-        if (sourceLogStart <= st.destLogStartOffset) {
+        // Nothing is appended below the fetch offset: a log that was empty holds nothing up to it until the first append.
+        long free = Math.min(sourceLogStart, Math.min(st.freeLogStartUpTo, st.fetchOffset));
+        HeldDecision decision = st.heldDecision;
+        HeldLogStarts held = st.heldLogStarts.observe(sourceLogStart, Math.max(st.destLogStartOffset, free), now).decided(decision);
+        long target = Math.max(free, held.dueOffset(now, settings.logStartHoldMs(), decision));
+        if (target <= st.destLogStartOffset && held == st.heldLogStarts) {
             return true;
         }
         st.lock.lock();
@@ -370,8 +381,28 @@ final class SourceFetcher extends Thread {
             if (st.removed || assigned.get(st.tp) != st) {
                 return false;
             }
-            if (context.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, sourceLogStart)) {
-                st.destLogStartOffset = sourceLogStart;
+            if (target > st.destLogStartOffset && context.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, target)) {
+                if (target > free) {
+                    log.info("{}: destination log start moved from {} to {}, following the source's (its hold of {} ms passed, "
+                        + "or an operator applied it)", st.tp, st.destLogStartOffset, target, settings.logStartHoldMs());
+                }
+                st.destLogStartOffset = target;
+                held = held.followedTo(target);
+            }
+            if (!held.equals(st.heldLogStarts)) {
+                if (held.highestOffset() > st.heldLogStarts.highestOffset()) {
+                    log.warn("{}: the source's log start moved to {} (DeleteRecords or retention on the source); the destination "
+                        + "keeps offsets from {} readable and follows at {} ({}={} ms); apply it now with kafka-cluster-mirrors.sh "
+                        + "--apply-held, or keep the records with --reject-held", st.tp, held.highestOffset(), st.destLogStartOffset,
+                        Instant.ofEpochMilli(held.entries().get(held.entries().size() - 1).appliesAtMs(settings.logStartHoldMs())),
+                        MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, settings.logStartHoldMs());
+                } else if (held.entries().size() > 0 && held.entries().get(0).rejected() && !st.heldLogStarts.entries().isEmpty()
+                        && !st.heldLogStarts.entries().get(0).equals(held.entries().get(0))) {
+                    log.info("{}: an operator rejected the source's log start moves up to {}; the destination keeps offsets from {}",
+                        st.tp, held.entries().get(0).offset(), st.destLogStartOffset);
+                }
+                st.heldLogStarts = held;
+                context.listener().onLogStartHeld(st.tp, held);
             }
             return true;
         } catch (NotLeaderException e) {
@@ -392,6 +423,10 @@ final class SourceFetcher extends Thread {
             AppendResult result;
             try {
                 result = context.appender().append(st.tp, st.destLeaderEpoch, run.records());
+                // The first record appended to an empty log: moving the log start up to it deletes nothing, nor up to the
+                // source's log start if that lies inside the first batch (Kafka returns batches whole): the records below it
+                // were deleted on the source before the destination had any.
+                st.freeLogStartUpTo = Math.min(st.freeLogStartUpTo, Math.max(result.firstOffset(), st.sourceLogStartOffset));
                 if (run.barrierOffset() >= 0) {
                     // Every barrier clears the producers before it wherever it is appended (failback, chains).
                     context.appender().removeProducersBefore(st.tp, st.destLeaderEpoch, run.barrierOffset());

@@ -7,6 +7,7 @@ import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.bridge.LeaderLogs;
 import io.clustermirror.broker.fetch.ClusterLogReader;
+import io.clustermirror.broker.fetch.DestinationLogStart;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.LocalLeaderAppender;
 import io.clustermirror.broker.fetch.MirrorFetcherManager;
@@ -22,6 +23,8 @@ import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.HeldDecision;
+import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.StopCut;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
@@ -134,6 +137,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long oldestUnmirroredTimestamp = PartitionStateRecord.NOTHING_UNMIRRORED;
         /** The cut of the stop under way, as its first attempt decided it; null while no stop has decided one. */
         StopCut stopCut;
+        /** The moves of the source's log start the destination holds back, as the fetcher last reported them. */
+        HeldLogStarts heldLogStarts = HeldLogStarts.NONE;
 
         /**
          * Reports the removal of {@code [from, to)}. A cut at the same offset again (a later attempt of a stop, on a replica
@@ -403,6 +408,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
     /** Never finds none: a task is queued only by the image that found none waiting, and each task takes one. */
     private void applyWaitingImage() {
         MirrorImage newImage = waitingImage.getAndSet(null);
+        MirrorImage oldImage = image;
         image = newImage;
         sourceImages.retain(newImage.mirrors().keySet());
         Set<TopicPartition> all = new HashSet<>(partitions.keySet());
@@ -410,6 +416,20 @@ public final class PartitionMirrorManager implements AutoCloseable {
         all.forEach(this::reconcile);
         closeFetchersOfDeletedMirrors();
         rebuildFetchersOfAlteredMirrors();
+        passOnHeldDecisions(oldImage);
+    }
+
+    /** Hands an operator's new decision on a topic's held changes to the fetchers of its partitions that fetch here. */
+    private void passOnHeldDecisions(MirrorImage oldImage) {
+        partitions.values().stream().filter(MirrorPartition::fetching).forEach(p -> {
+            TopicPartition tp = p.partition();
+            HeldDecision decision = image.topic(tp.topic()).map(MirrorTopicRecord::logStartDecision).orElse(null);
+            MirrorFetchers f = fetchers.get(p.mirror());
+            if (f != null && decision != null
+                    && !decision.equals(oldImage.topic(tp.topic()).map(MirrorTopicRecord::logStartDecision).orElse(null))) {
+                f.fetcher().decideHeldLogStarts(tp, decision);
+            }
+        });
     }
 
     /** Brings one partition's machine in line with leadership, the recorded state and the desired state. */
@@ -460,6 +480,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 p.oldestUnmirroredTimestamp = r.oldestUnmirroredTimestamp();
             }
             p.stopCut = r.stopCut();
+            p.heldLogStarts = r.heldLogStarts();
         });
         return p;
     }
@@ -768,7 +789,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
         long fetchOffset = logState.get().logEndOffset();
         log.info("Mirror '{}' partition {}: fetching from source offset {} at destination leader epoch {}",
             p.mirror(), tp, fetchOffset, p.leaderEpoch());
-        f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch);
+        f.addPartition(tp, Uuid.fromString(topic.get().sourceTopicId()), fetchOffset, p.leaderEpoch(), pr.lastMirroredEpoch,
+            new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts, topic.get().logStartDecision()));
         return Optional.of(new PartitionEvent.FetchingStarted());
     }
 
@@ -781,8 +803,13 @@ public final class PartitionMirrorManager implements AutoCloseable {
         }
         log.warn("Mirror '{}' partition {}: skipping source offsets [{}, {}), which the source deleted before they were mirrored "
             + "({}=continue)", p.mirror(), tp, skip.fromOffset(), skip.toOffset(), MirrorConfig.SOURCE_DATA_LOSS_POLICY);
+        Optional<LeaderLogState> logState = broker.leaderLogState(tp);
+        if (logState.isEmpty() || logState.get().leaderEpoch() != p.leaderEpoch()) {
+            return Optional.empty(); // leadership moved on; the coming leadership event restarts the machine
+        }
+        Progress pr = progress.computeIfAbsent(tp, k -> new Progress());
         f.fetcher().addPartitionPastLostRecords(tp, Uuid.fromString(topic.get().sourceTopicId()), skip.fromOffset(), skip.toOffset(),
-            p.leaderEpoch());
+            p.leaderEpoch(), new DestinationLogStart(logState.get().logStartOffset(), pr.heldLogStarts, topic.get().logStartDecision()));
         return Optional.empty();
     }
 
@@ -798,7 +825,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
             destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds(),
-            pr.oldestUnmirroredTimestamp, pr.stopCut);
+            pr.oldestUnmirroredTimestamp, pr.stopCut, pr.heldLogStarts);
         dirty.remove(tp);
         return stateWriter.write(record, image.stateLogKeysSupersededBy(record));
     }
@@ -1032,6 +1059,17 @@ public final class PartitionMirrorManager implements AutoCloseable {
                     pr.oldestUnmirroredTimestamp = oldestUnmirroredTimestamp;
                     dirty.add(tp);
                     publishLag(tp);
+                }
+            }));
+        }
+
+        @Override
+        public void onLogStartHeld(TopicPartition tp, HeldLogStarts held) {
+            executor.execute(() -> guarded(() -> {
+                Progress pr = progress.get(tp);
+                if (pr != null && partitions.containsKey(tp) && !pr.heldLogStarts.equals(held)) {
+                    pr.heldLogStarts = held;
+                    dirty.add(tp);
                 }
             }));
         }

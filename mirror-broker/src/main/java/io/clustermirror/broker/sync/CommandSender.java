@@ -6,6 +6,7 @@ import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -41,9 +42,14 @@ final class CommandSender implements AutoCloseable {
 
     /** Sends a command and waits for its result; a controller that does not answer in time yields a failed result. */
     CommandResult send(CommandOp op, String mirror, List<String> topics, long timeoutMs) throws Exception {
+        return send(op, mirror, topics, List.of(), timeoutMs);
+    }
+
+    /** {@link #send(CommandOp, String, List, long)} of a command that carries held changes (HOLD_CHANGES). */
+    CommandResult send(CommandOp op, String mirror, List<String> topics, List<HeldChange> heldChanges, long timeoutMs) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
         MirrorCommand command = new MirrorCommand(UUID.randomUUID().toString(), op, mirror, Map.of(), topics, List.of(),
-            System.currentTimeMillis());
+            System.currentTimeMillis(), false, List.of(), heldChanges);
         byte[] key = RecordCodec.encodeKey(command.commandId());
         long offset = producer.send(new ProducerRecord<>(COMMANDS.topic(), COMMANDS.partition(), key, RecordCodec.encodeCommand(command)))
             .get(timeoutMs, TimeUnit.MILLISECONDS).offset();

@@ -129,7 +129,7 @@ final class MirrorSyncTask implements AutoCloseable {
         if (Thread.currentThread().isInterrupted()) {
             return; // closing: the views may be incomplete
         }
-        List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView);
+        List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView, System.currentTimeMillis());
         new SyncExecutor(record.name(), destination, destinationClientId, producer, commands, image, problems).execute(actions);
     }
 

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.sync;
 
+import io.clustermirror.common.records.HeldChange;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
@@ -19,6 +20,16 @@ sealed interface SyncAction {
 
     /** The source topic has more partitions than the destination or the image: an ADD_PARTITIONS command. */
     record AddPartitions(String topic, int sourcePartitions) implements SyncAction {
+    }
+
+    /**
+     * The changes of a topic the round holds back differ from those its record holds: a HOLD_CHANGES command records
+     * exactly these (the controller keeps the time and status of those it held already).
+     */
+    record HoldChanges(String topic, List<HeldChange> changes) implements SyncAction {
+        public HoldChanges {
+            changes = List.copyOf(changes);
+        }
     }
 
     /**

@@ -3,11 +3,14 @@ package io.clustermirror.broker.sync;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.broker.auth.InternalOperations.Operation;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.compat.KafkaClientShapes;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorAclRecord;
+import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 import org.apache.kafka.clients.admin.Admin;
@@ -100,6 +103,8 @@ final class SyncExecutor {
             addPartitions(a);
         } else if (action instanceof SyncAction.AlterTopicConfigs a) {
             alterConfigs(a);
+        } else if (action instanceof SyncAction.HoldChanges a) {
+            holdChanges(a);
         } else if (action instanceof SyncAction.CommitGroupOffsets a) {
             commitOffsets(a);
         } else if (action instanceof SyncAction.GroupSkipped a) {
@@ -138,6 +143,24 @@ final class SyncExecutor {
         }
         log.info("Mirror '{}' topic '{}': the source has {} partitions; {}", mirror, action.topic(), action.sourcePartitions(), result.message());
         awaitImage(() -> image.get().topic(action.topic()).map(t -> t.partitions() >= action.sourcePartitions()).orElse(true));
+    }
+
+    /** Records what the topic holds back now; a change held for the first time is logged with what to do about it. */
+    private void holdChanges(SyncAction.HoldChanges action) throws Exception {
+        List<HeldChange> before = image.get().topic(action.topic()).map(MirrorTopicRecord::heldChanges).orElse(List.of());
+        CommandResult result = commands.send(CommandOp.HOLD_CHANGES, mirror, List.of(action.topic()), action.changes(), COMMAND_TIMEOUT_MS);
+        if (!result.succeeded()) {
+            throw new IllegalStateException(result.error().format(result.message()));
+        }
+        List<String> added = action.changes().stream().filter(c -> before.stream().noneMatch(c::sameChange)).map(HeldChange::toDisplay).toList();
+        if (!added.isEmpty()) {
+            log.warn("Mirror '{}' topic '{}': holding back the source's {} ({}={}): the destination keeps its data and "
+                + "configs until the hold ({}) has passed; apply now with kafka-cluster-mirrors.sh --apply-held, or keep the "
+                + "destination as it is with --reject-held", mirror, action.topic(), String.join(", ", added),
+                MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "hold", MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS);
+        }
+        awaitImage(() -> image.get().topic(action.topic()).map(t -> t.heldChanges().size() == action.changes().size()
+            && action.changes().stream().allMatch(c -> t.heldChanges().stream().anyMatch(c::sameChange))).orElse(true));
     }
 
     /**
@@ -278,6 +301,8 @@ final class SyncExecutor {
             return "add partitions to topic '" + a.topic() + "'";
         } else if (action instanceof SyncAction.AlterTopicConfigs a) {
             return "sync the configs of topic '" + a.topic() + "'";
+        } else if (action instanceof SyncAction.HoldChanges a) {
+            return "record the held changes of topic '" + a.topic() + "'";
         } else if (action instanceof SyncAction.CommitGroupOffsets a) {
             return "copy the offsets of " + a.group();
         } else if (action instanceof SyncAction.CreateAcls) {

@@ -4,6 +4,7 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -25,8 +26,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Decides one sync round of one mirror: source view + destination view + image ->
- * actions. Pure: no I/O, no clock; {@link SyncExecutor} performs the actions.
+ * Decides one sync round of one mirror: source view + destination view + image + the time ->
+ * actions. Pure: no I/O, no clock of its own; {@link SyncExecutor} performs the actions.
  *
  * <p>Rules:
  * <ul>
@@ -40,6 +41,12 @@ import java.util.TreeSet;
  *       Excluded configs are neither set nor removed. The copied configs as they are once set are declared
  *       ({@link io.clustermirror.common.records.SyncedTopicConfigsRecord}) whenever the declaration is behind, even with
  *       nothing to change: only declared values pass the controller's config policy.</li>
+ *   <li><b>Held changes</b> ({@link MirrorConfig#SOURCE_DESTRUCTIVE_POLICY} {@code hold}): a config change that deletes
+ *       sooner ({@link DestructiveTopicConfigs}) and a growth by more than {@link MirrorConfig#PARTITIONS_MAX_GROWTH}
+ *       partitions are copied only once released (their hold has passed since the topic's record first held them, or an
+ *       operator applied them); the round records exactly the changes it holds in the topic's record
+ *       ({@link SyncAction.HoldChanges}), so a change is held from when it was first seen, forgotten once copied or gone,
+ *       and one an operator rejected stays uncopied while the source keeps it.</li>
  *   <li><b>Group offsets</b> of consumer and share groups matching {@code mirror.groups.include} (default: every
  *       group) and not {@code mirror.groups.exclude}, both kinds alike:
  *       for partitions of synced topics that exist on the destination, the source's offset (committed offset of a
@@ -70,7 +77,7 @@ final class SyncPlanner {
         return config.matchesAny(MirrorConfig.GROUPS_INCLUDE, group) && !config.matchesAny(MirrorConfig.GROUPS_EXCLUDE, group);
     }
 
-    static List<SyncAction> plan(MirrorConfig config, MirrorImage image, SourceView source, DestinationView destination) {
+    static List<SyncAction> plan(MirrorConfig config, MirrorImage image, SourceView source, DestinationView destination, long nowMs) {
         String mirror = config.name();
         List<SyncAction> actions = new ArrayList<>();
         List<MirrorTopicRecord> synced = syncedTopics(image, mirror);
@@ -81,10 +88,16 @@ final class SyncPlanner {
             if (st == null || dt == null || (t.sourceTopicId() != null && !t.sourceTopicId().equals(st.topicId()))) {
                 continue;
             }
+            Holds holds = new Holds(config, t, nowMs);
             if (st.partitions() > dt.partitions() || st.partitions() > t.partitions()) {
-                actions.add(new SyncAction.AddPartitions(t.topic(), st.partitions()));
+                int growth = st.partitions() - Math.min(dt.partitions(), t.partitions());
+                boolean tooMany = growth > config.getInt(MirrorConfig.PARTITIONS_MAX_GROWTH);
+                if (holds.copies(HeldChange.Kind.PARTITIONS, HeldChange.PARTITIONS_NAME, String.valueOf(st.partitions()), tooMany)) {
+                    actions.add(new SyncAction.AddPartitions(t.topic(), st.partitions()));
+                }
             }
-            topicConfigs(config, image, t, st, dt).ifPresent(actions::add);
+            topicConfigs(config, image, t, st, dt, holds).ifPresent(actions::add);
+            holds.changed().ifPresent(actions::add);
         }
         groups(config, synced, source, destination, actions);
         acls(config, image, source, destination, actions);
@@ -105,21 +118,60 @@ final class SyncPlanner {
         }
     }
 
+    /**
+     * The changes of one topic this round holds back, against those its record holds: which may be copied, and whether
+     * the record must change.
+     */
+    private static final class Holds {
+        private final MirrorTopicRecord topic;
+        private final boolean holding;
+        private final long holdMs;
+        private final long nowMs;
+        private final List<HeldChange> found = new ArrayList<>();
+
+        Holds(MirrorConfig config, MirrorTopicRecord topic, long nowMs) {
+            this.topic = topic;
+            this.holding = config.holdsDestructiveChanges();
+            this.holdMs = config.destructiveHoldMs();
+            this.nowMs = nowMs;
+        }
+
+        /** True if the change may be copied this round: it is not destructive, nothing is held, or it is released. */
+        boolean copies(HeldChange.Kind kind, String name, String value, boolean destructive) {
+            if (!holding || !destructive) {
+                return true;
+            }
+            HeldChange change = HeldChange.held(kind, name, value, nowMs);
+            found.add(change);
+            return topic.heldChanges().stream().filter(change::sameChange).anyMatch(h -> h.released(nowMs, holdMs));
+        }
+
+        /** The action recording what is held now, if it is not what the record holds. */
+        Optional<SyncAction> changed() {
+            List<HeldChange> recorded = topic.heldChanges();
+            boolean same = recorded.size() == found.size() && found.stream().allMatch(f -> recorded.stream().anyMatch(f::sameChange));
+            return same ? Optional.empty() : Optional.of(new SyncAction.HoldChanges(topic.topic(), found));
+        }
+    }
+
     private static Optional<SyncAction> topicConfigs(MirrorConfig config, MirrorImage image, MirrorTopicRecord t, SourceView.Topic st,
-                                                     DestinationView.Topic dt) {
+                                                     DestinationView.Topic dt, Holds holds) {
         String topic = t.topic();
         if (st.configs() == null || dt.configs() == null) {
             return Optional.empty();
         }
         Map<String, String> set = new TreeMap<>();
-        st.configs().forEach((k, v) -> {
-            if (!config.isTopicConfigExcluded(k) && !v.equals(dt.configs().get(k))) {
+        new TreeMap<>(st.configs()).forEach((k, v) -> {
+            String now = dt.configs().get(k);
+            if (!config.isTopicConfigExcluded(k) && !v.equals(now)
+                    && holds.copies(HeldChange.Kind.CONFIG, k, v, DestructiveTopicConfigs.deletesSooner(k, now, v))) {
                 set.put(k, v);
             }
         });
         Set<String> delete = new TreeSet<>();
-        dt.configs().keySet().forEach(k -> {
-            if (!config.isTopicConfigExcluded(k) && !st.configs().containsKey(k)) {
+        new TreeMap<>(dt.configs()).forEach((k, now) -> {
+            if (!config.isTopicConfigExcluded(k) && !st.configs().containsKey(k)
+                    && holds.copies(HeldChange.Kind.CONFIG, k, null, DestructiveTopicConfigs.deletesSooner(k, now, null))) {
                 delete.add(k);
             }
         });

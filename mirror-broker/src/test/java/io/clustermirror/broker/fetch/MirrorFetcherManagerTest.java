@@ -2,11 +2,13 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.BrokerHandle;
+import io.clustermirror.broker.bridge.LeaderLogState;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.TestMirrorConfigs;
 import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.records.HeldLogStarts;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -227,8 +229,13 @@ class MirrorFetcherManagerTest {
             TopicPartition tp = new TopicPartition(topic, p);
             BrokerHandle l = leader(destBrokers, tp).orElseThrow();
             m.addPartition(tp, id, l.leaderLogState(tp).orElseThrow().logEndOffset(),
-                l.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
+                l.leaderLogState(tp).orElseThrow().leaderEpoch(), -1, noneHeld(l.leaderLogState(tp).orElseThrow()));
         }
+    }
+
+    /** Where the leader's log start stands, with nothing held back. */
+    static DestinationLogStart noneHeld(LeaderLogState log) {
+        return new DestinationLogStart(log.logStartOffset(), HeldLogStarts.NONE, null);
     }
 
     static long sourceLeo(TopicPartition tp) {
@@ -631,7 +638,7 @@ class MirrorFetcherManagerTest {
         MirrorFetcherManager m = manager(TestMirrorConfigs.of("m5", c), DEST_APPENDER, rec,
             new Metrics());
         try {
-            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1);
+            m.addPartition(tp, Uuid.randomUuid(), 0, 0, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null));
             // Let several describe attempts time out: the partition stays, nothing fails.
             long until = System.currentTimeMillis() + 3_000;
             waitFor(() -> System.currentTimeMillis() > until, Duration.ofSeconds(5), () -> "time to pass");
@@ -675,7 +682,7 @@ class MirrorFetcherManagerTest {
             assertEquals(rec.mirrored.get(tp) + 1, leo, "nothing appended with the stale epoch");
 
             // What the runtime does on the leadership change: re-add from the new leader's log end.
-            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp));
+            m.addPartition(tp, sourceTopicId(topic), leo, newEpoch, rec.lastSourceEpoch.get(tp), new DestinationLogStart(0L, HeldLogStarts.NONE, null));
             waitFor(() -> caughtUp(tp), Duration.ofSeconds(30), () -> "caught up on the new leader " + rec.mirrored);
         }
         assertTrue(rec.failures.isEmpty(), rec.failureMessages.toString());
@@ -777,7 +784,7 @@ class MirrorFetcherManagerTest {
         try (MirrorFetcherManager m = manager(TestMirrorConfigs.of("m8", c), toTarget, rec,
                 new Metrics())) {
             m.addPartition(tp, destBrokers.get(0).topicId(topic).orElseThrow(), 0,
-                target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1);
+                target.leaderLogState(tp).orElseThrow().leaderEpoch(), -1, noneHeld(target.leaderLogState(tp).orElseThrow()));
             waitFor(caught::getAsBoolean, Duration.ofSeconds(30), () -> "caught up " + rec.mirrored);
             BrokerHandle oldLeader = srcLeader.get();
             long switchOffset = oldLeader.leaderLogState(tp).orElseThrow().logEndOffset();

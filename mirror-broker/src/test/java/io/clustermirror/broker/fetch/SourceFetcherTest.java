@@ -9,6 +9,7 @@ import io.clustermirror.common.compat.FetchPosition;
 import io.clustermirror.common.compat.FetchedPartition;
 import io.clustermirror.common.compat.LogPrefix;
 import io.clustermirror.common.compat.SourceEndpoint;
+import io.clustermirror.common.records.HeldLogStarts;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -23,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,8 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SourceFetcherTest {
     private static final Uuid TOPIC_ID = Uuid.fromString("x9yd0nJ0RBSuX8oeqmvg4A");
     private static final int DEST_EPOCH = 3;
+    /** Follows the source's log start at once (policy apply). */
     private static final FetchSettings SETTINGS = new FetchSettings(false, 500, 1, 1 << 20, 1 << 20, 100L, 1_000L,
-        30_000, 30_000L);
+        30_000, 30_000L, 0L);
+    private static final long HOLD_MS = 60_000L;
 
     private final MockTime time = new MockTime();
     private final Metrics metrics = new Metrics();
@@ -225,7 +229,8 @@ class SourceFetcherTest {
             (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logPrefix),
             endpoint, new ThreadHealth(metrics, logPrefix.logger(SourceFetcherTest.class), "fetcher-m-2"), metrics.sensor("bytes"));
         TopicPartition tp = new TopicPartition("t", 0);
-        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, 0L, DEST_EPOCH, -1, time.milliseconds());
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, 0L, DEST_EPOCH, -1, time.milliseconds(),
+            new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
         partitions.add(st);
         limited.assign(st);
         endpoint.answer(req -> fetched(Map.of(tp, data(data, 3))));
@@ -327,6 +332,83 @@ class SourceFetcherTest {
         assertTrue(listener.failures.get(0).message().contains("bad password"));
     }
 
+    @Test
+    void underTheApplyPolicyTheDestinationFollowsTheSourcesLogStartAtOnce() {
+        TopicPartition tp = add(0, 10, 4);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        fetcher.runOnce();
+        assertEquals(List.of(tp + " 5"), appender.logStartMoves);
+        assertEquals(List.of(), listener.held, "nothing held");
+    }
+
+    @Test
+    void aMoveOfTheSourcesLogStartIsHeldForTheHoldTimeThenFollowed() {
+        SourceFetcher holding = holdingFetcher();
+        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 10L);
+        long seenAt = time.milliseconds();
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        holding.runOnce();
+        assertEquals(List.of(), appender.logStartMoves, "the destination keeps offsets [0, 5) readable");
+        assertEquals(List.of(tp + " " + HeldLogStarts.NONE.observe(5, 0, seenAt)), listener.held);
+        assertEquals(1L, metrics.metric(metrics.metricName("partitions-log-start-held", FetcherMetrics.GROUP,
+            Map.of("mirror", "m"))).metricValue());
+
+        time.sleep(HOLD_MS - 1);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        holding.runOnce();
+        assertEquals(List.of(), appender.logStartMoves, "not before the hold has passed");
+
+        time.sleep(1);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 5"), appender.logStartMoves);
+        assertEquals(tp + " " + HeldLogStarts.NONE, listener.held.get(listener.held.size() - 1), "nothing held any more");
+    }
+
+    /**
+     * An empty destination that starts at a source log start inside a batch (here 10 in a batch of 0-19, which Kafka
+     * returns whole) follows it at once: the records below it were deleted on the source before the destination got
+     * any, so hiding them deletes nothing the destination ever served as mirrored.
+     */
+    @Test
+    void anEmptyDestinationFollowsTheSourcesLogStartInsideItsFirstBatchAtOnce() {
+        SourceFetcher holding = holdingFetcher();
+        appender.refuseLogStartAboveAppended = true;
+        TopicPartition tp = add(holding, 0, 10, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(batch(0, 20, 1), 20, 10))));
+        holding.runOnce();
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 20, 10))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 10"), appender.logStartMoves);
+        assertEquals(List.of(), listener.held, "nothing held");
+    }
+
+    @Test
+    void aNewLeaderGoesOnWithTheHoldItsPredecessorRecorded() {
+        SourceFetcher holding = holdingFetcher();
+        HeldLogStarts recorded = HeldLogStarts.NONE.observe(5, 0, time.milliseconds() - HOLD_MS + 10);
+        TopicPartition tp = add(holding, 0, 10, 4, new DestinationLogStart(0L, recorded, null), 10L);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        holding.runOnce();
+        assertEquals(List.of(), appender.logStartMoves, "seen again: the recorded time counts, not this sighting's");
+        time.sleep(10);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 10, 5))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 5"), appender.logStartMoves);
+    }
+
+    @Test
+    void aMoveAcrossOffsetsTheDestinationNeverHeldIsFollowedAtOnceAndOnlyThatFar() {
+        SourceFetcher holding = holdingFetcher();
+        // Gone on past [10, 20), which the source deleted before they were mirrored: the destination's log was empty above 10.
+        TopicPartition tp = add(holding, 0, 20, -1, new DestinationLogStart(10L, HeldLogStarts.NONE, null), 10L);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(batch(20, 5, 4), 25, 22))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 20"), appender.logStartMoves, "up to the first mirrored offset at once, not past it");
+        assertEquals(List.of(tp + " " + HeldLogStarts.NONE.observe(22, 20, time.milliseconds())), listener.held,
+            "the move past mirrored records is held");
+    }
+
     // ------------------------------------------------------------------ fixture
 
     private SourceFetcher fetcher() {
@@ -334,11 +416,25 @@ class SourceFetcherTest {
     }
 
     private TopicPartition add(int partition, long fetchOffset, int lastFetchedEpoch) {
+        return add(fetcher, partition, fetchOffset, lastFetchedEpoch, new DestinationLogStart(0L, HeldLogStarts.NONE, null), fetchOffset);
+    }
+
+    private TopicPartition add(SourceFetcher to, int partition, long fetchOffset, int lastFetchedEpoch, DestinationLogStart logStart,
+                               long destLogEndOffset) {
         TopicPartition tp = new TopicPartition("t", partition);
-        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch, time.milliseconds());
+        PartitionFetchState st = new PartitionFetchState(tp, TOPIC_ID, fetchOffset, DEST_EPOCH, lastFetchedEpoch, time.milliseconds(),
+            logStart, destLogEndOffset);
         partitions.add(st);
-        fetcher.assign(st);
+        to.assign(st);
         return tp;
+    }
+
+    /** A fetcher that holds moves of the source's log start for {@link #HOLD_MS} (policy hold). */
+    private SourceFetcher holdingFetcher() {
+        FetchSettings holding = new FetchSettings(false, 500, 1, 1 << 20, 1 << 20, 100L, 1_000L, 30_000, 30_000L, HOLD_MS);
+        return new SourceFetcher(new FetchContext("m", holding, new FetchThrottle(time, FetchThrottle.UNLIMITED), partitions,
+            (st, check, delay) -> rediscovered.add(new Rediscovered(st.tp, check, delay)), appender, listener, time, logPrefix),
+            endpoint, new ThreadHealth(metrics, logPrefix.logger(SourceFetcherTest.class), "fetcher-m-3"), metrics.sensor("bytes"));
     }
 
     private static ByteBuffer batch(long base, int n, int sourceEpoch) {
@@ -358,7 +454,11 @@ class SourceFetcherTest {
     }
 
     private static FetchedPartition data(ByteBuffer records, long highWatermark) {
-        return new FetchedPartition(Errors.NONE, highWatermark, highWatermark, 0L, Optional.empty(), records.duplicate());
+        return dataFrom(records, highWatermark, 0L);
+    }
+
+    private static FetchedPartition dataFrom(ByteBuffer records, long highWatermark, long logStartOffset) {
+        return new FetchedPartition(Errors.NONE, highWatermark, highWatermark, logStartOffset, Optional.empty(), records.duplicate());
     }
 
     private static FetchedPartition diverged(ByteBuffer records, long highWatermark, int epoch, long endOffset) {
@@ -439,11 +539,22 @@ class SourceFetcherTest {
                 first = first < 0 ? b.baseOffset() : first;
                 last = b.lastOffset();
             }
+            appendedEnds.merge(partition, last + 1, Math::max);
             return new AppendResult(first, last, last + 1);
         }
 
+        final List<String> logStartMoves = new ArrayList<>();
+        /** The end of what was appended to each partition, where a test asks for Kafka's rule below. */
+        final Map<TopicPartition, Long> appendedEnds = new HashMap<>();
+        /** As Kafka, refuse a log start above the high watermark, here the end of what this appender appended. */
+        boolean refuseLogStartAboveAppended;
+
         @Override
         public boolean advanceLogStartOffset(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset) {
+            if (refuseLogStartAboveAppended && sourceLogStartOffset > appendedEnds.getOrDefault(partition, 0L)) {
+                return false;
+            }
+            logStartMoves.add(partition + " " + sourceLogStartOffset);
             return true;
         }
 
@@ -462,6 +573,7 @@ class SourceFetcherTest {
         final List<String> events = new ArrayList<>();
         final List<Failure> failures = new ArrayList<>();
         final List<String> oldestUnmirrored = new ArrayList<>();
+        final List<String> held = new ArrayList<>();
 
         List<String> eventsOf(TopicPartition tp) {
             return events.stream().filter(e -> e.contains(" " + tp + " ")).toList();
@@ -475,6 +587,11 @@ class SourceFetcherTest {
 
         @Override
         public void onSourceEndOffset(TopicPartition partition, long sourceEndOffset) {
+        }
+
+        @Override
+        public void onLogStartHeld(TopicPartition partition, HeldLogStarts held) {
+            this.held.add(partition + " " + held);
         }
 
         @Override

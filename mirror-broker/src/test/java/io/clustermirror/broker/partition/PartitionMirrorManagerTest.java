@@ -2,6 +2,7 @@ package io.clustermirror.broker.partition;
 
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.fetch.ClusterLogReader;
+import io.clustermirror.broker.fetch.DestinationLogStart;
 import io.clustermirror.broker.fetch.FetchListener;
 import io.clustermirror.broker.fetch.PartitionFetcher;
 import io.clustermirror.common.DesiredState;
@@ -11,6 +12,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.HeldDecision;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -147,7 +149,7 @@ class PartitionMirrorManagerTest {
         return new PartitionFetcher() {
             @Override
             public void addPartition(TopicPartition partition, Uuid expectedSourceTopicId, long fetchOffset, int destLeaderEpoch,
-                                     int lastFetchedEpoch) {
+                                     int lastFetchedEpoch, DestinationLogStart logStart) {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " from " + fetchOffset + " at epoch " + destLeaderEpoch
                     + " after source epoch " + lastFetchedEpoch);
@@ -155,9 +157,14 @@ class PartitionMirrorManagerTest {
 
             @Override
             public void addPartitionPastLostRecords(TopicPartition partition, Uuid expectedSourceTopicId, long fromOffset,
-                                                    long toOffset, int destLeaderEpoch) {
+                                                    long toOffset, int destLeaderEpoch, DestinationLogStart logStart) {
                 assertEquals(SOURCE_TOPIC_ID, expectedSourceTopicId.toString());
                 fetcherCalls.add("add " + partition + " past lost [" + fromOffset + ", " + toOffset + ") at epoch " + destLeaderEpoch);
+            }
+
+            @Override
+            public void decideHeldLogStarts(TopicPartition partition, HeldDecision decision) {
+                fetcherCalls.add(decision.verdict() + " held log starts of " + partition + " seen by " + decision.decidedMs());
             }
 
             @Override

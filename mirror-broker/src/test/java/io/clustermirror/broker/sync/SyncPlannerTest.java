@@ -6,6 +6,7 @@ import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
+import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SyncedTopicConfigsRecord;
@@ -33,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class SyncPlannerTest {
     private static final TopicPartition A0 = new TopicPartition("a", 0);
     private static final TopicPartition A1 = new TopicPartition("a", 1);
+    private static final long NOW_MS = 1_000_000_000L;
+    private static final long DAY_MS = 24 * 60 * 60 * 1000L;
 
     private final Map<String, String> configs = new HashMap<>(Map.of("bootstrap.servers", "s:1"));
     private final Map<String, MirrorTopicRecord> topics = new HashMap<>();
@@ -51,7 +54,7 @@ class SyncPlannerTest {
     }
 
     private List<SyncAction> plan(SourceView source, DestinationView destination) {
-        return SyncPlanner.plan(config(), image(), source, destination);
+        return SyncPlanner.plan(config(), image(), source, destination, NOW_MS);
     }
 
     private static SourceView sourceTopics(Map<String, SourceView.Topic> topics) {
@@ -116,10 +119,10 @@ class SyncPlannerTest {
         assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of(), Set.of(), copied)), plan(source, destination),
             "min.insync.replicas is never copied, so not declared");
 
-        assertEquals(List.of(), SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("dr", "a", copied, 1L)), source, destination),
+        assertEquals(List.of(), SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("dr", "a", copied, 1L)), source, destination, NOW_MS),
             "declared as it is: nothing to do");
         assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of(), Set.of(), copied)),
-            SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("other", "a", copied, 1L)), source, destination),
+            SyncPlanner.plan(config(), declared(new SyncedTopicConfigsRecord("other", "a", copied, 1L)), source, destination, NOW_MS),
             "another mirror's declaration does not count");
     }
 
@@ -127,6 +130,88 @@ class SyncPlannerTest {
         MirrorDelta delta = new MirrorDelta(image());
         delta.replayMetadata(RecordCodec.encodeKey(SyncedTopicConfigsRecord.key(record.topic())), RecordCodec.encodeSyncedTopicConfigs(record));
         return delta.apply();
+    }
+
+    private void holding(String name, int partitions, HeldChange... held) {
+        topics.put(name, new MirrorTopicRecord(name, "dr", DesiredState.MIRRORING, "id-" + name, partitions, 1L, null, List.of(held), null));
+    }
+
+    private static HeldChange retention(String value, long sinceMs, HeldChange.Status status) {
+        return new HeldChange(HeldChange.Kind.CONFIG, "retention.ms", value, sinceMs, status);
+    }
+
+    private List<SyncAction> planRetention(String source, String destination) {
+        return plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 1, Map.of("retention.ms", source)))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(1, Map.of("retention.ms", destination)))));
+    }
+
+    /** Nothing to change but the declaration of the copied configs: a retention.ms of {@code value}. */
+    private static SyncAction declaring(String retention) {
+        return new SyncAction.AlterTopicConfigs("a", Map.of(), Set.of(), Map.of("retention.ms", retention));
+    }
+
+    @Test
+    void aConfigThatDeletesSoonerIsHeldFromWhenFirstSeenAndCopiedOnlyOnceItsHoldPassedOrAnOperatorAppliedIt() {
+        topic("a", DesiredState.MIRRORING, 1);
+        assertEquals(List.of(declaring("86400000"),
+                new SyncAction.HoldChanges("a", List.of(HeldChange.held(HeldChange.Kind.CONFIG, "retention.ms", "1", NOW_MS)))),
+            planRetention("1", "86400000"), "first seen: recorded, not copied, and the destination's value is the one declared");
+        holding("a", 1, retention("1", NOW_MS - DAY_MS + 1, HeldChange.Status.HELD));
+        assertEquals(List.of(declaring("86400000")), planRetention("1", "86400000"), "held: neither copied nor recorded again");
+        holding("a", 1, retention("1", NOW_MS - DAY_MS, HeldChange.Status.HELD));
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "1"), Set.of(), Map.of("retention.ms", "1"))),
+            planRetention("1", "86400000"), "the default hold of a day has passed");
+        holding("a", 1, retention("1", NOW_MS, HeldChange.Status.APPROVED));
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "1"), Set.of(), Map.of("retention.ms", "1"))),
+            planRetention("1", "86400000"), "applied by an operator");
+        holding("a", 1, retention("1", NOW_MS - 10 * DAY_MS, HeldChange.Status.REJECTED));
+        assertEquals(List.of(declaring("86400000")), planRetention("1", "86400000"), "rejected: kept however old");
+        assertEquals(List.of(declaring("86400000"),
+                new SyncAction.HoldChanges("a", List.of(HeldChange.held(HeldChange.Kind.CONFIG, "retention.ms", "2", NOW_MS)))),
+            planRetention("2", "86400000"), "another value of the source is a new change, held anew");
+    }
+
+    @Test
+    void aHeldChangeThatIsCopiedOrThatTheSourceTookBackIsForgottenAndALongerRetentionIsNotHeld() {
+        holding("a", 1, retention("1", NOW_MS, HeldChange.Status.HELD));
+        assertEquals(List.of(declaring("86400000"), new SyncAction.HoldChanges("a", List.of())), planRetention("86400000", "86400000"));
+        assertEquals(List.of(new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "172800000"), Set.of(), Map.of("retention.ms", "172800000")),
+            new SyncAction.HoldChanges("a", List.of())), planRetention("172800000", "86400000"));
+    }
+
+    @Test
+    void theRemovalOfARetentionOverrideIsHeldWhileHarmlessChangesAreCopied() {
+        topic("a", DesiredState.MIRRORING, 1);
+        List<SyncAction> actions = plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 1, Map.of("max.message.bytes", "9")))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(1, Map.of("retention.ms", "5", "max.message.bytes", "5")))));
+        assertEquals(List.of(
+            new SyncAction.AlterTopicConfigs("a", Map.of("max.message.bytes", "9"), Set.of(), Map.of("retention.ms", "5", "max.message.bytes", "9")),
+            new SyncAction.HoldChanges("a", List.of(HeldChange.held(HeldChange.Kind.CONFIG, "retention.ms", null, NOW_MS)))), actions);
+    }
+
+    @Test
+    void aGrowthBeyondTheCapIsHeldAndOneWithinItIsNot() {
+        configs.put(MirrorConfig.PARTITIONS_MAX_GROWTH, "10");
+        topic("a", DesiredState.MIRRORING, 3);
+        topic("b", DesiredState.MIRRORING, 3);
+        List<SyncAction> actions = plan(
+            sourceTopics(Map.of("a", new SourceView.Topic("id-a", 14, null), "b", new SourceView.Topic("id-b", 13, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(3, null), "b", new DestinationView.Topic(3, null))));
+        assertEquals(Set.of(new SyncAction.HoldChanges("a", List.of(HeldChange.held(HeldChange.Kind.PARTITIONS, "partitions", "14", NOW_MS))),
+            new SyncAction.AddPartitions("b", 13)), Set.copyOf(actions));
+        holding("a", 3, new HeldChange(HeldChange.Kind.PARTITIONS, "partitions", "14", NOW_MS, HeldChange.Status.APPROVED));
+        assertEquals(List.of(new SyncAction.AddPartitions("a", 14)), plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 14, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(3, null)))));
+    }
+
+    @Test
+    void policyApplyCopiesEveryChangeAtOnce() {
+        configs.put(MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "apply");
+        topic("a", DesiredState.MIRRORING, 1);
+        List<SyncAction> actions = plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 500, Map.of("retention.ms", "1")))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(1, Map.of("retention.ms", "86400000")))));
+        assertEquals(List.of(new SyncAction.AddPartitions("a", 500),
+            new SyncAction.AlterTopicConfigs("a", Map.of("retention.ms", "1"), Set.of(), Map.of("retention.ms", "1"))), actions);
     }
 
     @Test

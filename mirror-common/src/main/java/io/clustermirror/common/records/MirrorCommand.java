@@ -1,5 +1,7 @@
 package io.clustermirror.common.records;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import java.util.List;
 import java.util.Map;
 
@@ -16,16 +18,26 @@ import java.util.Map;
  * @param discardLocalWrites START only: the operator accepts that starting a stopped topic again removes the records
  *                           written to it since its stop; without it such a START is refused
  * @param deletedConfigs ALTER only: the config keys to remove from the mirror (back to their defaults)
+ * @param heldChanges HOLD_CHANGES only: every change of the one named topic that the metadata sync holds back now (their
+ *                    times and status are the controller's to set)
  */
 public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs,
                             List<String> topics, List<String> excludes, long timestampMs, boolean discardLocalWrites,
-                            List<String> deletedConfigs)
+                            List<String> deletedConfigs,
+                            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges)
         implements CommandLogEntry {
     public MirrorCommand {
+        heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
         configs = configs == null ? Map.of() : Map.copyOf(configs);
         deletedConfigs = deletedConfigs == null ? List.of() : List.copyOf(deletedConfigs);
         topics = topics == null ? List.of() : List.copyOf(topics);
         excludes = excludes == null ? List.of() : List.copyOf(excludes);
+    }
+
+    /** A command that holds no changes. */
+    public MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
+                         List<String> excludes, long timestampMs, boolean discardLocalWrites, List<String> deletedConfigs) {
+        this(commandId, op, mirror, configs, topics, excludes, timestampMs, discardLocalWrites, deletedConfigs, List.of());
     }
 
     /** A command that deletes no configs. */

@@ -1,22 +1,42 @@
 package io.clustermirror.common.records;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.clustermirror.common.DesiredState;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A destination topic's membership in a mirror, in {@code __mirror_metadata} (key {@code topic:<name>}).
  * A topic belongs to at most one mirror. The destination topic has the source topic's name.
  *
- * @param topic         topic name (same on source and destination)
- * @param mirror        the mirror it belongs to
- * @param desired       what the operator asked for
- * @param sourceTopicId the source topic's id when mirroring started; a different id at the source
- *                      means the source topic was recreated, and the partition must fail
- * @param partitions    partition count (source and destination are kept equal)
- * @param updatedMs     time of the last change
- * @param lastCommand   the command that made the last change; null in records written before it was kept
+ * @param topic            topic name (same on source and destination)
+ * @param mirror           the mirror it belongs to
+ * @param desired          what the operator asked for
+ * @param sourceTopicId    the source topic's id when mirroring started; a different id at the source
+ *                         means the source topic was recreated, and the partition must fail
+ * @param partitions       partition count (source and destination are kept equal)
+ * @param updatedMs        time of the last change
+ * @param lastCommand      the command that made the last change; null in records written before it was kept
+ * @param heldChanges      the source's changes the metadata sync holds back instead of copying (at most one per config key
+ *                         and one partition growth); empty when none is held
+ * @param logStartDecision the operator's last decision on held changes, which the partition leaders apply to the source log
+ *                         start moves they hold ({@link HeldLogStarts}); null when there was none
  */
 public record MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId,
-                                int partitions, long updatedMs, LastCommand lastCommand) {
+                                int partitions, long updatedMs, LastCommand lastCommand,
+                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) HeldDecision logStartDecision) {
+    public MirrorTopicRecord {
+        heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
+    }
+
+    /** A record that holds nothing back, as the writers before held changes wrote. */
+    public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
+                             long updatedMs, LastCommand lastCommand) {
+        this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, lastCommand, List.of(), null);
+    }
+
     /** A record no command has changed yet (tests, and records written before commands were kept). */
     public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
                              long updatedMs) {
@@ -25,10 +45,40 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
 
     /** The record as changed by {@code command}, which also gives the time of the change. */
     public MirrorTopicRecord withDesired(DesiredState newDesired, LastCommand command) {
-        return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command);
+        return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command,
+            heldChanges, logStartDecision);
     }
 
+    /** The record grown to {@code newPartitions}: a held growth to that count is done. */
     public MirrorTopicRecord withPartitions(int newPartitions, LastCommand command) {
-        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command);
+        List<HeldChange> held = heldChanges.stream()
+            .filter(c -> c.kind() != HeldChange.Kind.PARTITIONS || Integer.parseInt(c.value()) > newPartitions).toList();
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command,
+            held, logStartDecision);
+    }
+
+    /**
+     * The record holding exactly the changes the sync found in its last round: a change already held keeps its time and
+     * status (so a hold is never restarted and a decision never lost); a new one is held from {@code command}'s time; a
+     * held change the sync no longer finds (copied, or the source went back) is forgotten.
+     */
+    public MirrorTopicRecord holding(List<HeldChange> found, LastCommand command) {
+        List<HeldChange> next = new ArrayList<>();
+        for (HeldChange change : found) {
+            next.add(heldChanges.stream().filter(change::sameChange).findFirst()
+                .orElse(HeldChange.held(change.kind(), change.name(), change.value(), command.appliedMs())));
+        }
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
+            next, logStartDecision);
+    }
+
+    /**
+     * The record after an operator's decision on what it holds: every held change marked applied or rejected, and the
+     * decision kept for the partition leaders' log start moves.
+     */
+    public MirrorTopicRecord decided(HeldDecision.Verdict verdict, LastCommand command) {
+        HeldChange.Status status = verdict == HeldDecision.Verdict.APPLY ? HeldChange.Status.APPROVED : HeldChange.Status.REJECTED;
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
+            heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()));
     }
 }

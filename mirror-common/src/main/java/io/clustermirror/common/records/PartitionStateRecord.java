@@ -1,5 +1,6 @@
 package io.clustermirror.common.records;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.clustermirror.common.PartitionState;
 
 import java.util.List;
@@ -34,18 +35,33 @@ import java.util.List;
  * @param stopCut             where the partition's current stop cuts the log, decided before its first truncation and kept
  *                            by every later attempt and leader of that stop; null when no stop is under way or the writer
  *                            did not record it
+ * @param heldLogStarts       the source's log start moves this leader holds back ({@link HeldLogStarts}); empty when none
+ *                            is held or the writer did not hold them
  */
 public record PartitionStateRecord(String mirror, String topic, int partition, PartitionState state,
                                    int leaderEpoch, int leaderId, String sourceTopicId,
                                    long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
                                    long sourceLogEndOffset, long destLogEndOffset, String lastError,
                                    long barrierOffset, long truncatedFromOffset, long truncatedToOffset,
-                                   long updatedMs, Long oldestUnmirroredTimestamp, StopCut stopCut) {
+                                   long updatedMs, Long oldestUnmirroredTimestamp, StopCut stopCut,
+                                   @JsonInclude(JsonInclude.Include.NON_EMPTY) HeldLogStarts heldLogStarts) {
     /** {@link #oldestUnmirroredTimestamp()} of a destination that held everything the source had. */
     public static final long NOTHING_UNMIRRORED = -1L;
 
     public PartitionStateRecord {
         sourceEpochs = sourceEpochs == null ? List.of() : List.copyOf(sourceEpochs);
+        heldLogStarts = heldLogStarts == null ? HeldLogStarts.NONE : heldLogStarts;
+    }
+
+    /** A record that holds no log start move back, as the writers before {@code heldLogStarts} wrote. */
+    public PartitionStateRecord(String mirror, String topic, int partition, PartitionState state, int leaderEpoch, int leaderId,
+                                String sourceTopicId, long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
+                                long sourceLogEndOffset, long destLogEndOffset, String lastError, long barrierOffset,
+                                long truncatedFromOffset, long truncatedToOffset, long updatedMs, Long oldestUnmirroredTimestamp,
+                                StopCut stopCut) {
+        this(mirror, topic, partition, state, leaderEpoch, leaderId, sourceTopicId, lastMirroredOffset, lastMirroredEpoch, sourceEpochs,
+            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs,
+            oldestUnmirroredTimestamp, stopCut, HeldLogStarts.NONE);
     }
 
     /** A record of no stop under way ({@code stopCut} null). */
