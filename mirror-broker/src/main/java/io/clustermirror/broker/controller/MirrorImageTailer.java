@@ -345,6 +345,15 @@ public final class MirrorImageTailer implements AutoCloseable {
             return Look.UNKNOWN;
         }
         if (ids.keySet().containsAll(InternalTopicsView.TOPICS)) {
+            Set<String> listed = partitions.stream().map(TopicPartition::topic).collect(Collectors.toSet());
+            if (!listed.containsAll(InternalTopicsView.TOPICS)) {
+                // Both exist, but this consumer's metadata does not list the partitions of one yet (it was created a moment
+                // ago). Assigning now would leave that topic unread for good: its id never changes, so no later check looks
+                // again, and this broker would decide on an image without the partition states.
+                log.info("The mirror's internal topics exist, but this broker's metadata does not list the partitions of {} "
+                    + "yet; looking again", InternalTopicsView.TOPICS.stream().filter(t -> !listed.contains(t)).toList());
+                return Look.UNKNOWN;
+            }
             // Before assigning: an assignment (which a retry after a failure keeps) always comes with its initial ends.
             initialEnds = LogEnds.capture(consumer, partitions, CLIENT_TIMEOUT);
             Set<String> recordsDeleted = consumer.beginningOffsets(partitions, CLIENT_TIMEOUT).entrySet().stream()

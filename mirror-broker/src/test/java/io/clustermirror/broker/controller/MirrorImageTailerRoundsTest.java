@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -110,6 +111,33 @@ class MirrorImageTailerRoundsTest {
         assertTrue(tailer.isReady());
         assertTrue(barrier.isDone() && !barrier.isCompletedExceptionally(), "nothing was committed when it was asked");
         assertSame(MirrorImage.EMPTY, tailer.image());
+    }
+
+    @Test
+    void topicsWhosePartitionsTheConsumerDoesNotListYetAreNotAssignedWithoutThem() {
+        // The moment after a first --create: both topics exist for the admin client, but this broker's consumer metadata
+        // lists the partitions of __mirror_metadata only.
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(METADATA.topic(), List.of(new PartitionInfo(METADATA.topic(), 0, node, new Node[]{node},
+            new Node[]{node})));
+        consumer.updateBeginningOffsets(Map.of(METADATA, 0L, STATE, 0L));
+        consumer.updateEndOffsets(Map.of(METADATA, 0L, STATE, 0L));
+        topics.ids = Map.of(METADATA.topic(), "m-1", STATE.topic(), "s-1");
+        assertEquals(MirrorImageTailer.TOPICS_LOOK_BACKOFF_MS, tailer.runOnce(), "looks again after a backoff");
+        assertTrue(consumer.assignment().isEmpty(), "nothing assigned: " + consumer.assignment());
+
+        createTopics("1");
+        assertEquals(0, tailer.runOnce());
+        assertEquals(java.util.Set.of(METADATA, STATE), consumer.assignment());
+        commit(METADATA, 0, RecordCodec.topicKey("a"), RecordCodec.encodeTopic(topic("a")));
+        PartitionStateRecord stopped = state(10);
+        commit(STATE, 0, stopped.logKey(), RecordCodec.encodeState(stopped));
+        CompletableFuture<Void> barrier = tailer.catchUp();
+        for (int round = 0; round < 5 && !barrier.isDone(); round++) {
+            tailer.runOnce();
+        }
+        assertTrue(barrier.isDone());
+        assertEquals(Optional.of(stopped), tailer.image().partitionState("dr", "a", 0), "the partition state was read");
     }
 
     @Test
