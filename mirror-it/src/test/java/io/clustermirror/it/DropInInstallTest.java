@@ -54,6 +54,31 @@ class DropInInstallTest {
         assertFalse(output.contains(weak), "the output shows the secret");
     }
 
+    /**
+     * Enforced ACLs without the extension's principal among the super users: the node would run, but its mirror controller
+     * could never create its topics and every command would wait 60 s for an answer. On PLAINTEXT the extension is
+     * User:ANONYMOUS; with SASL PLAIN for its clients, the username of their JAAS config (whose password never shows).
+     */
+    @Test
+    void enforcedAclsWithoutTheExtensionAmongTheSuperUsersRefuseToStart() throws Exception {
+        String plaintext = ProcessCluster.startRefused("no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
+            "allow.everyone.if.no.acl.found", "true"));
+        assertTrue(plaintext.contains("ERROR: Invalid configuration: super.users does not name User:ANONYMOUS, the principal of the "
+            + "Cluster Mirror extension's own clients (cluster.mirror.local.security.protocol=PLAINTEXT)")
+            && plaintext.contains("Set super.users=User:ANONYMOUS on every node"), plaintext);
+
+        String password = "extension-password-7";
+        String sasl = ProcessCluster.startRefused("sasl-no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
+            "super.users", "User:admin",
+            "cluster.mirror.local.security.protocol", "SASL_PLAINTEXT",
+            "cluster.mirror.local.sasl.mechanism", "PLAIN",
+            "cluster.mirror.local.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"mirror-ext\" password=\"" + password + "\";"));
+        assertTrue(sasl.contains("ERROR: Invalid configuration: super.users does not name User:mirror-ext")
+            && sasl.contains("Set super.users=User:admin;User:mirror-ext on every node"), sasl);
+        assertFalse(sasl.contains(password), "the output shows the extension's password");
+    }
+
     @Test
     void theAgentWithAnotherAuthorizerRefusesToStart() throws Exception {
         String output = ProcessCluster.startRefused("other-authorizer", true, Map.of("authorizer.class.name", STANDARD_AUTHORIZER));

@@ -1,11 +1,15 @@
 package io.clustermirror.server;
 
+import io.clustermirror.broker.auth.ExtensionPrincipal;
 import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
 import io.clustermirror.broker.auth.MirrorConfigPolicy;
 
 import org.apache.kafka.common.config.ConfigException;
 
+import java.util.Map;
 import java.util.Properties;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Makes every node the launcher or the agent runs refuse client writes to mirror topics, whatever its configuration says: a
@@ -14,7 +18,9 @@ import java.util.Properties;
  * <ul>
  *   <li>No {@code authorizer.class.name}: Cluster Mirror installs {@link MirrorAwareAuthorizer} with ACLs off, so the node
  *       allows what a node without an authorizer allows, writes to mirror topics aside.</li>
- *   <li>{@link MirrorAwareAuthorizer} (or a subclass): kept, enforcing ACLs as Kafka's StandardAuthorizer does.</li>
+ *   <li>{@link MirrorAwareAuthorizer} (or a subclass): kept, enforcing ACLs as Kafka's StandardAuthorizer does; refused on
+ *       a broker whose extension's principal is no super user ({@link ExtensionPrincipal}), which would wait forever for
+ *       its internal topics.</li>
  *   <li>Any other authorizer: refused, with an error naming the setting and both ways out.</li>
  * </ul>
  * Likewise every node gets {@link MirrorConfigPolicy} as {@code alter.config.policy.class.name}, which keeps config changes
@@ -40,6 +46,13 @@ final class ReadOnlyAuthorizerSetup {
                 + "topics. Remove the line (Cluster Mirror then installs " + MirrorAwareAuthorizer.class.getName() + ", allowing what "
                 + "a node without an authorizer allows) or set it to " + MirrorAwareAuthorizer.class.getName()
                 + " (Kafka's StandardAuthorizer, ACLs included, plus read-only mirror topics)");
+        }
+        if (!"false".equalsIgnoreCase(props.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "true").trim())) {
+            Map<String, String> configs = props.stringPropertyNames().stream()
+                .collect(Collectors.toMap(Function.identity(), props::getProperty));
+            ExtensionPrincipal.refusal(configs).ifPresent(refusal -> {
+                throw new ConfigException(refusal);
+            });
         }
         return props;
     }

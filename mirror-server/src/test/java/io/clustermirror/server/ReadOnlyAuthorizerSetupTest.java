@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Properties;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,7 +42,9 @@ class ReadOnlyAuthorizerSetupTest {
     @Test
     void theReadOnlyAuthorizerOrASubclassIsKeptWithItsAcls() {
         for (Class<?> c : new Class<?>[] {MirrorAwareAuthorizer.class, CustomMirrorAwareAuthorizer.class}) {
-            Properties p = ReadOnlyAuthorizerSetup.apply(props(c.getName()));
+            Properties configured = props(c.getName());
+            configured.setProperty("super.users", "User:ANONYMOUS");
+            Properties p = ReadOnlyAuthorizerSetup.apply(configured);
             assertEquals(c.getName(), p.getProperty("authorizer.class.name"));
             assertNull(p.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG), "ACLs stay enforced");
         }
@@ -58,6 +61,21 @@ class ReadOnlyAuthorizerSetupTest {
             assertTrue(ClusterMirrorServer.describe(e).startsWith("Invalid configuration: authorizer.class.name="),
                 "the launcher prints it as one line: " + ClusterMirrorServer.describe(e));
         }
+    }
+
+    /** Its mirror controller could never create its topics: every command would wait 60 s and name no cause. */
+    @Test
+    void enforcedAclsWithoutTheExtensionsPrincipalInSuperUsersAreRefusedWithTheFix() {
+        Properties p = props(MirrorAwareAuthorizer.class.getName());
+        p.setProperty("allow.everyone.if.no.acl.found", "true");
+        ConfigException e = assertThrows(ConfigException.class, () -> ReadOnlyAuthorizerSetup.apply(p));
+        assertTrue(ClusterMirrorServer.describe(e).startsWith("Invalid configuration: super.users does not name User:ANONYMOUS"),
+            ClusterMirrorServer.describe(e));
+        assertTrue(e.getMessage().contains("Set super.users=User:ANONYMOUS on every node"), e.getMessage());
+
+        Properties aclsOff = props(MirrorAwareAuthorizer.class.getName());
+        aclsOff.setProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "false");
+        assertDoesNotThrow(() -> ReadOnlyAuthorizerSetup.apply(aclsOff), "without ACLs nothing needs a super user");
     }
 
     @Test
