@@ -64,6 +64,10 @@ public final class ClusterMirrorsCommand {
             out.print(CommandOptions.helpText());
             return OK;
         }
+        if (CommandOptions.isVersionRequested(args)) {
+            out.println(Versions.line());
+            return OK;
+        }
         CommandOptions options;
         try {
             options = CommandOptions.parse(args);

@@ -41,6 +41,7 @@ public final class CommandOptions {
     static final String ADD_CONFIG_FILE = "--add-config-file";
     static final String DELETE_CONFIG = "--delete-config";
     static final String HELP_FLAG = "--help";
+    static final String VERSION_FLAG = "--version";
     private static final int HELP_WIDTH = 100;
     private static final List<OptionSpec> OPTIONS = List.of(
         new OptionSpec(BOOTSTRAP_SERVER, "HOST:PORT", "REQUIRED. The destination cluster's brokers to connect to, "
@@ -92,6 +93,8 @@ public final class CommandOptions {
             + "were written to them since their stop; mirroring resumes where it stopped, so those records are removed "
             + "(--describe shows the truncated range). Without it such a start fails with MIRROR_TOPIC_HAS_LOCAL_WRITES, "
             + "naming how many records it would remove.", "--start --mirror dr --topics orders --discard-local-writes"),
+        new OptionSpec(VERSION_FLAG, "", "Print the versions of Cluster Mirror and of the Kafka client it runs with, and exit.",
+            VERSION_FLAG),
         new OptionSpec(HELP_FLAG, "", "Print this help and exit.", HELP_FLAG));
     private static final String GENERAL_USAGE = "Usage: " + PROGRAM + " " + BOOTSTRAP_SERVER
         + " HOST:PORT ACTION [options]; see --help";
@@ -139,6 +142,11 @@ public final class CommandOptions {
     /** True if the command line asks for help, which wins over everything else on it. */
     public static boolean isHelpRequested(String... args) {
         return Arrays.stream(args).anyMatch(arg -> arg.equals(HELP_FLAG) || arg.equals("-h"));
+    }
+
+    /** True if the command line asks for the version (and not for help, which wins). */
+    public static boolean isVersionRequested(String... args) {
+        return Arrays.asList(args).contains(VERSION_FLAG);
     }
 
     /** The full help: every option with a description and an example. */
@@ -405,7 +413,7 @@ public final class CommandOptions {
             actions.addArgument(action.flag()).dest("action").action(Arguments.storeConst()).setConst(action);
         }
         for (OptionSpec option : OPTIONS) {
-            if (option.flag().equals(HELP_FLAG)) {
+            if (option.flag().equals(HELP_FLAG) || option.flag().equals(VERSION_FLAG)) {
                 continue; // answered before parsing
             }
             Argument argument = parser.addArgument(option.flag());

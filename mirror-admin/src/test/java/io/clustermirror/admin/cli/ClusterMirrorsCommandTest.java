@@ -83,6 +83,17 @@ class ClusterMirrorsCommandTest {
         return err.toString(StandardCharsets.UTF_8);
     }
 
+    /** Answered before anything else, without a cluster or a --bootstrap-server; Kafka's own parser says the client version. */
+    @Test
+    void versionNamesClusterMirrorAndTheKafkaClient() {
+        assertEquals(0, ClusterMirrorsCommand.mainNoExit(new String[] {"--version"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8), props -> admin));
+        String line = out().trim();
+        assertTrue(line.matches("Cluster Mirror \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(kafka-cluster-mirrors\\), Kafka clients .+"), line);
+        assertTrue(line.endsWith("Kafka clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()), line);
+        assertEquals("", err());
+    }
+
     @Test
     void create() throws Exception {
         Path config = Files.writeString(dir.resolve("dr.properties"), "bootstrap.servers=src:9092\n");
