@@ -21,8 +21,10 @@ import io.clustermirror.common.fetch.RawLogReader;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
+import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.ControllerProblem;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
@@ -685,16 +687,22 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             }
             throw e;
         }
-        CommandResult result;
+        CommandLogEntry answer;
         try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_COMMITTED)) {
             consumer.assign(List.of(commands));
             // The result is written after the command, so reading from the command's own offset cannot miss it.
             consumer.seek(commands, offset);
-            result = reader.awaitResult(consumer, key, deadline.deadlineMs()).orElseThrow(() ->
+            answer = reader.awaitAnswer(consumer, key, deadline.deadlineMs()).orElseThrow(() ->
                 new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "no mirror controller answered within "
                     + deadline.timeoutMs() + " ms; " + CHECK_EXTENSION + "; command " + command.commandId()
                     + " stays queued and may still be applied"));
         }
+        if (answer instanceof ControllerProblem problem) {
+            throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the mirror controller on broker "
+                + problem.nodeId() + " cannot work: " + problem.problem() + "; command " + command.commandId()
+                + " stays queued and is applied once a controller works");
+        }
+        CommandResult result = (CommandResult) answer;
         if (!result.succeeded()) {
             throw new ClusterMirrorException(result.error(), result.message());
         }

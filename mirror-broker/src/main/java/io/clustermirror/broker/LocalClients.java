@@ -72,7 +72,13 @@ public final class LocalClients {
 
     /** An idempotent producer, or a transactional one when {@code transactionalId} is given. */
     public KafkaProducer<byte[], byte[]> producer(String clientSuffix, String transactionalId) {
+        return producer(clientSuffix, transactionalId, Map.of());
+    }
+
+    /** As {@link #producer(String, String)}, with extra configs (e.g. shorter timeouts). */
+    public KafkaProducer<byte[], byte[]> producer(String clientSuffix, String transactionalId, Map<String, Object> overrides) {
         Map<String, Object> m = new HashMap<>(base);
+        m.putAll(overrides);
         m.put(CommonClientConfigs.CLIENT_ID_CONFIG, base.get(CommonClientConfigs.CLIENT_ID_CONFIG) + "-" + clientSuffix);
         m.put(ProducerConfig.ACKS_CONFIG, "all");
         m.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

@@ -34,9 +34,16 @@ public final class ThreadHealth implements AutoCloseable {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private volatile long backoffMs = MIN_BACKOFF_MS;
+    private final long maxBackoffMs;
 
     /** @param thread the thread's role and node, e.g. {@code image-tailer-1}: the metrics' tag */
     public ThreadHealth(Metrics metrics, Logger log, String thread) {
+        this(metrics, log, thread, MAX_BACKOFF_MS);
+    }
+
+    /** @param maxBackoffMs the longest wait between retries, for a thread whose retries others wait on */
+    public ThreadHealth(Metrics metrics, Logger log, String thread, long maxBackoffMs) {
+        this.maxBackoffMs = maxBackoffMs;
         this.metrics = metrics;
         this.log = log;
         this.thread = thread;
@@ -60,7 +67,7 @@ public final class ThreadHealth implements AutoCloseable {
         failures.incrementAndGet();
         int consecutive = consecutiveFailures.incrementAndGet();
         long wait = backoffMs;
-        backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+        backoffMs = Math.min(maxBackoffMs, backoffMs * 2);
         String message = "Cluster Mirror thread {} failed ({} in a row); retrying {} in {} ms (its metric thread-healthy, group "
             + "cluster-mirror, tag thread={}, is 0 until it works)";
         if (isTransient(cause, consecutive)) {

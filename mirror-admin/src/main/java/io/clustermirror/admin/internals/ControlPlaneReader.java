@@ -2,6 +2,8 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandResult;
+import io.clustermirror.common.records.ControllerProblem;
+import io.clustermirror.common.records.RecordCodec;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,24 +38,39 @@ public final class ControlPlaneReader {
     }
 
     /**
-     * Polls the consumer, positioned at a command's own record in {@code __mirror_commands}, until the
-     * controller's result for that command. Only records with the command's key are decoded; the command itself
-     * and other clients' records are skipped.
+     * Problem reports after the command, with no result between them, that end the wait: one failed attempt may be a
+     * moment of a restart that the next attempt gets over; the controller attempts again within seconds.
+     */
+    static final int PROBLEMS_TO_GIVE_UP = 2;
+
+    /**
+     * Polls the consumer, positioned at a command's own record in {@code __mirror_commands}, until the controller's
+     * result for that command, or until a controller has reported {@value #PROBLEMS_TO_GIVE_UP} times after it that it
+     * cannot work ({@link ControllerProblem}): then no result comes soon, and the caller can say why at once instead of
+     * at the deadline. Only records with the command's key or the problem key are decoded; the command itself and other
+     * clients' records are skipped.
      *
      * @param commandKey the record key of the command (its encoded command id)
-     * @return the result, or empty if the deadline passed first
+     * @return the result or the problem, or empty if the deadline passed first
      */
-    public Optional<CommandResult> awaitResult(Consumer<byte[], byte[]> consumer, byte[] commandKey,
-                                               long deadlineMs) {
+    public Optional<CommandLogEntry> awaitAnswer(Consumer<byte[], byte[]> consumer, byte[] commandKey, long deadlineMs) {
+        byte[] problemKey = RecordCodec.encodeKey(RecordCodec.CONTROLLER_PROBLEM_KEY);
+        int problems = 0;
         while (true) {
             long remainingMs = deadlineMs - time.milliseconds();
             if (remainingMs <= 0) {
                 return Optional.empty();
             }
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(pollTimeout(remainingMs))) {
-                if (record.value() != null && Arrays.equals(record.key(), commandKey)
-                        && commandDecoder.apply(record.value()) instanceof CommandResult result) {
+                if (record.value() == null) {
+                    continue;
+                }
+                if (Arrays.equals(record.key(), commandKey) && commandDecoder.apply(record.value()) instanceof CommandResult result) {
                     return Optional.of(result);
+                }
+                if (Arrays.equals(record.key(), problemKey) && commandDecoder.apply(record.value()) instanceof ControllerProblem problem
+                        && ++problems == PROBLEMS_TO_GIVE_UP) {
+                    return Optional.of(problem);
                 }
             }
         }

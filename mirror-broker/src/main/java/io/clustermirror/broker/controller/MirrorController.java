@@ -10,6 +10,7 @@ import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.ControllerPositionRecord;
+import io.clustermirror.common.records.ControllerProblem;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -54,6 +55,11 @@ public final class MirrorController implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(500);
     /** How often the active controller checks that the command log it reads is still the one of {@code __mirror_commands}. */
     static final long COMMAND_LOG_CHECK_MS = 5_000;
+    /**
+     * The longest wait between two attempts of a failing controller, each of which reports its problem to clients waiting
+     * in the command log ({@link ControllerProblem}): they learn why within seconds.
+     */
+    static final long FAILED_RETRY_MAX_MS = 4_000;
     /** What {@link #runOnce()} returns when the controller stopped for good (closed, or fenced by a newer controller). */
     static final long STOPPED = -1;
 
@@ -110,7 +116,7 @@ public final class MirrorController implements AutoCloseable {
         this.time = time;
         this.nodeId = nodeId;
         this.brokerImage = brokerImage;
-        this.health = new ThreadHealth(metrics, log, "controller-" + nodeId);
+        this.health = new ThreadHealth(metrics, log, "controller-" + nodeId, FAILED_RETRY_MAX_MS);
         this.thread = new Thread(this::run, "cluster-mirror-controller-" + nodeId);
         this.thread.setDaemon(true);
     }
@@ -173,8 +179,19 @@ public final class MirrorController implements AutoCloseable {
             if (!running) {
                 return STOPPED;
             }
+            seams.reportProblem(new ControllerProblem(nodeId, problemOf(e), time.milliseconds()));
             return health.failed("its activation (the command log is read again from the recorded position)", e);
         }
+    }
+
+    /** One line: the failure and, when it wraps another with more to say, that one too. */
+    static String problemOf(Throwable e) {
+        String line = e.getClass().getSimpleName() + ": " + e.getMessage();
+        Throwable cause = e.getCause();
+        if (cause != null && cause.getMessage() != null && (e.getMessage() == null || !e.getMessage().contains(cause.getMessage()))) {
+            line += " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")";
+        }
+        return line;
     }
 
     /** Takes over the controller role, loads the desired state and reads the command log's results up to its end. */

@@ -7,6 +7,7 @@ import io.clustermirror.common.records.CommandLogEntry;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.ControllerPositionRecord;
+import io.clustermirror.common.records.ControllerProblem;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.RecordCodec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -51,6 +52,7 @@ class MirrorControllerRoundsTest {
     private final Map<MockProducer<byte[], byte[]>, Integer> settled = new HashMap<>();
     private final List<MirrorController> controllers = new ArrayList<>();
     private RuntimeException commitFailure;
+    private RuntimeException activationFailure;
     /** The topic id of the command log now. */
     private String commandsTopicId = "commands-log-1";
 
@@ -86,7 +88,15 @@ class MirrorControllerRoundsTest {
         }
 
         @Override
+        public void reportProblem(ControllerProblem problem) {
+            append(COMMANDS, RecordCodec.encodeKey(RecordCodec.CONTROLLER_PROBLEM_KEY), RecordCodec.encodeCommand(problem));
+        }
+
+        @Override
         public Activation activate() {
+            if (activationFailure != null) {
+                throw activationFailure;
+            }
             MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
             if (commitFailure != null) {
                 producer.commitTransactionException = commitFailure;
@@ -316,5 +326,35 @@ class MirrorControllerRoundsTest {
         assertEquals(MirrorController.STOPPED, round(controller));
         assertTrue(results().isEmpty());
         assertTrue(producers.get(0).closed() && consumers.stream().allMatch(MockConsumer::closed));
+    }
+
+    /**
+     * A controller that cannot take its role says why where clients wait for their results, after every attempt, and
+     * attempts again within seconds; once it works, the problem records are no commands to it.
+     */
+    @Test
+    void aFailingActivationReportsItsProblemInTheCommandLogAndRetriesWithinSeconds() {
+        appendCommand("c1", CommandOp.CREATE, "a");
+        activationFailure = new IllegalStateException("Kafka's transaction log __transaction_state cannot be created",
+            new KafkaException("replication factor 3 larger than 1 broker"));
+        MirrorController controller = newController();
+        long longestWait = 0;
+        for (int attempt = 1; attempt <= 6; attempt++) {
+            longestWait = Math.max(longestWait, round(controller));
+            time.sleep(longestWait);
+        }
+        assertEquals(MirrorController.FAILED_RETRY_MAX_MS, longestWait, "the retries wait no longer than that");
+        List<ControllerProblem> problems = log(COMMANDS).stream()
+            .filter(r -> RecordCodec.decodeKey(r.key()).equals(RecordCodec.CONTROLLER_PROBLEM_KEY))
+            .map(r -> (ControllerProblem) RecordCodec.decodeCommand(r.value())).toList();
+        assertEquals(6, problems.size(), "one report per attempt");
+        assertEquals(new ControllerProblem(3, "IllegalStateException: Kafka's transaction log __transaction_state cannot be created "
+            + "(KafkaException: replication factor 3 larger than 1 broker)", problems.get(0).atMs()), problems.get(0));
+        assertTrue(results().isEmpty());
+
+        activationFailure = null;
+        assertEquals(0, round(controller));
+        assertEquals(List.of("c1"), results().stream().map(CommandResult::commandId).toList(), "the problems are no commands");
+        assertEquals(MirrorError.NONE, results().get(0).error());
     }
 }

@@ -33,6 +33,8 @@ public final class RecordCodec {
     public static final String SEALING_KEY = "sealing-key";
     /** The key of the {@link ControllerPositionRecord} in {@code __mirror_metadata}. */
     public static final String CONTROLLER_POSITION_KEY = "controller:position";
+    /** The {@code __mirror_commands} key of a {@link ControllerProblem}. */
+    public static final String CONTROLLER_PROBLEM_KEY = "controller:problem";
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
