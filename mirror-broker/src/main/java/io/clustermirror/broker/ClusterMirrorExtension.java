@@ -84,7 +84,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         this.listenerName = "cluster-mirror-" + broker.nodeId();
         this.metrics = broker.metrics();
         this.fencedTopicsMetric = metrics.metricName("fenced-topics", "cluster-mirror",
-            "topics kept read-only because the mirror state that named them was lost (see the README, 'Losing an internal topic')");
+            "topics kept read-only because the mirror state that named them was lost (see docs/operations.md, 'Losing an internal topic')");
         this.heldTopicChangesMetric = metrics.metricName("topic-changes-held", "cluster-mirror",
             "changes of source topics (configs that delete sooner, large partition growths) the metadata sync holds back, over "
                 + "every mirror, until their hold ends or an operator applies them (" + MirrorConfig.SOURCE_DESTRUCTIVE_POLICY + ")");

@@ -10,14 +10,16 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The drop-in install as the README writes it: its {@code export CLASSPATH=...} and {@code export KAFKA_OPTS=...} lines,
- * with the README's jar path replaced by this build's one jar, and the command line Kafka's {@code kafka-run-class.sh}
+ * The drop-in install as docs/operations.md writes it: its {@code export CLASSPATH=...} and {@code export KAFKA_OPTS=...} lines,
+ * with the guide's jar path replaced by this build's one jar, and the command line Kafka's {@code kafka-run-class.sh}
  * builds from them ({@code java <JVM options> -cp <CLASSPATH>:<Kafka's libs> <KAFKA_OPTS> <main class> <args>}). Tests
- * start nodes with it, so the README's install lines cannot drift from what is tested.
+ * start nodes with it, so the guide's install lines cannot drift from what is tested.
  */
 final class DropInInstall {
-    /** Where the README tells operators to put the jar. */
-    static final String README_JAR = "/opt/cluster-mirror/cluster-mirror.jar";
+    /** Where the guide tells operators to put the jar. */
+    static final String GUIDE_JAR = "/opt/cluster-mirror/cluster-mirror.jar";
+    /** The guide whose drop-in lines these are. */
+    static final String GUIDE = "docs/operations.md";
 
     private final String classpath;
     private final List<String> kafkaOpts;
@@ -30,10 +32,10 @@ final class DropInInstall {
     }
 
     /**
-     * Reads the checkout's README and finds the built one jar ({@code mirror-server/target/cluster-mirror-*.jar}) and
+     * Reads the checkout's docs/operations.md and finds the built one jar ({@code mirror-server/target/cluster-mirror-*.jar}) and
      * a stock Kafka's libs ({@code mirror-server/target/kafka-libs}), both made by {@code mvn package}.
      */
-    static DropInInstall fromReadme(Path checkout) throws IOException {
+    static DropInInstall fromGuide(Path checkout) throws IOException {
         Path target = checkout.resolve("mirror-server/target");
         Path kafkaLibs = target.resolve("kafka-libs");
         Path jar;
@@ -44,11 +46,11 @@ final class DropInInstall {
         if (!Files.isDirectory(kafkaLibs)) {
             throw new IllegalStateException("No " + kafkaLibs + ": run 'mvn -B package -DskipTests' first");
         }
-        List<String> readme = Files.readAllLines(checkout.resolve("README.md"), StandardCharsets.UTF_8);
-        String classpath = exported(readme, "CLASSPATH").replace(README_JAR, jar.toString());
-        String kafkaOpts = exported(readme, "KAFKA_OPTS").replace(README_JAR, jar.toString());
+        List<String> guide = Files.readAllLines(checkout.resolve(GUIDE), StandardCharsets.UTF_8);
+        String classpath = exported(guide, "CLASSPATH").replace(GUIDE_JAR, jar.toString());
+        String kafkaOpts = exported(guide, "KAFKA_OPTS").replace(GUIDE_JAR, jar.toString());
         if (!classpath.contains(jar.toString()) || !kafkaOpts.contains("-javaagent:" + jar)) {
-            throw new IllegalStateException("The README's drop-in lines no longer name " + README_JAR + " as the jar on CLASSPATH and "
+            throw new IllegalStateException(GUIDE + "'s drop-in lines no longer name " + GUIDE_JAR + " as the jar on CLASSPATH and "
                 + "in -javaagent: CLASSPATH=" + classpath + ", KAFKA_OPTS=" + kafkaOpts);
         }
         return new DropInInstall(classpath, List.of(kafkaOpts.trim().split("\\s+")), kafkaLibs);
@@ -59,16 +61,16 @@ final class DropInInstall {
         return new DropInInstall(classpath, kafkaOpts, otherKafkaLibs);
     }
 
-    /** The value of the README's first {@code export NAME=value} line, unquoted. */
-    private static String exported(List<String> readme, String name) {
+    /** The value of the guide's first {@code export NAME=value} line, unquoted. */
+    private static String exported(List<String> guide, String name) {
         String prefix = "export " + name + "=";
-        String value = readme.stream().map(String::trim).filter(l -> l.startsWith(prefix)).findFirst()
-            .orElseThrow(() -> new IllegalStateException("The README has no '" + prefix + "' line"))
+        String value = guide.stream().map(String::trim).filter(l -> l.startsWith(prefix)).findFirst()
+            .orElseThrow(() -> new IllegalStateException(GUIDE + " has no '" + prefix + "' line"))
             .substring(prefix.length());
         return value.startsWith("\"") && value.endsWith("\"") ? value.substring(1, value.length() - 1) : value;
     }
 
-    /** The README's {@code KAFKA_OPTS} options. */
+    /** The guide's {@code KAFKA_OPTS} options. */
     List<String> kafkaOpts() {
         return kafkaOpts;
     }

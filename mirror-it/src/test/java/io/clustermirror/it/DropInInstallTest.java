@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A half-installed drop-in node never runs: started the drop-in way ({@link DropInInstall}, the README's lines) with
+ * A half-installed drop-in node never runs: started the drop-in way ({@link DropInInstall}, the lines of docs/operations.md) with
  * only one of its two parts, it exits at start with an error naming what is missing. A node that ran would either
  * mirror into writable mirror topics (the agent with another authorizer) or refuse every client write forever (the
  * read-only authorizer without the agent that attaches the extension). A node whose extension settings are refused

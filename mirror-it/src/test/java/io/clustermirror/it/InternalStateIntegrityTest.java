@@ -50,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The mirror state in {@code __mirror_metadata} and {@code __mirror_state} cannot be corrupted by compaction, a wrong
  * config or the loss of the topics: a deposed leader's late state record never wins (live, after compaction, after a
  * restart), a wrong {@code cleanup.policy} is reported at start and stops the mirror controller, and losing the topics
- * keeps mirror topics read-only until the README's recovery is done. One broker on each side; the last test destroys
+ * keeps mirror topics read-only until the recovery of docs/operations.md is done. One broker on each side; the last test destroys
  * the destination's mirror state.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -185,7 +185,7 @@ class InternalStateIntegrityTest {
 
     /**
      * Losing {@code __mirror_metadata} alone loses the desired state: which topics are mirrored, and in which mirror. The
-     * broker fails closed as after losing both: the mirroring topic is fenced (read-only until the README's recovery), the
+     * broker fails closed as after losing both: the mirroring topic is fenced (read-only until the recovery of docs/operations.md), the
      * stopped one, a normal topic since its stop, stays writable; the log names the loss.
      */
     @Test
@@ -207,7 +207,7 @@ class InternalStateIntegrityTest {
     }
 
     /**
-     * Deleting both internal topics keeps the mirror topic read-only, live and after a restart, and the README's recovery
+     * Deleting both internal topics keeps the mirror topic read-only, live and after a restart, and the recovery of docs/operations.md
      * ('Losing an internal topic') mirrors it again: restart, re-create the mirror, delete the fenced topic and start it.
      */
     @Test
@@ -225,7 +225,7 @@ class InternalStateIntegrityTest {
         assertProduceRefused();
         assertEquals(1.0, fencedTopicsMetric());
 
-        // Recovery, as the README says. Internal topics a producer may have re-created meanwhile get the right configs.
+        // Recovery, as docs/operations.md says. Internal topics a producer may have re-created meanwhile get the right configs.
         fixInternalTopicConfigs();
         clusters.destination.restartBroker(broker);
         assertTrue(clusters.destination.mirrorImage(broker).fencedTopics().contains(TOPIC), "the fence survives a restart");
@@ -392,7 +392,7 @@ class InternalStateIntegrityTest {
         }
     }
 
-    /** The two state topics exist with the configs the extension needs (as the README's recovery says). */
+    /** The two state topics exist with the configs the extension needs (as the recovery of docs/operations.md says). */
     private static void fixInternalTopicConfigs() throws Exception {
         try (Admin admin = clusters.destination.admin()) {
             Set<String> existing = admin.listTopics().names().get();

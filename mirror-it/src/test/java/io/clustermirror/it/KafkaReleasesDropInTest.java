@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The one jar dropped into stock Kafka installations of other releases (kafka-releases/kafka-&lt;version&gt;/target/libs),
- * started with the README's lines on launched nodes: a patch release of a supported line that was not tested starts
+ * started with the drop-in lines of docs/operations.md on launched nodes: a patch release of a supported line that was not tested starts
  * with a WARN naming the tested releases, and a release of an unsupported line is refused at start in one line naming
  * the supported lines, never with a stack trace of a missing Kafka class. The untested patch release is 4.4.0 relabelled
  * 4.4.9, as no untested one is out; the newer line is 4.4.0 relabelled 4.5.0.

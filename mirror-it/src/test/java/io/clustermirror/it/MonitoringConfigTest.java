@@ -35,9 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The monitoring files shipped under {@code config/monitoring} and the README's metrics table against what a running
+ * The monitoring files shipped under {@code config/monitoring} and the metrics table of docs/monitoring.md against what a running
  * destination broker exports: scraped through the Prometheus JMX exporter's own collector with the shipped rules, every
- * rule yields a metric, every metric the Grafana dashboard queries exists, and the README names exactly the broker's
+ * rule yields a metric, every metric the Grafana dashboard queries exists, and the docs name exactly the broker's
  * {@code cluster-mirror} attributes. The destination runs one broker, so its MBeans are the only ones of the group in
  * this JVM.
  */
@@ -124,10 +124,10 @@ class MonitoringConfigTest {
     }
 
     @Test
-    void theReadmeListsExactlyTheBrokersMetrics() throws Exception {
-        String readme = Files.readString(CHECKOUT.resolve("README.md"));
-        int start = readme.indexOf("### Metrics");
-        String section = readme.substring(start, readme.indexOf("\n### ", start + 1));
+    void theDocsListExactlyTheBrokersMetrics() throws Exception {
+        String guide = Files.readString(CHECKOUT.resolve("docs/monitoring.md"));
+        int start = guide.indexOf("\n## Metrics");
+        String section = guide.substring(start, guide.indexOf("\n## ", start + 1));
         Set<String> documented = new TreeSet<>();
         Matcher row = Pattern.compile("(?m)^\\| [^|]+ \\| ([^|]+) \\|").matcher(section);
         while (row.find()) {
@@ -148,7 +148,7 @@ class MonitoringConfigTest {
                 exported.add(attribute.getName());
             }
         }
-        assertEquals(exported, documented, "the README's metrics table and the broker's cluster-mirror MBeans");
+        assertEquals(exported, documented, "the metrics table of docs/monitoring.md and the broker's cluster-mirror MBeans");
     }
 
     private static String scrape() throws Exception {

@@ -44,7 +44,7 @@ import java.util.stream.Stream;
  * shutdown hook, no extension close, no producer state snapshot, no clean shutdown marker) and started again on the
  * same log dirs. A {@link LaunchMode} says how nodes are started: with the checkout's own scripts
  * ({@code bin/kafka-storage.sh format}, {@code bin/cluster-mirror-server-start.sh}), or the drop-in way, as Kafka's
- * scripts start stock Kafka with the README's install lines ({@link DropInInstall}).
+ * scripts start stock Kafka with the install lines of docs/operations.md ({@link DropInInstall}).
  *
  * <p>Every node is a combined broker + controller of a static N-voter KRaft quorum ({@link #start}), or the cluster has
  * dedicated nodes: N controller-only voters and M broker-only nodes ({@link #startDedicated}); on {@link FreePorts}, each
@@ -80,14 +80,14 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
     enum LaunchMode {
         /** {@code bin/cluster-mirror-server-start.sh}: the launcher. */
         LAUNCHER,
-        /** Stock {@code kafka.Kafka} as Kafka's scripts run it, with the README's drop-in {@code CLASSPATH} and {@code KAFKA_OPTS}. */
+        /** Stock {@code kafka.Kafka} as Kafka's scripts run it, with the guide's drop-in {@code CLASSPATH} and {@code KAFKA_OPTS}. */
         DROP_IN
     }
 
     private final String name;
     private final LaunchMode mode;
     private final Path checkout;
-    /** The drop-in install (DROP_IN only), and the KAFKA_OPTS its nodes get (the README's, or a part of them). */
+    /** The drop-in install (DROP_IN only), and the KAFKA_OPTS its nodes get (the guide's, or a part of them). */
     private final DropInInstall dropIn;
     private final List<String> kafkaOpts;
     /** The installs of nodes moved to another Kafka release ({@link #upgrade}); the others run {@link #dropIn}. */
@@ -125,7 +125,7 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
         this.name = name;
         this.mode = mode;
         this.checkout = LaunchedNode.findCheckout();
-        DropInInstall install = mode == LaunchMode.DROP_IN ? DropInInstall.fromReadme(checkout) : null;
+        DropInInstall install = mode == LaunchMode.DROP_IN ? DropInInstall.fromGuide(checkout) : null;
         this.dropIn = install != null && kafkaLibs != null ? install.on(kafkaLibs) : install;
         this.kafkaOpts = dropIn == null ? List.of()
             : dropIn.kafkaOpts().stream().filter(o -> agent || !o.startsWith("-javaagent:")).toList();
@@ -492,11 +492,11 @@ final class ProcessCluster implements TestCluster, AutoCloseable {
             throw new IllegalStateException("only a drop-in node runs on a Kafka installation of its own");
         }
         stop(id);
-        upgradedInstalls.put(id, DropInInstall.fromReadme(checkout).on(kafkaLibs));
+        upgradedInstalls.put(id, DropInInstall.fromGuide(checkout).on(kafkaLibs));
         start(id);
     }
 
-    /** An operator's fix of a node started without the agent: from its next start it runs with the README's agent line. */
+    /** An operator's fix of a node started without the agent: from its next start it runs with the guide's agent line. */
     void installAgent(int id) {
         node(id);
         withoutAgent.remove(id);

@@ -58,9 +58,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Mirroring from a source that authenticates and authorizes its clients, each mirror with least privilege. The source
  * broker has, besides the kit's PLAINTEXT listener (its own traffic and this test's clients, as super user), one
  * listener per way to secure the link: one-way TLS, mutual TLS, SASL_SSL with SCRAM-SHA-512 and SASL_SSL with PLAIN.
- * Its StandardAuthorizer denies what no ACL allows, and each mirror's principal gets only the ACLs that the README's
+ * Its StandardAuthorizer denies what no ACL allows, and each mirror's principal gets only the ACLs that docs/security.md's
  * "Securing the link" lists. Keys and certificates are made with keytool at start; every password is random, goes into
- * the mirror config as the README says, and must show nowhere: not in describe, the tool's output or the logs.
+ * the mirror config as docs/security.md says, and must show nowhere: not in describe, the tool's output or the logs.
  */
 class SecureSourceTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
@@ -413,7 +413,7 @@ class SecureSourceTest {
     }
 
     /**
-     * What the README lists for every mirror: READ (which implies DESCRIBE) and DESCRIBE_CONFIGS on the topics it copies,
+     * What docs/security.md lists for every mirror: READ (which implies DESCRIBE) and DESCRIBE_CONFIGS on the topics it copies,
      * and READ on the source's own mirror topics (loop and failback detection).
      */
     private static void grantMirror(String principal, String topic) throws Exception {

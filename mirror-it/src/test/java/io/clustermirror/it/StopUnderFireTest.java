@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A stop whose leader dies, shuts down or loses its leadership in the middle (the README, "Reliability"): the destination's
+ * A stop whose leader dies, shuts down or loses its leadership in the middle (docs/reliability.md): the destination's
  * nodes are launched processes, and a test-only hold ({@link TestOnlyStopHold}) stops the leader's stop at one of its
  * steps, so that the fault hits exactly there: before the cut, between the cut and the barrier, right after the barrier.
  * Each case mirrors a partition whose end holds a committed transaction whose commit marker lies past the last stable

@@ -144,6 +144,11 @@ public final class CommandOptions {
         return Arrays.stream(args).anyMatch(arg -> arg.equals(HELP_FLAG) || arg.equals("-h"));
     }
 
+    /** Every option's flag, as --help lists them (the actions aside: {@link Action#flag()}). */
+    static List<String> optionFlags() {
+        return OPTIONS.stream().map(OptionSpec::flag).toList();
+    }
+
     /** True if the command line asks for the version (and not for help, which wins). */
     public static boolean isVersionRequested(String... args) {
         return Arrays.asList(args).contains(VERSION_FLAG);

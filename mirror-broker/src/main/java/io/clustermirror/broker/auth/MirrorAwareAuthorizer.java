@@ -195,7 +195,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                 if (results.get(i) == AuthorizationResult.ALLOWED && action.logIfDenied()) {
                     logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {}: it was a read-only mirror topic when this "
                         + "broker lost the mirror state (see the ERROR logged then); it stays read-only until it is mirrored again "
-                        + "(README: 'Losing an internal topic')", action.operation(), topic, context.principal()));
+                        + "(docs/operations.md: 'Losing an internal topic')", action.operation(), topic, context.principal()));
                 }
                 results.set(i, AuthorizationResult.DENIED);
             } else if (mirror.isPresent()) {
@@ -323,7 +323,7 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
                 + "mirror's internal topics", action.operation(), topic, context.principal(), nodeId));
             case READ_ONLY -> logDenial(context, action, topic, readOnlyMirrorOf(loaded.orElseThrow(), topic).orElseThrow());
             case FENCED -> logRateLimited(topic, () -> log.info("Denied {} on topic '{}' to {}: it was a read-only mirror topic when "
-                + "the mirror state was lost; it stays read-only until it is mirrored again (README: 'Losing an internal topic')",
+                + "the mirror state was lost; it stays read-only until it is mirrored again (docs/operations.md: 'Losing an internal topic')",
                 action.operation(), topic, context.principal()));
             case AS_ACLS -> { }
         }

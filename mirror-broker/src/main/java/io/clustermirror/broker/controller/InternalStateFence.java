@@ -179,7 +179,7 @@ final class InternalStateFence {
     }
 
     private static final String RECOVERY = "To mirror them again, re-create their mirror (--create) and, for each topic, "
-        + "delete it (kafka-topics.sh --delete: allowed for a fenced topic) and --start it; see the README, 'Losing an internal "
+        + "delete it (kafka-topics.sh --delete: allowed for a fenced topic) and --start it; see docs/operations.md, 'Losing an internal "
         + "topic'";
 
     /** The mirror topics of a complete image that clients may write: stopped on every partition. */
@@ -230,7 +230,7 @@ final class InternalStateFence {
         props.setProperty("fenced.topics", String.join(",", fenced));
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            props.store(out, "Cluster Mirror: what this broker knew of the mirror state (see the README before editing)");
+            props.store(out, "Cluster Mirror: what this broker knew of the mirror state (see docs/operations.md before editing)");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + tmp, e);
         }

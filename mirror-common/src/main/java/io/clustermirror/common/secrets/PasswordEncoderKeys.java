@@ -31,7 +31,7 @@ public final class PasswordEncoderKeys {
     static final int MIN_SECRET_CHARS = 32;
     static final int MIN_DISTINCT_CHARS = 10;
     static final int MIN_ENTROPY_BITS = 128;
-    /** What a secret must be, as operators read it in the error and the README. */
+    /** What a secret must be, as operators read it in the error and in docs/security.md. */
     public static final String STRENGTH_RULE = "at least " + MIN_SECRET_CHARS + " characters, at least " + MIN_DISTINCT_CHARS
         + " different ones, and at least " + MIN_ENTROPY_BITS + " bits of estimated entropy (its length times the Shannon entropy "
         + "of its characters' frequencies): generate one with 'openssl rand -base64 32'";
@@ -62,7 +62,7 @@ public final class PasswordEncoderKeys {
             throw new IllegalArgumentException(SECRET_CONFIG + " is too weak: every broker publishes the public key derived from "
                 + "it, so a weak secret can be guessed offline and the mirrors' encrypted passwords read. It needs " + STRENGTH_RULE
                 + ". To replace a weak secret, set " + OLD_SECRET_CONFIG + " to it and " + SECRET_CONFIG + " to the new one "
-                + "(README, 'Rotating the encoder secret')");
+                + "(docs/security.md, 'Rotating the encoder secret')");
         }
         Optional<String> old = oldSecret.filter(s -> !s.isEmpty());
         if (old.isPresent() && !isStrong(old.get())) {
