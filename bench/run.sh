@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole benchmark: Cluster Mirror vs MirrorMaker 2 vs Kafka follower replication, for lz4 and
-# uncompressed data. Writes bench/results/<date>-<codec>.{md,json,png}. See README, "Performance".
+# uncompressed data. Writes bench/results/<date>-<codec>.{md,json,png}. See docs/performance.md.
 #
 # Scenarios run interleaved, --repeats times; each figure is the median with min and max.
 # Options are passed through as --name=value, e.g.:
@@ -42,7 +42,8 @@ if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
   mvn -B -q install -DskipTests
 fi
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
-cp="$base_dir/mirror-bench/target/mirror-bench-0.1.0-SNAPSHOT.jar:$base_dir/mirror-bench/target/lib/*"
+bench_jar=$(ls -t "$base_dir"/mirror-bench/target/mirror-bench-*.jar | head -n 1)
+cp="$bench_jar:$base_dir/mirror-bench/target/lib/*"
 start=$SECONDS
 "$JAVA" -Xmx2G -XX:+UseParallelGC -Dlog4j2.configurationFile="$base_dir/bench/log4j2.properties" \
   -cp "$cp" io.clustermirror.bench.Bench --home="$base_dir" "$@"

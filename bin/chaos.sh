@@ -15,6 +15,8 @@ if ! compgen -G "$target_dir/mirror-chaos-*.jar" >/dev/null || [ ! -d "$target_d
   echo "ERROR: Cluster Mirror is not built: run 'mvn -B install -DskipTests' first (in $base_dir)" >&2
   exit 3
 fi
+# The module's own jar, whatever the version (not the product-bug test agent built next to it).
+chaos_jar=$(ls -t "$target_dir"/mirror-chaos-*.jar | grep -v -- '-agent\.jar$' | head -n 1)
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
 exec "$JAVA" ${CHAOS_HEAP_OPTS:--Xmx1G} -Dchaos.home="$base_dir" \
-  -cp "$target_dir/mirror-chaos-0.1.0-SNAPSHOT.jar:$target_dir/lib/*" io.clustermirror.chaos.ChaosMain "$@"
+  -cp "$chaos_jar:$target_dir/lib/*" io.clustermirror.chaos.ChaosMain "$@"
