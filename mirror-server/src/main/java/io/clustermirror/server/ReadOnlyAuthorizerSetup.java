@@ -47,7 +47,7 @@ final class ReadOnlyAuthorizerSetup {
                 + "a node without an authorizer allows) or set it to " + MirrorAwareAuthorizer.class.getName()
                 + " (Kafka's StandardAuthorizer, ACLs included, plus read-only mirror topics)");
         }
-        if (!"false".equalsIgnoreCase(props.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "true").trim())) {
+        if (MirrorAwareAuthorizer.aclsEnabled(props.getProperty(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG))) {
             Map<String, String> configs = props.stringPropertyNames().stream()
                 .collect(Collectors.toMap(Function.identity(), props::getProperty));
             ExtensionPrincipal.refusal(configs).ifPresent(refusal -> {

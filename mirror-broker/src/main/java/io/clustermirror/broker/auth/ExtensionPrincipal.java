@@ -2,14 +2,12 @@ package io.clustermirror.broker.auth;
 
 import io.clustermirror.broker.LocalClients;
 
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * The principal a destination broker's authorizer sees for the extension's own clients, as far as a node's
@@ -75,9 +73,7 @@ public final class ExtensionPrincipal {
             return Optional.empty();
         }
         String configured = configs.getOrDefault(MirrorAwareAuthorizer.SUPER_USERS_CONFIG, "");
-        Set<String> superUsers = Arrays.stream(configured.split(";")).map(String::trim).filter(u -> !u.isEmpty())
-            .collect(Collectors.toSet());
-        if (superUsers.contains(principal.get())) {
+        if (MirrorAwareAuthorizer.superUsers(configured).contains(principal.get())) {
             return Optional.empty();
         }
         String fixed = configured.trim().isEmpty() ? principal.get() : configured.trim() + ";" + principal.get();

@@ -106,21 +106,29 @@ public class MirrorAwareAuthorizer extends StandardAuthorizer {
             log.error(missing);
             throw new ConfigException(missing);
         }
-        Object acls = configs.get(ACLS_ENABLED_CONFIG);
-        aclsEnabled = acls == null || Boolean.parseBoolean(acls.toString().trim());
+        aclsEnabled = aclsEnabled(configs.get(ACLS_ENABLED_CONFIG));
         Object controllers = configs.get("controller.listener.names");
         controllerListeners = controllers == null ? Set.of() : Arrays.stream(controllers.toString().split(","))
             .map(String::trim).filter(name -> !name.isEmpty()).collect(Collectors.toUnmodifiableSet());
         startupHoldMaxMs = startupHoldMaxMs(configs.get(StartupHold.HOLD_MAX_MS_CONFIG));
-        Object configuredSuperUsers = configs.get(SUPER_USERS_CONFIG);
-        superUsers = configuredSuperUsers == null ? Set.of() : Arrays.stream(configuredSuperUsers.toString().split(";"))
-            .map(String::trim).filter(user -> !user.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        superUsers = superUsers(configs.get(SUPER_USERS_CONFIG));
         if (!aclsEnabled) {
             log.info("ACLs are off ({}=false, set by the launcher because authorizer.class.name is not configured): any "
                 + "client may run mirror commands and write the mirror control plane's topics; only mirror topics are "
                 + "read-only. To restrict them, set authorizer.class.name={} and super.users (including the principal of "
                 + "cluster.mirror.local.*)", ACLS_ENABLED_CONFIG, MirrorAwareAuthorizer.class.getName());
         }
+    }
+
+    /** Whether a node enforces ACLs, by its {@value #ACLS_ENABLED_CONFIG} value (null: unset, which enforces them). */
+    public static boolean aclsEnabled(Object configured) {
+        return configured == null || Boolean.parseBoolean(configured.toString().trim());
+    }
+
+    /** {@code super.users} as {@code type:name} entries, as StandardAuthorizer reads the list (null: none). */
+    static Set<String> superUsers(Object configured) {
+        return configured == null ? Set.of() : Arrays.stream(configured.toString().split(";"))
+            .map(String::trim).filter(user -> !user.isEmpty()).collect(Collectors.toUnmodifiableSet());
     }
 
     /** Whether an authorizer class of that name keeps mirror topics read-only: this class or a subclass of it. */
