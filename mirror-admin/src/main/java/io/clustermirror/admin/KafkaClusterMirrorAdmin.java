@@ -699,7 +699,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
         if (answer instanceof ControllerProblem problem) {
             throw new ClusterMirrorException(MirrorError.MIRROR_CONTROLLER_UNAVAILABLE, "the mirror controller on broker "
-                + problem.nodeId() + " cannot work: " + problem.problem() + "; command " + command.commandId()
+                + problem.nodeId() + " cannot work: " + problem.problem() + " (fix that, then see the mirror controller's lines in "
+                + "cluster-mirror.log on broker " + problem.nodeId() + "); command " + command.commandId()
                 + " stays queued and is applied once a controller works");
         }
         CommandResult result = (CommandResult) answer;

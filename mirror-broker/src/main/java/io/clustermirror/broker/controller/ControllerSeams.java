@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * What the {@link MirrorController} takes from its broker: its clients and the seams of its decisions. A seam so that the
@@ -165,7 +166,7 @@ interface ControllerSeams {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             // Cannot tell: the activation goes on, and initTransactions() says what it finds.
             return Optional.empty();
         }
