@@ -202,6 +202,23 @@ public interface ClusterMirrorAdmin extends AutoCloseable {
                                           Collection<String> excludes, MirrorTopicsOptions options);
 
     /**
+     * Has the FAILED partitions of the topics tried again now, each with a fresh run of automatic retries: a FAILED
+     * partition retries by itself with jittered exponential backoff ({@code mirror.partition.retry.backoff.ms} up to
+     * {@code mirror.partition.retry.backoff.max.ms}) and, once {@code mirror.partition.retries} retries in a row have failed,
+     * waits for this. Arguments as for {@link #startMirrorTopics(String, Collection, Collection)}. The result lists the
+     * topics that had FAILED partitions to recover; it fails with {@code MIRROR_TOPIC_NOT_FAILED} when none had, and with
+     * {@code MIRROR_TOPIC_NOT_RECOVERABLE} when no retry can help any (their source topic was deleted or re-created: stop
+     * them instead).
+     */
+    default MirrorTopicsResult recoverMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes) {
+        return recoverMirrorTopics(mirror, topicsOrRegexes, excludes, new MirrorTopicsOptions());
+    }
+
+    /** Recovers FAILED partitions; see {@link #recoverMirrorTopics(String, Collection, Collection)}. */
+    MirrorTopicsResult recoverMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                           MirrorTopicsOptions options);
+
+    /**
      * Applies now what the topics hold back under {@code mirror.source.destructive.policy=hold}, instead of at the end of
      * the hold ({@code mirror.source.destructive.hold.ms}): the source log start moves their partitions' leaders have
      * seen by now (the destination deletes the records below them) and the held topic changes (the metadata sync copies

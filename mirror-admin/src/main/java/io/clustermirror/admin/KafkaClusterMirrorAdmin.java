@@ -314,6 +314,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     @Override
+    public MirrorTopicsResult recoverMirrorTopics(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                                  MirrorTopicsOptions options) {
+        return mirrorTopics(CommandOp.RECOVER, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    @Override
     public MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                                MirrorTopicsOptions options) {
         return mirrorTopics(CommandOp.APPLY_HELD, mirror, topicsOrRegexes, excludes, options);

@@ -27,17 +27,34 @@ import java.util.List;
  *                             or failed and the source takes records; unknown until its leader reports it
  * @param heldLogStarts        the moves of the source's log start the destination holds back, the first to apply first;
  *                             empty when none is held
+ * @param failedAttempts       for a FAILED partition, its failed attempts in a row (0 in any other state, or when its
+ *                             leader did not record them)
+ * @param nextRetryMs          for a FAILED partition, when it tries again by itself; {@value #UNKNOWN} when it does not:
+ *                             its automatic retries are used up ({@code recoverMirrorTopics} tries it again), or
+ *                             {@code recoverable} is false
+ * @param recoverable          false only for a FAILED partition that no retry can help (its source topic was deleted or
+ *                             re-created): stop it to keep its data
  */
 public record MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset,
                                          long destinationEndOffset, long lag, long lastMirroredOffset,
                                          int lastMirroredEpoch, String lastError, long barrierOffset,
                                          long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs,
-                                         List<HeldLogStart> heldLogStarts) {
+                                         List<HeldLogStart> heldLogStarts, int failedAttempts, long nextRetryMs,
+                                         boolean recoverable) {
     /** The value of offsets, epochs and ids that are not known or not set. */
     public static final int UNKNOWN = -1;
 
     public MirrorPartitionDescription {
         heldLogStarts = heldLogStarts == null ? List.of() : List.copyOf(heldLogStarts);
+    }
+
+    /** A description without retries, as the API described partitions before them. */
+    public MirrorPartitionDescription(int partition, PartitionState state, long sourceEndOffset, long destinationEndOffset, long lag,
+                                      long lastMirroredOffset, int lastMirroredEpoch, String lastError, long barrierOffset,
+                                      long truncatedFromOffset, long truncatedToOffset, int leaderId, long lagMs,
+                                      List<HeldLogStart> heldLogStarts) {
+        this(partition, state, sourceEndOffset, destinationEndOffset, lag, lastMirroredOffset, lastMirroredEpoch, lastError,
+            barrierOffset, truncatedFromOffset, truncatedToOffset, leaderId, lagMs, heldLogStarts, 0, UNKNOWN, true);
     }
 
     /** A description of a partition that holds nothing back, as the API described partitions before held changes. */

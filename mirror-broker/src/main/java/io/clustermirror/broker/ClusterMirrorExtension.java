@@ -39,8 +39,6 @@ import java.util.function.Supplier;
 public final class ClusterMirrorExtension implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMirrorExtension.class);
     private static final TopicPartition COMMANDS_PARTITION = new TopicPartition(InternalTopics.COMMANDS, 0);
-    private static final long RETRY_BACKOFF_MS = 1_000;
-    private static final long RETRY_BACKOFF_MAX_MS = 60_000;
     private static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
 
     private final BrokerHandle broker;
@@ -70,8 +68,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         this.clientConfigs = BrokerClientConfigs.fromBrokerConfigs(broker.brokerConfigs());
         this.hygiene = new ProducerStateHygiene(broker, clients);
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
-        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, RETRY_BACKOFF_MS,
-            RETRY_BACKOFF_MAX_MS, clientConfigs);
+        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, clientConfigs);
         this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), broker.metrics(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()

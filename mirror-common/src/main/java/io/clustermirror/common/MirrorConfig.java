@@ -38,8 +38,15 @@ public final class MirrorConfig {
      * at most (per broker and mirror). Unlimited by default ({@link Long#MAX_VALUE}).
      */
     public static final String FETCH_RATE_LIMIT_BYTES_PER_SEC = "mirror.fetch.rate.limit.bytes.per.sec";
+    /** Delay before the first automatic retry of a FAILED partition; later retries double it, with jitter. */
     public static final String PARTITION_RETRY_BACKOFF_MS = "mirror.partition.retry.backoff.ms";
+    /** Upper bound of the delay between automatic retries of a FAILED partition (and of a fetcher's backoff, at most 30 s). */
     public static final String PARTITION_RETRY_BACKOFF_MAX_MS = "mirror.partition.retry.backoff.max.ms";
+    /**
+     * Automatic retries of a FAILED partition in a row; after the last one fails it stays FAILED until {@code --recover}
+     * (or a pause and resume, or a new leader). A failed stop is always retried: a stop must complete.
+     */
+    public static final String PARTITION_RETRIES = "mirror.partition.retries";
     public static final String STATE_PERSIST_INTERVAL_MS = "mirror.state.persist.interval.ms";
     public static final String METADATA_REFRESH_INTERVAL_MS = "mirror.metadata.refresh.interval.ms";
     /**
@@ -113,7 +120,8 @@ public final class MirrorConfig {
         Map.entry(FETCH_BACKOFF_MS, "100"),
         Map.entry(FETCH_RATE_LIMIT_BYTES_PER_SEC, String.valueOf(Long.MAX_VALUE)),
         Map.entry(PARTITION_RETRY_BACKOFF_MS, "1000"),
-        Map.entry(PARTITION_RETRY_BACKOFF_MAX_MS, "60000"),
+        Map.entry(PARTITION_RETRY_BACKOFF_MAX_MS, "300000"),
+        Map.entry(PARTITION_RETRIES, "10"),
         Map.entry(STATE_PERSIST_INTERVAL_MS, "5000"),
         Map.entry(METADATA_REFRESH_INTERVAL_MS, "30000"),
         Map.entry(SOURCE_DATA_LOSS_POLICY, "continue"),

@@ -65,6 +65,7 @@ final class MirrorConfigValidator {
         Map.entry(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC, Bounds.positiveLong()),
         Map.entry(MirrorConfig.PARTITION_RETRY_BACKOFF_MS, Bounds.nonNegativeLong()),
         Map.entry(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, Bounds.positiveLong()),
+        Map.entry(MirrorConfig.PARTITION_RETRIES, Bounds.nonNegativeInt()),
         Map.entry(MirrorConfig.STATE_PERSIST_INTERVAL_MS, Bounds.positiveLong()),
         Map.entry(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, Bounds.positiveLong()),
         Map.entry(MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS, Bounds.nonNegativeLong()),

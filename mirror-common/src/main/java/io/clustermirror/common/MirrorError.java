@@ -45,6 +45,13 @@ public enum MirrorError {
     MIRROR_CONTROLLER_UNAVAILABLE,
     /** The client's principal lacks the permission on the CLUSTER resource: ALTER for commands, DESCRIBE for reads. */
     CLUSTER_AUTHORIZATION_FAILED,
+    /** A {@code --recover} of topics none of whose partitions is FAILED: there is nothing to try again. */
+    MIRROR_TOPIC_NOT_FAILED,
+    /**
+     * A {@code --recover} of topics whose FAILED partitions no retry can help (their source topic was deleted or
+     * re-created): stop them to keep their data as normal topics.
+     */
+    MIRROR_TOPIC_NOT_RECOVERABLE,
     /** A planned stop's topics did not catch up with the source within its timeout; nothing was stopped. */
     MIRROR_TOPIC_NOT_CAUGHT_UP,
     UNKNOWN_SERVER_ERROR;

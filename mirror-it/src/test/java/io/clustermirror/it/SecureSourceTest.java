@@ -3,6 +3,8 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.InternalTopics;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
@@ -51,6 +53,7 @@ import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -255,6 +258,57 @@ class SecureSourceTest {
             assertTrue(warnings.size() >= 2, user + ": a WARN line names the missing READ on the source's mirror topics each time "
                 + "they are read: " + warnings);
         }
+    }
+
+    /**
+     * A mirror principal that may describe a topic but not read it: every fetch is refused, so its partition fails, retries
+     * as often as {@code mirror.partition.retries} allows, and then waits. Once READ is granted it still waits (no automatic
+     * retry is left) until {@code --recover}, after which it mirrors the topic in full.
+     */
+    @Test
+    void aPartitionThatUsedUpItsRetriesWaitsForRecoverAndThenMirrors() throws Exception {
+        String user = "mirror-recovers";
+        String topic = "secure-recover";
+        createSourceTopicWithAllKinds(topic, 1, Map.of());
+        String password = scramUser(user, Keystores.newPassword());
+        grant("User:" + user, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS);
+        grant("User:" + user, ResourceType.TOPIC, InternalTopics.METADATA, PatternType.LITERAL, AclOperation.READ);
+        grant("User:" + user, ResourceType.TOPIC, InternalTopics.STATE, PatternType.LITERAL, AclOperation.READ);
+        Map<String, String> config = scramConfig(user, password);
+        config.put(MirrorConfig.PARTITION_RETRIES, "2");
+        config.put(MirrorConfig.PARTITION_RETRY_BACKOFF_MS, "200");
+        config.put(MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, "400");
+        mirrors.createClusterMirror(user, config).all().get();
+        mirrors.startMirrorTopics(user, List.of(topic), List.of()).all().get();
+
+        TestUtils.waitFor(() -> {
+            MirrorPartitionDescription p = MirrorAssertions.describe(mirrors, user, topic, 0);
+            return p.state() == PartitionState.FAILED && p.nextRetryMs() == MirrorPartitionDescription.UNKNOWN;
+        }, TIMEOUT, "the partition to use up its retries");
+        MirrorPartitionDescription failed = MirrorAssertions.describe(mirrors, user, topic, 0);
+        assertEquals(3, failed.failedAttempts(), "the first attempt and two retries: " + failed);
+        assertTrue(failed.recoverable() && failed.lastError().contains("--recover"), failed.lastError());
+        CliRun described = CliRun.run(destination.bootstrapServers(), "--describe", "--mirror", user);
+        assertTrue(described.out().contains("3 attempts, --recover"), described.out());
+
+        grant("User:" + user, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ);
+        // Ten times the longest backoff: a retry left would have run by then.
+        long until = System.currentTimeMillis() + 4_000;
+        while (System.currentTimeMillis() < until) {
+            assertEquals(failed, MirrorAssertions.describe(mirrors, user, topic, 0), "no automatic retry after the last one");
+        }
+
+        CliRun recovered = CliRun.run(destination.bootstrapServers(), "--recover", "--mirror", user, "--topics", topic);
+        assertEquals(0, recovered.exit(), recovered.err());
+        assertTrue(recovered.out().contains("Recovering the FAILED partitions of 1 topic of mirror '" + user + "': " + topic),
+            recovered.out());
+        MirrorAssertions.awaitCaughtUp(source, destination, topic, 1);
+        MirrorAssertions.assertIdenticalLogs(source, destination, topic, 1);
+        awaitMirroringWithoutError(user, topic, 1);
+
+        CliRun again = CliRun.run(destination.bootstrapServers(), "--recover", "--mirror", user, "--topics", topic);
+        assertNotEquals(0, again.exit());
+        assertTrue(again.err().contains("MIRROR_TOPIC_NOT_FAILED"), again.err());
     }
 
     /** Without DESCRIBE_CONFIGS on a topic, starting it fails naming the missing permission. */

@@ -37,6 +37,10 @@ public enum Action {
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",
         List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
+    RECOVER("--recover", "Try the FAILED partitions of mirror topics again now, with a fresh run of automatic retries (a "
+        + "partition stays FAILED once mirror.partition.retries are used up). Refused when none is FAILED, or when the "
+        + "source topic of every FAILED one was deleted or re-created (stop those instead).",
+        "--recover --mirror dr --topics orders", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     APPLY_HELD("--apply-held", "Apply now what topics hold back under mirror.source.destructive.policy=hold (see --describe): "
         + "the source's log start moves (the destination deletes the records below them) and topic changes that delete "
         + "sooner or grow them beyond mirror.partitions.max.growth.", "--apply-held --mirror dr --topics orders",

@@ -156,6 +156,8 @@ public final class ClusterMirrorsCommand {
                 admin.pauseMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
             case RESUME -> printTopics(out, "Resumed", mirror,
                 admin.resumeMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
+            case RECOVER -> out.println(OutputFormatter.recovered(mirror,
+                admin.recoverMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)).topics().get()));
             case APPLY_HELD -> out.println(OutputFormatter.heldChangesDecided("Applied", mirror,
                 admin.applyHeldChanges(mirror, options.topics(), options.excludes(), topicsOptions(options)).topics().get()));
             case REJECT_HELD -> out.println(OutputFormatter.heldChangesDecided("Rejected", mirror,

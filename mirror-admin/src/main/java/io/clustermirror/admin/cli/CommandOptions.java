@@ -68,7 +68,7 @@ public final class CommandOptions {
         new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify, --stop --planned and --start --dry-run: Kafka "
             + "client properties for reading the source cluster (security settings). The mirror's stored source passwords "
             + "are sealed, so the tool cannot use them; secrets in this file are never printed.", "--source-command-config source-client.properties"),
-        new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause, --resume, --apply-held, --reject-held and --verify (default: all the mirror's "
+        new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause, --resume, --recover, --apply-held, --reject-held and --verify (default: all the mirror's "
             + "topics): comma-separated topic names or "
             + "regular expressions matching whole names (Java syntax without backreferences and lookaround, matched "
             + "in linear time). A pattern given to --start leaves out topics that are already in a mirror; name a "

@@ -11,6 +11,7 @@ import io.clustermirror.admin.PartitionCatchUp;
 import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.PartitionState;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -139,6 +140,10 @@ public final class OutputFormatter {
                     ArrayNode held = partition.putArray("heldLogStarts");
                     p.heldLogStarts().forEach(h -> held.addObject().put("offset", h.offset()).put("sinceMs", h.sinceMs())
                         .put("appliesAtMs", h.appliesAtMs()));
+                    if (p.state() == PartitionState.FAILED) {
+                        partition.put("failedAttempts", p.failedAttempts()).put("recoverable", p.recoverable());
+                        putKnown(partition, "nextRetryMs", p.nextRetryMs());
+                    }
                 }
             }
         }
@@ -149,6 +154,12 @@ public final class OutputFormatter {
     public static String mirrorTopicsChanged(String verb, String mirror, List<String> topics) {
         return verb + " mirroring " + topics.size() + (topics.size() == 1 ? " topic" : " topics") + " of mirror '"
             + mirror + "'" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics));
+    }
+
+    /** For --recover, e.g. "Recovering the FAILED partitions of 1 topic of mirror 'dr': orders". */
+    public static String recovered(String mirror, List<String> topics) {
+        return "Recovering the FAILED partitions of " + topics.size() + (topics.size() == 1 ? " topic" : " topics") + " of mirror '"
+            + mirror + "'" + (topics.isEmpty() ? "" : ": " + String.join(", ", topics)) + "; see --describe";
     }
 
     /** For --apply-held and --reject-held, e.g. "Applied what 1 topic of mirror 'dr' holds back: orders". */
@@ -187,10 +198,26 @@ public final class OutputFormatter {
         // The first held move applies first; the highest is where the destination's log start will end up.
         addIfAnyRow(columns, rows, new Column<>("HELD-LOG-START", r -> r.partition().heldLogStarts().isEmpty() ? NONE
             : heldLogStart(r.partition().heldLogStarts())), r -> !r.partition().heldLogStarts().isEmpty());
+        addIfAnyRow(columns, rows, new Column<>("RETRY", r -> retry(r.partition())), r -> r.partition().state() == PartitionState.FAILED);
         columns.add(new Column<>("LAST-ERROR", r -> r.partition().lastError() == null ? NONE
             // One row per partition, whatever the error text holds.
             : r.partition().lastError().replaceAll("\\s+", " ")));
         return table(columns, rows);
+    }
+
+    /**
+     * How a FAILED partition tries again: {@code 3 attempts, next at <when>}, {@code 11 attempts, --recover} once its retries
+     * are used up, or {@code never, --stop} when no retry can help.
+     */
+    private static String retry(MirrorPartitionDescription p) {
+        if (p.state() != PartitionState.FAILED || p.failedAttempts() == 0) {
+            return NONE; // not failed, or its leader did not record how it retries
+        }
+        if (!p.recoverable()) {
+            return "never, --stop";
+        }
+        return p.failedAttempts() + (p.failedAttempts() == 1 ? " attempt, " : " attempts, ")
+            + (p.nextRetryMs() < 0 ? "--recover" : "next at " + Instant.ofEpochMilli(p.nextRetryMs()));
     }
 
     /** Held moves as {@code <offset> at <when it applies>}, the first one, and how many more follow. */

@@ -75,7 +75,10 @@ public final class MirrorDescriptions {
                 destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
                 s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
                 s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs), s.heldLogStarts().held().stream()
-                    .map(h -> new HeldLogStart(h.offset(), h.sinceMs(), h.appliesAtMs(holdMs))).toList()))
+                    .map(h -> new HeldLogStart(h.offset(), h.sinceMs(), h.appliesAtMs(holdMs))).toList(),
+                s.failureRetries() == null ? 0 : s.failureRetries().attempts(),
+                s.failureRetries() == null ? UNKNOWN : s.failureRetries().nextAttemptMs(),
+                s.failureRetries() == null || s.failureRetries().recoverable()))
             // No leader has reported the partition yet.
             .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,
                 destinationEndOffset, UNKNOWN, UNKNOWN, UNKNOWN, null, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN));

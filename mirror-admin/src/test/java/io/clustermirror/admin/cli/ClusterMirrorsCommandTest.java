@@ -445,6 +445,12 @@ class ClusterMirrorsCommandTest {
         }
 
         @Override
+        public MirrorTopicsResult recoverMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
+                                                      Collection<String> excludes, MirrorTopicsOptions options) {
+            return topicOp("recover", mirror, topicsOrRegexes, excludes);
+        }
+
+        @Override
         public MirrorTopicsResult applyHeldChanges(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
                                                    MirrorTopicsOptions options) {
             return topicOp("apply-held", mirror, topicsOrRegexes, excludes);

@@ -134,8 +134,8 @@ class CommandOptionsTest {
     void actionsAreExactlyOne() {
         UsageException none = assertThrows(UsageException.class,
             () -> CommandOptions.parse("--bootstrap-server", "dest:9092", "--mirror", "dr"));
-        assertEquals("one of the arguments --create --delete --list --describe --start --stop --pause --resume --apply-held --reject-held --verify --alter "
-            + "is required", none.getMessage());
+        assertEquals("one of the arguments --create --delete --list --describe --start --stop --pause --resume --recover --apply-held "
+            + "--reject-held --verify --alter is required", none.getMessage());
         assertEquals(GENERAL_USAGE, none.usage());
         assertEquals("argument --stop: not allowed with argument --start",
             usageError("--start", "--stop", "--mirror", "dr", "--topics", "a").getMessage());

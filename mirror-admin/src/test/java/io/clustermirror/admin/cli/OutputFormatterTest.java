@@ -31,7 +31,7 @@ class OutputFormatterTest {
             new MirrorTopicDescription("orders", DesiredState.MIRRORING, List.of(
                 mirroring(0, 1200, 1200),
                 new MirrorPartitionDescription(1, PartitionState.FAILED, 900, 850, 50, 849, 3,
-                    "SOURCE_TOPIC_CHANGED: source topic id changed\n(recreated?)", -1, -1, -1, 2, 1500))),
+                    "SOURCE_TOPIC_CHANGED: source topic id changed\n(recreated?)", -1, -1, -1, 2, 1500, List.of(), 3, 5_000, true))),
             new MirrorTopicDescription("payments", DesiredState.STOPPED, List.of(
                 new MirrorPartitionDescription(0, PartitionState.STOPPED, 40, 41, 0, 39, 5, null, 40, 38, 40, 1, 250),
                 new MirrorPartitionDescription(1, PartitionState.UNKNOWN, -1, -1, -1, -1, -1, null, -1, -1, -1,
@@ -67,12 +67,13 @@ class OutputFormatterTest {
         assertEquals(
             "Mirror: dr\tSource: src1:9092,src2:9092\tSource cluster id: SrcId\tTopics: 2\n"
             + "Configs: mirror.fetch.max.bytes=1048576, sasl.jaas.config=[hidden]\n"
-            + "TOPIC     PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAG-MS  TRUNCATED  BARRIER  LAST-ERROR\n"
-            + "orders    0          MIRRORING  1200        1200      0    0       -          -        -\n"
-            + "orders    1          FAILED     900         850       50   1500    -          -        "
+            + "TOPIC     PARTITION  STATE      SOURCE-END  DEST-END  LAG  LAG-MS  TRUNCATED  BARRIER  RETRY                                     "
+            + "LAST-ERROR\n"
+            + "orders    0          MIRRORING  1200        1200      0    0       -          -        -                                         -\n"
+            + "orders    1          FAILED     900         850       50   1500    -          -        3 attempts, next at 1970-01-01T00:00:05Z  "
             + "SOURCE_TOPIC_CHANGED: source topic id changed (recreated?)\n"
-            + "payments  0          STOPPED    40          41        0    250     [38,40)    40       -\n"
-            + "payments  1          UNKNOWN    -           -         -    -       -          -        -\n"
+            + "payments  0          STOPPED    40          41        0    250     [38,40)    40       -                                         -\n"
+            + "payments  1          UNKNOWN    -           -         -    -       -          -        -                                         -\n"
             + "Last command per topic:\n"
             + "  payments: STOP at 1970-01-01T00:00:00Z (id c-7): stopping 1 topic(s) of mirror 'dr'\n"
             + "\n"

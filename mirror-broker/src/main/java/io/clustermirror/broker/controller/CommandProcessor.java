@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -77,6 +78,7 @@ final class CommandProcessor {
                 case HOLD_CHANGES -> holdChanges(image, command, nowMs);
                 case APPLY_HELD -> decideHeld(image, command, HeldDecision.Verdict.APPLY, nowMs);
                 case REJECT_HELD -> decideHeld(image, command, HeldDecision.Verdict.REJECT, nowMs);
+                case RECOVER -> recover(image, command, nowMs);
             };
         } catch (ClusterMirrorException e) {
             return CommandOutcome.failed(CommandResult.failed(command.commandId(), e.error(), stripErrorName(e)));
@@ -415,6 +417,47 @@ final class CommandProcessor {
         List<CommandOutcome.MetadataWrite> writes = own.values().stream().map(t -> new CommandOutcome.MetadataWrite(
             RecordCodec.topicKey(t.topic()), RecordCodec.encodeTopic(t.decided(verdict, applied)))).toList();
         return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(own.keySet())), writes, List.of());
+    }
+
+    /**
+     * RECOVER: the leaders of the selected topics' FAILED partitions try them again now, with a fresh run of automatic
+     * retries. Refused when none of their partitions is FAILED as recorded, or when no retry can help any FAILED one (its
+     * source topic was deleted or re-created): the error says what to do instead. A partition whose record lags behind its
+     * leader is judged by the record; the leader ignores the request for a partition that is not FAILED any more.
+     */
+    private CommandOutcome recover(MirrorImage image, MirrorCommand command, long nowMs) {
+        requireMirror(image, command.mirror());
+        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        Map<String, List<PartitionStateRecord>> failed = new TreeMap<>();
+        List<String> unrecoverable = new ArrayList<>();
+        for (MirrorTopicRecord t : own.values()) {
+            for (PartitionStateRecord s : image.partitionStatesOf(command.mirror(), t.topic())) {
+                if (s.state() != PartitionState.FAILED) {
+                    continue;
+                }
+                if (s.failureRetries() == null || s.failureRetries().recoverable()) {
+                    failed.computeIfAbsent(t.topic(), k -> new ArrayList<>()).add(s);
+                } else {
+                    unrecoverable.add(t.topic() + "-" + s.partition() + " (" + s.lastError() + ")");
+                }
+            }
+        }
+        String cannot = "no retry can help " + String.join(", ", unrecoverable) + ": their source topic is gone or was re-created; "
+            + "stop them (--stop) to keep their data as normal topics, then delete them and mirror the source topic anew if needed";
+        if (failed.isEmpty()) {
+            if (!unrecoverable.isEmpty()) {
+                throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_RECOVERABLE, cannot);
+            }
+            throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_FAILED, "no partition of the " + own.size() + " selected "
+                + "topic(s) of mirror '" + command.mirror() + "' is FAILED, so there is nothing to recover (see --describe)");
+        }
+        int partitions = failed.values().stream().mapToInt(List::size).sum();
+        String message = "recovering " + partitions + " FAILED partition(s) of " + failed.size() + " topic(s) of mirror '"
+            + command.mirror() + "': their leaders try them again now" + (unrecoverable.isEmpty() ? "" : "; " + cannot);
+        LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
+        List<CommandOutcome.MetadataWrite> writes = failed.keySet().stream().map(t -> new CommandOutcome.MetadataWrite(
+            RecordCodec.topicKey(t), RecordCodec.encodeTopic(own.get(t).recovered(applied)))).toList();
+        return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(failed.keySet())), writes, List.of());
     }
 
     private static ClusterMirrorException notAllowed(String topic, DesiredState current, DesiredState target) {

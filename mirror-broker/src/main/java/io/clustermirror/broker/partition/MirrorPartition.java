@@ -12,7 +12,8 @@ import java.util.Objects;
  * Immutable; every transition returns a new value.
  *
  * <p>Invariants kept by the state machine: {@code retryAtMs} is {@link #NO_RETRY} unless {@code state} is
- * {@link PartitionState#FAILED}; a FAILED partition has {@code failures >= 1} and a {@code lastError}.
+ * {@link PartitionState#FAILED}; a FAILED partition has {@code failures >= 1} and a {@code lastError}; only a FAILED one
+ * may be unrecoverable, and an unrecoverable one has no retry.
  * On a follower, {@code state} is the last state this broker saw as leader (kept for display only).
  * {@code generation} never decreases; a procedure on the log (alignment, divergence repair, stop) belongs to the
  * generation it was issued in and may change the log only while that generation is current (see
@@ -34,11 +35,13 @@ import java.util.Objects;
  * @param sourceUnavailable {@code lastError} reports that no fetch from the source succeeded for a while: the next
  *                    successful fetch clears it. (A {@code lastError} with no failures and without this flag reports
  *                    source records skipped: it stays until another error replaces it.)
+ * @param recoverable false only for a FAILED partition that no retry can help, not even the operator's {@code --recover}:
+ *                    its source topic was deleted or re-created
  */
 public record MirrorPartition(String mirror, TopicPartition partition, PartitionState state, boolean leader,
                               int leaderEpoch, DesiredState desired, int failures, long retryAtMs, String lastError,
                               long generation, PartitionState recorded, boolean mirroredInto,
-                              boolean sourceUnavailable) {
+                              boolean sourceUnavailable, boolean recoverable) {
     public static final long NO_RETRY = -1L;
 
     public MirrorPartition {
@@ -49,6 +52,17 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
         if (failures < 0) {
             throw new IllegalArgumentException("failures must not be negative: " + failures);
         }
+        if (!recoverable && (state != PartitionState.FAILED || retryAtMs != NO_RETRY)) {
+            throw new IllegalArgumentException("only a FAILED partition without a retry is unrecoverable, not " + state);
+        }
+    }
+
+    /** A partition that any retry may help (every partition but one whose source topic is gone). */
+    public MirrorPartition(String mirror, TopicPartition partition, PartitionState state, boolean leader, int leaderEpoch,
+                           DesiredState desired, int failures, long retryAtMs, String lastError, long generation,
+                           PartitionState recorded, boolean mirroredInto, boolean sourceUnavailable) {
+        this(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError, generation, recorded,
+            mirroredInto, sourceUnavailable, true);
     }
 
     /**
@@ -69,7 +83,7 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
 
     MirrorPartition withDesired(DesiredState newDesired) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, newDesired, failures, retryAtMs,
-            lastError, generation, recorded, mirroredInto, sourceUnavailable);
+            lastError, generation, recorded, mirroredInto, sourceUnavailable, recoverable);
     }
 
     /**
@@ -78,12 +92,12 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
      */
     MirrorPartition asLeader(int epoch, PartitionState found, boolean foundMirroredInto) {
         return new MirrorPartition(mirror, partition, state, true, epoch, desired, 0, NO_RETRY, null, generation, found,
-            foundMirroredInto, false);
+            foundMirroredInto, false, true);
     }
 
     MirrorPartition asFollower() {
         return new MirrorPartition(mirror, partition, state, false, leaderEpoch, desired, failures, retryAtMs,
-            lastError, generation, recorded, mirroredInto, sourceUnavailable);
+            lastError, generation, recorded, mirroredInto, sourceUnavailable, recoverable);
     }
 
     /** In {@code next}, a state other than FAILED, so no retry is pending. */
@@ -92,6 +106,7 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
             lastError, generation, recorded, mirroredInto, sourceUnavailable);
     }
 
+    /** FAILED; it tries again by itself at {@code retryAt}, or only when asked ({@link #NO_RETRY}: its retries are used up). */
     MirrorPartition failed(String error, long retryAt) {
         return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired,
             failures + 1, retryAt, error, generation, recorded, mirroredInto, false);
@@ -99,7 +114,7 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
 
     MirrorPartition withRecorded(PartitionState newRecorded) {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation, newRecorded, mirroredInto, sourceUnavailable);
+            generation, newRecorded, mirroredInto, sourceUnavailable, recoverable);
     }
 
     /** A fetcher has taken the partition: from now on its log may hold mirrored data. */
@@ -111,10 +126,10 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
     /** The next generation: a procedure issued now, or none in flight any more. */
     MirrorPartition nextGeneration() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, failures, retryAtMs, lastError,
-            generation + 1, recorded, mirroredInto, sourceUnavailable);
+            generation + 1, recorded, mirroredInto, sourceUnavailable, recoverable);
     }
 
-    /** Past failures forgotten: the partition made progress or completed its stop. */
+    /** Past failures forgotten: the partition made progress, completed its stop, or the operator asked to try it again. */
     MirrorPartition healthy() {
         return new MirrorPartition(mirror, partition, state, leader, leaderEpoch, desired, 0, retryAtMs, null, generation, recorded,
             mirroredInto, false);
@@ -130,12 +145,12 @@ public record MirrorPartition(String mirror, TopicPartition partition, Partition
     }
 
     /**
-     * FAILED with no retry ({@link #NO_RETRY}): a retry could only fail the same way (source records lost under the
-     * {@code fail} policy) or copy another topic's data (the source topic deleted or re-created); the operator stops or
-     * restarts the partition.
+     * FAILED with no automatic retry ({@link #NO_RETRY}): a retry could only fail the same way until the operator changes
+     * something (source records lost under the {@code fail} policy), or could copy another topic's data ({@code recoverable}
+     * false: the source topic deleted or re-created, which only a stop or a new leader gets past).
      */
-    MirrorPartition failedUntilRestart(String error) {
+    MirrorPartition failedUntilAsked(String error, boolean recoverable) {
         return new MirrorPartition(mirror, partition, PartitionState.FAILED, leader, leaderEpoch, desired, failures + 1, NO_RETRY,
-            error, generation, recorded, mirroredInto, false);
+            error, generation, recorded, mirroredInto, false, recoverable);
     }
 }

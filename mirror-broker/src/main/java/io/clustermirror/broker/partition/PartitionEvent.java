@@ -52,7 +52,17 @@ public sealed interface PartitionEvent {
     record PrepareSucceeded(long generation) implements ProcedureOutcome {
     }
 
-    record PrepareFailed(long generation, String error) implements ProcedureOutcome {
+    /**
+     * {@link PartitionAction.Prepare} failed.
+     *
+     * @param sourceUnreachable the source did not answer in time or the connection failed (Kafka's retriable errors): the
+     *                          failure ends by itself once the source is back, so it never uses up the partition's retries
+     */
+    record PrepareFailed(long generation, String error, boolean sourceUnreachable) implements ProcedureOutcome {
+        /** A failure that an answer of the source caused. */
+        public PrepareFailed(long generation, String error) {
+            this(generation, error, false);
+        }
     }
 
     /**
@@ -126,6 +136,13 @@ public sealed interface PartitionEvent {
      * desired state is intact: the leader records what it knows again.
      */
     record StateRecordLost() implements PartitionEvent {
+    }
+
+    /**
+     * The operator asked to try the partition again now ({@code --recover}): a FAILED leader that a retry may help forgets
+     * its failures and moves toward its desired state.
+     */
+    record RecoverRequested() implements PartitionEvent {
     }
 
     /** The retry scheduled by {@link PartitionAction.ScheduleRetry} is due. */

@@ -21,6 +21,7 @@ import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.records.EpochStart;
+import io.clustermirror.common.records.FailureRetries;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.HeldDecision;
@@ -52,8 +53,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.DoubleSupplier;
 
 /**
  * The executor of the per-partition state machines on one destination broker: the only place that
@@ -109,6 +112,8 @@ public final class PartitionMirrorManager implements AutoCloseable {
     private final Map<TopicPartition, LeaderChange> pendingLeaders = new HashMap<>();
     private final Map<TopicPartition, MirrorPartition> partitions = new HashMap<>();
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
+    /** Each mirror's retry policy, read from the current image's configs when first needed. */
+    private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
     private final Map<String, MirrorFetchers> fetchers = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
     /**
@@ -256,18 +261,21 @@ public final class PartitionMirrorManager implements AutoCloseable {
      */
     public PartitionMirrorManager(BrokerHandle broker, LocalClients clients, ProducerStateHygiene hygiene,
                                   java.util.function.Supplier<java.util.concurrent.CompletableFuture<Void>> imageCatchUp,
-                                  long retryBackoffMs, long retryBackoffMaxMs, BrokerClientConfigs clientConfigs) {
+                                  BrokerClientConfigs clientConfigs) {
         this(broker, broker.clusterId(), broker.metrics(), new Collaborators(hygiene, new StateWriter(clients, broker.nodeId()),
                 (config, listener) -> new MirrorFetcherManager(config, clientConfigs.clientProperties(config),
                     clientConfigs.sourceResponseBound(config.name()), broker.nodeId(),
                     new LocalLeaderAppender(broker), listener, broker.metrics()),
                 sourceCluster(clientConfigs), new LeadershipHandover(clients, broker.nodeId()),
                 new GroupOffsetRewinder(clients, broker.nodeId()), imageCatchUp),
-            new PartitionStateMachine(retryBackoffMs, retryBackoffMaxMs), Threads.of(broker.nodeId()));
+            () -> ThreadLocalRandom.current().nextDouble(), Threads.of(broker.nodeId()));
     }
 
-    /** @param clusterId the id of this (the destination) cluster */
-    PartitionMirrorManager(LeaderLogs broker, String clusterId, Metrics metrics, Collaborators parts, PartitionStateMachine machine,
+    /**
+     * @param clusterId   the id of this (the destination) cluster
+     * @param retryJitter where each retry of a FAILED partition falls in its backoff range ({@link RetryPolicy#delayMs})
+     */
+    PartitionMirrorManager(LeaderLogs broker, String clusterId, Metrics metrics, Collaborators parts, DoubleSupplier retryJitter,
                            Threads threads) {
         this.broker = broker;
         this.clusterId = clusterId;
@@ -288,7 +296,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
         this.refusedCuts = metrics.sensor(REFUSED_CUTS_SENSOR + broker.nodeId());
         refusedCuts.add(metrics.metricName("stop-cuts-refused-total", "cluster-mirror", "cuts a stop refused because the leader's "
             + "log ended below the cut the stop decided (records it keeps were missing); logged at ERROR"), new CumulativeCount());
-        this.machine = machine;
+        this.machine = new PartitionStateMachine(this::retryPolicy, retryJitter);
         this.stateWriter = parts.stateRecords();
         this.health = new ThreadHealth(metrics, log, "partitions-" + broker.nodeId());
         this.executor = threads.events();
@@ -411,12 +419,31 @@ public final class PartitionMirrorManager implements AutoCloseable {
         MirrorImage oldImage = image;
         image = newImage;
         sourceImages.retain(newImage.mirrors().keySet());
+        retryPolicies.clear();
         Set<TopicPartition> all = new HashSet<>(partitions.keySet());
         all.addAll(localLeaders.keySet());
         all.forEach(this::reconcile);
         closeFetchersOfDeletedMirrors();
         rebuildFetchersOfAlteredMirrors();
         passOnHeldDecisions(oldImage);
+        passOnRecoveries(oldImage);
+    }
+
+    /** The retry policy of a mirror as its configs in the current image give it (the defaults once it is gone). */
+    private RetryPolicy retryPolicy(String mirror) {
+        return retryPolicies.computeIfAbsent(mirror, m -> image.mirror(m)
+            .map(r -> RetryPolicy.of(MirrorConfig.validate(m, r.configs()))).orElse(RetryPolicy.DEFAULTS));
+    }
+
+    /** Hands an operator's new {@code --recover} of a topic to the machines of its partitions that this broker leads. */
+    private void passOnRecoveries(MirrorImage oldImage) {
+        new ArrayList<>(partitions.values()).stream().filter(MirrorPartition::leader).forEach(p -> {
+            TopicPartition tp = p.partition();
+            String recovery = image.topic(tp.topic()).map(MirrorTopicRecord::recoveryCommandId).orElse(null);
+            if (recovery != null && !recovery.equals(oldImage.topic(tp.topic()).map(MirrorTopicRecord::recoveryCommandId).orElse(null))) {
+                handle(tp, new PartitionEvent.RecoverRequested());
+            }
+        });
     }
 
     /** Hands an operator's new decision on a topic's held changes to the fetchers of its partitions that fetch here. */
@@ -713,7 +740,7 @@ public final class PartitionMirrorManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                event = new PartitionEvent.PrepareFailed(p.generation(), failure("preparing failed: ", e));
+                event = new PartitionEvent.PrepareFailed(p.generation(), failure("preparing failed: ", e), sourceUnreachable(e));
             }
             PartitionEvent result = event;
             LeaderLogProcedures.Aligned done = aligned;
@@ -738,6 +765,16 @@ public final class PartitionMirrorManager implements AutoCloseable {
     }
 
     /** A procedure's failure as the last error: a named mirror error as it is, any other after what failed. */
+    /** The source did not answer in time or the connection failed: one of Kafka's retriable errors caused {@code e}. */
+    static boolean sourceUnreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.RetriableException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String failure(String what, Exception e) {
         return e instanceof io.clustermirror.common.ClusterMirrorException ? e.getMessage() : what + e.getMessage();
     }
@@ -825,9 +862,15 @@ public final class PartitionMirrorManager implements AutoCloseable {
         PartitionStateRecord record = new PartitionStateRecord(p.mirror(), tp.topic(), tp.partition(), p.state(), p.leaderEpoch(),
             broker.nodeId(), topic.sourceTopicId(), pr.lastMirroredOffset, pr.lastMirroredEpoch, pr.sourceEpochs, pr.sourceEndOffset,
             destEnd, p.lastError(), pr.barrierOffset, pr.truncatedFromOffset, pr.truncatedToOffset, time.milliseconds(),
-            pr.oldestUnmirroredTimestamp, pr.stopCut, pr.heldLogStarts);
+            pr.oldestUnmirroredTimestamp, pr.stopCut, pr.heldLogStarts, failureRetries(p));
         dirty.remove(tp);
         return stateWriter.write(record, image.stateLogKeysSupersededBy(record));
+    }
+
+    /** How a FAILED partition tries again, as describe shows it; null in any other state. */
+    private static FailureRetries failureRetries(MirrorPartition p) {
+        return p.state() != PartitionState.FAILED ? null : new FailureRetries(p.failures(),
+            p.retryAtMs() == MirrorPartition.NO_RETRY ? FailureRetries.NONE : p.retryAtMs(), p.recoverable());
     }
 
     /**

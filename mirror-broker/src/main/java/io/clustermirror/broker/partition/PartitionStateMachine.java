@@ -22,6 +22,7 @@ import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
 import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
 import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
+import io.clustermirror.broker.partition.PartitionEvent.RecoverRequested;
 import io.clustermirror.broker.partition.PartitionEvent.StateRecordLost;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
@@ -42,6 +43,8 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.DoubleSupplier;
+import java.util.function.Function;
 
 import static io.clustermirror.common.PartitionState.FAILED;
 import static io.clustermirror.common.PartitionState.MIRRORING;
@@ -85,11 +88,17 @@ import static io.clustermirror.common.PartitionState.UNKNOWN;
  *       source finds the records that arrive while paused: the lag grows).</li>
  *   <li>Once a stop has completed, the log ends with a barrier that is not source data: mirroring resumes
  *       only through PREPARING, and a pause that arrived during the stop is not applied (STOPPED).</li>
- *   <li>FAILED has a {@link ScheduleRetry}; the delay is {@code min(max, base * 2^(failures - 1))}. A failure of one
- *       partition touches no other. Only a failure no retry can mend waits for the operator instead (a stop, a pause and
- *       resume) or a new leadership: the source topic deleted or re-created ({@link SourceTopicGone}: fetching it again
- *       would copy another topic's data over the mirrored history), and source records lost under
- *       {@code mirror.source.data.loss.policy=fail}.</li>
+ *   <li>A FAILED partition retries by itself ({@link ScheduleRetry}) as its mirror's {@link RetryPolicy} says: with
+ *       jittered exponential backoff, for a bounded number of failures in a row. Once they are used up it waits (no retry
+ *       pending) for the operator's {@link RecoverRequested}, a pause and resume, or a new leadership. A failed stop is
+ *       always retried (a desire to stop must complete), and so is a preparation the source did not answer (it ends by
+ *       itself once the source is back). A failure of one partition touches no other. A failure no automatic
+ *       retry can mend waits for the operator at once: source records lost under {@code mirror.source.data.loss.policy=fail}
+ *       (a recovery tries again, say after the policy changed), and the source topic deleted or re-created
+ *       ({@link SourceTopicGone}: fetching it again would copy another topic's data over the mirrored history, so not even
+ *       a recovery tries it; only a stop or a new leadership moves it).</li>
+ *   <li>A recovery ({@link RecoverRequested}) acts only on a leader in FAILED that a retry may help: it forgets the failures
+ *       (a fresh run of automatic retries) and moves toward the desired state at once.</li>
  *   <li>Source records lost before they were mirrored ({@link SourceRecordsLost}) are never skipped in silence: under
  *       the {@code continue} policy the partition goes on past them ({@link SkipLostRecords}) and its last error names
  *       the range until another error replaces it; under {@code fail} it stops, naming the range.</li>
@@ -121,20 +130,17 @@ public final class PartitionStateMachine {
     /** Recorded states that show an earlier leader fetched into the log (as does a recorded last mirrored offset). */
     private static final Set<PartitionState> RECORDED_MIRRORED_INTO = EnumSet.of(MIRRORING, PAUSING, PAUSED, STOPPING, STOPPED);
 
-    private final long retryBackoffMs;
-    private final long retryBackoffMaxMs;
+    private final Function<String, RetryPolicy> retryPolicies;
+    private final DoubleSupplier jitter;
 
     /**
-     * @param retryBackoffMs    delay before the first retry of a FAILED partition
-     * @param retryBackoffMaxMs upper bound of the delay, however many failures in a row
+     * @param retryPolicies the retry policy of each mirror, by name
+     * @param jitter        where each retry's delay falls in its range, from 0 to 1 ({@link RetryPolicy#delayMs}): random
+     *                      numbers on a broker, fixed ones in tests
      */
-    public PartitionStateMachine(long retryBackoffMs, long retryBackoffMaxMs) {
-        if (retryBackoffMs < 0 || retryBackoffMaxMs < 0) {
-            throw new IllegalArgumentException("Retry backoffs must not be negative: " + retryBackoffMs
-                + ", " + retryBackoffMaxMs);
-        }
-        this.retryBackoffMs = retryBackoffMs;
-        this.retryBackoffMaxMs = retryBackoffMaxMs;
+    public PartitionStateMachine(Function<String, RetryPolicy> retryPolicies, DoubleSupplier jitter) {
+        this.retryPolicies = retryPolicies;
+        this.jitter = jitter;
     }
 
     public Transition handle(MirrorPartition current, PartitionEvent event, long nowMs) {
@@ -176,16 +182,16 @@ public final class PartitionStateMachine {
             return startFetching(current);
         }
         if (event instanceof PrepareFailed e && state == PREPARING) {
-            return fail(current, e.error(), nowMs);
+            return fail(current, e.error(), nowMs, e.sourceUnreachable());
         }
         if (event instanceof FetchFailed e && state == MIRRORING) {
-            return fail(current, e.error(), nowMs, STOP_FETCHING);
+            return fail(current, e.error(), nowMs, false, STOP_FETCHING);
         }
         if (event instanceof SourceRecordsLost e && state == MIRRORING) {
             return sourceRecordsLost(current, e);
         }
         if (event instanceof SourceTopicGone e && state == MIRRORING) {
-            return go(current.failedUntilRestart(e.error()), STOP_FETCHING, PERSIST);
+            return go(current.failedUntilAsked(e.error(), false), STOP_FETCHING, PERSIST);
         }
         if (event instanceof SourceUnavailable e && state == MIRRORING) {
             return go(current.reporting(e.report(), true), PERSIST);
@@ -200,7 +206,7 @@ public final class PartitionStateMachine {
             return startFetching(current);
         }
         if (event instanceof RepairFailed e && state == MIRRORING) {
-            return fail(current, e.error(), nowMs, STOP_FETCHING);
+            return fail(current, e.error(), nowMs, false, STOP_FETCHING);
         }
         if (event instanceof FetchingStarted && state == MIRRORING) {
             return stay(current.asMirroredInto());
@@ -221,6 +227,9 @@ public final class PartitionStateMachine {
             && nowMs >= current.retryAtMs()) {
             return settle(current, false);
         }
+        if (event instanceof RecoverRequested && state == FAILED && current.recoverable()) {
+            return settle(current.healthy(), false);
+        }
         if (event instanceof FetcherStopped && state == PAUSING) {
             return current.desired() == DesiredState.MIRRORING ? startFetching(current) : settle(current, false);
         }
@@ -236,7 +245,7 @@ public final class PartitionStateMachine {
                 : go(current.to(STOPPED).healthy(), PERSIST);
         }
         if (event instanceof StopFailed e && state == STOPPING) {
-            return fail(current, e.error(), nowMs);
+            return fail(current, e.error(), nowMs, false);
         }
         return stay(current);
     }
@@ -246,8 +255,9 @@ public final class PartitionStateMachine {
         String lost = "source offsets [" + e.fromOffset() + ", " + e.toOffset() + ") of " + p.partition() + " were deleted on "
             + "the source (retention or deleteRecords) before they were mirrored";
         if (e.failOnLoss()) {
-            return go(p.failedUntilRestart(MirrorError.SOURCE_RETENTION_OUTRUN.format(lost + "; the partition stops before them ("
-                + MirrorConfig.SOURCE_DATA_LOSS_POLICY + "=fail): stop it, or set the policy to continue and pause and resume it")),
+            return go(p.failedUntilAsked(MirrorError.SOURCE_RETENTION_OUTRUN.format(lost + "; the partition stops before them ("
+                + MirrorConfig.SOURCE_DATA_LOSS_POLICY + "=fail): stop it, or set the policy to continue and recover it (--recover)"),
+                true),
                 STOP_FETCHING, PERSIST);
         }
         return go(p.reporting(MirrorError.SOURCE_RETENTION_OUTRUN.format(lost + "; skipped them, mirroring goes on at offset "
@@ -258,13 +268,6 @@ public final class PartitionStateMachine {
     /** The last error reports skipped source records: no failure, and not the source's unavailability. */
     private static boolean reportsSkippedRecords(MirrorPartition p) {
         return p.lastError() != null && p.failures() == 0 && !p.sourceUnavailable();
-    }
-
-    /** Delay before retry number {@code failures}: {@code min(max, base * 2^(failures - 1))}, without overflow. */
-    private long backoffMs(int failures) {
-        int doublings = Math.min(failures - 1, Long.SIZE - 2);
-        // base * 2^d > max exactly when base > floor(max / 2^d); otherwise base * 2^d cannot overflow.
-        return retryBackoffMs > (retryBackoffMaxMs >> doublings) ? retryBackoffMaxMs : retryBackoffMs << doublings;
     }
 
     private static Transition becameLeader(MirrorPartition current, BecameLeader event) {
@@ -346,13 +349,24 @@ public final class PartitionStateMachine {
         return go(p.to(MIRRORING), START_FETCHING, PERSIST);
     }
 
-    private Transition fail(MirrorPartition p, String error, long nowMs, PartitionAction... first) {
-        long delayMs = backoffMs(p.failures() + 1);
-        long retryAtMs = nowMs > Long.MAX_VALUE - delayMs ? Long.MAX_VALUE : nowMs + delayMs;
+    /**
+     * FAILED; a retry is scheduled while the policy has retries left, and always for a stop or a source that did not answer
+     * (it ends by itself once the source is back, and a partition waiting for the operator then would lag for nothing).
+     */
+    private Transition fail(MirrorPartition p, String error, long nowMs, boolean sourceUnreachable, PartitionAction... first) {
+        String message = error == null ? UNKNOWN_ERROR : error;
+        int failures = p.failures() + 1;
+        RetryPolicy policy = retryPolicies.apply(p.mirror());
         List<PartitionAction> actions = new ArrayList<>(List.of(first));
         actions.add(PERSIST);
+        if (!policy.retriesAfter(failures) && p.desired() != DesiredState.STOPPED && !sourceUnreachable) {
+            return new Transition(p.failed(message + " (gave up after " + failures + " attempt(s) in a row; retry with --recover)",
+                MirrorPartition.NO_RETRY), actions);
+        }
+        long delayMs = policy.delayMs(failures, jitter.getAsDouble());
+        long retryAtMs = nowMs > Long.MAX_VALUE - delayMs ? Long.MAX_VALUE : nowMs + delayMs;
         actions.add(new ScheduleRetry(retryAtMs));
-        return new Transition(p.failed(error == null ? UNKNOWN_ERROR : error, retryAtMs), actions);
+        return new Transition(p.failed(message, retryAtMs), actions);
     }
 
     /** The fetcher may still be running: MIRRORING, or PAUSING before {@link FetcherStopped}. */

@@ -9,6 +9,7 @@ import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.CommandOp;
 import io.clustermirror.common.records.LastCommand;
+import io.clustermirror.common.records.FailureRetries;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorTopicRecord;
@@ -241,6 +242,42 @@ class CommandProcessorTest {
         assertFailed(run(CommandOp.STOP, "dr", "zzz"), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "zzz");
     }
 
+    /** Records partition {@code partition} of {@code topic} in mirror 'dr' as FAILED, with the given retries. */
+    private void recordFailed(String topic, int partition, FailureRetries retries, String error) {
+        MirrorDelta delta = new MirrorDelta(image);
+        PartitionStateRecord record = new PartitionStateRecord("dr", topic, partition, PartitionState.FAILED, 0, 1, "id-" + topic, 9, 0,
+            List.of(), 10, 10, error, -1, -1, -1, 1L, null, null, null, retries);
+        delta.replayState(RecordCodec.encodeKey(record.logKey()), RecordCodec.encodeState(record));
+        image = delta.apply();
+    }
+
+    @Test
+    void recoverRetriesTheFailedPartitionsOfTheSelectedTopicsAndRefusesWhereNoRetryCanHelp() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 2, Map.of()));
+        source.topics.put("b", new SourceTopic("b", "id-b", 1, Map.of()));
+        run(CommandOp.START, "dr", "a", "b");
+        assertFailed(run(CommandOp.RECOVER, "dr", "a", "b"), MirrorError.MIRROR_TOPIC_NOT_FAILED, "nothing to recover");
+
+        recordFailed("b", 0, new FailureRetries(1, FailureRetries.NONE, false), "SOURCE_TOPIC_DELETED: gone");
+        assertFailed(run(CommandOp.RECOVER, "dr", "b"), MirrorError.MIRROR_TOPIC_NOT_RECOVERABLE, "b-0 (SOURCE_TOPIC_DELETED: gone)");
+        assertTrue(image.topic("b").orElseThrow().recoveryCommandId() == null);
+
+        recordFailed("a", 1, new FailureRetries(11, FailureRetries.NONE, true), "UNKNOWN_SERVER_ERROR: refused");
+        CommandOutcome recovered = run(CommandOp.RECOVER, "dr", ".*");
+        assertEquals(MirrorError.NONE, recovered.result().error(), recovered.result().message());
+        assertEquals(List.of("a"), recovered.result().topics(), "only topics with a partition to recover");
+        assertTrue(recovered.result().message().contains("recovering 1 FAILED partition(s) of 1 topic(s)")
+            && recovered.result().message().contains("no retry can help b-0"), recovered.result().message());
+        assertEquals("id-" + CommandOp.RECOVER, image.topic("a").orElseThrow().recoveryCommandId());
+        assertEquals(CommandOp.RECOVER, image.topic("a").orElseThrow().lastCommand().op());
+        assertEquals(DesiredState.MIRRORING, image.topic("a").orElseThrow().desired(), "nothing else changes");
+
+        recordFailed("a", 0, null, "UNKNOWN_SERVER_ERROR: recorded by an older leader");
+        assertEquals(MirrorError.NONE, run(CommandOp.RECOVER, "dr", "a").result().error(),
+            "a failure recorded without its retries may be recovered");
+    }
+
     @Test
     void deleteOnlyWhenEveryTopicHasStopped() {
         createMirror();
@@ -335,7 +372,8 @@ class CommandProcessorTest {
 
     @Test
     void unknownMirrorForEveryOperation() {
-        for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME, CommandOp.ADD_PARTITIONS)) {
+        for (CommandOp op : List.of(CommandOp.DELETE, CommandOp.STOP, CommandOp.PAUSE, CommandOp.RESUME, CommandOp.ADD_PARTITIONS,
+                CommandOp.RECOVER)) {
             assertFailed(run(op, "ghost", "a"), MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'ghost'");
         }
     }

@@ -12,7 +12,10 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.common.records.CommandOp;
+import io.clustermirror.common.records.FailureRetries;
 import io.clustermirror.common.records.HeldDecision;
+import io.clustermirror.common.records.LastCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -37,6 +40,7 @@ import static io.clustermirror.common.PartitionState.PREPARING;
 import static io.clustermirror.common.PartitionState.STOPPED;
 import static io.clustermirror.common.PartitionState.STOPPING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -138,7 +142,7 @@ class PartitionMirrorManagerTest {
             },
             (mirror, tp, offset) -> rewinds.add(mirror + " " + tp + " " + offset),
             () -> imageCatchUp),
-        new PartitionStateMachine(BACKOFF_MS, 1_000),
+        () -> 1.0, // every retry waits the longest its backoff allows
         new PartitionMirrorManager.Threads(time, events, procedures, procedures, procedures));
 
     private PartitionFetcher fetcher(MirrorConfig config, FetchListener listener) {
@@ -188,8 +192,15 @@ class PartitionMirrorManagerTest {
     }
 
     private static MirrorImage image(DesiredState desired) {
-        return new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source:9092"), "source-cluster", 1L)),
-            Map.of(TP.topic(), new MirrorTopicRecord(TP.topic(), "dr", desired, SOURCE_TOPIC_ID, 1, 1L)), Map.of());
+        return image(new MirrorTopicRecord(TP.topic(), "dr", desired, SOURCE_TOPIC_ID, 1, 1L));
+    }
+
+    /** A mirror "dr" whose partitions retry after {@link #BACKOFF_MS}, doubling up to 1 s, twice in a row, with this topic. */
+    private static MirrorImage image(MirrorTopicRecord topic) {
+        return new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source:9092",
+                MirrorConfig.PARTITION_RETRY_BACKOFF_MS, String.valueOf(BACKOFF_MS), MirrorConfig.PARTITION_RETRY_BACKOFF_MAX_MS, "1000",
+                MirrorConfig.PARTITION_RETRIES, "2"), "source-cluster", 1L)),
+            Map.of(TP.topic(), topic), Map.of());
     }
 
     /** Runs the event loop and the procedures until neither has anything due. */
@@ -591,6 +602,52 @@ class PartitionMirrorManagerTest {
         runAll();
         assertEquals(MIRRORING, lastRecord().state());
         assertEquals(null, lastRecord().lastError(), "the error is cleared once the fetcher makes progress");
+    }
+
+    @Test
+    void aPartitionWhoseRetriesAreUsedUpWaitsUntilTheOperatorRecoversIt() {
+        sourceFailures = 4;
+        manager.onImage(image(DesiredState.MIRRORING));
+        lead(3);
+        imageCatchUp.complete(null);
+        runAll();
+        time.sleep(BACKOFF_MS);
+        runAll();
+        time.sleep(2 * BACKOFF_MS);
+        runAll();
+        assertEquals(List.of(PREPARING, FAILED, PREPARING, FAILED, PREPARING, FAILED), recordedStates());
+        assertEquals(new FailureRetries(3, FailureRetries.NONE, true), lastRecord().failureRetries(),
+            "after its two retries the partition tries no more by itself");
+        assertTrue(lastRecord().lastError().contains("--recover"), lastRecord().lastError());
+
+        time.sleep(60_000);
+        runAll();
+        assertEquals(6, written.size(), "no retry after the last one, however long it waits");
+
+        MirrorTopicRecord topic = new MirrorTopicRecord(TP.topic(), "dr", DesiredState.MIRRORING, SOURCE_TOPIC_ID, 1, 1L);
+        manager.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
+        runAll();
+        assertEquals(List.of(PREPARING, FAILED), recordedStates().subList(6, 8), "the recovery tries at once, and fails");
+        assertEquals(new FailureRetries(1, time.milliseconds() + BACKOFF_MS, true), lastRecord().failureRetries(),
+            "with a fresh run of retries");
+
+        time.sleep(BACKOFF_MS);
+        runAll();
+        assertEquals(MIRRORING, lastRecord().state());
+        assertNull(lastRecord().failureRetries());
+        manager.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
+        runAll();
+        assertEquals(MIRRORING, lastRecord().state(), "the same recovery seen again changes nothing");
+    }
+
+    @Test
+    void onlyKafkasRetriableErrorsMeanTheSourceDidNotAnswer() {
+        assertTrue(PartitionMirrorManager.sourceUnreachable(new java.util.concurrent.ExecutionException(
+            new org.apache.kafka.common.errors.TimeoutException("Timed out waiting for a node assignment"))));
+        assertTrue(PartitionMirrorManager.sourceUnreachable(new org.apache.kafka.common.errors.DisconnectException("gone")));
+        assertFalse(PartitionMirrorManager.sourceUnreachable(new java.util.concurrent.ExecutionException(
+            new org.apache.kafka.common.errors.TopicAuthorizationException("no READ"))));
+        assertFalse(PartitionMirrorManager.sourceUnreachable(new IllegalStateException("a bug")));
     }
 
     @Test

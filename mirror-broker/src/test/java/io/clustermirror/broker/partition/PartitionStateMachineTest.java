@@ -23,6 +23,7 @@ import io.clustermirror.broker.partition.PartitionEvent.PrepareSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.ProcedureOutcome;
 import io.clustermirror.broker.partition.PartitionEvent.ProgressSnapshotDue;
 import io.clustermirror.broker.partition.PartitionEvent.RecordedStateChanged;
+import io.clustermirror.broker.partition.PartitionEvent.RecoverRequested;
 import io.clustermirror.broker.partition.PartitionEvent.RepairFailed;
 import io.clustermirror.broker.partition.PartitionEvent.RepairSucceeded;
 import io.clustermirror.broker.partition.PartitionEvent.SourceAvailable;
@@ -57,8 +58,8 @@ import static io.clustermirror.common.PartitionState.STOPPING;
 import static io.clustermirror.common.PartitionState.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PartitionStateMachineTest {
@@ -66,6 +67,8 @@ class PartitionStateMachineTest {
     private static final long NOW = 10_000L;
     private static final long BASE = 100L;
     private static final long MAX = 1_000L;
+    /** Enough automatic retries for every test but those about their bound. */
+    private static final int RETRIES = 20;
     private static final int EPOCH = 5;
 
     private static final PartitionAction PREPARE = new Prepare();
@@ -75,7 +78,12 @@ class PartitionStateMachineTest {
     private static final PartitionAction STOP_UNMIRRORED = new StopUnmirrored();
     private static final PartitionAction PERSIST = new PersistState();
 
-    private final PartitionStateMachine machine = new PartitionStateMachine(BASE, MAX);
+    /** Every retry waits the longest its backoff allows: the tests know each delay. */
+    private final PartitionStateMachine machine = machine(RETRIES);
+
+    private static PartitionStateMachine machine(int retries) {
+        return new PartitionStateMachine(mirror -> new RetryPolicy(BASE, MAX, retries), () -> 1.0);
+    }
 
     /** The desired state a partition normally has in each state (UNKNOWN: in no mirror). */
     private static DesiredState typicalDesired(PartitionState state) {
@@ -672,21 +680,6 @@ class PartitionStateMachineTest {
     }
 
     @Test
-    void backoffNeverOverflows() {
-        MirrorPartition many = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            Integer.MAX_VALUE - 1, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true, false);
-        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW + MAX)),
-            machine.handle(many, new FetchFailed("e"), NOW).actions());
-        PartitionStateMachine huge = new PartitionStateMachine(Long.MAX_VALUE / 3, Long.MAX_VALUE);
-        MirrorPartition third = new MirrorPartition("dr", TP, MIRRORING, true, EPOCH, DesiredState.MIRRORING,
-            2, MirrorPartition.NO_RETRY, "e", 0, UNKNOWN, true, false);
-        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(Long.MAX_VALUE)),
-            huge.handle(third, new FetchFailed("e"), NOW).actions());
-        PartitionStateMachine noWait = new PartitionStateMachine(0, 0);
-        assertEquals(List.of(STOP_FETCHING, PERSIST, retryAt(NOW)), noWait.handle(many, new FetchFailed("e"), NOW).actions());
-    }
-
-    @Test
     void stopFailureRetriesTheStop() {
         MirrorPartition p = leaderIn(STOPPING);
         p = step(p, new StopFailed(p.generation(), "append failed"), FAILED, PERSIST, retryAt(NOW + BASE));
@@ -697,9 +690,78 @@ class PartitionStateMachineTest {
     }
 
     @Test
-    void rejectsNegativeBackoffs() {
-        assertThrows(IllegalArgumentException.class, () -> new PartitionStateMachine(-1, 10));
-        assertThrows(IllegalArgumentException.class, () -> new PartitionStateMachine(1, -10));
+    void afterItsLastRetryAPartitionWaitsForARecoveryWhichStartsAFreshRunOfRetries() {
+        PartitionStateMachine twice = machine(2);
+        MirrorPartition p = leaderIn(MIRRORING);
+        p = step(twice, p, new FetchFailed("e1"), NOW, FAILED, STOP_FETCHING, PERSIST, retryAt(NOW + BASE));
+        p = step(twice, p, new RetryDue(), NOW + BASE, PREPARING, PERSIST, PREPARE);
+        p = step(twice, p, new PrepareFailed(p.generation(), "e2"), NOW + BASE, FAILED, PERSIST, retryAt(NOW + 3 * BASE));
+        p = step(twice, p, new RetryDue(), NOW + 3 * BASE, PREPARING, PERSIST, PREPARE);
+        p = step(twice, p, new PrepareFailed(p.generation(), "e3"), NOW + 3 * BASE, FAILED, PERSIST);
+        assertEquals(MirrorPartition.NO_RETRY, p.retryAtMs(), "no third retry");
+        assertEquals(3, p.failures());
+        assertTrue(p.lastError().startsWith("e3") && p.lastError().contains("--recover"), p.lastError());
+        assertTrue(p.recoverable());
+        p = step(twice, p, new RetryDue(), NOW + 100 * MAX, FAILED);
+
+        p = step(twice, p, new RecoverRequested(), NOW + 100 * MAX, PREPARING, PERSIST, PREPARE);
+        assertEquals(0, p.failures(), "a fresh run of retries");
+        assertNull(p.lastError());
+        step(twice, p, new PrepareFailed(p.generation(), "e4"), NOW, FAILED, PERSIST, retryAt(NOW + BASE));
+    }
+
+    @Test
+    void aPartitionThatNeverRetriesByItselfStillRecovers() {
+        PartitionStateMachine never = machine(0);
+        MirrorPartition p = step(never, leaderIn(MIRRORING), new FetchFailed("e1"), NOW, FAILED, STOP_FETCHING, PERSIST);
+        step(never, p, new RecoverRequested(), NOW, PREPARING, PERSIST, PREPARE);
+    }
+
+    @Test
+    void aFailedStopRetriesWhateverTheBound() {
+        PartitionStateMachine never = machine(0);
+        MirrorPartition p = leaderIn(STOPPING);
+        for (int i = 1; i <= 5; i++) {
+            p = step(never, p, new StopFailed(p.generation(), "append failed"), NOW, FAILED, PERSIST, retryAt(NOW + Math.min(MAX, BASE << (i - 1))));
+            p = step(never, p, new RetryDue(), NOW + MAX, STOPPING, PERSIST, RUN_STOP);
+        }
+        assertEquals(5, p.failures());
+    }
+
+    @Test
+    void aPreparationTheSourceDidNotAnswerRetriesWhateverTheBound() {
+        PartitionStateMachine never = machine(0);
+        MirrorPartition p = leaderIn(PREPARING);
+        for (int i = 1; i <= 5; i++) {
+            p = step(never, p, new PrepareFailed(p.generation(), "TimeoutException", true), NOW, FAILED, PERSIST,
+                retryAt(NOW + Math.min(MAX, BASE << (i - 1))));
+            p = step(never, p, new RetryDue(), NOW + MAX, PREPARING, PERSIST, PREPARE);
+        }
+        step(never, p, new PrepareFailed(p.generation(), "MIRROR_LOOP: the source copies it from us"), NOW, FAILED, PERSIST);
+    }
+
+    @Test
+    void aRecoveryRetriesOnlyAFailedLeader() {
+        expect(new RecoverRequested(), Map.of(FAILED, to(PREPARING, PERSIST, PREPARE)));
+        MirrorPartition follower = leaderIn(FAILED).asFollower();
+        assertEquals(new Transition(follower, List.of()), machine.handle(follower, new RecoverRequested(), NOW));
+    }
+
+    @Test
+    void noRecoveryCopiesAnotherTopicOverTheMirroredHistory() {
+        MirrorPartition p = step(leaderIn(MIRRORING), new SourceTopicGone("SOURCE_TOPIC_ID_CHANGED: re-created"), FAILED, STOP_FETCHING,
+            PERSIST);
+        assertFalse(p.recoverable());
+        step(p, new RecoverRequested(), FAILED);
+        p = step(p, new DesiredChanged(DesiredState.STOPPED), STOPPING, PERSIST, RUN_STOP);
+        assertTrue(p.recoverable(), "only a FAILED partition is unrecoverable");
+    }
+
+    @Test
+    void sourceRecordsLostUnderTheFailPolicyWaitForARecovery() {
+        MirrorPartition p = step(leaderIn(MIRRORING), new SourceRecordsLost(10, 20, true), FAILED, STOP_FETCHING, PERSIST);
+        assertTrue(p.recoverable() && p.lastError().contains("--recover"), p.lastError());
+        step(p, new RecoverRequested(), PREPARING, PERSIST, PREPARE);
     }
 
     /**
@@ -717,8 +779,10 @@ class PartitionStateMachineTest {
             new ProgressSnapshotDue(), new LineageChanged(), new StateRecordLost(), new RecordedStateChanged(UNKNOWN), new RecordedStateChanged(PAUSED),
             new RecordedStateChanged(MIRRORING), new RecordedStateChanged(FAILED), new SourceRecordsLost(10, 20, false),
             new SourceRecordsLost(10, 20, true), new SourceTopicGone("SOURCE_TOPIC_DELETED: gone"),
-            new SourceUnavailable("SOURCE_UNAVAILABLE: down"), new SourceAvailable());
+            new SourceUnavailable("SOURCE_UNAVAILABLE: down"), new SourceAvailable(), new RecoverRequested());
+        PartitionStateMachine fewRetries = machine(1);
         Map<PartitionState, Integer> seen = new HashMap<>();
+        int usedUp = 0;
         for (int walk = 0; walk < 200; walk++) {
             MirrorPartition p = MirrorPartition.unknown("dr", TP, DesiredState.MIRRORING, 0);
             int epoch = 0;
@@ -729,7 +793,7 @@ class PartitionStateMachineTest {
                     : pick < 4 ? outcome(random.nextInt(OUTCOMES), p.generation() - random.nextInt(2))
                     : events.get(random.nextInt(events.size()));
                 now += random.nextInt(500);
-                Transition t = machine.handle(p, event, now);
+                Transition t = fewRetries.handle(p, event, now);
                 MirrorPartition next = t.next();
                 String where = "walk " + walk + " step " + i + ": " + p + " + " + event + " -> " + t;
                 if (t.actions().contains(START)) {
@@ -757,9 +821,19 @@ class PartitionStateMachineTest {
                 }
                 if (next.state() != FAILED) {
                     assertEquals(MirrorPartition.NO_RETRY, next.retryAtMs(), where);
-                } else if (next.retryAtMs() == MirrorPartition.NO_RETRY) {
-                    assertTrue(next.lastError().startsWith("SOURCE_TOPIC_") || next.lastError().startsWith("SOURCE_RETENTION_OUTRUN"),
-                        "only a failure no retry can mend waits for the operator: " + where);
+                } else if (next.retryAtMs() == MirrorPartition.NO_RETRY && next.leader()) {
+                    boolean cannotMend = next.lastError().startsWith("SOURCE_TOPIC_") || next.lastError().startsWith("SOURCE_RETENTION_OUTRUN");
+                    boolean usedUpRetries = next.failures() > 1 && next.desired() != DesiredState.STOPPED;
+                    usedUp += usedUpRetries && !cannotMend ? 1 : 0;
+                    assertTrue(cannotMend || usedUpRetries, "only a failure no retry can mend, or one whose retries are used up, waits "
+                        + "for the operator, and never a stop: " + where);
+                }
+                if (!next.recoverable()) {
+                    assertTrue(next.lastError().startsWith("SOURCE_TOPIC_"), "only a gone source topic is beyond recovery: " + where);
+                }
+                if (event instanceof RecoverRequested && p.leader() && p.state() == FAILED && p.recoverable()) {
+                    assertNotEquals(FAILED, next.state(), "a recovery tries at once: " + where);
+                    assertEquals(0, next.failures(), where);
                 }
                 if (next.state() == FAILED) {
                     assertTrue(next.failures() >= 1 && next.lastError() != null, where);
@@ -781,6 +855,7 @@ class PartitionStateMachineTest {
             }
         }
         assertEquals(PartitionState.values().length, seen.size(), "every state is reached: " + seen);
+        assertTrue(usedUp > 0, "some walks use up their retries");
     }
 
     // ---- A STOP always completes, and no procedure issued before it acts afterwards.
@@ -993,14 +1068,18 @@ class PartitionStateMachineTest {
         }
     }
 
-    private MirrorPartition step(
-MirrorPartition p, PartitionEvent event, PartitionState state, PartitionAction... actions) {
+    private MirrorPartition step(MirrorPartition p, PartitionEvent event, PartitionState state, PartitionAction... actions) {
         return step(p, event, NOW, state, actions);
     }
 
     private MirrorPartition step(MirrorPartition p, PartitionEvent event, long now, PartitionState state,
                                  PartitionAction... actions) {
-        Transition t = machine.handle(p, event, now);
+        return step(machine, p, event, now, state, actions);
+    }
+
+    private static MirrorPartition step(PartitionStateMachine on, MirrorPartition p, PartitionEvent event, long now, PartitionState state,
+                                        PartitionAction... actions) {
+        Transition t = on.handle(p, event, now);
         assertEquals(state, t.next().state(), p + " + " + event);
         assertEquals(List.of(actions), t.actions(), p + " + " + event);
         return t.next();

@@ -22,13 +22,22 @@ import java.util.List;
  *                         and one partition growth); empty when none is held
  * @param logStartDecision the operator's last decision on held changes, which the partition leaders apply to the source log
  *                         start moves they hold ({@link HeldLogStarts}); null when there was none
+ * @param recoveryCommandId the id of the operator's last {@code --recover} of the topic: each new value tells the partition
+ *                         leaders to try their FAILED partitions again now; null when there was none
  */
 public record MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId,
                                 int partitions, long updatedMs, LastCommand lastCommand,
                                 @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges,
-                                @JsonInclude(JsonInclude.Include.NON_NULL) HeldDecision logStartDecision) {
+                                @JsonInclude(JsonInclude.Include.NON_NULL) HeldDecision logStartDecision,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) String recoveryCommandId) {
     public MirrorTopicRecord {
         heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
+    }
+
+    /** A record no {@code --recover} has touched, as the writers before recoveries wrote. */
+    public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
+                             long updatedMs, LastCommand lastCommand, List<HeldChange> heldChanges, HeldDecision logStartDecision) {
+        this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, lastCommand, heldChanges, logStartDecision, null);
     }
 
     /** A record that holds nothing back, as the writers before held changes wrote. */
@@ -46,7 +55,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
     /** The record as changed by {@code command}, which also gives the time of the change. */
     public MirrorTopicRecord withDesired(DesiredState newDesired, LastCommand command) {
         return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command,
-            heldChanges, logStartDecision);
+            heldChanges, logStartDecision, recoveryCommandId);
     }
 
     /** The record grown to {@code newPartitions}: a held growth to that count is done. */
@@ -54,7 +63,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
         List<HeldChange> held = heldChanges.stream()
             .filter(c -> c.kind() != HeldChange.Kind.PARTITIONS || Integer.parseInt(c.value()) > newPartitions).toList();
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command,
-            held, logStartDecision);
+            held, logStartDecision, recoveryCommandId);
     }
 
     /**
@@ -69,7 +78,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
                 .orElse(HeldChange.held(change.kind(), change.name(), change.value(), command.appliedMs())));
         }
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
-            next, logStartDecision);
+            next, logStartDecision, recoveryCommandId);
     }
 
     /**
@@ -79,6 +88,12 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
     public MirrorTopicRecord decided(HeldDecision.Verdict verdict, LastCommand command) {
         HeldChange.Status status = verdict == HeldDecision.Verdict.APPLY ? HeldChange.Status.APPROVED : HeldChange.Status.REJECTED;
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
-            heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()));
+            heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()), recoveryCommandId);
+    }
+
+    /** The record after an operator's {@code --recover}: its partition leaders try their FAILED partitions again now. */
+    public MirrorTopicRecord recovered(LastCommand command) {
+        return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command, heldChanges,
+            logStartDecision, command.commandId());
     }
 }

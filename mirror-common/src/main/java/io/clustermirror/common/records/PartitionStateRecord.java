@@ -37,6 +37,8 @@ import java.util.List;
  *                            did not record it
  * @param heldLogStarts       the source's log start moves this leader holds back ({@link HeldLogStarts}); empty when none
  *                            is held or the writer did not hold them
+ * @param failureRetries      how a FAILED partition tries again; null in any other state, and in records of writers that did
+ *                            not record it
  */
 public record PartitionStateRecord(String mirror, String topic, int partition, PartitionState state,
                                    int leaderEpoch, int leaderId, String sourceTopicId,
@@ -44,13 +46,28 @@ public record PartitionStateRecord(String mirror, String topic, int partition, P
                                    long sourceLogEndOffset, long destLogEndOffset, String lastError,
                                    long barrierOffset, long truncatedFromOffset, long truncatedToOffset,
                                    long updatedMs, Long oldestUnmirroredTimestamp, StopCut stopCut,
-                                   @JsonInclude(JsonInclude.Include.NON_EMPTY) HeldLogStarts heldLogStarts) {
+                                   @JsonInclude(JsonInclude.Include.NON_EMPTY) HeldLogStarts heldLogStarts,
+                                   @JsonInclude(JsonInclude.Include.NON_NULL) FailureRetries failureRetries) {
     /** {@link #oldestUnmirroredTimestamp()} of a destination that held everything the source had. */
     public static final long NOTHING_UNMIRRORED = -1L;
 
     public PartitionStateRecord {
         sourceEpochs = sourceEpochs == null ? List.of() : List.copyOf(sourceEpochs);
         heldLogStarts = heldLogStarts == null ? HeldLogStarts.NONE : heldLogStarts;
+        if (failureRetries != null && state != PartitionState.FAILED) {
+            throw new IllegalArgumentException("only a FAILED partition records its retries, not a " + state + " one");
+        }
+    }
+
+    /** A record with no retries to show, as the writers before {@code failureRetries} wrote. */
+    public PartitionStateRecord(String mirror, String topic, int partition, PartitionState state, int leaderEpoch, int leaderId,
+                                String sourceTopicId, long lastMirroredOffset, int lastMirroredEpoch, List<EpochStart> sourceEpochs,
+                                long sourceLogEndOffset, long destLogEndOffset, String lastError, long barrierOffset,
+                                long truncatedFromOffset, long truncatedToOffset, long updatedMs, Long oldestUnmirroredTimestamp,
+                                StopCut stopCut, HeldLogStarts heldLogStarts) {
+        this(mirror, topic, partition, state, leaderEpoch, leaderId, sourceTopicId, lastMirroredOffset, lastMirroredEpoch, sourceEpochs,
+            sourceLogEndOffset, destLogEndOffset, lastError, barrierOffset, truncatedFromOffset, truncatedToOffset, updatedMs,
+            oldestUnmirroredTimestamp, stopCut, heldLogStarts, null);
     }
 
     /** A record that holds no log start move back, as the writers before {@code heldLogStarts} wrote. */

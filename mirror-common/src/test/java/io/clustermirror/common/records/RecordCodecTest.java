@@ -147,6 +147,28 @@ class RecordCodecTest {
     }
 
     @Test
+    void theRetriesOfAFailedPartitionAndARecoveryRoundTripAndAreLeftOutWhenThereAreNone() {
+        PartitionStateRecord failed = new PartitionStateRecord("dr", "orders", 0, PartitionState.FAILED, 3, 2, "id", 6L, 2,
+            List.of(), 7L, 7L, "UNKNOWN_SERVER_ERROR: refused", -1L, -1L, -1L, 1L, -1L, null, null, new FailureRetries(3, 1_500L, true));
+        assertEquals(failed, RecordCodec.decodeState(RecordCodec.encodeState(failed)));
+        assertTrue(!text(RecordCodec.encodeState(STATE)).contains("failureRetries"), "earlier readers see what they always saw");
+        assertEquals(null, RecordCodec.decodeState(RecordCodec.encodeState(STATE)).failureRetries());
+        assertThrows(IllegalArgumentException.class, () -> new PartitionStateRecord("dr", "orders", 0, PartitionState.MIRRORING, 3, 2,
+            "id", 6L, 2, List.of(), 7L, 7L, null, -1L, -1L, -1L, 1L, -1L, null, null, new FailureRetries(1, 5L, true)),
+            "only a FAILED partition has retries");
+        assertThrows(IllegalArgumentException.class, () -> new FailureRetries(1, 5L, false), "no automatic retry beyond recovery");
+
+        MirrorTopicRecord topic = new MirrorTopicRecord("orders", "dr", DesiredState.MIRRORING, "tid", 3, 9L, null)
+            .recovered(new LastCommand("c-44", CommandOp.RECOVER, 10L, "recovering"));
+        assertEquals("c-44", topic.recoveryCommandId());
+        assertEquals(topic, RecordCodec.decodeTopic(RecordCodec.encodeTopic(topic)));
+        assertEquals("c-44", topic.withDesired(DesiredState.PAUSED, new LastCommand("c-45", CommandOp.PAUSE, 11L, "paused"))
+            .recoveryCommandId(), "a later command keeps the last recovery, so leaders do not see it again as new");
+        String earlier = "{\"v\":1,\"topic\":\"orders\",\"mirror\":\"dr\",\"desired\":\"STOPPED\",\"partitions\":4,\"updatedMs\":8}";
+        assertEquals(null, RecordCodec.decodeTopic(utf8(earlier)).recoveryCommandId());
+    }
+
+    @Test
     void aStopCutMustNotEndBelowItsOffset() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
             () -> new StopCut(7, 5));
