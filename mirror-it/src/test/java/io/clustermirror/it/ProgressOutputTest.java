@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * terminal (a pseudo-terminal of util-linux {@code script}) one line redrawn in place with a carriage return, for
  * {@code --start --wait} and {@code --verify}; through pipes no carriage return and no progress on stdout; with
  * {@code --json} a stdout that is the JSON document alone, on a terminal too. And {@code --start --wait} returns only
- * once every partition of the started topics is MIRRORING with all the source holds.
+ * once every partition of the started topics is MIRRORING with all the source holds, or exits 1 at its timeout naming
+ * those behind.
  */
 @Tag(ProcessCluster.TAG)
 class ProgressOutputTest {
@@ -120,5 +124,28 @@ class ProgressOutputTest {
         assertTrue(root.get("identical").asBoolean(), json.out());
         assertEquals(PARTITIONS, root.get("partitions").size(), json.out());
         assertFalse(json.err().contains("Verifying"), json.describe());
+    }
+
+    @Test
+    void aStartWaitThatTimesOutExitsOneNamingThePartitionsBehindAndLeavesThemStarted() throws Exception {
+        String topic = "progress-open-transaction";
+        Workloads.createTopic(clusters.source, topic, 1, Map.of());
+        try (KafkaProducer<byte[], byte[]> transactional = Workloads.producer(clusters.source.bootstrapServers(),
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "progress-open"))) {
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            transactional.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("open"))).get();
+            // The mirror fetches read_committed: it stops at the open transaction, one offset short of the source's end.
+            CliRun start = CliRun.piped(clusters.destination.bootstrapServers(), "--start", "--mirror", MIRROR, "--topics", topic,
+                "--wait", "--timeout-ms", "6000");
+            assertEquals(1, start.exit(), start.describe());
+            assertEquals("", start.out(), start.describe());
+            assertTrue(start.err().contains("MIRROR_TOPIC_NOT_CAUGHT_UP: 1 partition(s) had not caught up with the source after "
+                + "6000 ms; the topics were started and go on mirroring: " + topic + "-0 ("), start.describe());
+            assertTrue(start.err().contains("1 offset(s)") && start.err().contains("a transaction is open on the source"),
+                start.describe());
+            transactional.abortTransaction();
+        }
+        MirrorAssertions.awaitState(clusters.mirrors, MIRROR, topic, 1, PartitionState.MIRRORING);
     }
 }
