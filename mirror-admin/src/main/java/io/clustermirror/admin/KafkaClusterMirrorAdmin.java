@@ -7,6 +7,7 @@ import io.clustermirror.admin.internals.MirrorVerifications;
 import io.clustermirror.admin.internals.PlannedStops;
 import io.clustermirror.admin.internals.StartPreviews;
 import io.clustermirror.admin.internals.StopPreviews;
+import io.clustermirror.admin.internals.VerificationProgress;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.ListenerProbe;
@@ -94,6 +95,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -241,7 +244,33 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                 Collection<String> excludes, MirrorTopicsOptions options) {
-        return mirrorTopics(CommandOp.START, mirror, topicsOrRegexes, excludes, options);
+        return options.waitUntilCaughtUp() ? startAndWait(mirror, topicsOrRegexes, excludes, options)
+            : mirrorTopics(CommandOp.START, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    /**
+     * A start that waits: starts the topics, then waits until every partition of the started topics is MIRRORING and
+     * caught up, reading the image again at each check: their states move on (from PREPARING to MIRRORING) while it
+     * waits.
+     */
+    private MirrorTopicsResult startAndWait(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                            MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        Properties sourceConfigs = options.sourceClientConfigs();
+        boolean discardLocalWrites = options.discardLocalWrites();
+        ProgressListener listener = options.progressListener();
+        return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER, deadline -> {
+            checkPatterns(topics, excluded);
+            List<String> started = execute(CommandOp.START, mirror, Map.of(), topics, excluded, discardLocalWrites, deadline)
+                .topics();
+            awaitCaughtUp(mirror, sourceConfigs, "-start-source", checkDeadline -> {
+                MirrorImage image = readImage(checkDeadline);
+                return new Selection(image, PlannedStops.partitionsOf(image, started));
+            }, PartitionCatchUp::mirroringAndCaughtUp, listener, deadline,
+                behind -> NotCaughtUpException.afterStart(behind, deadline.timeoutMs()));
+            return started;
+        }));
     }
 
     @Override
@@ -261,28 +290,57 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         List<String> topics = List.copyOf(topicsOrRegexes);
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
         Properties sourceConfigs = options.sourceClientConfigs();
+        ProgressListener listener = options.progressListener();
         return new MirrorTopicsResult(submit(options, ClusterAccess.ALTER, deadline -> {
             checkPatterns(topics, excluded);
             MirrorImage image = readImage(deadline);
             List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
             PlannedStops.refusePaused(image, partitions);
-            checkSourceConfigs(image, mirror, sourceConfigs);
-            try (Admin sourceAdmin = Admin.create(clientConfigs(sourceConfigs, clientId + "-planned-stop-source"))) {
-                while (true) {
-                    List<PartitionCatchUp> behind = catchUp(image, mirror, partitions, sourceAdmin, sourceConfigs, deadline).stream()
-                        .filter(p -> !p.caughtUp()).toList();
-                    if (behind.isEmpty()) {
-                        break;
-                    }
-                    if (deadline.remainingMs(time) <= CATCH_UP_POLL_MS) {
-                        throw new NotCaughtUpException(behind, deadline.timeoutMs());
-                    }
-                    time.sleep(CATCH_UP_POLL_MS);
-                }
-            }
+            Selection selection = new Selection(image, partitions);
+            awaitCaughtUp(mirror, sourceConfigs, "-planned-stop-source", checkDeadline -> selection, PartitionCatchUp::caughtUp,
+                listener, deadline, behind -> new NotCaughtUpException(behind, deadline.timeoutMs()));
             return execute(CommandOp.STOP, mirror, Map.of(), topics, excluded, false,
                 new Deadline(defaultTimeoutMs, time.milliseconds() + defaultTimeoutMs)).topics();
         }));
+    }
+
+    /**
+     * Waits until {@code done} holds for every selected partition, checking both sides' offsets every
+     * {@link #CATCH_UP_POLL_MS} and reporting each check to the listener.
+     *
+     * @param select      the image and the partitions to check, read for each check
+     * @param notCaughtUp the failure when the deadline comes first, given the partitions not done at the last check
+     */
+    private void awaitCaughtUp(String mirror, Properties sourceConfigs, String sourceClientSuffix, SelectionReader select,
+                               Predicate<PartitionCatchUp> done, ProgressListener listener, Deadline deadline,
+                               Function<List<PartitionCatchUp>, ClusterMirrorException> notCaughtUp) throws Exception {
+        Selection selection = select.read(deadline);
+        checkSourceConfigs(selection.image(), mirror, sourceConfigs);
+        try (Admin sourceAdmin = Admin.create(clientConfigs(sourceConfigs, clientId + sourceClientSuffix))) {
+            while (true) {
+                List<PartitionCatchUp> checked = catchUp(selection.image(), mirror, selection.partitions(), sourceAdmin,
+                    sourceConfigs, deadline);
+                listener.onProgress(PlannedStops.progress(checked, done));
+                List<PartitionCatchUp> behind = checked.stream().filter(done.negate()).toList();
+                if (behind.isEmpty()) {
+                    return;
+                }
+                if (deadline.remainingMs(time) <= CATCH_UP_POLL_MS) {
+                    throw notCaughtUp.apply(behind);
+                }
+                time.sleep(CATCH_UP_POLL_MS);
+                selection = select.read(deadline);
+            }
+        }
+    }
+
+    /** What a wait checks: the partitions, and the image their states are read from. */
+    private record Selection(MirrorImage image, List<TopicPartition> partitions) {
+    }
+
+    @FunctionalInterface
+    private interface SelectionReader {
+        Selection read(Deadline deadline) throws Exception;
     }
 
     /** Both sides' offsets of the partitions, read now: the source's first, so the destination's are at least as recent. */
@@ -399,6 +457,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
         Properties sourceConfigs = new Properties();
         sourceConfigs.putAll(sourceClientConfigs);
+        ProgressListener listener = options.progressListener();
         return new VerifyMirrorTopicsResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
             MirrorImage image = readImage(deadline);
             List<MirrorVerifications.Target> targets = MirrorVerifications.partitionsToVerify(image, mirror, topics, excluded);
@@ -417,9 +476,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 }
                 MirrorVerifications.refuseCompacted(Map.of("source", sourcePolicies,
                     "destination", cleanupPolicies(admin, selected, deadline)));
+                VerificationProgress progress = new VerificationProgress(estimatedOffsets(targets, deadline), listener);
                 List<PartitionVerification> verifications = new ArrayList<>();
                 for (MirrorVerifications.Target target : targets) {
-                    verifications.add(verify(target, source, destination));
+                    verifications.add(verify(target, source, destination, progress));
+                    progress.partitionDone();
                 }
                 return verifications;
             }
@@ -450,8 +511,19 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             + "and this tool cannot read them", cause);
     }
 
+    /** The offsets a check of each target would compare, estimated from the destination's logs now (two requests in all). */
+    private List<Long> estimatedOffsets(List<MirrorVerifications.Target> targets, Deadline deadline) throws InterruptedException {
+        List<TopicPartition> partitions = targets.stream().map(MirrorVerifications.Target::partition).toList();
+        Map<TopicPartition, Long> starts = offsets(admin, partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED, deadline);
+        Map<TopicPartition, Long> ends = destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline);
+        long unknown = MirrorPartitionDescription.UNKNOWN;
+        return targets.stream().map(target -> MirrorVerifications.estimatedOffsets(target,
+            starts.getOrDefault(target.partition(), unknown), ends.getOrDefault(target.partition(), unknown))).toList();
+    }
+
     /** Compares one partition; a partition that cannot be read is reported as not verified rather than failing the rest. */
-    private static PartitionVerification verify(MirrorVerifications.Target target, RawLogReader source, RawLogReader destination) {
+    private static PartitionVerification verify(MirrorVerifications.Target target, RawLogReader source, RawLogReader destination,
+                                                VerificationProgress progress) {
         TopicPartition tp = target.partition();
         long unknown = MirrorPartitionDescription.UNKNOWN;
         if (target.state() == PartitionState.STOPPING) {
@@ -464,7 +536,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             RawLogReader.LogRange destinationLog = destination.range(tp);
             range = MirrorVerifications.range(target, sourceLog.logStartOffset(), destinationLog.logStartOffset(),
                 destinationLog.highWatermark());
-            BatchComparison.Outcome outcome = BatchComparison.compare(source.stream(tp, range.from(), range.to()),
+            BatchComparison.Outcome outcome = BatchComparison.compare(
+                progress.counting(source.stream(tp, range.from(), range.to()), range.from()),
                 destination.stream(tp, range.from(), range.to()), range.from(), range.to());
             BatchComparison.Difference difference = outcome.difference();
             return new PartitionVerification(tp.topic(), tp.partition(), target.state(), outcome.verifiedFrom(),

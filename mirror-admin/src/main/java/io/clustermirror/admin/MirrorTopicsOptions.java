@@ -7,12 +7,15 @@ import java.util.Properties;
 /**
  * Options for the operations on a mirror's topics: {@link ClusterMirrorAdmin#startMirrorTopics},
  * {@link ClusterMirrorAdmin#stopMirrorTopics}, {@link ClusterMirrorAdmin#pauseMirrorTopics} and
- * {@link ClusterMirrorAdmin#resumeMirrorTopics}. {@link #timeoutMs(Integer)} bounds the whole operation,
- * counted from the call; null uses the client's {@code default.api.timeout.ms} (60 seconds by default).
+ * {@link ClusterMirrorAdmin#resumeMirrorTopics}, and of {@link ClusterMirrorAdmin#verifyMirrorTopics}.
+ * {@link #timeoutMs(Integer)} bounds the whole operation, counted from the call; null uses the client's
+ * {@code default.api.timeout.ms} (60 seconds by default).
  */
 public class MirrorTopicsOptions extends AbstractOptions<MirrorTopicsOptions> {
     private boolean discardLocalWrites;
     private boolean planned;
+    private boolean waitUntilCaughtUp;
+    private ProgressListener progressListener = ProgressListener.NONE;
     private Properties sourceClientConfigs = new Properties();
 
     /**
@@ -50,7 +53,39 @@ public class MirrorTopicsOptions extends AbstractOptions<MirrorTopicsOptions> {
     }
 
     /**
-     * For a {@link #planned(boolean) planned} stop: Kafka client configs for reading the source's offsets (security
+     * For {@link ClusterMirrorAdmin#startMirrorTopics}: once the mirror controller has applied the start, wait until
+     * every partition of the started topics is MIRRORING and has caught up with the source, as a
+     * {@link #planned(boolean) planned} stop sees it (its offsets read from the source at each check, every 0.5 s;
+     * {@link #sourceClientConfigs} gives the settings to reach it). {@link #timeoutMs(Integer)} bounds the start and the
+     * wait together. If it passes first, the topics stay started and the result fails with {@link NotCaughtUpException}
+     * naming the partitions not caught up yet and how far behind they are. Ignored by the other operations.
+     */
+    public MirrorTopicsOptions waitUntilCaughtUp(boolean waitUntilCaughtUp) {
+        this.waitUntilCaughtUp = waitUntilCaughtUp;
+        return this;
+    }
+
+    public boolean waitUntilCaughtUp() {
+        return waitUntilCaughtUp;
+    }
+
+    /**
+     * Told how the long operations go: each check of a {@link #planned(boolean) planned} stop or of a start that
+     * {@link #waitUntilCaughtUp(boolean) waits}, and the batches an integrity check
+     * ({@link ClusterMirrorAdmin#verifyMirrorTopics}) has compared. None by default.
+     */
+    public MirrorTopicsOptions progressListener(ProgressListener progressListener) {
+        this.progressListener = progressListener == null ? ProgressListener.NONE : progressListener;
+        return this;
+    }
+
+    public ProgressListener progressListener() {
+        return progressListener;
+    }
+
+    /**
+     * For a {@link #planned(boolean) planned} stop, a start that {@link #waitUntilCaughtUp(boolean) waits} and
+     * {@link ClusterMirrorAdmin#previewStartMirrorTopics}: Kafka client configs for reading the source (security
      * settings; the mirror's stored passwords are sealed, so they must be given here); {@code bootstrap.servers}
      * defaults to the mirror's source.
      */

@@ -29,6 +29,15 @@ public record PartitionCatchUp(String topic, int partition, PartitionState state
     }
 
     /**
+     * True if the partition is MIRRORING and has caught up: what a start that waits
+     * ({@link MirrorTopicsOptions#waitUntilCaughtUp}) waits for. A partition that has not begun mirroring yet may already
+     * hold all the source holds (an empty topic), so its state counts too.
+     */
+    public boolean mirroringAndCaughtUp() {
+        return state == PartitionState.MIRRORING && caughtUp();
+    }
+
+    /**
      * The offsets the destination still has to mirror or settle, {@code sourceEndOffset - destinationLastStableOffset}
      * (never negative), or -1 if unknown.
      */
@@ -46,7 +55,7 @@ public record PartitionCatchUp(String topic, int partition, PartitionState state
         if (caughtUp()) {
             return "";
         }
-        String where = topic + "-" + partition + " (" + state + ")";
+        String where = where();
         if (!known()) {
             return where + ": offsets unknown (source end " + sourceEndOffset + ", destination end " + destinationEndOffset
                 + "): a side has no leader or cannot be read";
@@ -56,5 +65,14 @@ public record PartitionCatchUp(String topic, int partition, PartitionState state
             + sourceEndOffset + "; destination last stable offset " + destinationLastStableOffset + ", end " + destinationEndOffset + ")";
         return where + ": " + offsets + (sourceTransactionOpen() ? "; a transaction is open on the source from offset "
             + sourceLastStableOffset + ": end it (commit, abort, or wait for its transaction.timeout.ms)" : "");
+    }
+
+    /** Why the partition is not {@link #mirroringAndCaughtUp() MIRRORING and caught up}, for the operator; empty if it is. */
+    public String notMirroringAndCaughtUpBecause() {
+        return caughtUp() && state != PartitionState.MIRRORING ? where() + ": caught up but not MIRRORING yet" : behindBecause();
+    }
+
+    private String where() {
+        return topic + "-" + partition + " (" + state + ")";
     }
 }

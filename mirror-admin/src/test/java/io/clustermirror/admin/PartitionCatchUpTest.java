@@ -53,6 +53,22 @@ class PartitionCatchUpTest {
     }
 
     @Test
+    void aStartWaitsForMirroringTooAndSaysSo() {
+        PartitionCatchUp preparing = new PartitionCatchUp("orders", 1, PartitionState.PREPARING, 0, 0, 0, 0, -1);
+        assertTrue(preparing.caughtUp(), "an empty topic holds all the source holds before it mirrors");
+        assertFalse(preparing.mirroringAndCaughtUp());
+        assertTrue(catchUp(120, 120, 120, 120).mirroringAndCaughtUp());
+        assertEquals("", catchUp(120, 120, 120, 120).notMirroringAndCaughtUpBecause());
+        assertEquals("orders-1 (PREPARING): caught up but not MIRRORING yet", preparing.notMirroringAndCaughtUpBecause());
+        assertEquals(catchUp(120, 120, 100, 100).behindBecause(), catchUp(120, 120, 100, 100).notMirroringAndCaughtUpBecause());
+        NotCaughtUpException e = NotCaughtUpException.afterStart(List.of(preparing), 5000);
+        assertEquals("MIRROR_TOPIC_NOT_CAUGHT_UP: 1 partition(s) had not caught up with the source after 5000 ms; the topics "
+            + "were started and go on mirroring: orders-1 (PREPARING): caught up but not MIRRORING yet. Follow them with "
+            + "--describe, or wait with a longer --timeout-ms", e.getMessage());
+        assertEquals(List.of(preparing), e.behind());
+    }
+
+    @Test
     void theFailureNamesThePartitionsBehind() {
         NotCaughtUpException e = new NotCaughtUpException(List.of(catchUp(120, 120, 100, 100)), 5000);
         assertEquals("MIRROR_TOPIC_NOT_CAUGHT_UP: 1 partition(s) had not caught up with the source after 5000 ms, so nothing was "

@@ -17,6 +17,7 @@ import static io.clustermirror.admin.cli.CommandOptions.PLANNED;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_BOOTSTRAP_SERVER;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_COMMAND_CONFIG;
 import static io.clustermirror.admin.cli.CommandOptions.TOPICS;
+import static io.clustermirror.admin.cli.CommandOptions.WAIT;
 
 /** The tool's actions, with the action-specific options each requires or accepts. */
 public enum Action {
@@ -29,7 +30,7 @@ public enum Action {
         + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON)),
     START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
         "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS),
-        List.of(EXCLUDE, DISCARD_LOCAL_WRITES, DRY_RUN, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
+        List.of(EXCLUDE, DISCARD_LOCAL_WRITES, DRY_RUN, WAIT, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
     STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
         "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS),
         List.of(EXCLUDE, DRY_RUN, PLANNED, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),

@@ -11,6 +11,7 @@ import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
 import io.clustermirror.admin.NotCaughtUpException;
 import io.clustermirror.admin.PartitionVerification;
+import io.clustermirror.admin.ProgressListener;
 import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.ClusterMirrorException;
@@ -18,7 +19,9 @@ import io.clustermirror.common.MirrorError;
 
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Time;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -44,6 +47,10 @@ public final class ClusterMirrorsCommand {
      * can be pending, and the user has already been told it may or may not be applied.
      */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    private static final String CATCHING_UP = "Catching up";
+    private static final String BEHIND = "behind";
+    private static final String VERIFYING = "Verifying";
+    private static final String TO_COMPARE = "to compare";
 
     private ClusterMirrorsCommand() {
     }
@@ -52,14 +59,20 @@ public final class ClusterMirrorsCommand {
         System.exit(mainNoExit(args, System.out, System.err));
     }
 
-    /** Runs the tool against a real cluster and returns its exit status instead of exiting. */
+    /**
+     * Runs the tool against a real cluster and returns its exit status instead of exiting. It shows progress in place
+     * when it runs at a terminal: on Java 17 {@code System.console()} exists only when stdin and stdout both are one.
+     */
     public static int mainNoExit(String[] args, PrintStream out, PrintStream err) {
-        return mainNoExit(args, out, err, ClusterMirrorAdmin::create);
+        return mainNoExit(args, out, err, ClusterMirrorAdmin::create, System.console() != null, Time.SYSTEM);
     }
 
-    /** Runs the tool and returns its exit status; the admin factory lets tests supply a client. */
+    /**
+     * Runs the tool and returns its exit status; the admin factory lets tests supply a client, and {@code onTerminal} and
+     * {@code time} say how progress shows ({@link ProgressReporter.Mode#of}).
+     */
     static int mainNoExit(String[] args, PrintStream out, PrintStream err,
-                          Function<Properties, ClusterMirrorAdmin> adminFactory) {
+                          Function<Properties, ClusterMirrorAdmin> adminFactory, boolean onTerminal, Time time) {
         if (CommandOptions.isHelpRequested(args)) {
             out.print(CommandOptions.helpText());
             return OK;
@@ -84,7 +97,7 @@ public final class ClusterMirrorsCommand {
             return FAILED;
         }
         try {
-            return run(options, admin, out);
+            return run(options, admin, out, new Progress(ProgressReporter.Mode.of(options.json(), onTerminal), err, time));
         } catch (Exception e) {
             err.println(errorLine(e));
             return FAILED;
@@ -94,7 +107,7 @@ public final class ClusterMirrorsCommand {
     }
 
     /** Runs the action and returns the exit status: {@link #OK}, or {@link #FAILED} when a verified partition differs. */
-    static int run(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
+    static int run(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out, Progress progress) throws Exception {
         String mirror = options.mirror();
         switch (options.action()) {
             case CREATE -> {
@@ -135,6 +148,12 @@ public final class ClusterMirrorsCommand {
                     List<StartPreview> previews = admin.previewStartMirrorTopics(mirror, options.topics(), options.excludes(),
                         topicsOptions(options).sourceClientConfigs(options.sourceClientProperties())).partitions().get();
                     out.print(options.json() ? OutputFormatter.startPreviewJson(previews) : OutputFormatter.startPreviewTable(previews));
+                } else if (options.waitUntilCaughtUp()) {
+                    List<String> started = progress.await(CATCHING_UP, BEHIND, listener -> admin.startMirrorTopics(mirror,
+                        options.topics(), options.excludes(), topicsOptions(options).waitUntilCaughtUp(true)
+                            .sourceClientConfigs(options.sourceClientProperties()).progressListener(listener)).topics());
+                    out.println(OutputFormatter.mirrorTopicsChanged("Started", mirror, started));
+                    out.println("Every partition of them is MIRRORING and has caught up with the source.");
                 } else {
                     printTopics(out, "Started", mirror,
                         admin.startMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
@@ -146,7 +165,7 @@ public final class ClusterMirrorsCommand {
                         topicsOptions(options)).partitions().get();
                     out.print(options.json() ? OutputFormatter.stopPreviewJson(previews) : OutputFormatter.stopPreviewTable(previews));
                 } else if (options.planned()) {
-                    plannedStop(options, admin, out);
+                    plannedStop(options, admin, out, progress);
                 } else {
                     printTopics(out, "Stopped", mirror,
                         admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));
@@ -163,8 +182,9 @@ public final class ClusterMirrorsCommand {
             case REJECT_HELD -> out.println(OutputFormatter.heldChangesDecided("Rejected", mirror,
                 admin.rejectHeldChanges(mirror, options.topics(), options.excludes(), topicsOptions(options)).topics().get()));
             case VERIFY -> {
-                List<PartitionVerification> verifications = admin.verifyMirrorTopics(mirror, options.topics(), options.excludes(),
-                    options.sourceClientProperties(), topicsOptions(options)).partitions().get();
+                List<PartitionVerification> verifications = progress.await(VERIFYING, TO_COMPARE, listener ->
+                    admin.verifyMirrorTopics(mirror, options.topics(), options.excludes(), options.sourceClientProperties(),
+                        topicsOptions(options).progressListener(listener)).partitions());
                 out.print(options.json() ? OutputFormatter.verifyJson(verifications) : OutputFormatter.verifyText(verifications));
                 return verifications.stream().allMatch(PartitionVerification::identical) ? OK : FAILED;
             }
@@ -177,21 +197,38 @@ public final class ClusterMirrorsCommand {
     }
 
     /** --stop --planned; with --json, a timeout prints the partitions behind as JSON too (and still fails). */
-    private static void plannedStop(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out) throws Exception {
+    private static void plannedStop(CommandOptions options, ClusterMirrorAdmin admin, PrintStream out, Progress progress)
+            throws Exception {
         String mirror = options.mirror();
-        MirrorTopicsResult result = admin.stopMirrorTopics(mirror, options.topics(), options.excludes(),
-            topicsOptions(options).planned(true).sourceClientConfigs(options.sourceClientProperties()));
-        if (!options.json()) {
-            printTopics(out, "Stopped", mirror, result);
-            return;
-        }
+        List<String> stopped;
         try {
-            out.print(OutputFormatter.plannedStopJson(mirror, result.topics().get(), List.of()));
+            stopped = progress.await(CATCHING_UP, BEHIND, listener -> admin.stopMirrorTopics(mirror, options.topics(),
+                options.excludes(), topicsOptions(options).planned(true).sourceClientConfigs(options.sourceClientProperties())
+                    .progressListener(listener)).topics());
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof NotCaughtUpException notCaughtUp) {
+            if (options.json() && e.getCause() instanceof NotCaughtUpException notCaughtUp) {
                 out.print(OutputFormatter.plannedStopJson(mirror, List.of(), notCaughtUp.behind()));
             }
             throw e;
+        }
+        if (options.json()) {
+            out.print(OutputFormatter.plannedStopJson(mirror, stopped, List.of()));
+        } else {
+            out.println(OutputFormatter.mirrorTopicsChanged("Stopped", mirror, stopped));
+        }
+    }
+
+    /** How the tool shows the progress of its long operations: one per run, in the {@link ProgressReporter.Mode} chosen. */
+    record Progress(ProgressReporter.Mode mode, PrintStream err, Time time) {
+        /**
+         * The result of a long operation, its progress shown while it runs and cleared before the result (or the error)
+         * is printed.
+         */
+        <T> T await(String activity, String remainingWhat, Function<ProgressListener, KafkaFuture<T>> operation)
+                throws Exception {
+            try (ProgressReporter reporter = new ProgressReporter(mode, err, time, activity, remainingWhat)) {
+                return operation.apply(reporter).get();
+            }
         }
     }
 

@@ -35,6 +35,7 @@ public final class CommandOptions {
     static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
     static final String DRY_RUN = "--dry-run";
     static final String PLANNED = "--planned";
+    static final String WAIT = "--wait";
     static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
     static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
     static final String ADD_CONFIG = "--add-config";
@@ -49,8 +50,8 @@ public final class CommandOptions {
         new OptionSpec(COMMAND_CONFIG, "FILE", "Kafka client properties for connecting to the destination cluster "
             + "(security, timeouts).", "--command-config admin-client.properties"),
         new OptionSpec(TIMEOUT_MS, "MS", "How long to wait for the operation, in milliseconds (default: the "
-            + "client's default.api.timeout.ms, 60000). For --stop --planned: how long to wait for the topics to catch up.",
-            "--timeout-ms 120000"),
+            + "client's default.api.timeout.ms, 60000). For --stop --planned: how long to wait for the topics to catch up. "
+            + "For --start --wait: how long to start the topics and wait for them to catch up.", "--timeout-ms 120000"),
         new OptionSpec(MIRROR, "NAME", "The mirror's name.", "--mirror dr"),
         new OptionSpec(MIRROR_CONFIG, "FILE", "For --create: properties file with the source cluster's "
             + "bootstrap.servers, any Kafka client security settings for it and mirror.* settings. Secrets may be "
@@ -63,9 +64,9 @@ public final class CommandOptions {
             + "encrypted before they leave the tool, as at --create, and never printed).", "--add-config-file new-credentials.properties"),
         new OptionSpec(DELETE_CONFIG, "K,...", "For --alter: mirror configs to remove (back to their defaults), "
             + "comma-separated; bootstrap.servers cannot be removed.", "--delete-config mirror.fetch.min.bytes"),
-        new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify, --stop --planned and --start --dry-run: the "
+        new OptionSpec(SOURCE_BOOTSTRAP_SERVER, "HOST:PORT", "For --verify, --stop --planned, --start --wait and --start --dry-run: the "
             + "source cluster's brokers (default: the mirror's bootstrap.servers).", "--source-bootstrap-server src1:9092"),
-        new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify, --stop --planned and --start --dry-run: Kafka "
+        new OptionSpec(SOURCE_COMMAND_CONFIG, "FILE", "For --verify, --stop --planned, --start --wait and --start --dry-run: Kafka "
             + "client properties for reading the source cluster (security settings). The mirror's stored source passwords "
             + "are sealed, so the tool cannot use them; secrets in this file are never printed.", "--source-command-config source-client.properties"),
         new OptionSpec(TOPICS, "CSV", "For --start, --stop, --pause, --resume, --recover, --apply-held, --reject-held and --verify (default: all the mirror's "
@@ -89,6 +90,11 @@ public final class CommandOptions {
             + "truncated. If --timeout-ms passes first, nothing is stopped and the tool exits 1 naming the partitions still "
             + "behind and by how many offsets. A paused topic is refused.", "--stop --mirror dr --topics orders --planned "
             + "--timeout-ms 300000"),
+        new OptionSpec(WAIT, "", "For --start: once the start is applied, wait until every partition of the started topics "
+            + "is MIRRORING and holds all the source holds (read from the source, as --stop --planned reads it). If "
+            + "--timeout-ms passes first, the topics stay started and the tool exits 1 naming the partitions not caught up "
+            + "yet and by how many offsets. On a terminal it shows its progress on stderr, as --stop --planned and "
+            + "--verify do.", "--start --mirror dr --topics orders --wait --timeout-ms 600000"),
         new OptionSpec(DISCARD_LOCAL_WRITES, "", "For --start: start named stopped topics again even though records "
             + "were written to them since their stop; mirroring resumes where it stopped, so those records are removed "
             + "(--describe shows the truncated range). Without it such a start fails with MIRROR_TOPIC_HAS_LOCAL_WRITES, "
@@ -112,6 +118,7 @@ public final class CommandOptions {
     private final boolean discardLocalWrites;
     private final boolean dryRun;
     private final boolean planned;
+    private final boolean waitUntilCaughtUp;
     private final Properties sourceClientProperties;
     private final ConfigChanges configChanges;
 
@@ -123,7 +130,7 @@ public final class CommandOptions {
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
                            boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned,
-                           Properties sourceClientProperties, ConfigChanges configChanges) {
+                           boolean waitUntilCaughtUp, Properties sourceClientProperties, ConfigChanges configChanges) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -135,6 +142,7 @@ public final class CommandOptions {
         this.discardLocalWrites = discardLocalWrites;
         this.dryRun = dryRun;
         this.planned = planned;
+        this.waitUntilCaughtUp = waitUntilCaughtUp;
         this.sourceClientProperties = sourceClientProperties;
         this.configChanges = configChanges;
     }
@@ -185,9 +193,10 @@ public final class CommandOptions {
             Map.entry(DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes")),
             Map.entry(DRY_RUN, ns.getBoolean("dry_run")),
             Map.entry(PLANNED, ns.getBoolean("planned")),
+            Map.entry(WAIT, ns.getBoolean("wait")),
             Map.entry(SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null),
             Map.entry(SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED,
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED, WAIT,
                 SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
@@ -205,12 +214,18 @@ public final class CommandOptions {
         if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN) && !given.get(PLANNED)) {
             throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN + " or " + PLANNED, usage);
         }
-        if (action == Action.START && !given.get(DRY_RUN)) {
-            for (String option : List.of(JSON, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
+        if (action == Action.START && given.get(JSON) && !given.get(DRY_RUN)) {
+            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN, usage);
+        }
+        if (action == Action.START && !given.get(DRY_RUN) && !given.get(WAIT)) {
+            for (String option : List.of(SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG)) {
                 if (given.get(option)) {
-                    throw new UsageException(option + " with " + action.flag() + " needs " + DRY_RUN, usage);
+                    throw new UsageException(option + " with " + action.flag() + " needs " + DRY_RUN + " or " + WAIT, usage);
                 }
             }
+        }
+        if (given.get(WAIT) && given.get(DRY_RUN)) {
+            throw new UsageException(WAIT + " cannot be used with " + DRY_RUN + ": a dry-run starts nothing to wait for", usage);
         }
         if (action == Action.START && given.get(DRY_RUN) && given.get(DISCARD_LOCAL_WRITES)) {
             throw new UsageException(DISCARD_LOCAL_WRITES + " cannot be used with " + DRY_RUN + ": the dry-run shows what a "
@@ -246,7 +261,7 @@ public final class CommandOptions {
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
             ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), ns.getBoolean("planned"),
-            sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
+            ns.getBoolean("wait"), sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
     }
 
     /** The configs --add-config and --add-config-file set and --delete-config deletes; a key is given once. */
@@ -347,9 +362,14 @@ public final class CommandOptions {
         return planned;
     }
 
+    /** True for --start --wait: wait for the started topics to catch up with the source. */
+    public boolean waitUntilCaughtUp() {
+        return waitUntilCaughtUp;
+    }
+
     /**
-     * For --verify and --stop --planned: client properties for the source, from --source-command-config with --source-bootstrap-server; empty
-     * if neither is given.
+     * For --verify, --stop --planned, --start --wait and --start --dry-run: client properties for the source, from
+     * --source-command-config with --source-bootstrap-server; empty if neither is given.
      */
     public Properties sourceClientProperties() {
         return sourceClientProperties;

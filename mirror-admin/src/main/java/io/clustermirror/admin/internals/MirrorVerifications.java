@@ -69,6 +69,19 @@ public final class MirrorVerifications {
         return new Range(from, Math.max(from, to));
     }
 
+    /**
+     * The offsets a check of the partition would compare, estimated from the destination's log alone (its log start and
+     * high watermark now; -1 if unknown, which estimates 0): the source's log start is only read when the check reaches
+     * the partition.
+     */
+    public static long estimatedOffsets(Target target, long destinationLogStart, long destinationHighWatermark) {
+        if (destinationLogStart < 0 || destinationHighWatermark < 0 && !target.stopped()) {
+            return 0;
+        }
+        Range range = range(target, destinationLogStart, destinationLogStart, destinationHighWatermark);
+        return range.to() - range.from();
+    }
+
     /** Offsets {@code [from, to)}. */
     public record Range(long from, long to) {
     }

@@ -16,9 +16,11 @@ import io.clustermirror.admin.ListClusterMirrorsResult;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
 import io.clustermirror.admin.NotCaughtUpException;
+import io.clustermirror.admin.OperationProgress;
 import io.clustermirror.admin.PartitionCatchUp;
 import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.PreviewStartResult;
+import io.clustermirror.admin.ProgressListener;
 import io.clustermirror.admin.PreviewStopResult;
 import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
@@ -32,6 +34,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
+import org.apache.kafka.common.utils.MockTime;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,10 +62,13 @@ class ClusterMirrorsCommandTest {
     @TempDir
     Path dir;
 
-    private final FakeAdmin admin = new FakeAdmin();
+    private final MockTime time = new MockTime();
+    private final FakeAdmin admin = new FakeAdmin(time);
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private Properties clientProperties;
+    /** Whether the tool runs as at a terminal: stdin and stdout are one. */
+    private boolean onTerminal;
 
     private int run(String... args) {
         List<String> all = new ArrayList<>(List.of("--bootstrap-server", "dest:9092"));
@@ -72,7 +78,7 @@ class ClusterMirrorsCommandTest {
             props -> {
                 clientProperties = props;
                 return admin;
-            });
+            }, onTerminal, time);
     }
 
     private String out() {
@@ -87,7 +93,7 @@ class ClusterMirrorsCommandTest {
     @Test
     void versionNamesClusterMirrorAndTheKafkaClient() {
         assertEquals(0, ClusterMirrorsCommand.mainNoExit(new String[] {"--version"}, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8), props -> admin));
+            new PrintStream(err, true, StandardCharsets.UTF_8), props -> admin, false, time));
         String line = out().trim();
         assertTrue(line.matches("Cluster Mirror \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(kafka-cluster-mirrors\\), Kafka clients .+"), line);
         assertTrue(line.endsWith("Kafka clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()), line);
@@ -305,6 +311,91 @@ class ClusterMirrorsCommandTest {
         assertEquals(2, run("--describe", "--source-bootstrap-server", "src:9092"));
     }
 
+    /** Two partitions catching up, 100 offsets behind, then 40, then none: a second apart. */
+    static final List<OperationProgress> CATCHING_UP = List.of(new OperationProgress(0, 2, 100), new OperationProgress(1, 2, 40),
+        new OperationProgress(2, 2, 0));
+
+    @Test
+    void startWaitWaitsThroughTheClientWithProgressInPlaceOnATerminal() {
+        onTerminal = true;
+        admin.topics = List.of("orders");
+        admin.progress = CATCHING_UP;
+        assertEquals(0, run("--start", "--mirror", "dr", "--topics", "orders", "--wait", "--timeout-ms", "5000",
+            "--source-bootstrap-server", "src:9093"));
+        assertEquals(List.of("start waiting timeout=5000 source=src:9093 dr [orders] - []"), admin.calls);
+        assertEquals("Started mirroring 1 topic of mirror 'dr': orders\n"
+            + "Every partition of them is MIRRORING and has caught up with the source.\n", out());
+        String first = "Catching up: 0/2 partitions, 100 offsets behind, ETA unknown, elapsed 0s";
+        String second = "Catching up: 1/2 partitions, 40 offsets behind, ETA 1s, elapsed 1s";
+        String last = "Catching up: 2/2 partitions, 0 offsets behind, ETA 0s, elapsed 2s";
+        // Each report redraws the line in place, padded over the longer one before it; the end clears it.
+        assertEquals("\r" + first + "\r" + second + " ".repeat(first.length() - second.length()) + "\r" + last
+            + " ".repeat(first.length() - last.length()) + "\r" + " ".repeat(first.length()) + "\r", err());
+    }
+
+    @Test
+    void progressThroughAPipeIsAPlainLineEveryTenSecondsAtMost() {
+        admin.topics = List.of("orders");
+        admin.progress = CATCHING_UP;
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned"));
+        assertEquals("", err(), "quiet when the operation takes less than ten seconds");
+        out.reset();
+        List<OperationProgress> slow = new ArrayList<>();
+        for (int left = 12; left >= 0; left--) {
+            slow.add(new OperationProgress(left == 0 ? 1 : 0, 1, left * 10L));
+        }
+        admin.progress = slow;
+        admin.verifications = List.of(IDENTICAL);
+        assertEquals(0, run("--verify", "--mirror", "dr"));
+        assertEquals("Verifying: 0/1 partitions, 20 offsets to compare, ETA 2s, elapsed 10s\n", err());
+        assertTrue(out().startsWith("orders-0  IDENTICAL"), out());
+    }
+
+    @Test
+    void jsonOutputGetsNoProgressEvenOnATerminal() throws Exception {
+        onTerminal = true;
+        admin.progress = CATCHING_UP;
+        admin.verifications = List.of(IDENTICAL);
+        assertEquals(0, run("--verify", "--mirror", "dr", "--json"));
+        assertEquals("", err());
+        assertTrue(new com.fasterxml.jackson.databind.ObjectMapper().readTree(out()).get("identical").asBoolean(), out());
+        out.reset();
+        admin.topics = List.of("orders");
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--planned", "--json"));
+        assertEquals("", err());
+        assertEquals("[\"orders\"]", new com.fasterxml.jackson.databind.ObjectMapper().readTree(out()).get("topics").toString());
+    }
+
+    @Test
+    void startWaitThatTimesOutClearsTheProgressAndNamesThePartitionsNotCaughtUp() {
+        onTerminal = true;
+        admin.progress = CATCHING_UP.subList(0, 1);
+        admin.failure = NotCaughtUpException.afterStart(List.of(
+            new PartitionCatchUp("orders", 0, PartitionState.MIRRORING, 500, 504, 490, 490, 1200),
+            new PartitionCatchUp("orders", 1, PartitionState.PREPARING, 0, 0, 0, 0, -1)), 5000);
+        assertEquals(1, run("--start", "--mirror", "dr", "--topics", "orders", "--wait", "--timeout-ms", "5000"));
+        String error = err().substring(err().lastIndexOf('\r') + 1);
+        assertEquals("MIRROR_TOPIC_NOT_CAUGHT_UP: 2 partition(s) had not caught up with the source after 5000 ms; the topics were "
+            + "started and go on mirroring: orders-0 (MIRRORING): 14 offset(s) and 1200 ms behind (source last stable offset 500, "
+            + "end 504; destination last stable offset 490, end 490); a transaction is open on the source from offset 500: end "
+            + "it (commit, abort, or wait for its transaction.timeout.ms); orders-1 (PREPARING): caught up but not MIRRORING yet. "
+            + "Follow them with --describe, or wait with a longer --timeout-ms\n", error);
+        assertEquals("", out());
+    }
+
+    @Test
+    void waitGoesOnlyWithAStartThatIsNotADryRun() {
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--wait", "--dry-run"));
+        assertTrue(err().contains("--wait cannot be used with --dry-run"), err());
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--wait"));
+        assertTrue(err().contains("--wait cannot be used with --stop"), err());
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--source-bootstrap-server", "src:9092"));
+        assertTrue(err().contains("--source-bootstrap-server with --start needs --dry-run or --wait"), err());
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--wait", "--json"));
+        assertTrue(err().contains("--json with --start needs --dry-run"), err());
+        assertEquals(List.of(), admin.calls);
+    }
+
     @Test
     void listAndDescribe() {
         assertEquals(0, run("--list"));
@@ -367,9 +458,15 @@ class ClusterMirrorsCommandTest {
                 new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named 'dr'"))));
     }
 
-    /** Answers from fixed data: mirrors "dr" and "empty"; fails every topic operation with {@link #failure} if set. */
+    /**
+     * Answers from fixed data: mirrors "dr" and "empty"; fails every topic operation with {@link #failure} if set. The
+     * long operations (a start that waits, a planned stop, a check) report {@link #progress} to their listener first, a
+     * second apart on the test's clock.
+     */
     private static final class FakeAdmin implements ClusterMirrorAdmin {
+        final MockTime time;
         final List<String> calls = new ArrayList<>();
+        List<OperationProgress> progress = List.of();
         final List<ClusterMirrorListing> listings = List.of(OutputFormatterTest.DR, OutputFormatterTest.EMPTY);
         final Map<String, ClusterMirrorDescription> descriptions = Map.of(
             "dr", OutputFormatterTest.DR_DESCRIPTION, "empty", OutputFormatterTest.EMPTY_DESCRIPTION);
@@ -377,6 +474,17 @@ class ClusterMirrorsCommandTest {
         List<PartitionVerification> verifications = List.of();
         ClusterMirrorException failure;
         boolean closed;
+
+        FakeAdmin(MockTime time) {
+            this.time = time;
+        }
+
+        private void report(ProgressListener listener) {
+            for (int i = 0; i < progress.size(); i++) {
+                time.sleep(i == 0 ? 0 : 1000);
+                listener.onProgress(progress.get(i));
+            }
+        }
 
         @Override
         public CreateClusterMirrorResult createClusterMirror(String name, Map<String, String> configs,
@@ -422,12 +530,18 @@ class ClusterMirrorsCommandTest {
         @Override
         public MirrorTopicsResult startMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                     Collection<String> excludes, MirrorTopicsOptions options) {
-            return topicOp("start" + (options.discardLocalWrites() ? " discarding local writes" : ""), mirror, topicsOrRegexes, excludes);
+            if (options.waitUntilCaughtUp()) {
+                report(options.progressListener());
+            }
+            return topicOp("start" + (options.discardLocalWrites() ? " discarding local writes" : "") + (options.waitUntilCaughtUp()
+                ? " waiting timeout=" + options.timeoutMs() + " source=" + options.sourceClientConfigs().getProperty("bootstrap.servers")
+                : ""), mirror, topicsOrRegexes, excludes);
         }
 
         @Override
         public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                    Collection<String> excludes, MirrorTopicsOptions options) {
+            report(options.progressListener());
             return topicOp(options.planned() ? "stop planned timeout=" + options.timeoutMs() + " source="
                 + options.sourceClientConfigs().getProperty("bootstrap.servers") : "stop", mirror, topicsOrRegexes, excludes);
         }
@@ -483,6 +597,7 @@ class ClusterMirrorsCommandTest {
                                                            MirrorTopicsOptions options) {
             calls.add("verify " + mirror + " " + topicsOrRegexes + " - " + excludes + " source bootstrap="
                 + sourceClientConfigs.getProperty("bootstrap.servers") + " protocol=" + sourceClientConfigs.getProperty("security.protocol"));
+            report(options.progressListener());
             return new VerifyMirrorTopicsResult(KafkaFuture.completedFuture(verifications));
         }
 

@@ -22,7 +22,7 @@ class CommandOptionsTest {
     private static final String GENERAL_USAGE =
         "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT ACTION [options]; see --help";
     private static final String START_USAGE = "Usage: kafka-cluster-mirrors.sh --bootstrap-server HOST:PORT "
-        + "--start --mirror NAME --topics CSV [--exclude CSV] [--discard-local-writes] [--dry-run] "
+        + "--start --mirror NAME --topics CSV [--exclude CSV] [--discard-local-writes] [--dry-run] [--wait] "
         + "[--source-bootstrap-server HOST:PORT] [--source-command-config FILE] [--json] [--command-config FILE] [--timeout-ms MS]; "
         + "see --help";
 
@@ -89,6 +89,17 @@ class CommandOptionsTest {
         assertEquals(List.of("payments-test"), options.excludes());
         assertEquals(5000, options.timeoutMs());
         assertEquals(List.of(), parse(action.flag(), "--mirror", "dr", "--topics", "a").excludes());
+    }
+
+    @Test
+    void startWaitTakesTheSourceClientSettings() throws Exception {
+        Path config = file("source.properties", "security.protocol=SSL\n");
+        CommandOptions options = parse("--start", "--mirror", "dr", "--topics", "a", "--wait", "--source-command-config",
+            config.toString(), "--source-bootstrap-server", "src:9093");
+        assertTrue(options.waitUntilCaughtUp());
+        assertEquals("SSL", options.sourceClientProperties().get("security.protocol"));
+        assertEquals("src:9093", options.sourceClientProperties().get("bootstrap.servers"));
+        assertFalse(parse("--start", "--mirror", "dr", "--topics", "a").waitUntilCaughtUp());
     }
 
     @Test

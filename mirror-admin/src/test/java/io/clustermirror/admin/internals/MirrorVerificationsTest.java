@@ -31,6 +31,18 @@ class MirrorVerificationsTest {
     }
 
     @Test
+    void theOffsetsToCompareAreEstimatedFromTheDestinationsLog() {
+        MirrorVerifications.Target stopped = new MirrorVerifications.Target(TP, PartitionState.STOPPED, 120);
+        MirrorVerifications.Target mirroring = new MirrorVerifications.Target(TP, PartitionState.MIRRORING, -1);
+        assertEquals(100, MirrorVerifications.estimatedOffsets(stopped, 20, 500), "up to the barrier");
+        assertEquals(480, MirrorVerifications.estimatedOffsets(mirroring, 20, 500), "up to the high watermark");
+        assertEquals(100, MirrorVerifications.estimatedOffsets(stopped, 20, -1), "a barrier needs no high watermark");
+        assertEquals(0, MirrorVerifications.estimatedOffsets(mirroring, 20, -1), "unknown");
+        assertEquals(0, MirrorVerifications.estimatedOffsets(stopped, -1, 500), "unknown");
+        assertEquals(0, MirrorVerifications.estimatedOffsets(stopped, 200, 500), "retention passed the barrier");
+    }
+
+    @Test
     void compactedTopicsAreRefusedNamingTheClusterAndTheWayOut() {
         Map<String, String> source = new HashMap<>(Map.of("orders", "delete"));
         source.put("unknown", null);
