@@ -156,6 +156,128 @@ class DocsTest {
     }
 
     /** The reference table of mirror configs lists exactly the mirror configs there are. */
+    /**
+     * Every tool command in the docs' code blocks (a line that starts with the script, {@code $D} standing for the
+     * destination's {@code --bootstrap-server}) is one the tool accepts: a copied example never ends in a usage error.
+     */
+    @Test
+    void everyToolCommandInTheDocsParses() {
+        Map<String, String> refused = new LinkedHashMap<>();
+        int commands = 0;
+        for (Map.Entry<Path, String> page : pages().entrySet()) {
+            for (String line : page.getValue().split("\n")) {
+                String command = line.strip();
+                if (!command.startsWith(TOOL)) {
+                    continue;
+                }
+                commands++;
+                List<String> args = shellWords(command.substring(TOOL.length()).replace("$D", "--bootstrap-server dest:9092")).stream()
+                    .map(DocsTest::readableFile).toList();
+                if (CommandOptions.isHelpRequested(args.toArray(String[]::new)) || args.equals(List.of("--version"))) {
+                    continue;
+                }
+                try {
+                    CommandOptions.parse(args.toArray(String[]::new));
+                } catch (UsageException e) {
+                    refused.put(CHECKOUT.relativize(page.getKey()) + ": " + command, e.getMessage());
+                }
+            }
+        }
+        assertTrue(commands >= 10, "the docs show the tool's commands: " + commands);
+        assertEquals(Map.of(), refused, "commands in the docs that the tool refuses");
+    }
+
+    private static final String TOOL = "bin/kafka-cluster-mirrors.sh";
+
+    /**
+     * A properties file an example names, as the tool reads it: the checkout's own (config/mirror.properties), or an empty
+     * file in place of one the reader writes (source-client.properties). Any other word as it is.
+     */
+    private static String readableFile(String word) {
+        if (!word.endsWith(".properties")) {
+            return word;
+        }
+        Path shipped = CHECKOUT.resolve(word);
+        try {
+            return Files.exists(shipped) ? shipped.toString() : Files.createTempFile("docs-example", ".properties").toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A shell line's words: quotes group and are dropped, a {@code #} outside quotes starts a comment. */
+    static List<String> shellWords(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = null;
+        char quote = 0;
+        for (char c : line.toCharArray()) {
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                word = word == null ? new StringBuilder() : word;
+            } else if (Character.isWhitespace(c)) {
+                if (word != null) {
+                    words.add(word.toString());
+                    word = null;
+                }
+            } else if (c == '#' && word == null) {
+                break;
+            } else {
+                word = word == null ? new StringBuilder() : word;
+                word.append(c);
+            }
+        }
+        if (word != null) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+
+    /**
+     * Every {@code cluster.mirror.*} setting of a node that the code reads is documented, and every one the docs name is
+     * read (or lies under a prefix the code reads, such as {@code cluster.mirror.local.*}).
+     */
+    @Test
+    void theNodesClusterMirrorSettingsAreDocumentedAndExist() {
+        Set<String> read = new TreeSet<>();
+        Pattern literal = Pattern.compile("\"(cluster\\.mirror\\.[a-z.]+)\"");
+        try (Stream<Path> files = Files.walk(CHECKOUT)) {
+            files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/java/")).forEach(f -> {
+                Matcher m = literal.matcher(read(f));
+                while (m.find()) {
+                    read.add(m.group(1));
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        read.remove(VERSION_PROPERTY);
+        assertTrue(read.size() >= 5, "the code reads the node's settings: " + read);
+        String docs = String.join("\n", pages().values());
+        Set<String> documented = new TreeSet<>();
+        Matcher named = Pattern.compile("cluster\\.mirror\\.[a-z.]*[a-z*]").matcher(docs);
+        while (named.find()) {
+            documented.add(named.group());
+        }
+        Set<String> undocumented = read.stream().filter(k -> !documented.contains(k.endsWith(".") ? k + "*" : k))
+            .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of(), undocumented, "settings the code reads that no page names");
+        Set<String> unknown = documented.stream().filter(d -> !d.equals(FAMILY) && read.stream().noneMatch(k -> d.equals(k)
+                || d.startsWith(k.endsWith(".") ? k : k + ".")))
+            .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of(), unknown, "settings the docs name that the code does not read");
+    }
+
+    /** How the docs name all the node's settings at once. */
+    private static final String FAMILY = "cluster.mirror.*";
+    /** The key of the version in the jar's own version.properties, not a setting of a node. */
+    private static final String VERSION_PROPERTY = "cluster.mirror.version";
+
     @Test
     void theMirrorConfigsTableListsExactlyTheMirrorConfigs() {
         String section = section(read(CHECKOUT.resolve("docs/operations.md")), "Mirror configs");
