@@ -33,6 +33,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ProgressOutputTest {
     private static final String MIRROR = "progress";
     private static final int PARTITIONS = 3;
+    /**
+     * Long enough for the start, the new destination topic's first leader and the first reads of both sides on a busy
+     * machine (6 s was not always): the wait must end on what it read, not on a side it could not read yet.
+     */
+    private static final int WAIT_MS = 15_000;
     /** A progress line drawn in place: a carriage return that starts a line rather than ends one. */
     private static final Pattern CATCHING_UP = inPlace("Catching up", "behind");
     private static final Pattern VERIFYING = inPlace("Verifying", "to compare");
@@ -137,11 +142,11 @@ class ProgressOutputTest {
             transactional.send(new ProducerRecord<>(topic, 0, null, Workloads.bytes("open"))).get();
             // The mirror fetches read_committed: it stops at the open transaction, one offset short of the source's end.
             CliRun start = CliRun.piped(clusters.destination.bootstrapServers(), "--start", "--mirror", MIRROR, "--topics", topic,
-                "--wait", "--timeout-ms", "6000");
+                "--wait", "--timeout-ms", String.valueOf(WAIT_MS));
             assertEquals(1, start.exit(), start.describe());
             assertEquals("", start.out(), start.describe());
             assertTrue(start.err().contains("MIRROR_TOPIC_NOT_CAUGHT_UP: 1 partition(s) had not caught up with the source after "
-                + "6000 ms; the topics were started and go on mirroring: " + topic + "-0 ("), start.describe());
+                + WAIT_MS + " ms; the topics were started and go on mirroring: " + topic + "-0 ("), start.describe());
             assertTrue(start.err().contains("1 offset(s)") && start.err().contains("a transaction is open on the source"),
                 start.describe());
             transactional.abortTransaction();
