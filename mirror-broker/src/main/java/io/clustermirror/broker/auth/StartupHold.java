@@ -83,7 +83,7 @@ final class StartupHold {
         attacher.setDaemon(true);
         attacher.start();
         if (held.isEmpty()) {
-            log.info("Broker {} has no client listener apart from its inter-broker listener, so it serves clients before its "
+            log.warn("Broker {} has no client listener apart from its inter-broker listener, so it serves clients before its "
                 + "Cluster Mirror state is loaded and refuses client writes to topics until then (TOPIC_AUTHORIZATION_FAILED, "
                 + "not retried by producers). Give clients a listener of their own, separate from inter.broker.listener.name, "
                 + "to close this window", nodeId);
