@@ -4,6 +4,7 @@ import io.clustermirror.broker.ControllerEnforcement.Outcome;
 import io.clustermirror.broker.ControllerEnforcement.Probe;
 import io.clustermirror.broker.ControllerEnforcement.State;
 import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.common.image.MirrorImage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.CreatePartitionsOptions;

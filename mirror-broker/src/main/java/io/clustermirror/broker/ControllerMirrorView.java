@@ -2,6 +2,8 @@ package io.clustermirror.broker;
 
 import io.clustermirror.broker.bridge.ControllerHandle;
 import io.clustermirror.broker.controller.MirrorImageTailer;
+import io.clustermirror.broker.node.ExtensionRegistry;
+import io.clustermirror.broker.node.LocalClients;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.Endpoint;
 import org.apache.kafka.common.security.auth.SecurityProtocol;

@@ -1,7 +1,6 @@
 package io.clustermirror.common;
 
 import com.google.re2j.Pattern;
-import io.clustermirror.common.secrets.SealingKey;
 import org.apache.kafka.common.resource.ResourceType;
 
 import java.util.Arrays;
@@ -20,7 +19,7 @@ import java.util.stream.Collectors;
  * {@link #KNOWN_MIRROR_KEYS}, with a value of the right type; every other key is a Kafka client config, and never
  * {@code config.providers*}. Only password configs ({@link #isPassword}) may hold secrets: as references to a
  * config provider of the destination brokers ({@code ${file:/path:key}}), sealed for the brokers
- * ({@link SealingKey}), or inline in clear, which only a client that is about to
+ * ({@link io.clustermirror.common.secrets.SealingKey}), or inline in clear, which only a client that is about to
  * seal them accepts ({@link #isInlineSecret}). References and sealed values are resolved only when a broker builds a
  * client ({@link io.clustermirror.common.secrets.BrokerClientConfigs#clientProperties}): every other value is used
  * as written.
@@ -221,7 +220,7 @@ public final class MirrorConfig {
      * nor refers to a config provider. Clients seal these before sending a config; brokers refuse them.
      */
     public static boolean isInlineSecret(String key, String value) {
-        return isPassword(key) && !SealingKey.isSealed(value) && !MirrorConfigValidator.hasProviderReference(value);
+        return isPassword(key) && !SealedForm.isSealed(value) && !MirrorConfigValidator.hasProviderReference(value);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.clustermirror.common;
 
 import io.clustermirror.common.secrets.BrokerClientConfigs;
-import io.clustermirror.common.secrets.SealingKey;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -241,7 +240,7 @@ final class MirrorConfigValidator {
             throw invalid("config '" + key + "' refers to a config provider, which only password configs (such as "
                 + "sasl.jaas.config or ssl.truststore.password) may do: write its value as it is");
         }
-        if (!password && SealingKey.isSealed(value)) {
+        if (!password && SealedForm.isSealed(value)) {
             throw invalid("config '" + key + "' holds an encrypted value, which only password configs may hold");
         }
         // References and sealed values are checked by the broker that resolves them; which classes a client may load

@@ -1,18 +1,11 @@
 package io.clustermirror.common;
 
 import com.google.re2j.Pattern;
-import io.clustermirror.common.image.MirrorImage;
-import io.clustermirror.common.records.MirrorTopicRecord;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * Topic names or regular expressions as given to start/stop/pause/resume. A plain name is a regex that
@@ -54,26 +47,6 @@ public final class TopicPatterns {
             throw new ClusterMirrorException(MirrorError.INVALID_REQUEST, "no topics given; name topics or regular expressions");
         }
         return patterns;
-    }
-
-    /**
-     * The topics of one mirror that a STOP, PAUSE or RESUME selects, by name: the mirror controller applies the selection,
-     * the admin client's failover dry-run previews it.
-     *
-     * @throws ClusterMirrorException UNKNOWN_CLUSTER_MIRROR, INVALID_REQUEST (no topics), or TOPIC_NOT_IN_CLUSTER_MIRROR
-     *                                naming a pattern that matches none of the mirror's topics
-     */
-    public static SortedMap<String, MirrorTopicRecord> selectTopicsOf(MirrorImage image, String mirror, Collection<String> topics,
-                                                                      Collection<String> excludes) {
-        if (image.mirror(mirror).isEmpty()) {
-            throw new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + mirror + "'");
-        }
-        Map<String, MirrorTopicRecord> own = image.topicsOf(mirror).stream()
-            .collect(Collectors.toMap(MirrorTopicRecord::topic, Function.identity()));
-        SortedMap<String, MirrorTopicRecord> selected = new TreeMap<>();
-        required(topics).select(own.keySet(), of(excludes), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "of mirror '" + mirror + "'")
-            .forEach(topic -> selected.put(topic, own.get(topic)));
-        return selected;
     }
 
     public boolean isEmpty() {

@@ -1,6 +1,5 @@
 package io.clustermirror.common;
 
-import io.clustermirror.common.secrets.SealingKey;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -266,10 +265,10 @@ class MirrorConfigValidatorTest {
             "ssl.truststore.password", "${file:/etc/m.properties:truststore}",
             "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"m\" "
                 + "password=\"${file:/etc/m.properties:password}\";",
-            "ssl.key.password", SealingKey.SEALED_PREFIX + "0011223344556677:AAAA"));
+            "ssl.key.password", SealedForm.CURRENT_PREFIX + "0011223344556677:AAAA"));
         String reference = rejected("dr", configs("request.timeout.ms", "${file:/etc/m.properties:timeout}")).getMessage();
         assertTrue(reference.contains("'request.timeout.ms'") && reference.contains("password configs"), reference);
-        String sealed = rejected("dr", configs("client.id", SealingKey.SEALED_PREFIX + "00:AAAA")).getMessage();
+        String sealed = rejected("dr", configs("client.id", SealedForm.CURRENT_PREFIX + "00:AAAA")).getMessage();
         assertTrue(sealed.contains("'client.id'"), sealed);
     }
 
@@ -279,7 +278,7 @@ class MirrorConfigValidatorTest {
         assertTrue(MirrorConfig.isInlineSecret("ssl.keystore.password", "p"));
         assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.password", "${file:/etc/m.properties:ks}"));
         assertFalse(MirrorConfig.isInlineSecret("sasl.jaas.config", "x required password=\"${file:/etc/m.properties:p}\";"));
-        assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.password", SealingKey.SEALED_PREFIX + "00:AAAA"));
+        assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.password", SealedForm.CURRENT_PREFIX + "00:AAAA"));
         assertFalse(MirrorConfig.isInlineSecret("ssl.keystore.location", "/etc/ks.p12"));
     }
 

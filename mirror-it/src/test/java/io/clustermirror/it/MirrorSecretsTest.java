@@ -1,5 +1,6 @@
 package io.clustermirror.it;
 
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.ClusterMirrorException;
@@ -134,8 +135,8 @@ class MirrorSecretsTest {
         mirrorAndCheck("inline", topic);
 
         // Not vacuous: the internal topics hold the encrypted password where the clear one would be.
-        assertTrue(rawRecords(clusters.destination, InternalTopics.COMMANDS).contains(SealingKey.SEALED_PREFIX));
-        assertTrue(rawRecords(clusters.destination, InternalTopics.METADATA).contains(SealingKey.SEALED_PREFIX));
+        assertTrue(rawRecords(clusters.destination, InternalTopics.COMMANDS).contains(SealedForm.CURRENT_PREFIX));
+        assertTrue(rawRecords(clusters.destination, InternalTopics.METADATA).contains(SealedForm.CURRENT_PREFIX));
         assertNoSecretAnywhere();
         // The encoder secret, which opens them, is as hidden as Kafka's own password.encoder.secret.
         try (Admin admin = clusters.destination.admin()) {

@@ -1,7 +1,7 @@
 package io.clustermirror.server;
 
 import io.clustermirror.broker.ControllerMirrorView;
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.ControllerHandle;
 import io.clustermirror.broker.bridge.DropInWeaving;

@@ -1,7 +1,7 @@
 package io.clustermirror.server;
 
 import io.clustermirror.broker.ControllerMirrorView;
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaProcess;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.broker.bridge.KafkaSupport;

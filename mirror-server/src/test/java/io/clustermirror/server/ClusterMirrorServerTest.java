@@ -1,6 +1,6 @@
 package io.clustermirror.server;
 
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.testkit.FreePorts;
 import io.clustermirror.testkit.TestUtils;

@@ -1,7 +1,7 @@
 package io.clustermirror.testkit;
 
 import io.clustermirror.broker.ClusterMirrorExtension;
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.common.image.MirrorImage;

@@ -3,7 +3,6 @@ package io.clustermirror.admin.internals;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -48,7 +47,7 @@ public final class MirrorVerifications {
         if (topics.isEmpty() && image.mirror(mirror).isPresent() && image.topicsOf(mirror).isEmpty()) {
             return List.of();
         }
-        return TopicPatterns.selectTopicsOf(image, mirror, topics.isEmpty() ? ALL_TOPICS : topics, excludes).values().stream()
+        return image.selectTopicsOf(mirror, topics.isEmpty() ? ALL_TOPICS : topics, excludes).values().stream()
             .flatMap(topic -> IntStream.range(0, topic.partitions()).mapToObj(p -> target(image, mirror, topic, p)))
             .toList();
     }

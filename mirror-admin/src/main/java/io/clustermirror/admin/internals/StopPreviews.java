@@ -6,7 +6,6 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
@@ -33,7 +32,7 @@ public final class StopPreviews {
      *                                MIRROR_TOPIC_NOT_MIRRORING (a topic already stopped)
      */
     public static List<TopicPartition> partitionsToStop(MirrorImage image, String mirror, List<String> topics, List<String> excludes) {
-        SortedMap<String, MirrorTopicRecord> selected = TopicPatterns.selectTopicsOf(image, mirror, topics, excludes);
+        SortedMap<String, MirrorTopicRecord> selected = image.selectTopicsOf(mirror, topics, excludes);
         for (MirrorTopicRecord topic : selected.values()) {
             if (topic.desired() == DesiredState.STOPPED) {
                 throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic '" + topic.topic() + "' is already STOPPED");

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.auth;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 
 import java.util.Locale;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.auth;
 
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.image.MirrorImage;

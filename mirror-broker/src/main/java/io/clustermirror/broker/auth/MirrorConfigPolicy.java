@@ -1,6 +1,6 @@
 package io.clustermirror.broker.auth;
 
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.server.policy.AlterConfigPolicy;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.bridge;
 
-import io.clustermirror.broker.InjectedProductBug;
+import io.clustermirror.broker.node.InjectedProductBug;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.batch.StoredBatches;

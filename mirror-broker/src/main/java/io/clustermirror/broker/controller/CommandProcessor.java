@@ -285,7 +285,7 @@ final class CommandProcessor {
 
     /** STOP, PAUSE and RESUME: the same selection over the mirror's topics, with the allowed current states per target. */
     private CommandOutcome changeDesired(MirrorImage image, MirrorCommand command, DesiredState target, long nowMs) {
-        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        Map<String, MirrorTopicRecord> own = image.selectTopicsOf(command.mirror(), command.topics(), command.excludes());
         Set<String> topics = own.keySet();
         for (Map.Entry<String, MirrorTopicRecord> e : own.entrySet()) {
             String topic = e.getKey();
@@ -401,7 +401,7 @@ final class CommandProcessor {
      */
     private CommandOutcome decideHeld(MirrorImage image, MirrorCommand command, HeldDecision.Verdict verdict, long nowMs) {
         requireMirror(image, command.mirror());
-        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        Map<String, MirrorTopicRecord> own = image.selectTopicsOf(command.mirror(), command.topics(), command.excludes());
         List<String> notMirroring = own.values().stream().filter(t -> t.desired() == DesiredState.STOPPED).map(MirrorTopicRecord::topic).toList();
         if (!notMirroring.isEmpty()) {
             throw new ClusterMirrorException(MirrorError.MIRROR_TOPIC_NOT_MIRRORING, "topic(s) " + String.join(", ", notMirroring)
@@ -427,7 +427,7 @@ final class CommandProcessor {
      */
     private CommandOutcome recover(MirrorImage image, MirrorCommand command, long nowMs) {
         requireMirror(image, command.mirror());
-        Map<String, MirrorTopicRecord> own = TopicPatterns.selectTopicsOf(image, command.mirror(), command.topics(), command.excludes());
+        Map<String, MirrorTopicRecord> own = image.selectTopicsOf(command.mirror(), command.topics(), command.excludes());
         Map<String, List<PartitionStateRecord>> failed = new TreeMap<>();
         List<String> unrecoverable = new ArrayList<>();
         for (MirrorTopicRecord t : own.values()) {

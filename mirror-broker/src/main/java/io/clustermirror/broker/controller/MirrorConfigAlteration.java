@@ -1,5 +1,6 @@
 package io.clustermirror.broker.controller;
 
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
@@ -60,7 +61,7 @@ record MirrorConfigAlteration(MirrorConfig config, boolean connectionChanged) {
         if (!connectionChanges.isEmpty()) {
             TreeSet<String> boundToOld = new TreeSet<>();
             altered.forEach((key, value) -> {
-                if (SealingKey.isSealed(value) && !set.containsKey(key)) {
+                if (SealedForm.isSealed(value) && !set.containsKey(key)) {
                     boundToOld.add(key);
                 }
             });

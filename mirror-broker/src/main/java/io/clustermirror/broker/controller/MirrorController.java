@@ -1,7 +1,7 @@
 package io.clustermirror.broker.controller;
 
-import io.clustermirror.broker.LocalClients;
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.LocalClients;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.MirrorError;

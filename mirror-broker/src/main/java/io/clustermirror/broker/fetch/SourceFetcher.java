@@ -1,6 +1,6 @@
 package io.clustermirror.broker.fetch;
 
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.MirrorConfig;

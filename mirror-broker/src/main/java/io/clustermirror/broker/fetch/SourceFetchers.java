@@ -1,6 +1,6 @@
 package io.clustermirror.broker.fetch;
 
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.common.compat.SourceEndpoint;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.fetch;
 
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.admin.Admin;

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.broker.auth.InternalOperations.Operation;
 import org.apache.kafka.clients.admin.Admin;

@@ -1,7 +1,7 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.LocalClients;
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.LocalClients;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LeaderChange;
 import io.clustermirror.broker.bridge.LeaderLogState;

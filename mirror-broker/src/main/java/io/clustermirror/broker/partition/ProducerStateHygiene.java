@@ -1,6 +1,6 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.LocalReplicas;
 import io.clustermirror.broker.fetch.ClusterLogReader;

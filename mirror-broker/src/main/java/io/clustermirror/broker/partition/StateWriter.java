@@ -1,6 +1,6 @@
 package io.clustermirror.broker.partition;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;

@@ -1,6 +1,6 @@
 package io.clustermirror.broker.sync;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.records.CommandLogEntry;

@@ -1,7 +1,7 @@
 package io.clustermirror.broker.sync;
 
-import io.clustermirror.broker.ThreadHealth;
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.ThreadHealth;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.broker.auth.InternalOperations;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;

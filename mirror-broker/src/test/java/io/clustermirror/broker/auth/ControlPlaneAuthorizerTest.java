@@ -1,6 +1,6 @@
 package io.clustermirror.broker.auth;
 
-import io.clustermirror.broker.ExtensionRegistry;
+import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.auth.ControlPlaneRules.Requirement;
 import io.clustermirror.common.InternalTopics;
 import org.apache.kafka.common.Uuid;

@@ -2,7 +2,7 @@ package io.clustermirror.broker.controller;
 
 import org.apache.kafka.common.metrics.Metrics;
 
-/** Reads a thread's health metrics ({@code io.clustermirror.broker.ThreadHealth}) from a metrics registry. */
+/** Reads a thread's health metrics ({@code io.clustermirror.broker.node.ThreadHealth}) from a metrics registry. */
 final class HealthMetrics {
     private HealthMetrics() {
     }

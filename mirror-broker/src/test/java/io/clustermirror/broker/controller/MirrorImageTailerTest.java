@@ -1,6 +1,6 @@
 package io.clustermirror.broker.controller;
 
-import io.clustermirror.broker.LocalClients;
+import io.clustermirror.broker.node.LocalClients;
 import io.clustermirror.broker.fetch.TestClusters;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.PartitionState;

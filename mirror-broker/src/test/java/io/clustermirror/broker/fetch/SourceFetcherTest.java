@@ -1,6 +1,6 @@
 package io.clustermirror.broker.fetch;
 
-import io.clustermirror.broker.ThreadHealth;
+import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.broker.bridge.AppendResult;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.batch.StoredBatch;

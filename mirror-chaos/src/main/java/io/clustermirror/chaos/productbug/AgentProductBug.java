@@ -1,6 +1,6 @@
 package io.clustermirror.chaos.productbug;
 
-import io.clustermirror.broker.InjectedProductBug;
+import io.clustermirror.broker.node.InjectedProductBug;
 
 /** The broker's view of the bug {@link ProductBugAgent} was started with (found by the broker's {@code ServiceLoader}). */
 public final class AgentProductBug implements InjectedProductBug {

@@ -5,7 +5,7 @@ import java.util.Set;
 /**
  * TEST-ONLY: the java agent that brings a known product bug into a chaos run's nodes
  * ({@code -javaagent:mirror-chaos-*-product-bug-agent.jar=NAME}). The agent jar holds only this package and the
- * {@link io.clustermirror.broker.InjectedProductBug} registration of {@link AgentProductBug}: as an agent it joins the
+ * {@link io.clustermirror.broker.node.InjectedProductBug} registration of {@link AgentProductBug}: as an agent it joins the
  * node's class path, where the broker's seam finds the bug. A product install has neither the jar nor any other way to
  * turn the bug on.
  */

@@ -1,6 +1,9 @@
 package io.clustermirror.common.image;
 
+import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
+import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
 import io.clustermirror.common.records.MirrorRecord;
@@ -8,11 +11,14 @@ import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.SyncedTopicConfigsRecord;
 
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -281,5 +287,24 @@ public final class MirrorImage {
             .flatMap(t -> mirror(t.mirror()))
             .filter(m -> sourceClusterId.equals(m.sourceClusterId()))
             .map(MirrorRecord::name);
+    }
+
+    /**
+     * The topics of one mirror that a STOP, PAUSE, RESUME or RECOVER selects ({@link TopicPatterns}), by name: the mirror
+     * controller applies the selection, the admin client's previews show it.
+     *
+     * @throws ClusterMirrorException UNKNOWN_CLUSTER_MIRROR, INVALID_REQUEST (no topics), or TOPIC_NOT_IN_CLUSTER_MIRROR
+     *                                naming a pattern that matches none of the mirror's topics
+     */
+    public SortedMap<String, MirrorTopicRecord> selectTopicsOf(String mirror, Collection<String> topics, Collection<String> excludes) {
+        if (mirror(mirror).isEmpty()) {
+            throw new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + mirror + "'");
+        }
+        Map<String, MirrorTopicRecord> own = topicsOf(mirror).stream()
+            .collect(Collectors.toMap(MirrorTopicRecord::topic, Function.identity()));
+        SortedMap<String, MirrorTopicRecord> selected = new TreeMap<>();
+        TopicPatterns.required(topics).select(own.keySet(), TopicPatterns.of(excludes), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR,
+            "of mirror '" + mirror + "'").forEach(topic -> selected.put(topic, own.get(topic)));
+        return selected;
     }
 }

@@ -1,5 +1,6 @@
 package io.clustermirror.common.secrets;
 
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
@@ -151,7 +152,7 @@ public final class BrokerClientConfigs implements AutoCloseable {
         new TreeMap<>(config.storedClientConfigs()).forEach((key, value) -> {
             checkClassesAllowed(key, value);
             String resolved;
-            if (SealingKey.isSealed(value)) {
+            if (SealedForm.isSealed(value)) {
                 resolved = keys.orElseThrow(() -> new ClusterMirrorException(MirrorError.INVALID_CONFIG, "config '" + key
                         + "' is encrypted, but the destination brokers have no " + PasswordEncoderKeys.SECRET_CONFIG
                         + " to decrypt it; set it (with the secret it was encrypted with) on every destination broker"))

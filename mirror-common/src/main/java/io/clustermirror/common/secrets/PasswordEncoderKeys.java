@@ -1,5 +1,6 @@
 package io.clustermirror.common.secrets;
 
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import org.slf4j.Logger;
@@ -113,7 +114,7 @@ public final class PasswordEncoderKeys {
                 + "; set " + OLD_SECRET_CONFIG + " to the secret it was encrypted with, or give the value again"));
         byte[] payload;
         try {
-            payload = Base64.getUrlDecoder().decode(sealed.substring(SealingKey.SEALED_PREFIX.length() + keyId.length() + 1));
+            payload = Base64.getUrlDecoder().decode(sealed.substring(SealedForm.CURRENT_PREFIX.length() + keyId.length() + 1));
         } catch (IllegalArgumentException e) {
             throw unreadable(configKey, "its payload is not base64url");
         }

@@ -2,6 +2,7 @@ package io.clustermirror.common.secrets;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.common.MirrorError;
 
 import java.nio.charset.StandardCharsets;
@@ -21,17 +22,15 @@ import java.util.Optional;
  * secret it replaced) can open them ({@link PasswordEncoderKeys}). The active mirror controller publishes the key in
  * {@code __mirror_metadata}, which only the extension writes.
  *
- * <p>A sealed value reads {@value #SEALED_PREFIX}{@code <key id>:<base64url payload>}; it is bound to the mirror,
+ * <p>A sealed value reads {@value SealedForm#CURRENT_PREFIX}{@code <key id>:<base64url payload>}; it is bound to the mirror,
  * the config key and how the source is reached ({@link #BOUND_CONFIGS}: its {@code bootstrap.servers}, security
  * protocol, SASL mechanism, token endpoint, truststore and hostname verification; {@link #context}), so it cannot be
  * replayed into another mirror, nor into a config that would send it over another protocol or to a server that another
- * truststore vouches for. A value of the previous release ({@value #V1_PREFIX}) is bound to the mirror, the config key
+ * truststore vouches for. A value of the previous release ({@value SealedForm#PREVIOUS_PREFIX}) is bound to the mirror, the config key
  * and {@code bootstrap.servers} only: it still opens, and the mirror controller seals it again in the current form
  * ({@link PasswordEncoderKeys#needsResealing}).
  */
 public final class SealingKey {
-    public static final String SEALED_PREFIX = "sealed:v2:";
-    static final String V1_PREFIX = "sealed:v1:";
     /**
      * The configs a sealed value is bound to. {@code ssl.truststore.certificates} is a password config, sealed itself:
      * its own sealed form changes at every sealing, so it is not bound here; a change of it, as of these, must give
@@ -72,23 +71,18 @@ public final class SealingKey {
         return publicKey.clone();
     }
 
-    /** True if {@code value} is a sealed secret (of any key). */
-    public static boolean isSealed(String value) {
-        return value != null && (value.startsWith(SEALED_PREFIX) || value.startsWith(V1_PREFIX));
-    }
-
-    /** True if {@code value} was sealed by the previous release, bound to less ({@value #V1_PREFIX}). */
+    /** True if {@code value} was sealed by the previous release, bound to less ({@value SealedForm#PREVIOUS_PREFIX}). */
     static boolean isPreviousForm(String value) {
-        return value != null && value.startsWith(V1_PREFIX);
+        return value != null && value.startsWith(SealedForm.PREVIOUS_PREFIX);
     }
 
     /** The key id a sealed value names, if it is sealed at all. */
     static Optional<String> keyIdOf(String value) {
-        if (!isSealed(value)) {
+        if (!SealedForm.isSealed(value)) {
             return Optional.empty();
         }
-        int end = value.indexOf(':', SEALED_PREFIX.length());
-        return end < 0 ? Optional.empty() : Optional.of(value.substring(SEALED_PREFIX.length(), end));
+        int end = value.indexOf(':', SealedForm.CURRENT_PREFIX.length());
+        return end < 0 ? Optional.empty() : Optional.of(value.substring(SealedForm.CURRENT_PREFIX.length(), end));
     }
 
     /**
@@ -97,7 +91,7 @@ public final class SealingKey {
      */
     public static byte[] context(String mirror, String configKey, Map<String, String> configs) {
         StringBuilder context = new StringBuilder();
-        append(context, SEALED_PREFIX);
+        append(context, SealedForm.CURRENT_PREFIX);
         append(context, mirror);
         append(context, configKey);
         for (String bound : BOUND_CONFIGS) {
@@ -110,7 +104,7 @@ public final class SealingKey {
         context.append(field.length()).append(':').append(field);
     }
 
-    /** What a value sealed by the previous release ({@value #V1_PREFIX}) is bound to. */
+    /** What a value sealed by the previous release ({@value SealedForm#PREVIOUS_PREFIX}) is bound to. */
     static byte[] previousContext(String mirror, String configKey, String bootstrapServers) {
         return (mirror + '\n' + configKey + '\n' + bootstrapServers).getBytes(StandardCharsets.UTF_8);
     }
@@ -142,7 +136,7 @@ public final class SealingKey {
     /** Seals {@code plaintext} for the brokers holding this key's secret; only they can read it. */
     public String seal(String plaintext, byte[] context) {
         byte[] payload = X25519Sealing.seal(publicKey, plaintext.getBytes(StandardCharsets.UTF_8), context);
-        return SEALED_PREFIX + id + ':' + Base64.getUrlEncoder().withoutPadding().encodeToString(payload);
+        return SealedForm.CURRENT_PREFIX + id + ':' + Base64.getUrlEncoder().withoutPadding().encodeToString(payload);
     }
 
     /**

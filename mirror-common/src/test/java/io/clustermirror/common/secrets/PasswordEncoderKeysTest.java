@@ -1,5 +1,6 @@
 package io.clustermirror.common.secrets;
 
+import io.clustermirror.common.SealedForm;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
@@ -37,7 +38,7 @@ class PasswordEncoderKeysTest {
     void aSealedValueHidesThePlaintextAndOpensOnlyWithTheSecret() {
         PasswordEncoderKeys keys = PasswordEncoderKeys.derive(SECRET, Optional.empty());
         String sealed = SealingKey.decode(keys.sealingKey().encoded()).seal(PLAINTEXT, CONTEXT);
-        assertTrue(SealingKey.isSealed(sealed) && sealed.contains(keys.sealingKey().id()), sealed);
+        assertTrue(SealedForm.isSealed(sealed) && sealed.contains(keys.sealingKey().id()), sealed);
         assertFalse(sealed.contains(PLAINTEXT));
         assertNotEquals(sealed, keys.sealingKey().seal(PLAINTEXT, CONTEXT), "every sealing is fresh");
         assertEquals(PLAINTEXT, keys.open("ssl.key.password", sealed, CONTEXT));
@@ -140,19 +141,19 @@ class PasswordEncoderKeysTest {
         PasswordEncoderKeys keys = PasswordEncoderKeys.derive(SECRET, Optional.empty());
         String current = keys.sealingKey().seal(PLAINTEXT, CONTEXT);
         String v1 = reformatAsPrevious(keys);
-        assertTrue(SealingKey.isSealed(v1) && keys.needsResealing(v1), v1);
+        assertTrue(SealedForm.isSealed(v1) && keys.needsResealing(v1), v1);
         assertFalse(keys.needsResealing(current));
         byte[] openWith = SealingKey.contextOf(v1, "dr", "ssl.key.password", CONFIGS);
         assertEquals(PLAINTEXT, keys.open("ssl.key.password", v1, openWith));
         String resealed = keys.reseal("ssl.key.password", v1, openWith, CONTEXT);
-        assertTrue(resealed.startsWith(SealingKey.SEALED_PREFIX) && !keys.needsResealing(resealed), resealed);
+        assertTrue(resealed.startsWith(SealedForm.CURRENT_PREFIX) && !keys.needsResealing(resealed), resealed);
         assertEquals(PLAINTEXT, keys.open("ssl.key.password", resealed, SealingKey.contextOf(resealed, "dr", "ssl.key.password", CONFIGS)));
     }
 
     /** What the previous release wrote: the v1 prefix, and the payload bound to mirror, config key and bootstrap.servers. */
     private static String reformatAsPrevious(PasswordEncoderKeys keys) {
         String sealed = keys.sealingKey().seal(PLAINTEXT, SealingKey.previousContext("dr", "ssl.key.password", "source:9092"));
-        return SealingKey.V1_PREFIX + sealed.substring(SealingKey.SEALED_PREFIX.length());
+        return SealedForm.PREVIOUS_PREFIX + sealed.substring(SealedForm.CURRENT_PREFIX.length());
     }
 
     private static Map<String, String> with(String key, String value) {

@@ -1,4 +1,4 @@
-package io.clustermirror.broker;
+package io.clustermirror.broker.node;
 
 import java.util.Optional;
 import java.util.ServiceLoader;

@@ -1,4 +1,4 @@
-package io.clustermirror.broker;
+package io.clustermirror.broker.node;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +23,7 @@ class InjectedProductBugTest {
     /** The switch of earlier builds, a JVM property named clustermirror.testonly.inject.product.bug, is read by no class. */
     @Test
     void noProductClassReadsATestOnlyProductBugProperty() throws IOException, URISyntaxException {
-        Path classes = Path.of(ClusterMirrorExtension.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(InjectedProductBug.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertTrue(Files.isDirectory(classes), "the module's classes: " + classes);
         try (Stream<Path> files = Files.walk(classes)) {
             List<Path> readers = files.filter(f -> f.toString().endsWith(".class")).filter(InjectedProductBugTest::namesTheProperty).toList();

@@ -1,4 +1,4 @@
-package io.clustermirror.broker;
+package io.clustermirror.broker.node;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;

@@ -1,4 +1,4 @@
-package io.clustermirror.broker;
+package io.clustermirror.broker.node;
 
 import io.clustermirror.common.image.MirrorImage;
 
@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 /**
  * Where the authorizer (instantiated by Kafka, not by us) finds what the extension of its node knows. Keyed
  * by cluster id and node id, because one JVM may host nodes of several clusters (the test kit does).
- * A dedicated controller started by the launcher registers its own view ({@link ControllerMirrorView}); one without
+ * A dedicated controller started by the launcher registers its own view ({@link io.clustermirror.broker.ControllerMirrorView}); one without
  * (the test kit, the agent) uses the image of any node of its cluster in this JVM.
  */
 public final class ExtensionRegistry {
@@ -35,7 +35,7 @@ public final class ExtensionRegistry {
     private static final Map<NodeKey, Runnable> STARTUP_ATTACHES = new ConcurrentHashMap<>();
     /** What attaches the extension to this JVM's brokers (the launcher, the agent, the test kit); null if nothing does. */
     private static volatile String attacher;
-    /** Whether this JVM's controller-only nodes get a view of the mirror topics ({@link ControllerMirrorView}). */
+    /** Whether this JVM's controller-only nodes get a view of the mirror topics ({@link io.clustermirror.broker.ControllerMirrorView}). */
     private static volatile boolean controllerViews;
 
     private ExtensionRegistry() {
@@ -84,7 +84,7 @@ public final class ExtensionRegistry {
         return views.size() == 1 && views.get(0).loaded().isDone() ? Optional.of(views.get(0).image().get()) : Optional.empty();
     }
 
-    static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, CompletableFuture<Void> loaded,
+    public static void register(String clusterId, int nodeId, Supplier<MirrorImage> image, CompletableFuture<Void> loaded,
                          Predicate<String> producerStateClean) {
         NODES.put(new NodeKey(clusterId, nodeId), new NodeView(image, loaded, producerStateClean));
     }
@@ -109,7 +109,7 @@ public final class ExtensionRegistry {
         return own == null ? Optional.empty() : Optional.of(own.loaded().copy());
     }
 
-    static void unregister(String clusterId, int nodeId) {
+    public static void unregister(String clusterId, int nodeId) {
         NODES.remove(new NodeKey(clusterId, nodeId));
     }
 

@@ -1,4 +1,4 @@
-package io.clustermirror.broker;
+package io.clustermirror.broker.node;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.errors.TimeoutException;
