@@ -273,6 +273,10 @@ class SourceProblemsTest {
             MirrorPartitionDescription d = awaitError("unreachable", tp, PartitionState.MIRRORING,
                 "SOURCE_UNAVAILABLE: no fetch of unreachable-0 from the source succeeded for ");
             assertTrue(d.lastError().contains(" s (since "), d.lastError());
+            MirrorPartitionDescription unknown = MirrorAssertions.describe(mirrors, "unreachable", tp.topic(), 0);
+            long none = MirrorPartitionDescription.UNKNOWN;
+            assertEquals(List.of(none, none, none), List.of(unknown.sourceEndOffset(), unknown.lag(), unknown.lagMs()),
+                "a source that cannot be reached has no end, lag or age anyone knows, never a lag of 0: " + unknown);
             assertEquals(1.0, MirrorAssertions.mirrorMetric(destination, "partitions-source-unavailable", "unreachable"));
         } finally {
             source.startBroker(sourceBroker);

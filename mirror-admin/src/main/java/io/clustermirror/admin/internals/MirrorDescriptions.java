@@ -12,6 +12,7 @@ import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.HeldChange;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.PartitionStateRecord;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -71,8 +72,8 @@ public final class MirrorDescriptions {
     private static MirrorPartitionDescription partition(MirrorImage image, MirrorTopicRecord topic, int partition,
                                                         long destinationEndOffset, long nowMs, long holdMs) {
         return image.partitionState(topic.mirror(), topic.topic(), partition)
-            .map(s -> new MirrorPartitionDescription(partition, s.state(), s.sourceLogEndOffset(),
-                destinationEndOffset, lag(s.sourceLogEndOffset(), destinationEndOffset), s.lastMirroredOffset(),
+            .map(s -> new MirrorPartitionDescription(partition, s.state(), sourceEnd(s),
+                destinationEndOffset, lag(sourceEnd(s), destinationEndOffset), s.lastMirroredOffset(),
                 s.lastMirroredEpoch(), s.lastError(), s.barrierOffset(), s.truncatedFromOffset(),
                 s.truncatedToOffset(), s.leaderId(), s.lagMs(nowMs), s.heldLogStarts().held().stream()
                     .map(h -> new HeldLogStart(h.offset(), h.sinceMs(), h.appliesAtMs(holdMs))).toList(),
@@ -82,6 +83,14 @@ public final class MirrorDescriptions {
             // No leader has reported the partition yet.
             .orElseGet(() -> new MirrorPartitionDescription(partition, PartitionState.UNKNOWN, UNKNOWN,
                 destinationEndOffset, UNKNOWN, UNKNOWN, UNKNOWN, null, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN));
+    }
+
+    /**
+     * The source's end as the leader last saw it, or unknown while it cannot reach the source: the source may have taken
+     * records since, so a last-seen end would show a lag (often 0) that nobody knows.
+     */
+    private static long sourceEnd(PartitionStateRecord s) {
+        return s.sourceUnavailable() ? UNKNOWN : s.sourceLogEndOffset();
     }
 
     /**

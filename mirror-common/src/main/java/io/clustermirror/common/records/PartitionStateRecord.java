@@ -1,6 +1,7 @@
 package io.clustermirror.common.records;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 
 import java.util.List;
@@ -105,10 +106,11 @@ public record PartitionStateRecord(String mirror, String topic, int partition, P
      * objective), 0 when it has everything, -1 when the record does not say. While the partition mirrors, the age as of
      * the record's write ({@code updatedMs}: its leader writes a new record every few seconds while records are missing);
      * while it does not fetch (paused, failed, preparing) the missing records only grow older, so the age at {@code nowMs}.
-     * A stopped partition keeps the age it had when mirroring ended.
+     * A stopped partition keeps the age it had when mirroring ended. Unknown while the leader cannot reach the source
+     * ({@link #sourceUnavailable()}): the source may have taken records since, so no age the record holds is a bound.
      */
     public long lagMs(long nowMs) {
-        if (oldestUnmirroredTimestamp == null) {
+        if (oldestUnmirroredTimestamp == null || sourceUnavailable()) {
             return -1;
         }
         if (oldestUnmirroredTimestamp < 0) {
@@ -116,6 +118,14 @@ public record PartitionStateRecord(String mirror, String topic, int partition, P
         }
         boolean frozen = state == PartitionState.MIRRORING || state == PartitionState.STOPPED;
         return Math.max(0, (frozen ? updatedMs : Math.max(nowMs, updatedMs)) - oldestUnmirroredTimestamp);
+    }
+
+    /**
+     * The leader reports that no fetch from the source has succeeded for a while ({@code SOURCE_UNAVAILABLE}): what the
+     * record says of the source (its end, the lag) is as of the last fetch, not now.
+     */
+    public boolean sourceUnavailable() {
+        return lastError != null && lastError.startsWith(MirrorError.SOURCE_UNAVAILABLE.name() + ": ");
     }
 
     /** Replication lag in offsets as last seen, never negative. */

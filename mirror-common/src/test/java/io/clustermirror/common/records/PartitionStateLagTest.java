@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PartitionStateLagTest {
     private static final long WRITTEN_MS = 1_700_000_000_000L;
@@ -46,5 +48,21 @@ class PartitionStateLagTest {
     @Test
     void aSourceClockAheadOfTheReadersNeverGivesANegativeAge() {
         assertEquals(0, record(PartitionState.PAUSED, WRITTEN_MS + 1_000).lagMs(WRITTEN_MS));
+    }
+
+    @Test
+    void whileTheSourceCannotBeReachedTheAgeIsUnknownNeverZero() {
+        for (Long oldest : new Long[] {PartitionStateRecord.NOTHING_UNMIRRORED, WRITTEN_MS - 300}) {
+            PartitionStateRecord unreachable = new PartitionStateRecord("dr", "orders", 0, PartitionState.MIRRORING, 1, 1, "t", 9L, 0,
+                List.of(), 20L, 20L, "SOURCE_UNAVAILABLE: no fetch of orders-0 from the source succeeded for 6 s", -1L, -1L, -1L,
+                WRITTEN_MS, oldest);
+            assertTrue(unreachable.sourceUnavailable());
+            assertEquals(-1, unreachable.lagMs(WRITTEN_MS + 60_000), "the source may have taken records since: " + oldest);
+        }
+        PartitionStateRecord skipped = new PartitionStateRecord("dr", "orders", 0, PartitionState.MIRRORING, 1, 1, "t", 9L, 0,
+            List.of(), 20L, 20L, "SOURCE_RETENTION_OUTRUN: source offsets [1, 5) were deleted", -1L, -1L, -1L, WRITTEN_MS,
+            PartitionStateRecord.NOTHING_UNMIRRORED);
+        assertFalse(skipped.sourceUnavailable());
+        assertEquals(0, skipped.lagMs(WRITTEN_MS));
     }
 }
