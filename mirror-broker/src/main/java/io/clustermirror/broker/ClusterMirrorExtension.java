@@ -8,7 +8,7 @@ import io.clustermirror.broker.controller.MirrorImageTailer;
 import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.node.InjectedProductBug;
 import io.clustermirror.broker.node.LocalClients;
-import io.clustermirror.broker.partition.PartitionMirrorManager;
+import io.clustermirror.broker.partition.PartitionRuntime;
 import io.clustermirror.broker.partition.ProducerStateHygiene;
 import io.clustermirror.broker.sync.MetadataSyncManager;
 import io.clustermirror.common.InternalTopics;
@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * The Cluster Mirror extension attached to one running destination broker. Attach it after the broker
  * has started (launcher or test kit) and again after every broker restart; close it before shutdown.
  *
- * <p>Parts: a tailer keeps this broker's {@link MirrorImage}; a {@link PartitionMirrorManager} runs the
+ * <p>Parts: a tailer keeps this broker's {@link MirrorImage}; a {@link PartitionRuntime} runs the
  * state machines of the mirror partitions this broker leads; the {@link MirrorController} runs here while
  * this broker leads {@code __mirror_commands-0}; a {@link ControllerEnforcementCheck} proves that the controllers keep
  * mirror topics read-only. Leadership comes from a metadata publisher whose callbacks
@@ -48,7 +48,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
     private final LocalClients clients;
     private final BrokerClientConfigs clientConfigs;
     private final MirrorImageTailer tailer;
-    private final PartitionMirrorManager partitions;
+    private final PartitionRuntime partitions;
     private final ProducerStateHygiene hygiene;
     private final Supplier<MirrorImage> imageSupplier;
     /** Starts and stops the controller off the loader thread; owns {@link #controller}. */
@@ -71,7 +71,7 @@ public final class ClusterMirrorExtension implements AutoCloseable {
         this.clientConfigs = BrokerClientConfigs.fromBrokerConfigs(broker.brokerConfigs());
         this.hygiene = new ProducerStateHygiene(broker, clients);
         // The tailer is created below; new leaderships ask it for a read barrier only once events flow.
-        this.partitions = new PartitionMirrorManager(broker, clients, hygiene, this::imageCatchUp, clientConfigs);
+        this.partitions = new PartitionRuntime(broker, clients, hygiene, this::imageCatchUp, clientConfigs);
         this.tailer = new MirrorImageTailer(clients, broker.nodeId(), broker.metadataLogDir(), broker.metrics(), image -> {
             if (!working) {
                 return; // closed: the image only serves the read-only rule until detach()

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeoutException;
  * <p>A group with members is refused by its coordinator (its consumers own their offsets); it is named in a warning
  * with the command that moves it. Groups the local client may not describe are not seen.
  */
-final class GroupOffsetRewinder implements PartitionMirrorManager.CommittedOffsets {
+final class GroupOffsetRewinder implements PartitionRuntime.CommittedOffsets {
     private static final Logger log = LoggerFactory.getLogger(GroupOffsetRewinder.class);
     /** The bound of each call: a stop waits for the rewind, and must not wait long for a slow coordinator. */
     private static final int TIMEOUT_MS = 10_000;

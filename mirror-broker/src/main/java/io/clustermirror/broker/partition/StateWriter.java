@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * shows them) are tombstoned, best effort: a key left behind still loses to the newer epoch, and the next write
  * tombstones it again.
  */
-final class StateWriter implements PartitionMirrorManager.StateRecords {
+final class StateWriter implements PartitionRuntime.StateRecords {
     private static final Logger log = LoggerFactory.getLogger(StateWriter.class);
     private static final long RETRY_BACKOFF_MS = 1_000;
 

@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The executor of the partition state machines against in-memory collaborators, on mock time and a stepped event loop:
  * what it records in {@code __mirror_state} and how it drives the fetchers.
  */
-class PartitionMirrorManagerTest {
+class PartitionRuntimeTest {
     private static final TopicPartition TP = new TopicPartition("orders", 0);
     private static final Uuid TOPIC_ID = Uuid.fromString("a1b2c3d4e5f6a7b8c9d0eA");
     private static final String SOURCE_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA";
@@ -75,12 +75,12 @@ class PartitionMirrorManagerTest {
     private int sourceFailures;
 
     private final Metrics metrics = new Metrics();
-    private final PartitionMirrorManager manager = new PartitionMirrorManager(replica, "destination-cluster", metrics,
-        new PartitionMirrorManager.Collaborators(
+    private final PartitionRuntime runtime = new PartitionRuntime(replica, "destination-cluster", metrics,
+        new PartitionRuntime.Collaborators(
             new ProducerStateHygiene(replica, (tp, from, to) -> {
                 throw new AssertionError("no repair of followers here");
             }, new DirectScheduler()),
-            new PartitionMirrorManager.StateRecords() {
+            new PartitionRuntime.StateRecords() {
                 @Override
                 public CompletableFuture<Void> write(PartitionStateRecord record, List<String> superseded) {
                     written.add(record);
@@ -98,7 +98,7 @@ class PartitionMirrorManagerTest {
                 }
             },
             this::fetcher,
-            new PartitionMirrorManager.SourceCluster() {
+            new SourceCluster() {
                 @Override
                 public MirrorImage image(MirrorConfig config) {
                     if (sourceFailures > 0) {
@@ -109,9 +109,9 @@ class PartitionMirrorManagerTest {
                 }
 
                 @Override
-                public PartitionMirrorManager.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
+                public SourceCluster.SourceLog log(MirrorConfig config, String clientId, TopicPartition tp, Uuid topicId) {
                     assertEquals(SOURCE_TOPIC_ID, topicId.toString());
-                    return new PartitionMirrorManager.SourceLog() {
+                    return new SourceCluster.SourceLog() {
                         @Override
                         public List<StoredBatch> batches(long from, long to) {
                             List<StoredBatch> found = new ArrayList<>();
@@ -143,7 +143,7 @@ class PartitionMirrorManagerTest {
             (mirror, tp, offset) -> rewinds.add(mirror + " " + tp + " " + offset),
             () -> imageCatchUp),
         () -> 1.0, // every retry waits the longest its backoff allows
-        new PartitionMirrorManager.Threads(time, events, procedures, procedures, procedures));
+        new PartitionRuntime.Threads(time, events, procedures, procedures, procedures));
 
     private PartitionFetcher fetcher(MirrorConfig config, FetchListener listener) {
         fetchListener = listener;
@@ -186,7 +186,7 @@ class PartitionMirrorManagerTest {
     @AfterEach
     void close() {
         if (!events.isShutdown()) {
-            manager.close();
+            runtime.close();
         }
         metrics.close();
     }
@@ -213,7 +213,7 @@ class PartitionMirrorManagerTest {
     private void lead(int epoch) {
         replica.leaderEpoch = epoch;
         replica.leader = true;
-        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, epoch, false)));
+        runtime.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, epoch, false)));
     }
 
     private List<PartitionState> recordedStates() {
@@ -226,7 +226,7 @@ class PartitionMirrorManagerTest {
 
     /** Leads at epoch 3 with the image loaded and mirrors from the empty log's end. */
     private void mirroring() {
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         lead(3);
         imageCatchUp.complete(null);
         runAll();
@@ -237,7 +237,7 @@ class PartitionMirrorManagerTest {
 
     @Test
     void aNewLeaderWaitsForTheImageReadBarrierThenMirrorsFromTheLogEnd() {
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         lead(3);
         runAll();
         assertEquals(List.of(), written, "nothing is decided on an image that may not hold the previous leader's state");
@@ -257,7 +257,7 @@ class PartitionMirrorManagerTest {
         imageCatchUp = new CompletableFuture<>(); // a read barrier that never completes must not hold the loss back
         replica.leader = false;
 
-        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
+        runtime.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
         runAll();
 
         assertEquals(List.of("remove orders-0"), fetcherCalls);
@@ -271,7 +271,7 @@ class PartitionMirrorManagerTest {
         fetchListener.onProgress(TP, 2, 2, 0, 3);
         runAll();
 
-        manager.onImage(image(DesiredState.STOPPED));
+        runtime.onImage(image(DesiredState.STOPPED));
         runAll();
 
         assertEquals(List.of("remove orders-0"), fetcherCalls, "the fetcher is gone before the stop changes the log");
@@ -298,7 +298,7 @@ class PartitionMirrorManagerTest {
         written.clear();
         stateLands = false;
 
-        manager.onImage(image(DesiredState.STOPPED));
+        runtime.onImage(image(DesiredState.STOPPED));
         runAll();
 
         assertEquals(List.of(), replica.changes, "nothing is truncated while the record of the cut has not landed");
@@ -324,7 +324,7 @@ class PartitionMirrorManagerTest {
         replica.lastStableOffset = 3;
         stateLands = false;
 
-        manager.onImage(image(DesiredState.STOPPED));
+        runtime.onImage(image(DesiredState.STOPPED));
         runAll();
         unlanded.forEach(landing -> landing.completeExceptionally(new IllegalStateException("__mirror_state unavailable")));
         runAll();
@@ -345,7 +345,7 @@ class PartitionMirrorManagerTest {
         replica.withRecords(5, 2);
         replica.lastStableOffset = 2;
         MirrorImage stopping = image(DesiredState.STOPPED);
-        manager.onImage(new MirrorImage(stopping.mirrors(), stopping.topics(), Map.of(predecessor.key(), predecessor)));
+        runtime.onImage(new MirrorImage(stopping.mirrors(), stopping.topics(), Map.of(predecessor.key(), predecessor)));
         lead(3);
         imageCatchUp.complete(null);
         runAll();
@@ -360,8 +360,8 @@ class PartitionMirrorManagerTest {
     @Test
     void imagesThatArriveWhileOneWaitsAreAppliedOnceTheLatest() {
         mirroring();
-        manager.onImage(image(DesiredState.PAUSED));
-        manager.onImage(image(DesiredState.STOPPED)); // replaces the PAUSED image still waiting
+        runtime.onImage(image(DesiredState.PAUSED));
+        runtime.onImage(image(DesiredState.STOPPED)); // replaces the PAUSED image still waiting
 
         runAll();
         assertEquals(List.of(STOPPING, STOPPED), recordedStates(), "the PAUSED image was never applied");
@@ -412,7 +412,7 @@ class PartitionMirrorManagerTest {
         runAll();
         assertEquals(List.of(FAILED), recordedStates());
 
-        manager.close();
+        runtime.close();
         time.sleep(BACKOFF_MS);
         runAll();
 
@@ -423,7 +423,7 @@ class PartitionMirrorManagerTest {
     @Test
     void aNeverMirroredPartitionStopsWithoutBarrierOrTruncation() {
         replica.withRecords(2, 3); // the destination's own data
-        manager.onImage(image(DesiredState.STOPPED));
+        runtime.onImage(image(DesiredState.STOPPED));
         lead(3);
         imageCatchUp.complete(null);
         runAll();
@@ -440,12 +440,12 @@ class PartitionMirrorManagerTest {
         replica.withRecords(4, 2);
         fetchListener.onProgress(TP, 3, 2, 0, 4);
 
-        manager.onImage(image(DesiredState.PAUSED));
+        runtime.onImage(image(DesiredState.PAUSED));
         runAll();
         assertEquals(List.of("remove orders-0"), fetcherCalls);
         assertEquals(List.of(PAUSING, PAUSED), recordedStates());
 
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         runAll();
         assertEquals(List.of(PAUSING, PAUSED, PREPARING, MIRRORING), recordedStates());
         assertEquals(List.of("remove orders-0", "add orders-0 from 4 at epoch 3 after source epoch 2"), fetcherCalls);
@@ -459,14 +459,14 @@ class PartitionMirrorManagerTest {
         replica.withRecords(4, 2);
         fetchListener.onProgress(TP, 3, 2, 0, 4);
         fetchListener.onOldestUnmirrored(TP, PartitionStateRecord.NOTHING_UNMIRRORED);
-        manager.onImage(image(DesiredState.PAUSED));
+        runtime.onImage(image(DesiredState.PAUSED));
         runAll();
         assertEquals(0L, lagMs(), "caught up when paused");
 
         sourceLog.withRecords(2, 2); // offsets 4 and 5, the first written at 1000 by the producer's clock
-        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        time.sleep(PausedPartitionProbe.INTERVAL_MS);
         runAll();
-        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        time.sleep(PausedPartitionProbe.INTERVAL_MS);
         runAll();
         PartitionStateRecord paused = lastRecord();
         assertEquals(PAUSED, paused.state());
@@ -477,14 +477,14 @@ class PartitionMirrorManagerTest {
         time.sleep(1_000);
         assertEquals(time.milliseconds() - 1000L, lagMs());
 
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         runAll();
         replica.withRecords(2, 2);
         fetchListener.onProgress(TP, 5, 2, -1, 6);
         fetchListener.onOldestUnmirrored(TP, PartitionStateRecord.NOTHING_UNMIRRORED);
         runAll();
         assertEquals(0L, lagMs(), "caught up after the resume");
-        time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+        time.sleep(PausedPartitionProbe.INTERVAL_MS);
         runAll();
         assertEquals(PartitionStateRecord.NOTHING_UNMIRRORED, lastRecord().oldestUnmirroredTimestamp());
     }
@@ -495,17 +495,17 @@ class PartitionMirrorManagerTest {
         fetchListener.onOldestUnmirrored(TP, time.milliseconds() - 200);
         runAll();
         for (int round = 1; round <= 2; round++) {
-            time.sleep(PartitionMirrorManager.PROBE_INTERVAL_MS);
+            time.sleep(PausedPartitionProbe.INTERVAL_MS);
             runAll();
             assertEquals(round, written.size(), "a new record every round, progress or not");
-            assertEquals(200L + round * PartitionMirrorManager.PROBE_INTERVAL_MS,
+            assertEquals(200L + round * PausedPartitionProbe.INTERVAL_MS,
                 lastRecord().lagMs(time.milliseconds() + 60_000), "the age as of the record's write");
         }
-        assertEquals(200L + 2 * PartitionMirrorManager.PROBE_INTERVAL_MS, lagMs());
+        assertEquals(200L + 2 * PausedPartitionProbe.INTERVAL_MS, lagMs());
         assertEquals(lagMs(), metricValue("lag-ms-max", Map.of("mirror", "dr")));
 
         replica.leader = false;
-        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
+        runtime.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, false, 4, false)));
         runAll();
         assertEquals(null, metrics.metric(metrics.metricName("lag-ms", "cluster-mirror", lagTags())), "only the leader shows it");
         assertEquals(null, metrics.metric(metrics.metricName("lag-ms-max", "cluster-mirror", Map.of("mirror", "dr"))));
@@ -530,7 +530,7 @@ class PartitionMirrorManagerTest {
         replica.withRecords(4, 2);
         oldListener.onProgress(TP, 3, 2, 0, 4); // reported just before the old fetcher let go
 
-        manager.onImage(new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source-b:9093",
+        runtime.onImage(new MirrorImage(Map.of("dr", new MirrorRecord("dr", Map.of("bootstrap.servers", "source-b:9093",
                 "mirror.fetch.max.wait.ms", "200"), "source-cluster", 1L)),
             image(DesiredState.MIRRORING).topics(), Map.of()));
         runAll();
@@ -573,7 +573,7 @@ class PartitionMirrorManagerTest {
     @Test
     void aFailedPreparationIsRetriedWithBackoffOnTheClock() {
         sourceFailures = 2;
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         lead(3);
         imageCatchUp.complete(null);
         runAll();
@@ -607,7 +607,7 @@ class PartitionMirrorManagerTest {
     @Test
     void aPartitionWhoseRetriesAreUsedUpWaitsUntilTheOperatorRecoversIt() {
         sourceFailures = 4;
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         lead(3);
         imageCatchUp.complete(null);
         runAll();
@@ -625,7 +625,7 @@ class PartitionMirrorManagerTest {
         assertEquals(6, written.size(), "no retry after the last one, however long it waits");
 
         MirrorTopicRecord topic = new MirrorTopicRecord(TP.topic(), "dr", DesiredState.MIRRORING, SOURCE_TOPIC_ID, 1, 1L);
-        manager.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
+        runtime.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
         runAll();
         assertEquals(List.of(PREPARING, FAILED), recordedStates().subList(6, 8), "the recovery tries at once, and fails");
         assertEquals(new FailureRetries(1, time.milliseconds() + BACKOFF_MS, true), lastRecord().failureRetries(),
@@ -635,24 +635,24 @@ class PartitionMirrorManagerTest {
         runAll();
         assertEquals(MIRRORING, lastRecord().state());
         assertNull(lastRecord().failureRetries());
-        manager.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
+        runtime.onImage(image(topic.recovered(new LastCommand("recover-1", CommandOp.RECOVER, time.milliseconds(), "recovering"))));
         runAll();
         assertEquals(MIRRORING, lastRecord().state(), "the same recovery seen again changes nothing");
     }
 
     @Test
     void onlyKafkasRetriableErrorsMeanTheSourceDidNotAnswer() {
-        assertTrue(PartitionMirrorManager.sourceUnreachable(new java.util.concurrent.ExecutionException(
+        assertTrue(LogProcedureRunner.sourceUnreachable(new java.util.concurrent.ExecutionException(
             new org.apache.kafka.common.errors.TimeoutException("Timed out waiting for a node assignment"))));
-        assertTrue(PartitionMirrorManager.sourceUnreachable(new org.apache.kafka.common.errors.DisconnectException("gone")));
-        assertFalse(PartitionMirrorManager.sourceUnreachable(new java.util.concurrent.ExecutionException(
+        assertTrue(LogProcedureRunner.sourceUnreachable(new org.apache.kafka.common.errors.DisconnectException("gone")));
+        assertFalse(LogProcedureRunner.sourceUnreachable(new java.util.concurrent.ExecutionException(
             new org.apache.kafka.common.errors.TopicAuthorizationException("no READ"))));
-        assertFalse(PartitionMirrorManager.sourceUnreachable(new IllegalStateException("a bug")));
+        assertFalse(LogProcedureRunner.sourceUnreachable(new IllegalStateException("a bug")));
     }
 
     @Test
     void theOutcomesAndEventsOfAnOldLeaderEpochAreIgnored() {
-        manager.onImage(image(DesiredState.MIRRORING));
+        runtime.onImage(image(DesiredState.MIRRORING));
         lead(3);
         imageCatchUp.complete(null);
         events.runDue(); // PREPARING at epoch 3; its preparation waits on the procedure thread
@@ -660,7 +660,7 @@ class PartitionMirrorManagerTest {
 
         lead(4);
         events.runDue(); // a new epoch: its own preparation is queued behind the old one
-        manager.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, 3, false))); // late, of the old epoch
+        runtime.onLeadershipChanges(List.of(new LeaderChange(TP, TOPIC_ID, true, 3, false))); // late, of the old epoch
         runAll();
 
         assertEquals(List.of("add orders-0 from 0 at epoch 4 after source epoch -1"), fetcherCalls,
