@@ -56,7 +56,7 @@ public final class MirrorFetcherManager implements PartitionFetcher {
         FetchContext context = new FetchContext(mirror, settings, throttle, partitions, this::rediscover, appender,
             listener, time, logPrefix);
         this.fetchers = new SourceFetchers(context, clients::endpoint, metrics);
-        this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::admin,
+        this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::metadata,
             config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS), metrics);
         this.coordinator.start();
     }

@@ -18,8 +18,9 @@ import java.util.Properties;
 
 /**
  * Makes the clients one mirror uses on this broker to talk to its source cluster, all with the mirror's client configs
- * (security included): a {@link SourceEndpoint} per source broker for the fetchers and an {@link Admin} for the
- * coordinator, which reads no response above the broker's bound. The client configs may hold secrets: never logged.
+ * (security included): a {@link SourceEndpoint} per source broker for the fetchers and the coordinator's
+ * {@link SourceMetadata} through an {@link Admin} client, which reads no response above the broker's bound. The client
+ * configs may hold secrets: never logged.
  */
 final class SourceClients implements AutoCloseable {
     private final String mirror;
@@ -53,16 +54,16 @@ final class SourceClients implements AutoCloseable {
     }
 
     /**
-     * A new admin client to the source cluster.
+     * A new client to the source cluster's metadata, with the source's request timeout.
      *
      * @throws ListenerProbe.TlsListenerException if the configs name a TLS listener without TLS (or the reverse)
      */
-    Admin admin() {
+    SourceMetadata metadata() {
         Properties props = new Properties();
         props.putAll(sourceClientProperties);
         ListenerProbe.check(props);
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
-        return BoundedClients.admin(props, adminBound);
+        return new AdminSourceMetadata(BoundedClients.admin(props, adminBound), settings.sourceRequestTimeoutMs());
     }
 
     @Override
