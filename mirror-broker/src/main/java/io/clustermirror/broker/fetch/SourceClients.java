@@ -10,6 +10,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
 import java.util.HashMap;
@@ -29,11 +30,13 @@ final class SourceClients implements AutoCloseable {
     private final FetchSettings settings;
     private final ResponseBound adminBound;
     private final LogPrefix logPrefix;
+    private final Time time;
     /** The fetchers' connection metrics: kept out of the broker's registry, as a consumer's would be. */
-    private final Metrics networkMetrics = new Metrics();
+    private final Metrics networkMetrics;
 
+    /** @param time the mirror's clock: the endpoints' timeouts and the connection metrics */
     SourceClients(String mirror, Properties sourceClientProperties, ResponseBound adminBound, int localNodeId,
-                  FetchSettings settings, LogPrefix logPrefix) {
+                  FetchSettings settings, LogPrefix logPrefix, Time time) {
         this.mirror = mirror;
         this.sourceClientProperties = sourceClientProperties;
         String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
@@ -42,6 +45,8 @@ final class SourceClients implements AutoCloseable {
         this.settings = settings;
         this.adminBound = adminBound;
         this.logPrefix = logPrefix;
+        this.time = time;
+        this.networkMetrics = new Metrics(time);
     }
 
     /** An endpoint to one source broker over its own {@link org.apache.kafka.clients.NetworkClient}. */
@@ -50,7 +55,7 @@ final class SourceClients implements AutoCloseable {
         tags.put("mirror", mirror);
         tags.put("source-broker", String.valueOf(node.id()));
         return NetworkSourceEndpoint.to(node, sourceClientProperties, clientId, settings.endpointSettings(), networkMetrics,
-            "cluster-mirror-fetcher", tags, logPrefix);
+            "cluster-mirror-fetcher", tags, logPrefix, time);
     }
 
     /**
