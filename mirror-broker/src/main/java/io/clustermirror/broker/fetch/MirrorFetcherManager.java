@@ -34,7 +34,7 @@ public final class MirrorFetcherManager implements PartitionFetcher {
     private final SourceClients clients;
     private final SourceFetchers fetchers;
     private final SourceLeaderCoordinator coordinator;
-    private final Time time = Time.SYSTEM;
+    private final Time time;
     private volatile boolean running = true;
 
     /**
@@ -45,18 +45,25 @@ public final class MirrorFetcherManager implements PartitionFetcher {
      */
     public MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, ResponseBound sourceBound, int localNodeId,
                                 PartitionAppender appender, FetchListener listener, Metrics metrics) {
+        this(config, sourceClientProperties, sourceBound, localNodeId, appender, listener, metrics, Time.SYSTEM);
+    }
+
+    /** @param time the mirror's clock: backoffs, unavailability, the link throttle and the leader refresh */
+    MirrorFetcherManager(MirrorConfig config, Properties sourceClientProperties, ResponseBound sourceBound, int localNodeId,
+                         PartitionAppender appender, FetchListener listener, Metrics metrics, Time time) {
         this.mirror = config.name();
+        this.time = time;
         LogPrefix logPrefix = LogPrefix.of("[ClusterMirror mirror=" + mirror + " node=" + localNodeId + "] ");
         this.log = logPrefix.logger(MirrorFetcherManager.class);
         FetchSettings settings = FetchSettings.of(config, sourceClientProperties);
         this.partitions = new FetchedPartitions(metrics, mirror, localNodeId, listener, logPrefix, this::detach);
-        this.clients = new SourceClients(mirror, sourceClientProperties, sourceBound, localNodeId, settings, logPrefix);
+        this.clients = new SourceClients(mirror, sourceClientProperties, sourceBound, localNodeId, settings, logPrefix, time);
         // An ALTER gives the mirror a new manager, and with it a throttle at the new limit.
         FetchThrottle throttle = new FetchThrottle(time, config.getLong(MirrorConfig.FETCH_RATE_LIMIT_BYTES_PER_SEC));
         FetchContext context = new FetchContext(mirror, settings, throttle, partitions, this::rediscover, appender,
             listener, time, logPrefix);
         this.fetchers = new SourceFetchers(context, clients::endpoint, metrics);
-        this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::admin,
+        this.coordinator = new SourceLeaderCoordinator(context, fetchers, clients::metadata,
             config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS), metrics);
         this.coordinator.start();
     }

@@ -10,6 +10,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
 import java.util.HashMap;
@@ -18,8 +19,9 @@ import java.util.Properties;
 
 /**
  * Makes the clients one mirror uses on this broker to talk to its source cluster, all with the mirror's client configs
- * (security included): a {@link SourceEndpoint} per source broker for the fetchers and an {@link Admin} for the
- * coordinator, which reads no response above the broker's bound. The client configs may hold secrets: never logged.
+ * (security included): a {@link SourceEndpoint} per source broker for the fetchers and the coordinator's
+ * {@link SourceMetadata} through an {@link Admin} client, which reads no response above the broker's bound. The client
+ * configs may hold secrets: never logged.
  */
 final class SourceClients implements AutoCloseable {
     private final String mirror;
@@ -28,11 +30,13 @@ final class SourceClients implements AutoCloseable {
     private final FetchSettings settings;
     private final ResponseBound adminBound;
     private final LogPrefix logPrefix;
+    private final Time time;
     /** The fetchers' connection metrics: kept out of the broker's registry, as a consumer's would be. */
-    private final Metrics networkMetrics = new Metrics();
+    private final Metrics networkMetrics;
 
+    /** @param time the mirror's clock: the endpoints' timeouts and the connection metrics */
     SourceClients(String mirror, Properties sourceClientProperties, ResponseBound adminBound, int localNodeId,
-                  FetchSettings settings, LogPrefix logPrefix) {
+                  FetchSettings settings, LogPrefix logPrefix, Time time) {
         this.mirror = mirror;
         this.sourceClientProperties = sourceClientProperties;
         String configuredId = sourceClientProperties.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
@@ -41,6 +45,8 @@ final class SourceClients implements AutoCloseable {
         this.settings = settings;
         this.adminBound = adminBound;
         this.logPrefix = logPrefix;
+        this.time = time;
+        this.networkMetrics = new Metrics(time);
     }
 
     /** An endpoint to one source broker over its own {@link org.apache.kafka.clients.NetworkClient}. */
@@ -49,20 +55,20 @@ final class SourceClients implements AutoCloseable {
         tags.put("mirror", mirror);
         tags.put("source-broker", String.valueOf(node.id()));
         return NetworkSourceEndpoint.to(node, sourceClientProperties, clientId, settings.endpointSettings(), networkMetrics,
-            "cluster-mirror-fetcher", tags, logPrefix);
+            "cluster-mirror-fetcher", tags, logPrefix, time);
     }
 
     /**
-     * A new admin client to the source cluster.
+     * A new client to the source cluster's metadata, with the source's request timeout.
      *
      * @throws ListenerProbe.TlsListenerException if the configs name a TLS listener without TLS (or the reverse)
      */
-    Admin admin() {
+    SourceMetadata metadata() {
         Properties props = new Properties();
         props.putAll(sourceClientProperties);
         ListenerProbe.check(props);
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-admin");
-        return BoundedClients.admin(props, adminBound);
+        return new AdminSourceMetadata(BoundedClients.admin(props, adminBound), settings.sourceRequestTimeoutMs());
     }
 
     @Override

@@ -19,7 +19,7 @@ import java.util.function.Function;
  *
  * <p>Only the coordinator thread assigns partitions, so a fetcher seen idle by it stays idle until it assigns again.
  */
-final class SourceFetchers {
+final class SourceFetchers implements FetcherAssignments {
     private final FetchContext context;
     private final Function<Node, SourceEndpoint> endpoints;
     /** The broker's metrics registry, where each fetcher's {@link ThreadHealth} shows. */
@@ -40,7 +40,8 @@ final class SourceFetchers {
      * Hands the partition to the fetcher of its source leader, starting one (or replacing one whose broker moved to
      * another address: its partitions go back to discovery). Nothing after {@link #shutdown}.
      */
-    void assign(PartitionFetchState st, Node leader) {
+    @Override
+    public void assign(PartitionFetchState st, Node leader) {
         List<SourceFetcher> stale = new ArrayList<>();
         SourceFetcher f;
         synchronized (fetchers) {
@@ -72,8 +73,8 @@ final class SourceFetchers {
         f.assign(st);
     }
 
-    /** Takes the partition away from the fetcher it is assigned to, if any. */
-    void unassign(PartitionFetchState st) {
+    @Override
+    public void unassign(PartitionFetchState st) {
         synchronized (fetchers) {
             SourceFetcher f = fetchers.get(st.sourceBroker);
             if (f != null) {
@@ -83,7 +84,8 @@ final class SourceFetchers {
     }
 
     /** Stops fetchers without partitions (their source broker lost all our leaders). */
-    void stopIdle() {
+    @Override
+    public void stopIdle() {
         List<SourceFetcher> idle = new ArrayList<>();
         synchronized (fetchers) {
             fetchers.values().removeIf(f -> {

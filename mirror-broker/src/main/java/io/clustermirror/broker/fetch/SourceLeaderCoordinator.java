@@ -3,14 +3,8 @@ package io.clustermirror.broker.fetch;
 import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.MirrorError;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.DescribeTopicsOptions;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -20,13 +14,13 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,10 +29,13 @@ import java.util.function.Supplier;
 
 /**
  * The coordinator thread of one mirror ({@code cluster-mirror-coordinator-<mirror>}): everything that needs source
- * metadata, through an {@link Admin} client it alone uses. It finds the source leader of each pending partition
+ * metadata, through a {@link SourceMetadata} client it alone uses. It finds the source leader of each pending partition
  * (checking the source topic id, and the fetch offset against the source log after OFFSET_OUT_OF_RANGE) and assigns
  * it to that broker's fetcher, with backoff while the source cannot answer; and it checks periodically
  * ({@code mirror.metadata.refresh.interval.ms}) that fetched partitions still fetch from their source leader.
+ *
+ * <p>The thread waits until a pending partition falls due, the refresh is due, a partition comes back, or a second
+ * passes; then it runs a {@link #runPass pass}. Its times are those of the mirror's clock ({@link FetchContext#time}).
  *
  * <p>Invariant: a partition is either pending here or assigned to exactly one fetcher, never both.
  */
@@ -46,8 +43,8 @@ final class SourceLeaderCoordinator extends Thread {
     private final String mirror;
     private final FetchSettings settings;
     private final FetchedPartitions partitions;
-    private final SourceFetchers fetchers;
-    private final Supplier<Admin> adminFactory;
+    private final FetcherAssignments fetchers;
+    private final Supplier<SourceMetadata> metadataFactory;
     private final long refreshIntervalMs;
     private final ThreadHealth health;
     private final Logger log;
@@ -57,17 +54,19 @@ final class SourceLeaderCoordinator extends Thread {
     private final Map<TopicPartition, Pending> pending = new ConcurrentHashMap<>();
     private final Object signal = new Object();
     private volatile boolean running = true;
-    private Admin admin; // this thread only
+    private SourceMetadata metadata; // this thread only
+    /** When the next pass checks the leaders; volatile only because a test may run the passes on its own thread. */
+    private volatile long nextRefreshMs;
 
     /** A partition waiting for the coordinator: leader discovery, topic check, offset check. */
     private record Pending(PartitionFetchState state, boolean checkOffsets, long notBeforeMs, int attempt) {
     }
 
     /**
-     * @param adminFactory a new admin client to the source; may throw {@link ListenerProbe.TlsListenerException}
-     * @param registry     the broker's metrics registry, where this thread's {@link ThreadHealth} shows
+     * @param metadataFactory a new client to the source; may throw {@link ListenerProbe.TlsListenerException}
+     * @param registry        the broker's metrics registry, where this thread's {@link ThreadHealth} shows
      */
-    SourceLeaderCoordinator(FetchContext context, SourceFetchers fetchers, Supplier<Admin> adminFactory,
+    SourceLeaderCoordinator(FetchContext context, FetcherAssignments fetchers, Supplier<SourceMetadata> metadataFactory,
                             long refreshIntervalMs, Metrics registry) {
         super("cluster-mirror-coordinator-" + context.mirrorName());
         setDaemon(true);
@@ -75,11 +74,12 @@ final class SourceLeaderCoordinator extends Thread {
         this.settings = context.settings();
         this.partitions = context.partitions();
         this.fetchers = fetchers;
-        this.adminFactory = adminFactory;
+        this.metadataFactory = metadataFactory;
         this.refreshIntervalMs = Math.max(100L, refreshIntervalMs);
         this.log = context.logPrefix().logger(SourceLeaderCoordinator.class);
         this.health = new ThreadHealth(registry, log, "fetch-coordinator-" + mirror);
         this.time = context.time();
+        this.nextRefreshMs = time.milliseconds() + this.refreshIntervalMs;
     }
 
     /** Hands a partition (back) to the coordinator: leader discovery, topic check, optional offset check. */
@@ -125,25 +125,17 @@ final class SourceLeaderCoordinator extends Thread {
         try {
             loop();
         } finally {
-            if (admin != null) {
-                admin.close(Duration.ZERO); // abort pending metadata calls: we are stopping
+            if (metadata != null) {
+                metadata.close(); // abort pending metadata calls: we are stopping
             }
         }
     }
 
     private void loop() {
-        long nextRefresh = time.milliseconds() + refreshIntervalMs;
         while (running) {
             try {
-                List<Pending> due = takeDue(Math.min(nextRefresh, time.milliseconds() + UNAVAILABLE_CHECK_MS));
-                if (!due.isEmpty()) {
-                    resolve(due);
-                }
-                reportUnavailable();
-                if (time.milliseconds() >= nextRefresh) {
-                    refreshLeaders();
-                    nextRefresh = time.milliseconds() + refreshIntervalMs;
-                }
+                awaitWork();
+                runPass();
                 health.working();
             } catch (InterruptedException e) {
                 break;
@@ -156,32 +148,51 @@ final class SourceLeaderCoordinator extends Thread {
         }
     }
 
-    /** Pending partitions that are due; empty when {@code deadline} passes first. */
-    private List<Pending> takeDue(long deadline) throws InterruptedException {
+    /**
+     * One pass: resolves the pending partitions that are due (leader, topic id, offsets) and assigns them, reports the
+     * partitions with no successful fetch for {@link FetchSettings#SOURCE_UNAVAILABLE_AFTER_MS}, and checks the leaders of
+     * the fetched partitions once the refresh interval has passed since the last check. Runs on the coordinator thread,
+     * or on a test's thread that never starts it.
+     */
+    void runPass() throws InterruptedException {
+        List<Pending> due = takeDue(time.milliseconds());
+        if (!due.isEmpty()) {
+            resolve(due);
+        }
+        reportUnavailable();
+        if (time.milliseconds() >= nextRefreshMs) {
+            refreshLeaders();
+            nextRefreshMs = time.milliseconds() + refreshIntervalMs;
+        }
+    }
+
+    /** Waits until a pending partition falls due, the refresh or the next unavailability check is due, or shutdown. */
+    private void awaitWork() throws InterruptedException {
+        long deadline = Math.min(nextRefreshMs, time.milliseconds() + UNAVAILABLE_CHECK_MS);
         synchronized (signal) {
             while (running) {
                 long now = time.milliseconds();
-                if (now >= deadline) {
-                    return List.of();
-                }
                 long next = deadline;
-                List<Pending> due = new ArrayList<>();
                 for (Pending p : pending.values()) {
-                    if (p.notBeforeMs() <= now) {
-                        if (pending.remove(p.state().tp, p) && !p.state().removed) {
-                            due.add(p);
-                        }
-                    } else {
-                        next = Math.min(next, p.notBeforeMs());
-                    }
+                    next = Math.min(next, p.notBeforeMs());
                 }
-                if (!due.isEmpty()) {
-                    return due;
+                if (now >= next) {
+                    return;
                 }
                 signal.wait(Math.max(1L, Math.min(1000L, next - now)));
             }
-            return List.of();
         }
+    }
+
+    /** Takes the pending partitions due by {@code nowMs} out of the pending set, leaving out those removed meanwhile. */
+    private List<Pending> takeDue(long nowMs) {
+        List<Pending> due = new ArrayList<>();
+        for (Pending p : pending.values()) {
+            if (p.notBeforeMs() <= nowMs && pending.remove(p.state().tp, p) && !p.state().removed) {
+                due.add(p);
+            }
+        }
+        return due;
     }
 
     private void retry(Pending p, String why) {
@@ -199,9 +210,9 @@ final class SourceLeaderCoordinator extends Thread {
     }
 
     private void resolve(List<Pending> due) throws InterruptedException {
-        Admin a;
+        SourceMetadata source;
         try {
-            a = admin();
+            source = metadata();
         } catch (ListenerProbe.TlsListenerException e) {
             due.forEach(p -> partitions.fail(p.state(), MirrorError.INVALID_CONFIG, "the source of mirror '" + mirror + "': "
                 + e.getMessage(), null));
@@ -213,8 +224,7 @@ final class SourceLeaderCoordinator extends Thread {
         }
         Set<String> topics = new HashSet<>();
         due.forEach(p -> topics.add(p.state().tp.topic()));
-        Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(topics,
-            new DescribeTopicsOptions().timeoutMs(settings.sourceRequestTimeoutMs())).topicNameValues();
+        Map<String, CompletableFuture<TopicDescription>> described = source.describeTopics(topics);
 
         Map<Pending, Node> leaders = new HashMap<>();
         boolean refused = false;
@@ -263,14 +273,14 @@ final class SourceLeaderCoordinator extends Thread {
             }
         });
         if (!toCheck.isEmpty()) {
-            checkOffsets(a, toCheck, leaders);
+            checkOffsets(source, toCheck, leaders);
         }
         leaders.forEach((p, leader) -> assign(p.state(), leader));
         if (refused) {
             // Kafka's Admin client fails every later call with that error, even once the source takes the credentials
             // again: the next attempt gets a new one.
-            admin.close(Duration.ZERO);
-            admin = null;
+            metadata.close();
+            metadata = null;
         }
     }
 
@@ -292,14 +302,13 @@ final class SourceLeaderCoordinator extends Thread {
         if (byTopic.isEmpty()) {
             return;
         }
-        Admin a;
+        SourceMetadata source;
         try {
-            a = admin();
+            source = metadata();
         } catch (RuntimeException e) {
             return;
         }
-        Map<String, KafkaFuture<TopicDescription>> described = a.describeTopics(byTopic.keySet(),
-            new DescribeTopicsOptions().timeoutMs(settings.sourceRequestTimeoutMs())).topicNameValues();
+        Map<String, CompletableFuture<TopicDescription>> described = source.describeTopics(byTopic.keySet());
         for (Map.Entry<String, List<PartitionFetchState>> e : byTopic.entrySet()) {
             TopicDescription desc;
             try {
@@ -331,24 +340,18 @@ final class SourceLeaderCoordinator extends Thread {
      * source deleted before they were mirrored (its log start is past the fetch offset, the destination's end), fails if
      * the source end is behind, or fetches again without the epoch.
      */
-    private void checkOffsets(Admin a, List<Pending> toCheck, Map<Pending, Node> leaders) throws InterruptedException {
-        Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (Pending p : toCheck) {
-            earliest.put(p.state().tp, OffsetSpec.earliest());
-            latest.put(p.state().tp, OffsetSpec.latest());
-        }
-        ListOffsetsOptions opts = new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED);
-        opts.timeoutMs(settings.sourceRequestTimeoutMs());
-        ListOffsetsResult start = a.listOffsets(earliest, opts);
-        ListOffsetsResult end = a.listOffsets(latest, opts);
+    private void checkOffsets(SourceMetadata source, List<Pending> toCheck, Map<Pending, Node> leaders) throws InterruptedException {
+        Set<TopicPartition> checked = new HashSet<>();
+        toCheck.forEach(p -> checked.add(p.state().tp));
+        Map<TopicPartition, CompletableFuture<Long>> start = source.offsets(checked, OffsetSpec.earliest());
+        Map<TopicPartition, CompletableFuture<Long>> end = source.offsets(checked, OffsetSpec.latest());
         for (Pending p : toCheck) {
             PartitionFetchState st = p.state();
             long logStart;
             long logEnd;
             try {
-                logStart = await(start.partitionResult(st.tp)).offset();
-                logEnd = await(end.partitionResult(st.tp)).offset();
+                logStart = await(start.get(st.tp));
+                logEnd = await(end.get(st.tp));
             } catch (ExecutionException e) {
                 leaders.remove(p);
                 retry(p, "list offsets of source partition " + st.tp + " failed: " + e.getCause());
@@ -386,7 +389,7 @@ final class SourceLeaderCoordinator extends Thread {
      * The result of a source call; while it takes long (the source unreachable), partitions with no successful fetch for a
      * while are still reported.
      */
-    private <T> T await(KafkaFuture<T> future) throws ExecutionException, InterruptedException {
+    private <T> T await(CompletableFuture<T> future) throws ExecutionException, InterruptedException {
         while (true) {
             try {
                 return future.get(UNAVAILABLE_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -411,11 +414,11 @@ final class SourceLeaderCoordinator extends Thread {
         }
     }
 
-    private Admin admin() {
-        if (admin == null) {
-            admin = adminFactory.get();
+    private SourceMetadata metadata() {
+        if (metadata == null) {
+            metadata = metadataFactory.get();
         }
-        return admin;
+        return metadata;
     }
 
     private void sleepQuietly(long ms) {

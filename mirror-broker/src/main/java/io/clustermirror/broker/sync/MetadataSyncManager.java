@@ -95,7 +95,7 @@ public final class MetadataSyncManager implements AutoCloseable {
                 if (!tasks.containsKey(name) && !record.equals(unusable.get(name))) {
                     try {
                         MirrorSyncTask task = new MirrorSyncTask(record, clientConfigs, image, clients, destination, destinationClientId,
-                            producer, metrics);
+                            producer, metrics, SyncScheduler.onNewThread("cluster-mirror-sync-" + name));
                         tasks.put(name, task);
                         task.start();
                     } catch (RuntimeException e) {

@@ -21,8 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -31,6 +30,9 @@ import java.util.function.Supplier;
  * {@code mirror.metadata.refresh.interval.ms} it reads the source (through an Admin client built from the
  * mirror's own client configs) and the destination, asks the {@link SyncPlanner} what to change, and has the
  * {@link SyncExecutor} do it. A slow or unreachable source delays only this mirror.
+ *
+ * <p>Rounds and the waits within them are tasks on the mirror's {@link SyncScheduler}; the next round starts the
+ * interval after the previous one ended, its waits included, so that rounds never overlap. Once closed, no round starts.
  */
 final class MirrorSyncTask implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MetadataSyncManager.class);
@@ -44,15 +46,17 @@ final class MirrorSyncTask implements AutoCloseable {
     private final String destinationClientId;
     private final Producer<byte[], byte[]> producer;
     private final ProblemLog problems;
-    private final ScheduledExecutorService thread;
+    private final SyncScheduler scheduler;
     private final ThreadHealth health;
-    // Owned by the task thread.
+    // Owned by the scheduler's thread.
     private Admin source;
     private CommandSender commands;
     private volatile boolean closing;
 
+    /** @param scheduler where the rounds run; the task owns it and shuts it down on close */
     MirrorSyncTask(MirrorRecord record, BrokerClientConfigs clientConfigs, Supplier<MirrorImage> image, LocalClients clients,
-                   Admin destination, String destinationClientId, Producer<byte[], byte[]> producer, Metrics metrics) {
+                   Admin destination, String destinationClientId, Producer<byte[], byte[]> producer, Metrics metrics,
+                   SyncScheduler scheduler) {
         this.record = record;
         this.config = MirrorConfig.validate(record.name(), record.configs());
         this.clientConfigs = clientConfigs;
@@ -63,11 +67,7 @@ final class MirrorSyncTask implements AutoCloseable {
         this.producer = producer;
         this.problems = new ProblemLog(record.name());
         this.health = new ThreadHealth(metrics, log, "sync-" + record.name());
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cluster-mirror-sync-" + record.name());
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = scheduler;
     }
 
     MirrorRecord record() {
@@ -76,39 +76,46 @@ final class MirrorSyncTask implements AutoCloseable {
 
     void start() {
         long interval = config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS);
-        thread.scheduleWithFixedDelay(this::runRound, 0, interval, TimeUnit.MILLISECONDS);
+        scheduler.after(0, () -> runRound(interval));
         log.info("Mirror '{}': metadata sync every {} ms (topic configs, partitions{}{}{})", record.name(), interval,
             config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() ? "" : ", consumer and share group offsets",
             config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty() ? "" : ", ACLs",
             config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty() ? "" : ", auto-discovery of new topics");
     }
 
-    private void runRound() {
+    /** Runs a round, and once it is done schedules the next one {@code intervalMs} later. */
+    private void runRound(long intervalMs) {
+        CompletableFuture<Void> round;
         try {
-            round();
-            health.working();
+            round = round();
         } catch (RuntimeException e) {
-            if (closing) {
+            round = CompletableFuture.failedFuture(e);
+        }
+        round.whenComplete((ignored, e) -> {
+            if (e == null) {
+                health.working();
+            } else if (closing) {
                 log.debug("Mirror '{}': sync round ended by close", record.name(), e);
             } else {
                 // The next round comes at the sync interval, whatever the health's own backoff says.
                 health.failed("the metadata sync of mirror '" + record.name() + "' at its next round", e);
             }
-        }
+            scheduler.after(intervalMs, () -> runRound(intervalMs));
+        });
     }
 
-    /** One round: read, plan, execute. */
-    void round() {
+    /** One round: read, plan, then the actions; the result completes once they are done. */
+    private CompletableFuture<Void> round() {
         MirrorImage current = image.get();
         Optional<MirrorRecord> mirror = current.mirror(record.name());
         if (mirror.isEmpty()) {
-            return; // deleted; the manager stops this task
+            return CompletableFuture.completedFuture(null); // deleted; the manager stops this task
         }
         if (source == null) {
             source = BoundedClients.admin(sourceProperties(), clientConfigs.sourceResponseBound(record.name()));
         }
         if (commands == null) {
-            commands = new CommandSender(producer, clients, "sync-commands-" + record.name());
+            commands = new CommandSender(producer, clients, "sync-commands-" + record.name(), scheduler);
         }
         List<String> synced = SyncPlanner.syncedTopics(current, record.name()).stream().map(MirrorTopicRecord::topic).toList();
         boolean discovering = !config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty();
@@ -126,11 +133,12 @@ final class MirrorSyncTask implements AutoCloseable {
         boolean aclsNeeded = sourceView.acls() != null || !current.aclsOf(record.name()).isEmpty();
         List<SyncedGroup> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);
-        if (Thread.currentThread().isInterrupted()) {
-            return; // closing: the views may be incomplete
+        if (scheduler.isShutDown()) {
+            return CompletableFuture.completedFuture(null); // closing: the views may be incomplete
         }
-        List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView, System.currentTimeMillis());
-        new SyncExecutor(record.name(), destination, destinationClientId, producer, commands, image, problems).execute(actions);
+        List<SyncAction> actions = SyncPlanner.plan(config, current, sourceView, destinationView, scheduler.time().milliseconds());
+        return new SyncExecutor(record.name(), destination, destinationClientId, producer, commands, image, problems, scheduler)
+            .execute(actions);
     }
 
     private Properties sourceProperties() {
@@ -147,13 +155,13 @@ final class MirrorSyncTask implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        thread.shutdownNow();
+        scheduler.shutdown();
         CommandSender c = commands;
         if (c != null) {
             c.wakeup();
         }
         try {
-            if (!thread.awaitTermination(20, TimeUnit.SECONDS)) {
+            if (!scheduler.awaitTermination(TimeUnit.SECONDS.toMillis(20))) {
                 log.warn("Mirror '{}': the metadata sync did not stop within 20 s", record.name());
             }
         } catch (InterruptedException e) {

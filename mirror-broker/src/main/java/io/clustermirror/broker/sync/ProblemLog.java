@@ -43,6 +43,11 @@ final class ProblemLog {
         }
     }
 
+    /** The problems reported and not resolved since, by key: what an operator sees as ongoing. */
+    Map<String, String> current() {
+        return Map.copyOf(problems);
+    }
+
     void note(String key, String message) {
         if (!Objects.equals(notes.put(key, message), message)) {
             log.info(message);

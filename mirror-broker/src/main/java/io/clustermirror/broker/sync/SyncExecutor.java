@@ -35,11 +35,16 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -51,24 +56,34 @@ import java.util.regex.Pattern;
  * through the MirrorController (commands). Each action fails on its own; a failure is logged (once while it
  * repeats) and the next round retries.
  *
+ * <p>The actions run one after the other on the mirror's {@link SyncScheduler}. An action that must wait (for the
+ * controller's answer, for this broker's image to show what the controller did, for the controller's config policy to
+ * read a declaration) schedules its next check instead of sleeping; the next action starts once it is done.
+ *
  * <p>Logs name the mirror, the topic or group and what changed, never config values.
  */
 final class SyncExecutor {
     private static final Logger log = LoggerFactory.getLogger(SyncExecutor.class);
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     static final long COMMAND_TIMEOUT_MS = 30_000;
-    private static final long IMAGE_WAIT_MS = 15_000;
-    private static final long POLICY_RETRY_MS = 200;
+    /** How long an action waits for the image to show a change, or for the config policy to let declared configs through. */
+    static final long IMAGE_WAIT_MS = 15_000;
+    /** How often the image is checked for a change the controller made. */
+    static final long IMAGE_CHECK_MS = 50;
+    /** How soon a config change the policy refused is tried again. */
+    static final long POLICY_RETRY_MS = 200;
 
     private final String mirror;
     private final Admin destination;
     private final String destinationClientId;
     private final Producer<byte[], byte[]> stateProducer;
-    private final CommandSender commands;
+    private final MirrorCommands commands;
     private final Supplier<MirrorImage> image;
     private final ProblemLog problems;
+    private final SyncScheduler scheduler;
 
     SyncExecutor(String mirror, Admin destination, String destinationClientId, Producer<byte[], byte[]> stateProducer,
-                 CommandSender commands, Supplier<MirrorImage> image, ProblemLog problems) {
+                 MirrorCommands commands, Supplier<MirrorImage> image, ProblemLog problems, SyncScheduler scheduler) {
         this.mirror = mirror;
         this.destination = destination;
         this.destinationClientId = destinationClientId;
@@ -76,35 +91,45 @@ final class SyncExecutor {
         this.commands = commands;
         this.image = image;
         this.problems = problems;
+        this.scheduler = scheduler;
     }
 
-    void execute(List<SyncAction> actions) {
-        for (SyncAction action : actions) {
-            if (Thread.currentThread().isInterrupted()) {
-                return;
-            }
-            String what = describe(action);
-            try {
-                run(action);
-                problems.resolved(what);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                problems.report(what, e);
-            }
+    /**
+     * Performs the actions in order, each once the one before it is done, its waits included; an action that fails is
+     * reported and the next one runs. The result completes, never exceptionally, once the last action is done. Once the
+     * scheduler is shut down the actions left are skipped.
+     */
+    CompletableFuture<Void> execute(List<SyncAction> actions) {
+        return inOrder(actions, this::perform);
+    }
+
+    private CompletableFuture<Void> perform(SyncAction action) {
+        if (scheduler.isShutDown()) {
+            return DONE; // the task is closing
         }
+        String what = describe(action);
+        return started(() -> run(action)).handle((ignored, failure) -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            if (cause == null) {
+                problems.resolved(what);
+            } else if (cause instanceof InterruptedException) {
+                Thread.currentThread().interrupt(); // the task is closing: nothing went wrong with the action
+            } else {
+                problems.report(what, cause);
+            }
+            return null;
+        });
     }
 
-    private void run(SyncAction action) throws Exception {
+    private CompletableFuture<Void> run(SyncAction action) throws Exception {
         if (action instanceof SyncAction.StartTopics a) {
-            startTopics(a);
+            return inOrder(a.topics(), this::startTopic);
         } else if (action instanceof SyncAction.AddPartitions a) {
-            addPartitions(a);
+            return addPartitions(a);
         } else if (action instanceof SyncAction.AlterTopicConfigs a) {
-            alterConfigs(a);
+            return alterConfigs(a);
         } else if (action instanceof SyncAction.HoldChanges a) {
-            holdChanges(a);
+            return holdChanges(a);
         } else if (action instanceof SyncAction.CommitGroupOffsets a) {
             commitOffsets(a);
         } else if (action instanceof SyncAction.GroupSkipped a) {
@@ -115,43 +140,54 @@ final class SyncExecutor {
         } else if (action instanceof SyncAction.DeleteAcls a) {
             deleteAcls(a);
         }
+        return DONE;
     }
 
     /** One START per topic, so that a topic that cannot start does not hold back the others. */
-    private void startTopics(SyncAction.StartTopics action) throws Exception {
-        for (String topic : action.topics()) {
-            CommandResult result = commands.send(CommandOp.START, mirror, List.of(Pattern.quote(topic)), COMMAND_TIMEOUT_MS);
-            if (result.succeeded()) {
-                problems.resolved(startKey(topic));
-                log.info("Mirror '{}': source topic '{}' matches mirror.topics.include; mirroring started ({})", mirror, topic, result.message());
-                awaitImage(() -> image.get().topic(topic).isPresent());
-            } else {
+    private CompletableFuture<Void> startTopic(String topic) {
+        return commands.send(CommandOp.START, mirror, List.of(Pattern.quote(topic)), List.of(), COMMAND_TIMEOUT_MS).thenCompose(result -> {
+            if (!result.succeeded()) {
                 problems.reportMessage(startKey(topic), "Mirror '" + mirror + "': could not start mirroring auto-discovered source topic '"
                     + topic + "': " + result.error().format(result.message()) + "; retrying at every sync");
+                return DONE;
             }
-        }
+            problems.resolved(startKey(topic));
+            log.info("Mirror '{}': source topic '{}' matches mirror.topics.include; mirroring started ({})", mirror, topic, result.message());
+            return awaitImage(() -> image.get().topic(topic).isPresent());
+        });
     }
 
     private static String startKey(String topic) {
         return "start mirroring auto-discovered topic '" + topic + "'";
     }
 
-    private void addPartitions(SyncAction.AddPartitions action) throws Exception {
-        CommandResult result = commands.send(CommandOp.ADD_PARTITIONS, mirror, List.of(action.topic()), COMMAND_TIMEOUT_MS);
+    private CompletableFuture<Void> addPartitions(SyncAction.AddPartitions action) {
+        return commands.send(CommandOp.ADD_PARTITIONS, mirror, List.of(action.topic()), List.of(), COMMAND_TIMEOUT_MS).thenCompose(result -> {
+            requireSucceeded(result);
+            log.info("Mirror '{}' topic '{}': the source has {} partitions; {}", mirror, action.topic(), action.sourcePartitions(), result.message());
+            return awaitImage(() -> image.get().topic(action.topic()).map(t -> t.partitions() >= action.sourcePartitions()).orElse(true));
+        });
+    }
+
+    private static void requireSucceeded(CommandResult result) {
         if (!result.succeeded()) {
             throw new IllegalStateException(result.error().format(result.message()));
         }
-        log.info("Mirror '{}' topic '{}': the source has {} partitions; {}", mirror, action.topic(), action.sourcePartitions(), result.message());
-        awaitImage(() -> image.get().topic(action.topic()).map(t -> t.partitions() >= action.sourcePartitions()).orElse(true));
     }
 
     /** Records what the topic holds back now; a change held for the first time is logged with what to do about it. */
-    private void holdChanges(SyncAction.HoldChanges action) throws Exception {
+    private CompletableFuture<Void> holdChanges(SyncAction.HoldChanges action) {
         List<HeldChange> before = image.get().topic(action.topic()).map(MirrorTopicRecord::heldChanges).orElse(List.of());
-        CommandResult result = commands.send(CommandOp.HOLD_CHANGES, mirror, List.of(action.topic()), action.changes(), COMMAND_TIMEOUT_MS);
-        if (!result.succeeded()) {
-            throw new IllegalStateException(result.error().format(result.message()));
-        }
+        return commands.send(CommandOp.HOLD_CHANGES, mirror, List.of(action.topic()), action.changes(), COMMAND_TIMEOUT_MS)
+            .thenCompose(result -> {
+                requireSucceeded(result);
+                logNewlyHeld(action, before);
+                return awaitImage(() -> image.get().topic(action.topic()).map(t -> t.heldChanges().size() == action.changes().size()
+                    && action.changes().stream().allMatch(c -> t.heldChanges().stream().anyMatch(c::sameChange))).orElse(true));
+            });
+    }
+
+    private void logNewlyHeld(SyncAction.HoldChanges action, List<HeldChange> before) {
         List<String> added = action.changes().stream().filter(c -> before.stream().noneMatch(c::sameChange)).map(HeldChange::toDisplay).toList();
         if (!added.isEmpty()) {
             log.warn("Mirror '{}' topic '{}': holding back the source's {} ({}={}): the destination keeps its data and "
@@ -159,44 +195,46 @@ final class SyncExecutor {
                 + "destination as it is with --reject-held", mirror, action.topic(), String.join(", ", added),
                 MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "hold", MirrorConfig.SOURCE_DESTRUCTIVE_HOLD_MS);
         }
-        awaitImage(() -> image.get().topic(action.topic()).map(t -> t.heldChanges().size() == action.changes().size()
-            && action.changes().stream().allMatch(c -> t.heldChanges().stream().anyMatch(c::sameChange))).orElse(true));
     }
 
     /**
      * Declares the topic's copied configs ({@link SyncedTopicConfigsRecord}, in {@code __mirror_metadata}), then changes
      * them. The controller's config policy lets only declared values through, and it reads the declaration through its
-     * own view, a moment behind: a refusal is retried until {@link #IMAGE_WAIT_MS}, then left to the next round.
+     * own view, a moment behind: a refusal is retried every {@link #POLICY_RETRY_MS} for {@link #IMAGE_WAIT_MS}, then
+     * left to the next round.
      */
-    private void alterConfigs(SyncAction.AlterTopicConfigs action) throws Exception {
+    private CompletableFuture<Void> alterConfigs(SyncAction.AlterTopicConfigs action) throws Exception {
         boolean declared = image.get().syncedTopicConfigs(action.topic())
             .filter(d -> d.mirror().equals(mirror) && d.configs().equals(action.synced())).isPresent();
         if (!declared) {
-            SyncedTopicConfigsRecord record = new SyncedTopicConfigsRecord(mirror, action.topic(), action.synced(), System.currentTimeMillis());
+            SyncedTopicConfigsRecord record = new SyncedTopicConfigsRecord(mirror, action.topic(), action.synced(),
+                scheduler.time().milliseconds());
             stateProducer.send(new ProducerRecord<>(InternalTopics.METADATA, 0, RecordCodec.encodeKey(SyncedTopicConfigsRecord.key(action.topic())),
                 RecordCodec.encodeSyncedTopicConfigs(record))).get(SyncReader.TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
         if (action.set().isEmpty() && action.delete().isEmpty()) {
-            return;
+            return DONE;
         }
         List<AlterConfigOp> ops = new ArrayList<>();
         action.set().forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
         action.delete().forEach(k -> ops.add(new AlterConfigOp(new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)));
-        long deadline = System.currentTimeMillis() + IMAGE_WAIT_MS;
-        while (true) {
+        PolicyViolationException[] lastRefusal = {null};
+        return scheduler.retry(() -> {
             try (InternalOperations.Scope ignored = InternalOperations.begin(destinationClientId,
                     List.of(Operation.topic(action.topic(), AclOperation.ALTER_CONFIGS)))) {
                 SyncReader.get(destination.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, action.topic()), ops)).all());
-                break;
+                return Optional.of(Boolean.TRUE);
             } catch (PolicyViolationException e) {
-                if (System.currentTimeMillis() >= deadline) {
-                    throw e;
-                }
-                Thread.sleep(POLICY_RETRY_MS); // the controller's view has not read the declaration yet
+                lastRefusal[0] = e; // the controller's view has not read the declaration yet
+                return Optional.<Boolean>empty();
             }
-        }
-        log.info("Mirror '{}' topic '{}': topic configs synced from the source: set {}, removed {}", mirror, action.topic(),
-            new TreeSet<>(action.set().keySet()), new TreeSet<>(action.delete()));
+        }, POLICY_RETRY_MS, IMAGE_WAIT_MS).thenAccept(altered -> {
+            if (altered.isEmpty()) {
+                throw lastRefusal[0];
+            }
+            log.info("Mirror '{}' topic '{}': topic configs synced from the source: set {}, removed {}", mirror, action.topic(),
+                new TreeSet<>(action.set().keySet()), new TreeSet<>(action.delete()));
+        });
     }
 
     private void commitOffsets(SyncAction.CommitGroupOffsets planned) throws Exception {
@@ -249,7 +287,7 @@ final class SyncExecutor {
      * ACLs refuse it, the sync creates and deletes no ACL and says so at every round that tries.
      */
     private void createAcls(SyncAction.CreateAcls action) throws Exception {
-        long now = System.currentTimeMillis();
+        long now = scheduler.time().milliseconds();
         for (SyncAction.Acl acl : action.acls()) {
             MirrorAclRecord record = MirrorAclRecord.of(mirror, acl.binding(), now);
             stateProducer.send(new ProducerRecord<>(InternalTopics.STATE, RecordCodec.encodeKey(record.key()), RecordCodec.encodeAcl(record)))
@@ -286,11 +324,30 @@ final class SyncExecutor {
         }
     }
 
-    /** Waits until this broker's image shows a change the controller made, so the next round does not repeat it. */
-    private static void awaitImage(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + IMAGE_WAIT_MS;
-        while (!condition.getAsBoolean() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
+    /**
+     * Completes once this broker's image shows a change the controller made, so that the next round does not repeat it,
+     * or after {@link #IMAGE_WAIT_MS} without it (the next round then sees where things stand).
+     */
+    private CompletableFuture<Void> awaitImage(BooleanSupplier shown) {
+        return scheduler.retry(() -> shown.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.<Boolean>empty(), IMAGE_CHECK_MS, IMAGE_WAIT_MS)
+            .thenApply(inTime -> null);
+    }
+
+    /** Runs {@code step} for each item, each once the one before it is done; fails, skipping the rest, when one fails. */
+    private static <T> CompletableFuture<Void> inOrder(List<T> items, Function<T, CompletableFuture<Void>> step) {
+        CompletableFuture<Void> done = DONE;
+        for (T item : items) {
+            done = done.thenCompose(previous -> step.apply(item));
+        }
+        return done;
+    }
+
+    /** The step's result, or a failed one if it throws before it returns one. */
+    private static CompletableFuture<Void> started(Callable<CompletableFuture<Void>> step) {
+        try {
+            return step.call();
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.clustermirror.broker.fetch;
 
 import io.clustermirror.broker.node.ThreadHealth;
 import io.clustermirror.broker.bridge.AppendResult;
+import io.clustermirror.broker.fetch.RecordingListener.Failure;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.batch.StoredBatches;
@@ -560,77 +561,6 @@ class SourceFetcherTest {
 
         @Override
         public void removeProducersBefore(TopicPartition partition, int destLeaderEpoch, long barrierOffset) {
-        }
-    }
-
-    private record Failure(TopicPartition tp, MirrorError error, String message) {
-        Failure(TopicPartition tp, MirrorError error) {
-            this(tp, error, "");
-        }
-    }
-
-    private static final class RecordingListener implements FetchListener {
-        final List<String> events = new ArrayList<>();
-        final List<Failure> failures = new ArrayList<>();
-        final List<String> oldestUnmirrored = new ArrayList<>();
-        final List<String> held = new ArrayList<>();
-
-        List<String> eventsOf(TopicPartition tp) {
-            return events.stream().filter(e -> e.contains(" " + tp + " ")).toList();
-        }
-
-        @Override
-        public void onProgress(TopicPartition partition, long lastMirroredOffset, int lastSourceEpoch,
-                               long firstSourceEpochStart, long sourceEndOffset) {
-            events.add("progress " + partition + " " + lastMirroredOffset + " " + lastSourceEpoch + " " + firstSourceEpochStart);
-        }
-
-        @Override
-        public void onSourceEndOffset(TopicPartition partition, long sourceEndOffset) {
-        }
-
-        @Override
-        public void onLogStartHeld(TopicPartition partition, HeldLogStarts held) {
-            this.held.add(partition + " " + held);
-        }
-
-        @Override
-        public void onOldestUnmirrored(TopicPartition partition, long oldestUnmirroredTimestamp) {
-            oldestUnmirrored.add(partition + " " + oldestUnmirroredTimestamp);
-        }
-
-        @Override
-        public void onBarrier(TopicPartition partition, long barrierOffset) {
-        }
-
-        @Override
-        public void onFailure(TopicPartition partition, MirrorError error, String message) {
-            failures.add(new Failure(partition, error, message));
-        }
-
-        @Override
-        public void onDivergence(TopicPartition partition, int sourceEpoch, long sourceEpochEndOffset) {
-            events.add("divergence " + partition + " " + sourceEpoch + " " + sourceEpochEndOffset);
-        }
-
-        @Override
-        public void onSourceRecordsLost(TopicPartition partition, long fromOffset, long toOffset) {
-            events.add("lost " + partition + " " + fromOffset + " " + toOffset);
-        }
-
-        @Override
-        public void onSourceTopicGone(TopicPartition partition, MirrorError error, String message) {
-            failures.add(new Failure(partition, error, message));
-        }
-
-        @Override
-        public void onSourceUnavailable(TopicPartition partition, String report) {
-            events.add("unavailable " + partition + " " + report);
-        }
-
-        @Override
-        public void onSourceAvailable(TopicPartition partition) {
-            events.add("available " + partition + " ");
         }
     }
 }

@@ -20,6 +20,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.MockTime;
 import org.apache.kafka.server.authorizer.Action;
 import org.junit.jupiter.api.Test;
 
@@ -61,7 +62,8 @@ class SyncExecutorTest {
         };
         MockProducer<byte[], byte[]> state = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
         MirrorImage image = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of());
-        SyncExecutor executor = new SyncExecutor("dr", destination, clientId, state, null, () -> image, new ProblemLog("dr"));
+        SyncExecutor executor = new SyncExecutor("dr", destination, clientId, state, null, () -> image, new ProblemLog("dr"),
+            new SyncScheduler(new SteppedRunner(new MockTime()), new MockTime()));
 
         executor.execute(List.of(new SyncAction.CreateAcls(List.of(new SyncAction.Acl(ACL, "mirrored topic"))),
             new SyncAction.DeleteAcls(List.of(new SyncAction.Acl(ACL, "removed at the source")))));

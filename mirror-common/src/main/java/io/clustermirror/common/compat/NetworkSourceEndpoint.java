@@ -45,13 +45,14 @@ public final class NetworkSourceEndpoint implements SourceEndpoint {
      *
      * @param clientProperties Kafka client configs of the source cluster (may hold secrets: never logged)
      * @param metrics          where the connection's metrics go, under {@code metricGroup} with {@code tags}
+     * @param time             the clock of the endpoint's connect and request deadlines
      */
     public static NetworkSourceEndpoint to(Node node, Properties clientProperties, String clientId, EndpointSettings settings,
                                            Metrics metrics, String metricGroup, Map<String, String> tags,
-                                           LogPrefix logPrefix) {
+                                           LogPrefix logPrefix, Time time) {
         KafkaClient client = BrokerFetchClient.networkClient(node, clientProperties, clientId, settings.requestTimeoutMs(),
             settings.maxResponseBytes(), metrics, metricGroup, tags, logPrefix);
-        return new NetworkSourceEndpoint(node, client, settings, Time.SYSTEM, logPrefix);
+        return new NetworkSourceEndpoint(node, client, settings, time, logPrefix);
     }
 
     @Override
