@@ -34,33 +34,22 @@ import java.util.stream.Collectors;
 /**
  * Kafka's {@link StandardAuthorizer} (ACLs in the metadata log, unchanged) plus two rules of Cluster Mirror.
  *
- * <p>The control plane ({@link ControlPlaneRules}): a mirror command, which a client writes to {@code __mirror_commands},
- * needs ALTER on the CLUSTER; reading the control plane's topics (list, describe, a command's result) needs DESCRIBE on
- * the CLUSTER; only the extension writes {@code __mirror_metadata} and {@code __mirror_state} and uses the controller's
- * transactional id and group. The extension is recognised by its principal, which must be one of {@code super.users}
- * (the extension's local clients authenticate with {@code cluster.mirror.local.*}), or, in this JVM, by
- * {@link InternalOperations}. Kafka's authorizer log ({@code kafka.authorizer.logger}) records each command's
- * Produce as ALTER on the cluster, with the principal: denied at INFO, allowed at DEBUG.
+ * <p>The control plane ({@link ControlPlaneRules}): a mirror command needs ALTER on the CLUSTER; reading the control
+ * plane's topics needs DESCRIBE on the CLUSTER; only the extension (one of {@code super.users}, or {@link InternalOperations}
+ * in this JVM) writes {@code __mirror_metadata} and {@code __mirror_state} and uses the controller's transactional id and
+ * group.
  *
- * <p>The read-only rule of mirror topics: until a mirror topic is STOPPED on every partition, clients may not write to it
- * (Produce, transactional adds), delete its records or the topic, add partitions, or change its configs.
- * Stock clients know no new error codes, so such a request fails with TOPIC_AUTHORIZATION_FAILED and
- * the broker logs a line naming the mirror. The extension's own appends do not pass through here.
+ * <p>The read-only rule: until a mirror topic is STOPPED on every partition, no client writes to it, deletes its records
+ * or the topic, adds partitions or changes its configs; such a request fails with TOPIC_AUTHORIZATION_FAILED (stock
+ * clients know no new error code). On a controller-only node the rule is {@link ControllerTopicRule}'s, on the node's own
+ * view of the mirror topics, failing closed until it has loaded. The extension's own appends do not pass through here.
  *
- * <p>On a controller-only node started by the launcher, which authorizes the CreatePartitions, DeleteTopics and topic
- * config changes that brokers forward, the rule is {@link ControllerTopicRule}'s, on the node's own view of the mirror
- * topics ({@code ControllerMirrorView}); it fails closed for those changes until the view has loaded.
+ * <p>With {@value #ACLS_ENABLED_CONFIG}{@code =false} (set by the launcher where no authorizer is configured) every
+ * decision but the read-only rule's is Kafka's for a node without an authorizer. Cluster-wide CREATE and DELETE are never
+ * granted as such: each topic is checked, so that a rule can keep it.
  *
- * <p>The launcher installs it on every node of a destination cluster. Configured explicitly
- * ({@code authorizer.class.name=io.clustermirror.broker.auth.MirrorAwareAuthorizer}) it enforces ACLs as the
- * StandardAuthorizer does ({@code super.users}, {@code allow.everyone.if.no.acl.found}) and both rules; installed by the
- * launcher on a node that configures no authorizer ({@value #ACLS_ENABLED_CONFIG}{@code =false}) it allows whatever a
- * broker without an authorizer allows, and only the read-only rule applies: without authentication no request can be
- * told to come from another broker's extension, so the control plane is as open as the rest of such a cluster.
- *
- * <p>The cluster-wide CREATE and DELETE permissions, which let CreateTopics, DeleteTopics and topic auto-creation skip
- * the check of each topic, are never granted as such: each topic is checked, and a topic CREATE or DELETE is allowed
- * to whoever holds the cluster permission, exactly as before, unless one of the rules above keeps the topic.
+ * <p>How operators configure it, what each refusal logs and how to read Kafka's authorizer log: {@code docs/security.md}
+ * and {@code docs/operations.md} ("Destination brokers").
  */
 public class MirrorAwareAuthorizer extends StandardAuthorizer {
     /**
