@@ -79,31 +79,25 @@ public final class MetadataSyncManager implements AutoCloseable {
 
     private void supervise() {
         try {
-            Map<String, MirrorRecord> mirrors = image.get().mirrors();
-            tasks.entrySet().removeIf(e -> {
-                MirrorRecord now = mirrors.get(e.getKey());
-                if (now != null && now.equals(e.getValue().record())) {
-                    return false;
-                }
-                e.getValue().close();
-                log.info("Mirror '{}': metadata sync stopped ({})", e.getKey(), now == null ? "mirror deleted"
-                    : now.createdMs() == e.getValue().record().createdMs() ? "configs changed: it restarts with new source clients"
-                    : "mirror recreated");
-                return true;
+            Map<String, MirrorRecord> running = new HashMap<>();
+            tasks.forEach((name, task) -> running.put(name, task.record()));
+            SyncSupervision changes = SyncSupervision.of(running, image.get().mirrors(), unusable);
+            changes.stop().forEach((name, reason) -> {
+                tasks.remove(name).close();
+                log.info("Mirror '{}': metadata sync stopped ({})", name, reason);
             });
-            mirrors.forEach((name, record) -> {
-                if (!tasks.containsKey(name) && !record.equals(unusable.get(name))) {
-                    try {
-                        MirrorSyncTask task = new MirrorSyncTask(record, clientConfigs, image, clients, destination, destinationClientId,
-                            producer, metrics, SyncScheduler.onNewThread("cluster-mirror-sync-" + name));
-                        tasks.put(name, task);
-                        task.start();
-                    } catch (RuntimeException e) {
-                        unusable.put(name, record);
-                        log.error("Mirror '{}': cannot start its metadata sync: {}", name, e.getMessage());
-                    }
+            for (MirrorRecord record : changes.start()) {
+                String name = record.name();
+                try {
+                    MirrorSyncTask task = new MirrorSyncTask(record, clientConfigs, image, clients, destination, destinationClientId,
+                        producer, metrics, SyncScheduler.onNewThread("cluster-mirror-sync-" + name));
+                    tasks.put(name, task);
+                    task.start();
+                } catch (RuntimeException e) {
+                    unusable.put(name, record);
+                    log.error("Mirror '{}': cannot start its metadata sync: {}", name, e.getMessage());
                 }
-            });
+            }
             health.working();
         } catch (RuntimeException e) {
             health.failed("supervising the mirrors' metadata syncs in " + SUPERVISE_INTERVAL_MS + " ms", e);
