@@ -7,7 +7,8 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.ClusterTopology.LaunchMode;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -60,36 +61,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ParameterizedClass(name = "{0}")
-@EnumSource(ProcessCluster.LaunchMode.class)
+@EnumSource(value = LaunchMode.class, names = {"LAUNCHER", "DROP_IN"})
 class CrashTest {
     private static final Logger log = LoggerFactory.getLogger(CrashTest.class);
 
+    private static ClusterPair<MirrorTestCluster, ProcessCluster> clusters;
     private static MirrorTestCluster source;
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     /** How the destination's nodes are started: every test runs against launcher nodes and drop-in nodes. */
     @Parameter
-    ProcessCluster.LaunchMode mode;
+    LaunchMode mode;
 
+    /**
+     * A pair per launch mode: a JUnit class extension ({@link MirrorClusterTest}) starts before the class's parameters are
+     * known, so the class starts its pair for each parameter itself, from one description.
+     */
     @BeforeParameterizedClassInvocation
-    static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
-        source = MirrorTestCluster.builder().name("crash-source").brokers(3).start();
-        destination = ProcessCluster.start("crash-destination-" + mode, 3, mode);
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    static void startClusters(LaunchMode mode) throws Exception {
+        clusters = ClusterPair.start(ClusterPair.Topologies.of(MirrorTestCluster.builder().name("crash-source").brokers(3).topology(),
+            ProcessCluster.topology("crash-destination-" + mode).combined(3).launchMode(mode).build()));
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @AfterParameterizedClassInvocation
     static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
-        }
+        clusters.close();
     }
 
     private static long destinationEnd(TopicPartition tp) throws Exception {

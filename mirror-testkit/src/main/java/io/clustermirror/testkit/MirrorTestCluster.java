@@ -5,6 +5,11 @@ import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.KRaftConfigs;
+import io.clustermirror.testsupport.NodeRole;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -153,76 +158,132 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
+        /**
+         * The description of the cluster this builder makes: the test kit's layout (one controller, node
+         * {@value TestKitDefaults#CONTROLLER_ID_OFFSET}, and brokers numbered from {@value TestKitDefaults#BROKER_ID_OFFSET}),
+         * the kit's PLAINTEXT listener first, then the added ones.
+         */
+        public ClusterTopology topology() {
+            ClusterTopology.Builder topology = ClusterTopology.builder(name)
+                .launchMode(ClusterTopology.LaunchMode.IN_JVM)
+                .nodes(NodeRole.CONTROLLER, TestKitDefaults.CONTROLLER_ID_OFFSET, 1)
+                .nodes(NodeRole.BROKER, TestKitDefaults.BROKER_ID_OFFSET, brokers)
+                .listener(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME, TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL)
+                .mirrorDestination(withExtension)
+                .serverProperties(configs);
+            listeners.forEach(topology::listener);
+            return topology.build();
+        }
+
         /** Builds the (formatted, not yet started) cluster. */
         public MirrorTestCluster build() throws Exception {
-            Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + name + "-");
-            TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
-                .setNumControllerNodes(1)
-                .setNumBrokerNodes(brokers)
-                .setPerServerProperties(listenerConfigsPerBroker())
-                .setBaseDirectory(base)
-                .build();
-            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-            defaultConfigs().forEach(builder::setConfigProp);
-            if (!listeners.isEmpty()) {
-                StringBuilder protocols = new StringBuilder(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + ":"
-                    + TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL.name + "," + TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME
-                    + ":" + TestKitDefaults.DEFAULT_CONTROLLER_SECURITY_PROTOCOL.name);
-                listeners.forEach((name, protocol) -> protocols.append(',').append(name).append(':').append(protocol.name));
-                builder.setConfigProp("listener.security.protocol.map", protocols.toString());
-            }
-            configs.forEach(builder::setConfigProp);
-            KafkaClusterTestKit cluster = builder.build();
-            try {
-                cluster.format();
-            } catch (Exception e) {
-                cluster.close();
-                throw e;
-            }
-            return new MirrorTestCluster(name, withExtension, cluster);
+            return MirrorTestCluster.build(topology(), baseDirectory);
         }
 
         /** Builds and starts the cluster. */
         public MirrorTestCluster start() throws Exception {
             return build().start();
         }
+    }
 
-        /** The brokers' {@code listeners}: the kit's own and the extra ones, each on a port chosen at start. */
-        private Map<Integer, Map<String, String>> listenerConfigsPerBroker() {
-            if (listeners.isEmpty()) {
-                return Map.of();
-            }
-            String all = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + "://localhost:0" + listeners.keySet().stream()
-                .map(name -> "," + name + "://localhost:0").collect(Collectors.joining());
-            return IntStream.range(0, brokers).boxed()
-                .collect(Collectors.toMap(i -> TestKitDefaults.BROKER_ID_OFFSET + i, i -> Map.of("listeners", all)));
-        }
+    /** Builds and starts the cluster {@code topology} describes; see {@link #build(ClusterTopology, Path)}. */
+    public static MirrorTestCluster start(ClusterTopology topology) throws Exception {
+        return build(topology, null).start();
+    }
 
-        /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
-        private static BootstrapMetadata bootstrapMetadata() {
-            Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
-                .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(METADATA_VERSION), (a, b) -> a, TreeMap::new));
-            return BootstrapMetadata.fromVersions(METADATA_VERSION, features, "mirror-testkit");
+    /**
+     * Builds (formats, does not start) the cluster {@code topology} describes, in {@code baseDirectory} (a new temporary
+     * directory if null; deleted on close). The topology must be one the test kit can run, as {@link Builder#topology}
+     * makes them: {@link ClusterTopology.LaunchMode#IN_JVM}, the build's Kafka, one controller and brokers numbered as the
+     * kit numbers them, and the kit's PLAINTEXT listener first, for clients and brokers; the other listeners are added to
+     * every broker, each on a port chosen when the broker starts.
+     */
+    public static MirrorTestCluster build(ClusterTopology topology, Path baseDirectory) throws Exception {
+        checkKitLayout(topology);
+        String name = topology.name();
+        int brokers = topology.brokers().size();
+        List<ClusterTopology.Listener> extraListeners = topology.listeners().subList(1, topology.listeners().size());
+        Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + name + "-");
+        TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
+            .setNumControllerNodes(1)
+            .setNumBrokerNodes(brokers)
+            .setPerServerProperties(listenerConfigsPerBroker(brokers, extraListeners))
+            .setBaseDirectory(base)
+            .build();
+        KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+        defaultConfigs(brokers, topology.mirrorDestination()).forEach(builder::setConfigProp);
+        if (!extraListeners.isEmpty()) {
+            StringBuilder protocols = new StringBuilder(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + ":"
+                + TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL.name + "," + TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME
+                + ":" + TestKitDefaults.DEFAULT_CONTROLLER_SECURITY_PROTOCOL.name);
+            extraListeners.forEach(l -> protocols.append(',').append(l.name()).append(':').append(l.protocol().name));
+            builder.setConfigProp("listener.security.protocol.map", protocols.toString());
         }
+        topology.serverProperties().forEach(builder::setConfigProp);
+        KafkaClusterTestKit cluster = builder.build();
+        try {
+            cluster.format();
+        } catch (Exception e) {
+            cluster.close();
+            throw e;
+        }
+        return new MirrorTestCluster(name, topology.mirrorDestination(), cluster);
+    }
 
-        private Map<String, String> defaultConfigs() {
-            Map<String, String> defaults = new LinkedHashMap<>();
-            // Behave like a production broker, not like Kafka's own tests.
-            defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
-            defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
-            defaults.putAll(KRaftConfigs.internalTopics(brokers));
-            if (withExtension) {
-                ExtensionRegistry.expectAttachments("the test kit");
-                defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
-                // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
-                defaults.put("allow.everyone.if.no.acl.found", "true");
-                // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
-                // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
-                // the tests' own PLAINTEXT clients) may write the control plane's topics.
-                defaults.put("super.users", "User:ANONYMOUS");
-            }
-            return defaults;
+    /** Fails unless the test kit runs {@code topology} as it says. */
+    private static void checkKitLayout(ClusterTopology topology) {
+        int brokers = topology.brokers().size();
+        ClusterTopology kit = ClusterTopology.builder(topology.name())
+            .nodes(NodeRole.CONTROLLER, TestKitDefaults.CONTROLLER_ID_OFFSET, 1)
+            .nodes(NodeRole.BROKER, TestKitDefaults.BROKER_ID_OFFSET, brokers)
+            .listener(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME, TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL)
+            .build();
+        String kitListener = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME;
+        boolean kitRuns = topology.launchMode() == ClusterTopology.LaunchMode.IN_JVM && topology.kafkaRelease().isEmpty()
+            && topology.quorum() == ClusterTopology.Quorum.STATIC && brokers > 0;
+        boolean kitLayout = topology.nodes().equals(kit.nodes()) && topology.listeners().get(0).equals(kit.listeners().get(0))
+            && topology.interBrokerListener().equals(kitListener) && topology.clientListener().equals(kitListener);
+        if (!kitRuns || !kitLayout) {
+            throw new IllegalArgumentException("The test kit cannot run " + topology + ": it runs the build's Kafka in this JVM with "
+                + kit.nodes() + " and its " + kitListener + " listener first, for brokers and clients");
         }
+    }
+
+    /** The brokers' {@code listeners}: the kit's own and the extra ones, each on a port chosen at start. */
+    private static Map<Integer, Map<String, String>> listenerConfigsPerBroker(int brokers, List<ClusterTopology.Listener> extraListeners) {
+        if (extraListeners.isEmpty()) {
+            return Map.of();
+        }
+        String all = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + "://localhost:0" + extraListeners.stream()
+            .map(l -> "," + l.name() + "://localhost:0").collect(Collectors.joining());
+        return IntStream.range(0, brokers).boxed()
+            .collect(Collectors.toMap(i -> TestKitDefaults.BROKER_ID_OFFSET + i, i -> Map.of("listeners", all)));
+    }
+
+    /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
+    private static BootstrapMetadata bootstrapMetadata() {
+        Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
+            .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(METADATA_VERSION), (a, b) -> a, TreeMap::new));
+        return BootstrapMetadata.fromVersions(METADATA_VERSION, features, "mirror-testkit");
+    }
+
+    private static Map<String, String> defaultConfigs(int brokers, boolean withExtension) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        // Behave like a production broker, not like Kafka's own tests.
+        defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
+        defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
+        defaults.putAll(KRaftConfigs.internalTopics(brokers));
+        if (withExtension) {
+            ExtensionRegistry.expectAttachments("the test kit");
+            defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
+            // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
+            defaults.put("allow.everyone.if.no.acl.found", "true");
+            // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
+            // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
+            // the tests' own PLAINTEXT clients) may write the control plane's topics.
+            defaults.put("super.users", "User:ANONYMOUS");
+        }
+        return defaults;
     }
 
     /** Starts every node, waits until all brokers are ready, then attaches the extension (destination clusters). */
