@@ -6,8 +6,8 @@ import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.InJvmClusters;
 import io.clustermirror.testsupport.KRaftConfigs;
-import io.clustermirror.testsupport.NodeRole;
 import io.clustermirror.testsupport.TestCluster;
 import io.clustermirror.testsupport.TestUtils;
 
@@ -20,10 +20,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.common.test.api.TestKitDefaults;
-import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
-import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 import org.apache.kafka.server.config.ServerConfigs;
 
@@ -43,7 +40,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * An in-JVM KRaft cluster of stock Kafka (one controller and N brokers) for tests, optionally set up as a
@@ -63,7 +59,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorTestCluster.class);
 
     /** The newest production metadata version of the Kafka release we build against. */
-    public static final MetadataVersion METADATA_VERSION = MetadataVersion.IBP_4_3_IV0;
+    public static final MetadataVersion METADATA_VERSION = InJvmClusters.METADATA_VERSION;
     static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
 
     private final String name;
@@ -158,17 +154,9 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
-        /**
-         * The description of the cluster this builder makes: the test kit's layout (one controller, node
-         * {@value TestKitDefaults#CONTROLLER_ID_OFFSET}, and brokers numbered from {@value TestKitDefaults#BROKER_ID_OFFSET}),
-         * the kit's PLAINTEXT listener first, then the added ones.
-         */
+        /** The description of the cluster this builder makes ({@link InJvmClusters#topology}), the added listeners after the kit's. */
         public ClusterTopology topology() {
-            ClusterTopology.Builder topology = ClusterTopology.builder(name)
-                .launchMode(ClusterTopology.LaunchMode.IN_JVM)
-                .nodes(NodeRole.CONTROLLER, TestKitDefaults.CONTROLLER_ID_OFFSET, 1)
-                .nodes(NodeRole.BROKER, TestKitDefaults.BROKER_ID_OFFSET, brokers)
-                .listener(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME, TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL)
+            ClusterTopology.Builder topology = InJvmClusters.topology(name, brokers)
                 .mirrorDestination(withExtension)
                 .serverProperties(configs);
             listeners.forEach(topology::listener);
@@ -193,78 +181,14 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
 
     /**
      * Builds (formats, does not start) the cluster {@code topology} describes, in {@code baseDirectory} (a new temporary
-     * directory if null; deleted on close). The topology must be one the test kit can run, as {@link Builder#topology}
-     * makes them: {@link ClusterTopology.LaunchMode#IN_JVM}, the build's Kafka, one controller and brokers numbered as the
-     * kit numbers them, and the kit's PLAINTEXT listener first, for clients and brokers; the other listeners are added to
-     * every broker, each on a port chosen when the broker starts.
+     * directory if null; deleted on close), with {@link InJvmClusters#build}: the topology must be one the test kit can run,
+     * as {@link Builder#topology} makes them. A mirror destination gets the authorizer on every node and, once started,
+     * the extension on every broker.
      */
     public static MirrorTestCluster build(ClusterTopology topology, Path baseDirectory) throws Exception {
-        checkKitLayout(topology);
-        String name = topology.name();
-        int brokers = topology.brokers().size();
-        List<ClusterTopology.Listener> extraListeners = topology.listeners().subList(1, topology.listeners().size());
-        Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + name + "-");
-        TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
-            .setNumControllerNodes(1)
-            .setNumBrokerNodes(brokers)
-            .setPerServerProperties(listenerConfigsPerBroker(brokers, extraListeners))
-            .setBaseDirectory(base)
-            .build();
-        KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-        defaultConfigs(brokers, topology.mirrorDestination()).forEach(builder::setConfigProp);
-        if (!extraListeners.isEmpty()) {
-            StringBuilder protocols = new StringBuilder(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + ":"
-                + TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL.name + "," + TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME
-                + ":" + TestKitDefaults.DEFAULT_CONTROLLER_SECURITY_PROTOCOL.name);
-            extraListeners.forEach(l -> protocols.append(',').append(l.name()).append(':').append(l.protocol().name));
-            builder.setConfigProp("listener.security.protocol.map", protocols.toString());
-        }
-        topology.serverProperties().forEach(builder::setConfigProp);
-        KafkaClusterTestKit cluster = builder.build();
-        try {
-            cluster.format();
-        } catch (Exception e) {
-            cluster.close();
-            throw e;
-        }
-        return new MirrorTestCluster(name, topology.mirrorDestination(), cluster);
-    }
-
-    /** Fails unless the test kit runs {@code topology} as it says. */
-    private static void checkKitLayout(ClusterTopology topology) {
-        int brokers = topology.brokers().size();
-        ClusterTopology kit = ClusterTopology.builder(topology.name())
-            .nodes(NodeRole.CONTROLLER, TestKitDefaults.CONTROLLER_ID_OFFSET, 1)
-            .nodes(NodeRole.BROKER, TestKitDefaults.BROKER_ID_OFFSET, brokers)
-            .listener(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME, TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL)
-            .build();
-        String kitListener = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME;
-        boolean kitRuns = topology.launchMode() == ClusterTopology.LaunchMode.IN_JVM && topology.kafkaRelease().isEmpty()
-            && topology.quorum() == ClusterTopology.Quorum.STATIC && brokers > 0;
-        boolean kitLayout = topology.nodes().equals(kit.nodes()) && topology.listeners().get(0).equals(kit.listeners().get(0))
-            && topology.interBrokerListener().equals(kitListener) && topology.clientListener().equals(kitListener);
-        if (!kitRuns || !kitLayout) {
-            throw new IllegalArgumentException("The test kit cannot run " + topology + ": it runs the build's Kafka in this JVM with "
-                + kit.nodes() + " and its " + kitListener + " listener first, for brokers and clients");
-        }
-    }
-
-    /** The brokers' {@code listeners}: the kit's own and the extra ones, each on a port chosen at start. */
-    private static Map<Integer, Map<String, String>> listenerConfigsPerBroker(int brokers, List<ClusterTopology.Listener> extraListeners) {
-        if (extraListeners.isEmpty()) {
-            return Map.of();
-        }
-        String all = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + "://localhost:0" + extraListeners.stream()
-            .map(l -> "," + l.name() + "://localhost:0").collect(Collectors.joining());
-        return IntStream.range(0, brokers).boxed()
-            .collect(Collectors.toMap(i -> TestKitDefaults.BROKER_ID_OFFSET + i, i -> Map.of("listeners", all)));
-    }
-
-    /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
-    private static BootstrapMetadata bootstrapMetadata() {
-        Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
-            .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(METADATA_VERSION), (a, b) -> a, TreeMap::new));
-        return BootstrapMetadata.fromVersions(METADATA_VERSION, features, "mirror-testkit");
+        Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + topology.name() + "-");
+        KafkaClusterTestKit cluster = InJvmClusters.build(topology, base, defaultConfigs(topology.brokers().size(), topology.mirrorDestination()));
+        return new MirrorTestCluster(topology.name(), topology.mirrorDestination(), cluster);
     }
 
     private static Map<String, String> defaultConfigs(int brokers, boolean withExtension) {
