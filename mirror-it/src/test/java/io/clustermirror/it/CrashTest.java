@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -62,6 +61,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(value = LaunchMode.class, names = {"LAUNCHER", "DROP_IN"})
+@MirrorClusterTest(topologies = "topologies")
 class CrashTest {
     private static final Logger log = LoggerFactory.getLogger(CrashTest.class);
 
@@ -74,22 +74,17 @@ class CrashTest {
     @Parameter
     LaunchMode mode;
 
-    /**
-     * A pair per launch mode: a JUnit class extension ({@link MirrorClusterTest}) starts before the class's parameters are
-     * known, so the class starts its pair for each parameter itself, from one description.
-     */
-    @BeforeParameterizedClassInvocation
-    static void startClusters(LaunchMode mode) throws Exception {
-        clusters = ClusterPair.start(ClusterPair.Topologies.of(MirrorTestCluster.builder().name("crash-source").brokers(3).topology(),
-            ProcessCluster.topology("crash-destination-" + mode).combined(3).launchMode(mode).build()));
+    /** Each launch mode's pair: the destination's nodes launched that way. */
+    static ClusterPair.Topologies topologies(LaunchMode mode) {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("crash-source").brokers(3).topology(),
+            ProcessCluster.topology("crash-destination-" + mode).combined(3).launchMode(mode).build());
+    }
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stopClusters() throws Exception {
-        clusters.close();
     }
 
     private static long destinationEnd(TopicPartition tp) throws Exception {

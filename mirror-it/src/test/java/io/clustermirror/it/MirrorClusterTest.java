@@ -9,8 +9,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Gives a test class its {@link ClusterPair}, started once before the class's {@code @BeforeAll} methods, shared by its
- * tests and closed after its {@code @AfterAll} methods. The class receives it in every static field of type
+ * Gives a test class its {@link ClusterPair}, started once before the class's {@code @BeforeAll} methods (or before each
+ * invocation of a parameterized class, see {@link #topologies}), shared by its tests and closed after its
+ * {@code @AfterAll} methods. The class receives it in every static field of type
  * {@code ClusterPair} and as a parameter of type {@code ClusterPair} of its lifecycle and test methods.
  *
  * <p>The clusters are an in-JVM source of {@link #sourceBrokers} brokers named {@link #source} and an in-JVM destination of
@@ -34,9 +35,11 @@ import java.lang.annotation.Target;
     int destinationBrokers() default 1;
 
     /**
-     * The name of a static method without parameters of the test class (or a superclass) that returns the pair's
+     * The name of a static method of the test class (or a superclass) that returns the pair's
      * {@link ClusterPair.Topologies}; it runs first, so it may also prepare what the clusters need (keystores, a log
-     * capture that must see them start). Empty: the attributes describe the pair.
+     * capture that must see them start). Without parameters it runs once for the class; a {@code @ParameterizedClass}'s
+     * method may take the class's first parameters, and then runs for each invocation, whose pair is closed after it.
+     * Empty: the attributes describe the pair.
      */
     String topologies() default "";
 }

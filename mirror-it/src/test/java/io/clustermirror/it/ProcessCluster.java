@@ -107,7 +107,7 @@ final class ProcessCluster extends LaunchedCluster {
 
     /** Formats and starts the cluster {@code topology} describes, and waits until every node is ready. */
     static ProcessCluster start(ClusterTopology topology) throws Exception {
-        return (ProcessCluster) new ProcessCluster(topology, true).start();
+        return new ProcessCluster(topology, true).start();
     }
 
     /** Formats and starts {@code size} combined nodes with the launcher, and waits until all brokers are ready. */
@@ -124,7 +124,7 @@ final class ProcessCluster extends LaunchedCluster {
         ProcessCluster cluster = new ProcessCluster(topology(name).launchMode(LaunchMode.DROP_IN).dedicated(controllers, brokers).build(), true);
         cluster.withoutAgent.addAll(cluster.controllerOnlyIds());
         cluster.brokerIds().forEach(id -> cluster.jmxPorts.put(id, FreePorts.next()));
-        return (ProcessCluster) cluster.start();
+        return cluster.start();
     }
 
     /**
@@ -148,6 +148,12 @@ final class ProcessCluster extends LaunchedCluster {
             }
             return node.outputSinceLastStart();
         }
+    }
+
+    @Override
+    public ProcessCluster start() throws Exception {
+        super.start();
+        return this;
     }
 
     @Override

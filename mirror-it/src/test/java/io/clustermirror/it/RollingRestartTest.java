@@ -13,7 +13,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -53,6 +52,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag(ProcessCluster.TAG)
 @ParameterizedClass(name = "{0}")
 @EnumSource(value = LaunchMode.class, names = {"LAUNCHER", "DROP_IN"})
+@MirrorClusterTest(topologies = "topologies")
 class RollingRestartTest {
     private static final Logger log = LoggerFactory.getLogger(RollingRestartTest.class);
     private static final int PARTITIONS = 3;
@@ -67,23 +67,20 @@ class RollingRestartTest {
     LaunchMode mode;
 
     /**
-     * A pair per launch mode: a JUnit class extension ({@link MirrorClusterTest}) starts before the class's parameters are
-     * known, so the class starts its pair for each parameter itself, from one description. Three source brokers: mirrored
-     * producer ids from three blocks, as the destination's brokers hand them out.
+     * Each launch mode's pair: the destination's nodes launched that way. Three source brokers: mirrored producer ids from
+     * three blocks, as the destination's brokers hand them out.
      */
-    @BeforeParameterizedClassInvocation
-    static void startClusters(LaunchMode mode) throws Exception {
-        clusters = ClusterPair.start(ClusterPair.Topologies.of(MirrorTestCluster.builder().name("rolling-source").brokers(3).topology(),
+    static ClusterPair.Topologies topologies(LaunchMode mode) {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("rolling-source").brokers(3).topology(),
             ProcessCluster.separateClientListener(ProcessCluster.topology("rolling-destination-" + mode).dedicated(1, 2).launchMode(mode))
-                .build()));
+                .build());
+    }
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stopClusters() throws Exception {
-        clusters.close();
     }
 
     @Test
