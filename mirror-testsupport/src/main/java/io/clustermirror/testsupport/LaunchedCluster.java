@@ -93,10 +93,7 @@ public class LaunchedCluster implements TestCluster, AutoCloseable {
     /** Formats and starts every node, and returns once all are ready ({@link #awaitReady}); kills them all if that fails. */
     public LaunchedCluster start() throws Exception {
         try {
-            writePropertiesAndFormat();
-            for (int id : nodes.keySet()) {
-                launch(id);
-            }
+            formatAndLaunch();
             // Brokers first: a controller-only node reads the mirror state through them.
             for (int id : brokerIds()) {
                 awaitReady(id);
@@ -109,6 +106,17 @@ public class LaunchedCluster implements TestCluster, AutoCloseable {
         } catch (Exception | AssertionError e) {
             close();
             throw e;
+        }
+    }
+
+    /**
+     * Writes every node's properties, formats every log dir and starts every node, and returns at once: for a caller that
+     * waits for the cluster its own way ({@link #start} waits until every node is ready).
+     */
+    public void formatAndLaunch() throws IOException, InterruptedException {
+        writePropertiesAndFormat();
+        for (int id : nodeIds()) {
+            launch(id);
         }
     }
 
