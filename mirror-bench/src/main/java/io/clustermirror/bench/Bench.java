@@ -1,6 +1,6 @@
 package io.clustermirror.bench;
 
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.PartitionVerification;

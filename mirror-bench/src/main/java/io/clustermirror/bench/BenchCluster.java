@@ -1,43 +1,56 @@
 package io.clustermirror.bench;
 
-import io.clustermirror.testkit.FreePorts;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.KRaftConfigs;
+import io.clustermirror.testsupport.LaunchedCluster;
+import io.clustermirror.testsupport.LaunchedNode;
+import io.clustermirror.testsupport.NodeRole;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
-import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
-/** A KRaft cluster of separate JVMs: node 1 is combined (controller + broker) or a dedicated controller, further nodes are brokers. */
+/**
+ * A KRaft cluster of separate JVMs, the {@link LaunchedCluster} of a {@link #topology}: node 1 is combined (controller +
+ * broker) or a dedicated controller, further nodes are brokers; a dynamic quorum, node 1 its one voter.
+ */
 final class BenchCluster implements AutoCloseable {
+    private static final String PLAINTEXT = "PLAINTEXT";
+
     final String name;
-    final List<KafkaNode> nodes = new ArrayList<>();
-    private final Path home;
-    private final Path dir;
-    private final Map<String, String> extra;
+    private final LaunchedCluster cluster;
     /** Whether the brokers keep Kafka's request log ({@link RequestTrace}). */
     private final boolean traceRequests;
-    private final String clusterId = Uuid.randomUuid().toString();
-    /** Node ids are never reused: a removed broker's id stays registered with the controller for a while. */
-    private final AtomicInteger nextId = new AtomicInteger(1);
+    private final Map<Integer, KafkaNode> nodes = new TreeMap<>();
     private Admin admin;
 
-    private BenchCluster(Path home, Path dir, String name, Map<String, String> extra, boolean traceRequests) {
-        this.home = home;
-        this.dir = dir;
+    /**
+     * A client listener of node 1 besides PLAINTEXT, e.g. one reached through a proxy.
+     *
+     * @param port the port it binds, chosen by whoever put something in front of it
+     * @param advertisedPort the port of localhost that clients are told to connect to: the listener's own or a proxy's
+     */
+    record Listener(String name, String protocol, int port, int advertisedPort) {
+    }
+
+    private BenchCluster(String name, LaunchedCluster cluster, boolean traceRequests) {
         this.name = name;
-        this.extra = extra;
+        this.cluster = cluster;
         this.traceRequests = traceRequests;
     }
 
@@ -47,7 +60,7 @@ final class BenchCluster implements AutoCloseable {
 
     /** The same, node 1 with more client listeners. */
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
-                              List<KafkaNode.Listener> firstNodeListeners) {
+                              List<Listener> firstNodeListeners) {
         return start(home, workDir, name, extra, true, brokers, firstNodeListeners, false);
     }
 
@@ -65,20 +78,44 @@ final class BenchCluster implements AutoCloseable {
         return start(home, workDir, name, extra, false, brokers, List.of(), traceRequests);
     }
 
-    /** Node 1 (combined, or a controller only), then broker-only nodes up to {@code brokers} brokers in all. */
+    /**
+     * The benchmark's cluster: node 1 combined (or a controller only), then broker-only nodes up to {@code brokers}
+     * brokers in all, {@code listeners} besides PLAINTEXT, {@code extra} server properties. Internal topics on one
+     * replica: the benchmark measures the mirrored topics' replication only.
+     */
+    static ClusterTopology topology(String name, boolean combined, int brokers, Map<String, String> extra, List<Listener> listeners) {
+        ClusterTopology.Builder topology = ClusterTopology.builder(name)
+            .node(1, combined ? NodeRole.COMBINED : NodeRole.CONTROLLER)
+            .nodes(NodeRole.BROKER, 2, combined ? brokers - 1 : brokers)
+            .quorum(ClusterTopology.Quorum.STANDALONE)
+            .listener(PLAINTEXT, SecurityProtocol.PLAINTEXT)
+            .heap(KafkaNode.heap())
+            .serverProperties(KRaftConfigs.internalTopics(1))
+            .serverProperty("default.replication.factor", 1);
+        listeners.forEach(l -> topology.listener(l.name(), SecurityProtocol.forName(l.protocol())));
+        return topology.serverProperties(extra).build();
+    }
+
     private static BenchCluster start(Path home, Path workDir, String name, Map<String, String> extra, boolean combined,
-                                      int brokers, List<KafkaNode.Listener> firstNodeListeners, boolean traceRequests) {
-        BenchCluster c = new BenchCluster(home, workDir.resolve(name), name, extra, traceRequests);
+                                      int brokers, List<Listener> firstNodeListeners, boolean traceRequests) {
+        LaunchedCluster cluster = LaunchedCluster.create(topology(name, combined, brokers, extra, firstNodeListeners), home,
+            workDir.resolve(name));
+        firstNodeListeners.forEach(l -> cluster.ports().use(1, l.name(), l.port(), l.advertisedPort()));
+        BenchCluster c = new BenchCluster(name, cluster, traceRequests);
+        cluster.nodes().values().forEach(node -> c.nodes.put(node.id(), new KafkaNode(node, traceRequests && node.role().broker())));
         try {
-            KafkaNode first = new KafkaNode(home, name, c.clusterId, c.dir.resolve("node1"), c.nextId.getAndIncrement(),
-                combined ? FreePorts.next() : -1, FreePorts.next(), combined && traceRequests);
-            c.nodes.add(first);
-            first.start(first.controllerPort, extra, firstNodeListeners);
-            for (int i = combined ? 2 : 1; i <= brokers; i++) {
-                c.addBroker();
-            }
+            // The benchmark waits for its brokers to be live, not for each node to be ready as the tests do, so that its
+            // runs time what they always timed.
+            cluster.formatAndLaunch();
             c.awaitBrokers(brokers);
             return c;
+        } catch (IOException e) {
+            c.close();
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            c.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the " + name + " cluster", e);
         } catch (RuntimeException e) {
             c.close();
             throw e;
@@ -87,49 +124,64 @@ final class BenchCluster implements AutoCloseable {
 
     /** Starts one more broker-only node and returns it (without waiting for it). */
     KafkaNode addBroker() {
-        int id = nextId.getAndIncrement();
-        KafkaNode n = new KafkaNode(home, name, clusterId, dir.resolve("node" + id), id, FreePorts.next(), -1, traceRequests);
-        nodes.add(n);
-        n.start(nodes.get(0).controllerPort, extra);
-        return n;
+        try {
+            LaunchedNode node = cluster.addBroker();
+            KafkaNode n = new KafkaNode(node, traceRequests);
+            nodes.put(n.nodeId, n);
+            cluster.launch(n.nodeId);
+            return n;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while adding a broker to the " + name + " cluster", e);
+        }
     }
 
+    /** The first broker's address. */
     String bootstrap() {
-        return firstBroker().bootstrap();
+        return "localhost:" + cluster.ports().advertisedPort(firstBroker().nodeId, PLAINTEXT);
     }
 
     /** The broker-only or combined node of the lowest id. */
     KafkaNode firstBroker() {
-        return nodes.stream().filter(KafkaNode::broker).findFirst()
+        return nodes.values().stream().filter(KafkaNode::broker).findFirst()
             .orElseThrow(() -> new IllegalStateException("the " + name + " cluster has no broker"));
     }
 
     /** The request logs of the brokers ({@link RequestTrace}; none unless the cluster was started to trace). */
     List<Path> requestLogs() {
-        return nodes.stream().filter(KafkaNode::broker).map(n -> RequestTrace.log(n.dir)).toList();
+        return nodes.values().stream().filter(KafkaNode::broker).map(n -> RequestTrace.log(n.dir)).toList();
     }
 
     /** CPU seconds of the nodes that are brokers (a dedicated controller left out). */
     double brokerCpuSeconds() {
-        return nodes.stream().filter(KafkaNode::broker).mapToDouble(KafkaNode::cpuSeconds).sum();
+        return nodes.values().stream().filter(KafkaNode::broker).mapToDouble(KafkaNode::cpuSeconds).sum();
     }
 
     KafkaNode node(int id) {
-        return nodes.stream().filter(n -> n.nodeId == id).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no node " + id + " in the " + name + " cluster"));
+        KafkaNode node = nodes.get(id);
+        if (node == null) {
+            throw new IllegalArgumentException("no node " + id + " in the " + name + " cluster");
+        }
+        return node;
     }
 
     /** Stops a broker added by {@link #addBroker} and deletes its data. */
     void removeBroker(KafkaNode broker) throws IOException {
-        broker.close();
-        nodes.remove(broker);
+        try {
+            cluster.removeNode(broker.nodeId);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        nodes.remove(broker.nodeId);
         Bench.deleteTree(broker.dir);
     }
 
     /** The GC logs of the cluster's JVMs, named {@code <prefix>-node<id>}. */
     Map<String, Path> gcLogs(String prefix) {
         Map<String, Path> logs = new java.util.LinkedHashMap<>();
-        nodes.forEach(n -> logs.put(prefix + "-node" + n.nodeId, n.gcLog()));
+        nodes.values().forEach(n -> logs.put(prefix + "-node" + n.nodeId, n.gcLog()));
         return logs;
     }
 
@@ -162,7 +214,7 @@ final class BenchCluster implements AutoCloseable {
     private void awaitLive(Predicate<Collection<Node>> done, String what) {
         long deadline = System.currentTimeMillis() + 120_000;
         while (true) {
-            for (KafkaNode node : nodes) {
+            for (KafkaNode node : nodes.values()) {
                 if (!node.alive()) {
                     throw new IllegalStateException("node " + node.nodeId + " of the " + name + " cluster exited:\n"
                         + node.tail());
@@ -192,8 +244,9 @@ final class BenchCluster implements AutoCloseable {
             admin = null;
         }
         // Brokers first, the controller last (a broker without its controller waits for it on shutdown).
-        for (int i = nodes.size() - 1; i >= 0; i--) {
-            nodes.get(i).close();
-        }
+        List<KafkaNode> byIdDescending = new ArrayList<>(nodes.values());
+        Collections.reverse(byIdDescending);
+        byIdDescending.forEach(KafkaNode::close);
+        cluster.close();
     }
 }

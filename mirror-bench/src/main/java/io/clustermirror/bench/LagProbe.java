@@ -1,6 +1,6 @@
 package io.clustermirror.bench;
 
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

@@ -1,9 +1,9 @@
 package io.clustermirror.bench;
 
 import io.clustermirror.common.secrets.BrokerClientConfigs;
-import io.clustermirror.testkit.FaultProxy;
-import io.clustermirror.testkit.FreePorts;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.FaultProxy;
+import io.clustermirror.testsupport.FreePorts;
+import io.clustermirror.testsupport.Keystores;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -101,13 +101,13 @@ final class SourceLinks implements AutoCloseable {
     }
 
     /** The source broker's listeners besides PLAINTEXT and CONTROLLER. */
-    List<KafkaNode.Listener> listeners() {
-        List<KafkaNode.Listener> listeners = new ArrayList<>();
+    List<BenchCluster.Listener> listeners() {
+        List<BenchCluster.Listener> listeners = new ArrayList<>();
         if (proxy != null) {
-            listeners.add(new KafkaNode.Listener(WAN_LISTENER, "PLAINTEXT", wanPort, proxy.address().getPort()));
+            listeners.add(new BenchCluster.Listener(WAN_LISTENER, "PLAINTEXT", wanPort, proxy.address().getPort()));
         }
         if (keystore != null) {
-            listeners.add(new KafkaNode.Listener(TLS_LISTENER, "SSL", tlsPort, tlsPort));
+            listeners.add(new BenchCluster.Listener(TLS_LISTENER, "SSL", tlsPort, tlsPort));
         }
         return listeners;
     }

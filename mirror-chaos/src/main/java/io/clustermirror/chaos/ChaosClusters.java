@@ -1,11 +1,12 @@
 package io.clustermirror.chaos;
 
-import io.clustermirror.testkit.FaultProxy;
-import io.clustermirror.testkit.FreePorts;
-import io.clustermirror.testkit.KRaftConfigs;
-import io.clustermirror.testkit.LaunchedNode;
-import io.clustermirror.testkit.LaunchedNode.Role;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.FaultProxy;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.KRaftConfigs;
+import io.clustermirror.testsupport.LaunchedCluster;
+import io.clustermirror.testsupport.LaunchedNode;
+import io.clustermirror.testsupport.NodeRole;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -13,14 +14,13 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,10 +31,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 
 /**
- * The launched clusters of a chaos run, every node its own JVM:
+ * The launched clusters of a chaos run ({@link LaunchedCluster}s of {@link #sourceTopology} and
+ * {@link #destinationTopology}), every node its own JVM:
  * <ul>
  *   <li>the <b>source</b>: {@code sourceBrokers} nodes (the first one also the KRaft controller), with the Cluster
  *       Mirror launcher too, since failback makes the source a destination of its own mirror (until then the extension
@@ -53,35 +53,70 @@ final class ChaosClusters implements AutoCloseable {
     /** The node id of the destination's controller (brokers are 1, 2, 3). */
     static final int DESTINATION_CONTROLLER_ID = 9;
     static final int DESTINATION_BROKERS = 3;
-    private static final String HEADER = "Written by the chaos runner.";
     /** The source's node that is also its only KRaft controller: never killed. */
     static final int SOURCE_CONTROLLER_ID = 1;
+    /** The source's listener for its peers, the workload and the checker: never faulted. */
+    private static final String INTERNAL = "INTERNAL";
+    /** The source's listener for the mirror, advertised at its broker's proxy. */
+    private static final String CLIENT = "CLIENT";
 
-    private final Map<Integer, LaunchedNode> sourceNodes = new TreeMap<>();
-    private final Map<Integer, Integer> sourceInternalPorts = new TreeMap<>();
+    private final LaunchedCluster source;
+    private final LaunchedCluster destination;
     private final Map<Integer, FaultProxy> proxies = new TreeMap<>();
-    private final Map<Integer, LaunchedNode> destinationBrokers = new TreeMap<>();
-    private final Map<Integer, Integer> destinationPorts = new TreeMap<>();
-    private LaunchedNode destinationController;
-    private final String jvmOptions;
 
-    private ChaosClusters(String jvmOptions) {
-        this.jvmOptions = jvmOptions;
+    private ChaosClusters(LaunchedCluster source, LaunchedCluster destination) {
+        this.source = source;
+        this.destination = destination;
     }
 
     /**
-     * Formats and starts both clusters and waits until every broker is ready; every node's JVM runs with
+     * The source: {@code brokers} nodes, the first one also the KRaft controller, with the listeners {@code INTERNAL} and
+     * {@code CLIENT} (bound to 127.0.0.1, where its proxy forwards).
+     */
+    static ClusterTopology sourceTopology(int brokers, String jvmOptions) {
+        return ClusterTopology.builder("source")
+            .node(SOURCE_CONTROLLER_ID, NodeRole.COMBINED)
+            .nodes(NodeRole.BROKER, SOURCE_CONTROLLER_ID + 1, brokers - 1)
+            .quorum(ClusterTopology.Quorum.STANDALONE)
+            .listener(INTERNAL, SecurityProtocol.PLAINTEXT)
+            .listener(CLIENT, SecurityProtocol.PLAINTEXT, "127.0.0.1")
+            .serverProperties(replication(brokers))
+            .heap(BROKER_HEAP)
+            .jvmOptions(jvmOptions)
+            .build();
+    }
+
+    /** The destination: three brokers and one dedicated controller, RF 3 and min ISR 2, killed brokers fenced soon. */
+    static ClusterTopology destinationTopology(String jvmOptions) {
+        return ClusterTopology.builder("destination")
+            .nodes(NodeRole.BROKER, 1, DESTINATION_BROKERS)
+            .node(DESTINATION_CONTROLLER_ID, NodeRole.CONTROLLER)
+            .quorum(ClusterTopology.Quorum.STANDALONE)
+            // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
+            .serverProperties(KRaftConfigs.fastFencing())
+            .serverProperties(replication(DESTINATION_BROKERS))
+            .heap(BROKER_HEAP)
+            .controllerHeap(CONTROLLER_HEAP)
+            .jvmOptions(jvmOptions)
+            .build();
+    }
+
+    /**
+     * Formats and starts both clusters and waits until every node is ready; every node's JVM runs with
      * {@code jvmOptions} (a test-only agent, else empty).
      */
     static ChaosClusters start(Path home, Path workDir, int sourceBrokers, String jvmOptions) throws Exception {
-        ChaosClusters clusters = new ChaosClusters(jvmOptions);
+        ChaosClusters clusters = new ChaosClusters(
+            LaunchedCluster.create(sourceTopology(sourceBrokers, jvmOptions), home, workDir.resolve("source")).readyTimeout(START_TIMEOUT),
+            LaunchedCluster.create(destinationTopology(jvmOptions), home, workDir.resolve("destination")).readyTimeout(START_TIMEOUT));
         try {
-            clusters.startSource(home, workDir.resolve("source"), sourceBrokers);
-            clusters.startDestination(home, workDir.resolve("destination"));
-            clusters.awaitSourceReady();
-            for (int id : clusters.destinationBrokers.keySet()) {
-                clusters.awaitDestinationBrokerReady(id);
+            for (int id : clusters.source.brokerIds()) {
+                FaultProxy proxy = FaultProxy.startKafka("source-" + id, new InetSocketAddress("127.0.0.1", clusters.source.ports().port(id, CLIENT)));
+                clusters.proxies.put(id, proxy);
+                clusters.source.ports().advertise(id, CLIENT, proxy.address().getPort());
             }
+            clusters.source.start();
+            clusters.destination.start();
             log.info("Clusters ready: source {} (mirror's view {}), destination {}", clusters.sourceBootstrapServers(),
                 clusters.proxiedSourceBootstrapServers(), clusters.destinationBootstrapServers());
             return clusters;
@@ -91,115 +126,23 @@ final class ChaosClusters implements AutoCloseable {
         }
     }
 
-    private void startSource(Path home, Path dir, int brokers) throws Exception {
-        String clusterId = Uuid.randomUuid().toString();
-        int controllerPort = FreePorts.next();
-        for (int id = 1; id <= brokers; id++) {
-            int internalPort = FreePorts.next();
-            int clientPort = FreePorts.next();
-            FaultProxy proxy = FaultProxy.startKafka("source-" + id, new InetSocketAddress("127.0.0.1", clientPort));
-            proxies.put(id, proxy);
-            sourceInternalPorts.put(id, internalPort);
-            boolean controller = id == SOURCE_CONTROLLER_ID;
-            Map<String, String> config = new LinkedHashMap<>();
-            config.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
-            String listeners = "INTERNAL://localhost:" + internalPort + ",CLIENT://127.0.0.1:" + clientPort;
-            config.put("listeners", listeners + (controller ? ",CONTROLLER://localhost:" + controllerPort : ""));
-            config.put("advertised.listeners", "INTERNAL://localhost:" + internalPort + ",CLIENT://127.0.0.1:" + proxy.address().getPort()
-                + (controller ? ",CONTROLLER://localhost:" + controllerPort : ""));
-            config.put("listener.security.protocol.map", "INTERNAL:PLAINTEXT,CLIENT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-            config.put("inter.broker.listener.name", "INTERNAL");
-            config.put("controller.listener.names", "CONTROLLER");
-            config.putAll(replication(brokers));
-            LaunchedNode node = withJvmOptions(new LaunchedNode(home, "source", clusterId, id, controller ? Role.COMBINED : Role.BROKER,
-                dir.resolve("node-" + id), BROKER_HEAP));
-            node.writeProperties(HEADER, config);
-            node.format(controller ? List.of("--standalone") : List.of());
-            sourceNodes.put(id, node);
-        }
-        for (LaunchedNode node : sourceNodes.values()) {
-            node.start();
-        }
-    }
-
-    private void startDestination(Path home, Path dir) throws Exception {
-        String clusterId = Uuid.randomUuid().toString();
-        int controllerPort = FreePorts.next();
-        Map<String, String> common = new LinkedHashMap<>();
-        common.put("controller.quorum.bootstrap.servers", "localhost:" + controllerPort);
-        common.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        common.put("controller.listener.names", "CONTROLLER");
-        // A killed broker is fenced (its partitions get new leaders) after the session timeout; shorter than the default 9 s.
-        common.put("broker.session.timeout.ms", "6000");
-        common.put("broker.heartbeat.interval.ms", "1000");
-        // No authorizer line: the launcher installs the read-only authorizer (ACLs off), as for an operator who sets none.
-
-        Map<String, String> controllerConfig = new LinkedHashMap<>(common);
-        controllerConfig.put("listeners", "CONTROLLER://localhost:" + controllerPort);
-        controllerConfig.put("advertised.listeners", "CONTROLLER://localhost:" + controllerPort);
-        destinationController = withJvmOptions(new LaunchedNode(home, "destination", clusterId, DESTINATION_CONTROLLER_ID, Role.CONTROLLER,
-            dir.resolve("controller-" + DESTINATION_CONTROLLER_ID), CONTROLLER_HEAP));
-        destinationController.writeProperties(HEADER, controllerConfig);
-        destinationController.format(List.of("--standalone"));
-
-        for (int id = 1; id <= DESTINATION_BROKERS; id++) {
-            int port = FreePorts.next();
-            destinationPorts.put(id, port);
-            Map<String, String> config = new LinkedHashMap<>(common);
-            config.put("listeners", "PLAINTEXT://localhost:" + port);
-            config.put("advertised.listeners", "PLAINTEXT://localhost:" + port);
-            config.put("inter.broker.listener.name", "PLAINTEXT");
-            config.putAll(replication(DESTINATION_BROKERS));
-            LaunchedNode node = withJvmOptions(new LaunchedNode(home, "destination", clusterId, id, Role.BROKER, dir.resolve("broker-" + id),
-                BROKER_HEAP));
-            node.writeProperties(HEADER, config);
-            node.format(List.of());
-            destinationBrokers.put(id, node);
-        }
-        destinationController.start();
-        for (LaunchedNode node : destinationBrokers.values()) {
-            node.start();
-        }
-    }
-
-    /** The run's test-only JVM options ({@code KAFKA_OPTS}) on {@code node}, if it has any. */
-    private LaunchedNode withJvmOptions(LaunchedNode node) {
-        return jvmOptions.isEmpty() ? node : node.environment("KAFKA_OPTS", jvmOptions);
-    }
-
-    /** Replication settings for {@code brokers} brokers: factor 3 and min ISR 2 where there are 3. */
+    /** Replication settings for {@code brokers} brokers besides the test clusters' own: min ISR 2 where there are 3. */
     private static Map<String, String> replication(int brokers) {
         Map<String, String> config = new LinkedHashMap<>();
-        config.put("num.partitions", "1");
-        config.put("default.replication.factor", String.valueOf(KRaftConfigs.replicationFactor(brokers)));
         config.put("min.insync.replicas", String.valueOf(KRaftConfigs.minInsyncReplicas(brokers)));
-        config.putAll(KRaftConfigs.internalTopics(brokers));
         // Retention runs every 5 s (5 minutes by default), so that chaos-retention loses old segments during a run.
         config.put("log.retention.check.interval.ms", "5000");
         return config;
     }
 
-    private void awaitSourceReady() throws Exception {
-        for (LaunchedNode node : sourceNodes.values()) {
-            awaitReady(node, sourceBootstrapServers());
-        }
-    }
-
-    /** Waits until a source broker is ready; see {@link #awaitReady}. */
+    /** Waits until a source broker is ready ({@link LaunchedCluster#awaitReady}), failing early if the node exits. */
     void awaitSourceBrokerReady(int id) throws Exception {
-        awaitReady(sourceNodes.get(id), sourceBootstrapServers());
+        source.awaitReady(id);
     }
 
-    /** Waits until a destination broker is ready; see {@link #awaitReady}. */
+    /** Waits until a destination broker is ready ({@link LaunchedCluster#awaitReady}), failing early if the node exits. */
     void awaitDestinationBrokerReady(int id) throws Exception {
-        awaitReady(destinationBroker(id), destinationBootstrapServers());
-    }
-
-    /** Waits until a broker is ready ({@link LaunchedNode#awaitReady}), failing early if the node exits. */
-    private static void awaitReady(LaunchedNode node, String bootstrapServers) throws Exception {
-        try (Admin admin = admin(bootstrapServers)) {
-            node.awaitReady(admin, START_TIMEOUT);
-        }
+        destination.awaitReady(id);
     }
 
     /**
@@ -232,16 +175,16 @@ final class ChaosClusters implements AutoCloseable {
 
     /** The source's INTERNAL listener: what the workload and the checker use, never faulted. */
     String sourceBootstrapServers() {
-        return sourceInternalPorts.values().stream().map(p -> "localhost:" + p).collect(Collectors.joining(","));
+        return source.bootstrapServers(INTERNAL);
     }
 
     /** The source as the mirror sees it: the proxies' addresses. */
     String proxiedSourceBootstrapServers() {
-        return proxies.values().stream().map(p -> "127.0.0.1:" + p.address().getPort()).collect(Collectors.joining(","));
+        return source.bootstrapServers(CLIENT);
     }
 
     String destinationBootstrapServers() {
-        return destinationPorts.values().stream().map(p -> "localhost:" + p).collect(Collectors.joining(","));
+        return destination.bootstrapServers();
     }
 
     Map<Integer, FaultProxy> proxies() {
@@ -249,23 +192,25 @@ final class ChaosClusters implements AutoCloseable {
     }
 
     Map<Integer, LaunchedNode> sourceNodes() {
-        return sourceNodes;
+        return source.nodes();
     }
 
+    /** The destination's brokers, by id (its controller is {@link #destinationController}). */
     Map<Integer, LaunchedNode> destinationBrokers() {
-        return destinationBrokers;
+        Map<Integer, LaunchedNode> brokers = new TreeMap<>(destination.nodes());
+        brokers.keySet().retainAll(destination.brokerIds());
+        return brokers;
     }
 
     LaunchedNode destinationBroker(int id) {
-        LaunchedNode node = destinationBrokers.get(id);
-        if (node == null) {
-            throw new IllegalArgumentException("no destination broker " + id + ": " + destinationBrokers.keySet());
+        if (!destination.brokerIds().contains(id)) {
+            throw new IllegalArgumentException("no destination broker " + id + ": " + destination.brokerIds());
         }
-        return node;
+        return destination.node(id);
     }
 
     LaunchedNode destinationController() {
-        return destinationController;
+        return destination.node(DESTINATION_CONTROLLER_ID);
     }
 
     static Properties clientProperties(String bootstrapServers) {
@@ -322,19 +267,8 @@ final class ChaosClusters implements AutoCloseable {
     /** Kills every node (SIGKILL: the run's data is not kept for a restart) and closes the proxies. */
     @Override
     public void close() {
-        List<LaunchedNode> all = new ArrayList<>(destinationBrokers.values());
-        if (destinationController != null) {
-            all.add(destinationController);
-        }
-        all.addAll(sourceNodes.values());
-        for (LaunchedNode node : all) {
-            try {
-                node.kill();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        destination.close();
+        source.close();
         proxies.values().forEach(FaultProxy::close);
     }
 }

@@ -2,7 +2,7 @@ package io.clustermirror.chaos;
 
 import io.clustermirror.common.batch.StoredRecord;
 import io.clustermirror.common.cleaning.CleanedBatches;
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersOptions;
 import org.apache.kafka.clients.admin.ProducerState;

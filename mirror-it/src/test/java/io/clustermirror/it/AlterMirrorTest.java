@@ -6,9 +6,9 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -54,6 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SCRAM-SHA-256 and SCRAM-SHA-512, makes SASL connections authenticate again every few seconds (so a removed credential
  * stops working at once) and denies what no ACL allows.
  */
+@MirrorClusterTest(topologies = "topologies")
 class AlterMirrorTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
     private static final String ALPHA = "ALPHA";
@@ -64,7 +65,7 @@ class AlterMirrorTest {
     @TempDir
     static Path dir;
     private static LogCapture logs;
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
@@ -72,8 +73,11 @@ class AlterMirrorTest {
     /** Every password of the test: none may show in describe, the tool's output or the logs. */
     private static final List<String> SECRETS = new CopyOnWriteArrayList<>();
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /**
+     * A source with two SCRAM listeners over TLS (the mirror moves from one to the other) and enforced ACLs; a destination
+     * with a password encoder secret. The log capture starts first, to see the clusters start too.
+     */
+    static ClusterPair.Topologies topologies() throws Exception {
         logs = LogCapture.start();
         Keystores.Store brokerKeystore = Keystores.keystore(dir, "alter-source-broker", "CN=localhost");
         truststore = Keystores.truststore(dir, "alter-truststore", brokerKeystore);
@@ -96,8 +100,12 @@ class AlterMirrorTest {
                     .brokerConfig(prefix + "connections.max.reauth.ms", REAUTHENTICATION_MS);
             }
         }
-        clusters = ClusterPair.start(sourceBuilder, MirrorTestCluster.builder().name("alter-destination").brokers(1)
-            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret));
+        return ClusterPair.Topologies.of(sourceBuilder.topology(), MirrorTestCluster.builder().name("alter-destination").brokers(1)
+            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret).topology());
+    }
+
+    @BeforeAll
+    static void grantTheMirror() throws Exception {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
@@ -108,10 +116,8 @@ class AlterMirrorTest {
     }
 
     @AfterAll
-    static void stopClusters() throws Exception {
-        try (LogCapture l = logs; ClusterPair c = clusters) {
-            // closed in reverse order: the clusters, then the log capture
-        }
+    static void stopCapturingLogs() {
+        logs.close();
     }
 
     /**

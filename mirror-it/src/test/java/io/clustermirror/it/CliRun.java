@@ -1,7 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.cli.ClusterMirrorsCommand;
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;

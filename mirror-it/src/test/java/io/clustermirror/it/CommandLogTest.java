@@ -12,7 +12,7 @@ import io.clustermirror.common.records.CommandResult;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -24,8 +24,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -49,22 +47,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * whatever happens to consumer groups and brokers; a START never removes what was written to a stopped topic unless
  * the operator says so; no pattern holds the controller.
  */
+@MirrorClusterTest(source = "commands-source", destination = "commands-destination")
 class CommandLogTest {
     private static final TopicPartition COMMANDS = new TopicPartition(InternalTopics.COMMANDS, 0);
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("commands-source"),
-            MirrorTestCluster.builder().name("commands-destination"));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void recordsTheControllerCannotApplyDoNotStopTheCommandsAfterThem() throws Exception {

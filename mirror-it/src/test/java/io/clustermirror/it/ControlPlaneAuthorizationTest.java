@@ -8,9 +8,9 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.RecordCodec;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -42,7 +42,6 @@ import org.apache.kafka.common.security.plain.PlainLoginModule;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.logging.log4j.Level;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -79,6 +78,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *   <li>{@value #VIEWER} has DESCRIBE on the cluster, and nothing else.</li>
  * </ul>
  */
+@MirrorClusterTest(topologies = "topologies")
 class ControlPlaneAuthorizationTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
     private static final String SASL = "SASL";
@@ -93,21 +93,24 @@ class ControlPlaneAuthorizationTest {
 
     @TempDir
     static Path dir;
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     /** The destination's administrator (a super user). */
     private static ClusterMirrorAdmin admin;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /**
+     * A destination whose brokers talk on an authenticated listener and enforce ACLs; every principal under test gets a
+     * new password.
+     */
+    static ClusterPair.Topologies topologies() {
         for (String principal : List.of(BROKER, TOPIC_USER, OPERATOR, VIEWER)) {
             PASSWORDS.put(principal, Keystores.newPassword());
         }
         // The listener's own login (for the brokers' connections to it) and every user's password.
         String listenerLogin = credentials(BROKER) + PASSWORDS.entrySet().stream()
             .map(e -> " user_" + name(e.getKey()) + "=\"" + e.getValue() + "\"").collect(Collectors.joining());
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("authz-source"),
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("authz-source").topology(),
             MirrorTestCluster.builder().name("authz-destination")
                 .listener(SASL, SecurityProtocol.SASL_PLAINTEXT)
                 .brokerConfig("inter.broker.listener.name", SASL)
@@ -118,7 +121,11 @@ class ControlPlaneAuthorizationTest {
                 .brokerConfig("cluster.mirror.local.sasl.mechanism", "PLAIN")
                 .brokerConfig("cluster.mirror.local.sasl.jaas.config", plainLogin(credentials(BROKER)))
                 .brokerConfig("super.users", "User:ANONYMOUS;" + BROKER)
-                .brokerConfig("allow.everyone.if.no.acl.found", false));
+                .brokerConfig("allow.everyone.if.no.acl.found", false).topology());
+    }
+
+    @BeforeAll
+    static void grantTheUsersAndMirror() throws Exception {
         source = clusters.source;
         destination = clusters.destination;
         admin = clusters.mirrors;
@@ -143,11 +150,6 @@ class ControlPlaneAuthorizationTest {
         admin.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(source)).all().get();
         admin.startMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
         MirrorAssertions.awaitState(admin, MIRROR, TOPIC, PARTITIONS, PartitionState.MIRRORING);
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        clusters.close();
     }
 
     /**

@@ -2,7 +2,7 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.CreatePartitionsOptions;
 import org.apache.kafka.clients.admin.NewPartitions;

@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ControllerProblemTest {
     @Test
     void aControllerWithoutATransactionLogNamesTheCauseAndTheFixToTheCommand() throws Exception {
-        try (ProcessCluster destination = ProcessCluster.start("no-transaction-log", 1,
-                Map.of("transaction.state.log.replication.factor", "3", "transaction.state.log.min.isr", "2"), Map.of())) {
+        try (ProcessCluster destination = ProcessCluster.start(ProcessCluster.topology("no-transaction-log").combined(1)
+                .serverProperties(Map.of("transaction.state.log.replication.factor", "3", "transaction.state.log.min.isr", "2")).build())) {
             long start = System.nanoTime();
             CliRun deleted = CliRun.run(destination.bootstrapServers(), "--delete", "--mirror", "dr", "--timeout-ms", "60000");
             long tookMs = (System.nanoTime() - start) / 1_000_000;

@@ -7,7 +7,8 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.ClusterTopology.LaunchMode;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -24,7 +25,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -60,36 +60,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ParameterizedClass(name = "{0}")
-@EnumSource(ProcessCluster.LaunchMode.class)
+@EnumSource(value = LaunchMode.class, names = {"LAUNCHER", "DROP_IN"})
+@MirrorClusterTest(topologies = "topologies")
 class CrashTest {
     private static final Logger log = LoggerFactory.getLogger(CrashTest.class);
 
+    private static ClusterPair<MirrorTestCluster, ProcessCluster> clusters;
     private static MirrorTestCluster source;
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     /** How the destination's nodes are started: every test runs against launcher nodes and drop-in nodes. */
     @Parameter
-    ProcessCluster.LaunchMode mode;
+    LaunchMode mode;
 
-    @BeforeParameterizedClassInvocation
-    static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
-        source = MirrorTestCluster.builder().name("crash-source").brokers(3).start();
-        destination = ProcessCluster.start("crash-destination-" + mode, 3, mode);
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    /** Each launch mode's pair: the destination's nodes launched that way. */
+    static ClusterPair.Topologies topologies(LaunchMode mode) {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("crash-source").brokers(3).topology(),
+            ProcessCluster.topology("crash-destination-" + mode).combined(3).launchMode(mode).build());
     }
 
-    @AfterParameterizedClassInvocation
-    static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
-        }
+    @BeforeParameterizedClassInvocation(injectArguments = false)
+    static void nameTheClusters() {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     private static long destinationEnd(TopicPartition tp) throws Exception {

@@ -1,12 +1,12 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -23,26 +23,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * state.
  */
 @Tag(ProcessCluster.TAG)
+@MirrorClusterTest(topologies = "topologies")
 class DedicatedControllerFailoverTest {
-    private static DedicatedControllerTest.Pair pair;
+    private static ClusterPair<MirrorTestCluster, ProcessCluster> pair;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        pair = DedicatedControllerTest.Pair.start("dedicated-failover", 3, 2, ProcessCluster.LaunchMode.DROP_IN);
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (pair != null) {
-            pair.close();
-        }
+    static ClusterPair.Topologies topologies() {
+        return DedicatedControllerTest.dedicatedPair("dedicated-failover", 3, 2,
+            ProcessCluster.topology("dedicated-failover-destination").launchMode(ClusterTopology.LaunchMode.DROP_IN));
     }
 
     @Test
     void aNewActiveControllerRefusesChangesOfMirrorTopics() throws Exception {
         String topic = "failover-orders";
-        ProcessCluster destination = pair.destination();
-        DedicatedControllerTest.mirrorTopic(pair.source(), destination, pair.mirrors(), "failover", topic);
+        ProcessCluster destination = pair.destination;
+        DedicatedControllerTest.mirrorTopic(pair.source, destination, pair.mirrors, "failover", topic);
         try (Admin admin = destination.admin()) {
             admin.createTopics(List.of(new NewTopic("failover-plain", 1, (short) 2))).all().get();
             DedicatedControllerTest.assertControllerChangesRefused(admin, topic);
@@ -60,8 +54,8 @@ class DedicatedControllerFailoverTest {
             admin.createPartitions(Map.of("failover-plain", NewPartitions.increaseTo(2))).all().get(60, TimeUnit.SECONDS);
             assertEquals(1, DedicatedControllerTest.partitions(admin, topic), "no partition added to the mirror topic");
         }
-        MirrorAssertions.awaitState(pair.mirrors(), "failover", topic, 1, PartitionState.MIRRORING);
-        MirrorAssertions.assertIdenticalLogs(pair.source(), destination, topic, 1);
+        MirrorAssertions.awaitState(pair.mirrors, "failover", topic, 1, PartitionState.MIRRORING);
+        MirrorAssertions.assertIdenticalLogs(pair.source, destination, topic, 1);
     }
 
     private static int activeController(Admin admin) throws Exception {

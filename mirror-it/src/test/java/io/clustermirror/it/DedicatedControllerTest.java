@@ -1,10 +1,11 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -13,7 +14,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -24,7 +24,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -41,58 +40,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@MirrorClusterTest(topologies = "topologies")
 class DedicatedControllerTest {
     private static final int CONTROLLER = 1;
     private static final int BROKER_B = 3;
 
-    private static Pair pair;
     private static MirrorTestCluster source;
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
-    /** A one-broker source and a destination of dedicated controllers and brokers, with the mirror admin of the destination. */
-    record Pair(MirrorTestCluster source, ProcessCluster destination, ClusterMirrorAdmin mirrors) implements AutoCloseable {
-        static Pair start(String name, int controllers, int brokers, ProcessCluster.LaunchMode mode) throws Exception {
-            return start(name, () -> ProcessCluster.startDedicated(name + "-destination", controllers, brokers, mode));
-        }
+    /**
+     * A one-broker in-JVM source named {@code <name>-source} and a destination named {@code <name>-destination} of
+     * {@code controllers} dedicated controllers and {@code brokers} brokers, launched as {@code destination} says.
+     */
+    static ClusterPair.Topologies dedicatedPair(String name, int controllers, int brokers, ClusterTopology.Builder destination) {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name(name + "-source").brokers(1).topology(),
+            destination.dedicated(controllers, brokers).build());
+    }
 
-        /** As above, launched, with server properties on top of the destination's own on every node. */
-        static Pair start(String name, int controllers, int brokers, Map<String, String> extraProperties) throws Exception {
-            return start(name, () -> ProcessCluster.startDedicated(name + "-destination", controllers, brokers, extraProperties));
-        }
-
-        private static Pair start(String name, Callable<ProcessCluster> startDestination) throws Exception {
-            MirrorTestCluster source = MirrorTestCluster.builder().name(name + "-source").brokers(1).start();
-            try {
-                ProcessCluster destination = startDestination.call();
-                return new Pair(source, destination, ClusterMirrorAdmin.create(destination.clientProperties()));
-            } catch (Exception | AssertionError e) {
-                source.close();
-                throw e;
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            try (MirrorTestCluster s = source; ProcessCluster d = destination; ClusterMirrorAdmin m = mirrors) {
-                // closed in reverse order
-            }
-        }
+    static ClusterPair.Topologies topologies() {
+        return dedicatedPair("dedicated", 1, 2, ProcessCluster.topology("dedicated-destination"));
     }
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        pair = Pair.start("dedicated", 1, 2, ProcessCluster.LaunchMode.LAUNCHER);
-        source = pair.source();
-        destination = pair.destination();
-        mirrors = pair.mirrors();
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (pair != null) {
-            pair.close();
-        }
+    static void nameTheClusters(ClusterPair<MirrorTestCluster, ProcessCluster> clusters) {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     /**

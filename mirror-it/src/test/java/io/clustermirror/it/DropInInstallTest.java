@@ -14,16 +14,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * mirror into writable mirror topics (the agent with another authorizer) or refuse every client write forever (the
  * read-only authorizer without the agent that attaches the extension). A node whose extension settings are refused
  * (a weak password-encoder secret) does not run either. Working drop-in nodes are tested by the tests
- * parameterized by {@link ProcessCluster.LaunchMode}.
+ * parameterized by the launch mode ({@code LAUNCHER} or {@code DROP_IN}).
  */
 @Tag(ProcessCluster.TAG)
 class DropInInstallTest {
     private static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
     private static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
 
+    /** Formats and starts one combined node the drop-in way, half installed as {@code agent} and {@code properties} say: its output. */
+    private static String refused(String name, boolean agent, Map<String, String> properties) throws Exception {
+        return ProcessCluster.startRefused(ProcessCluster.topology(name).combined(1).serverProperties(properties).build(), agent);
+    }
+
     @Test
     void theReadOnlyAuthorizerWithoutTheAgentRefusesToStart() throws Exception {
-        String output = ProcessCluster.startRefused("no-agent", false, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER));
+        String output = refused("no-agent", false, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER));
         assertTrue(output.contains("authorizer.class.name=" + MIRROR_AWARE_AUTHORIZER + " is set but the Cluster Mirror agent is "
             + "missing: add -javaagent:"), output);
     }
@@ -34,8 +39,8 @@ class DropInInstallTest {
      */
     @Test
     void aControllerOnlyNodeWithTheReadOnlyAuthorizerButWithoutTheAgentRefusesToStart() throws Exception {
-        String output = ProcessCluster.startRefusedController("controller-no-agent", false,
-            Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER));
+        String output = ProcessCluster.startRefused(ProcessCluster.topology("controller-no-agent").dedicated(1, 0)
+            .serverProperty("authorizer.class.name", MIRROR_AWARE_AUTHORIZER).build(), false);
         assertTrue(output.contains("authorizer.class.name=" + MIRROR_AWARE_AUTHORIZER + " is set but the Cluster Mirror agent is "
             + "missing: add -javaagent:") && output.contains("this controller would not know the mirror topics"), output);
     }
@@ -47,7 +52,7 @@ class DropInInstallTest {
     @Test
     void aWeakPasswordEncoderSecretRefusesToStart() throws Exception {
         String weak = "mirror-secret-2024";
-        String output = ProcessCluster.startRefused("weak-encoder-secret", true, Map.of("cluster.mirror.password.encoder.secret", weak));
+        String output = refused("weak-encoder-secret", true, Map.of("cluster.mirror.password.encoder.secret", weak));
         assertTrue(output.contains("ERROR: Failed to attach the Cluster Mirror extension to broker 1: "
             + "cluster.mirror.password.encoder.secret is too weak") && output.contains("It needs at "
             + "least 32 characters, at least 10 different ones, and at least 128 bits of estimated entropy"), output);
@@ -61,14 +66,14 @@ class DropInInstallTest {
      */
     @Test
     void enforcedAclsWithoutTheExtensionAmongTheSuperUsersRefuseToStart() throws Exception {
-        String plaintext = ProcessCluster.startRefused("no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
+        String plaintext = refused("no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
             "allow.everyone.if.no.acl.found", "true"));
         assertTrue(plaintext.contains("ERROR: Invalid configuration: super.users does not name User:ANONYMOUS, the principal of the "
             + "Cluster Mirror extension's own clients (cluster.mirror.local.security.protocol=PLAINTEXT)")
             && plaintext.contains("Set super.users=User:ANONYMOUS on every node"), plaintext);
 
         String password = "extension-password-7";
-        String sasl = ProcessCluster.startRefused("sasl-no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
+        String sasl = refused("sasl-no-super-user", true, Map.of("authorizer.class.name", MIRROR_AWARE_AUTHORIZER,
             "super.users", "User:admin",
             "cluster.mirror.local.security.protocol", "SASL_PLAINTEXT",
             "cluster.mirror.local.sasl.mechanism", "PLAIN",
@@ -81,7 +86,7 @@ class DropInInstallTest {
 
     @Test
     void theAgentWithAnotherAuthorizerRefusesToStart() throws Exception {
-        String output = ProcessCluster.startRefused("other-authorizer", true, Map.of("authorizer.class.name", STANDARD_AUTHORIZER));
+        String output = refused("other-authorizer", true, Map.of("authorizer.class.name", STANDARD_AUTHORIZER));
         assertTrue(output.contains("ERROR: Invalid configuration: authorizer.class.name=" + STANDARD_AUTHORIZER
             + " would let clients write to read-only mirror topics."), output);
     }

@@ -12,7 +12,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,27 +27,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Failback between two clusters that both run the extension, and loops between them (the failback and loop rules of docs/DESIGN.md). */
+@MirrorClusterTest(topologies = "topologies")
 class FailbackTest {
     private static MirrorTestCluster a;
     private static MirrorTestCluster b;
     private static ClusterMirrorAdmin mirrorsOnA;
     private static ClusterMirrorAdmin mirrorsOnB;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        a = MirrorTestCluster.builder().name("failback-a").brokers(2).withExtension(true).start();
-        b = MirrorTestCluster.builder().name("failback-b").brokers(2).withExtension(true).start();
-        mirrorsOnA = ClusterMirrorAdmin.create(a.clientProperties());
-        mirrorsOnB = ClusterMirrorAdmin.create(b.clientProperties());
+    /** Two clusters of two brokers, both running the extension: each mirrors the other in turn. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("failback-a").brokers(2).withExtension(true).topology(),
+            MirrorTestCluster.builder().name("failback-b").brokers(2).topology());
     }
 
-    @AfterAll
-    static void stopClusters() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[]{mirrorsOnA, mirrorsOnB, a, b}) {
-            if (c != null) {
-                c.close();
-            }
-        }
+    @BeforeAll
+    static void nameTheClusters(ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters) {
+        a = clusters.source;
+        b = clusters.destination;
+        mirrorsOnA = clusters.mirrorsOn(a);
+        mirrorsOnB = clusters.mirrors;
     }
 
     private static MirrorPartitionDescription describe(ClusterMirrorAdmin admin, String mirror, String topic) throws Exception {

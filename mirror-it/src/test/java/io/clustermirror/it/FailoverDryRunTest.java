@@ -9,7 +9,7 @@ import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -18,8 +18,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -37,21 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link ClusterMirrorAdmin#previewStartMirrorTopics}) of a stopped topic with local writes predicts exactly the range the
  * real start cuts.
  */
+@MirrorClusterTest(source = "dry-run-source", destination = "dry-run-destination")
 class FailoverDryRunTest {
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("dry-run-source").brokers(1),
-            MirrorTestCluster.builder().name("dry-run-destination").brokers(1));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void theDryRunPredictsTheStopsTruncationWithAnOpenSourceTransaction() throws Exception {

@@ -6,7 +6,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -18,7 +18,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,26 +34,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Stop (failover) on real clusters: truncation to the last stable offset, the MIRROR_PID_RESET barrier on every
  * replica, pause/resume and delete. Local producers whose ids collide with mirrored ones: {@link ProducerIdCollisionTest}.
  */
+@MirrorClusterTest(source = "failover-source", destination = "failover-destination", destinationBrokers = 3)
 class FailoverTest {
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("failover-source").brokers(1),
-            MirrorTestCluster.builder().name("failover-destination").brokers(3));
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     private static void createSourceTopic(String topic, int partitions) throws Exception {

@@ -6,8 +6,6 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -21,21 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * find it (its next append there fails), prove it different from the source's batch, cut it and copy the source's data:
  * the partition ends identical to the source.
  */
+@MirrorClusterTest(source = "foreign-source", destination = "foreign-destination")
 class ForeignWritesTest {
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("foreign-source"),
-            MirrorTestCluster.builder().name("foreign-destination"));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void anAbortMarkerAClientWroteIntoAMirroringPartitionIsCutAndTheSourcesDataCopied() throws Exception {

@@ -8,7 +8,7 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -16,7 +16,6 @@ import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,27 +34,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * beyond {@code mirror.partitions.max.growth} waits for an operator; mirroring goes on meanwhile. The policy
  * {@code apply} keeps the behaviour of earlier versions: the destination follows at once.
  */
+@MirrorClusterTest(source = "held-source", destination = "held-destination")
 class HeldSourceChangesTest {
     private static final String DAY_MS = String.valueOf(24 * 60 * 60 * 1000L);
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("held-source").brokers(1),
-            MirrorTestCluster.builder().name("held-destination").brokers(1));
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     /**

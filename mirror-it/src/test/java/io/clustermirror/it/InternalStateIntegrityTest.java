@@ -8,7 +8,7 @@ import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -25,7 +25,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -54,6 +53,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the destination's mirror state.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@MirrorClusterTest(topologies = "topologies")
 class InternalStateIntegrityTest {
     private static final String MIRROR = "integrity";
     private static final String TOPIC = "integrity";
@@ -61,13 +61,17 @@ class InternalStateIntegrityTest {
     /** A topic of the mirror that is stopped before the internal topics are lost one by one. */
     private static final String STOPPED_TOPIC = "integrity-stopped";
 
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static int broker;
 
+    /** A destination whose log cleaner runs every half second. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("integrity-source").topology(),
+            MirrorTestCluster.builder().name("integrity-destination").brokerConfig("log.cleaner.backoff.ms", "500").topology());
+    }
+
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("integrity-source"),
-            MirrorTestCluster.builder().name("integrity-destination").brokerConfig("log.cleaner.backoff.ms", "500"));
+    static void mirrorTheTopic() throws Exception {
         broker = clusters.destination.brokerIds().iterator().next();
         try (Admin admin = clusters.source.admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
@@ -77,13 +81,6 @@ class InternalStateIntegrityTest {
         clusters.mirrors.startMirrorTopics(MIRROR, List.of(TOPIC), List.of()).all().get();
         MirrorAssertions.awaitCaughtUp(clusters.source, clusters.destination, TOPIC, 1);
         MirrorAssertions.awaitState(clusters.mirrors, MIRROR, TOPIC, 1, PartitionState.MIRRORING);
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     /**

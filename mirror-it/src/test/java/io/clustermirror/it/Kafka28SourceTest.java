@@ -1,9 +1,10 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -19,9 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Mirroring from a Kafka 2.8 cluster in ZooKeeper mode, the oldest release line the tests cover. */
 class Kafka28SourceTest extends SourceReleaseContract {
-    @Override
-    ReleaseSource startSource() throws Exception {
-        return ReleaseSource.start("2.8.2", ReleaseSource.Mode.ZOOKEEPER, Map.of());
+    static ClusterPair.Topologies topologies() {
+        return withDestination(ReleaseSource.topology("2.8.2", ClusterTopology.Quorum.ZOOKEEPER, Map.of()));
     }
 
     /**

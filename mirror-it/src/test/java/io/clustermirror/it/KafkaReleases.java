@@ -1,7 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.broker.bridge.KafkaSupport;
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -43,15 +43,15 @@ final class KafkaReleases {
     /**
      * The {@code libs/} of the release's installation: for the build's own Kafka, the one the build collects next to the
      * one jar; else {@code kafka-releases/kafka-<release>} (the 4.x releases) or {@code old-kafka/kafka-<release>} (older
-     * sources). Fails naming the build step if it was not collected.
+     * sources), or a release {@link #relabeled} wrote. Fails naming the build step if it was not collected.
      */
     static Path libsOf(String release) {
         Path checkout = LaunchedNode.findCheckout();
         if (release.equals(KafkaSupport.running())) {
             return checkout.resolve("mirror-server/target/kafka-libs");
         }
-        for (String module : List.of("kafka-releases/kafka-", "old-kafka/kafka-")) {
-            Path libs = checkout.resolve(module + release + "/target/libs");
+        for (Path libs : List.of(checkout.resolve("kafka-releases/kafka-" + release + "/target/libs"),
+                checkout.resolve("old-kafka/kafka-" + release + "/target/libs"), relabeledLibs(release))) {
             if (Files.isDirectory(libs)) {
                 return libs;
             }
@@ -66,7 +66,7 @@ final class KafkaReleases {
      * Written once under {@code mirror-it/target}.
      */
     static Path relabeled(String release, String asRelease) {
-        Path libs = LaunchedNode.findCheckout().resolve("mirror-it/target/kafka-relabeled-" + asRelease + "/libs");
+        Path libs = relabeledLibs(asRelease);
         try {
             if (Files.isDirectory(libs)) {
                 return libs;
@@ -82,6 +82,11 @@ final class KafkaReleases {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the relabelled Kafka " + asRelease + " at " + libs, e);
         }
+    }
+
+    /** Where {@link #relabeled} writes the installation that says it is {@code release}. */
+    private static Path relabeledLibs(String release) {
+        return LaunchedNode.findCheckout().resolve("mirror-it/target/kafka-relabeled-" + release + "/libs");
     }
 
     /** Copies a jar, with the release it records (as every Kafka module jar does) replaced by {@code asRelease}. */

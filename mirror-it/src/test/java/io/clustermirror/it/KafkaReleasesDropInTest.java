@@ -1,5 +1,6 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.broker.bridge.KafkaSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,9 @@ class KafkaReleasesDropInTest {
 
     @Test
     void anUntestedPatchReleaseOfASupportedLineStartsWithAWarning() throws Exception {
-        try (ProcessCluster cluster = ProcessCluster.startDropInOn("kafka-4-4-9", 1, KafkaReleases.relabeled("4.4.0", "4.4.9"))) {
+        KafkaReleases.relabeled("4.4.0", "4.4.9");
+        try (ProcessCluster cluster = ProcessCluster.start(ProcessCluster.topology("kafka-4-4-9").combined(1)
+                .launchMode(ClusterTopology.LaunchMode.DROP_IN).kafkaRelease("4.4.9").build())) {
             String output = cluster.outputSinceLastStart(1);
             assertTrue(output.contains("Kafka 4.4.9 is a patch release of the supported line 4.4 that Cluster Mirror")
                 && output.contains("was not tested on (tested: 4.4.0)"), last(output));
@@ -39,13 +42,19 @@ class KafkaReleasesDropInTest {
      */
     @Test
     void aReleaseOfAnOlderLineIsRefusedNamingTheSupportedOnes() throws Exception {
-        assertRefused("3.9.1", ProcessCluster.startRefusedOn("kafka-3-9-1", KafkaReleases.libsOf("3.9.1")));
+        assertRefused("3.9.1", refusedOn("kafka-3-9-1", "3.9.1"));
     }
 
     /** A line newer than this build (4.4.0 relabelled 4.5.0): refused, though every internal may be there. */
     @Test
     void aReleaseOfANewerLineIsRefusedNamingTheSupportedOnes() throws Exception {
-        assertRefused("4.5.0", ProcessCluster.startRefusedOn("kafka-4-5-0", KafkaReleases.relabeled("4.4.0", "4.5.0")));
+        KafkaReleases.relabeled("4.4.0", "4.5.0");
+        assertRefused("4.5.0", refusedOn("kafka-4-5-0", "4.5.0"));
+    }
+
+    /** Formats and starts one combined node the drop-in way on Kafka {@code release}, which must refuse to start: its output. */
+    private static String refusedOn(String name, String release) throws Exception {
+        return ProcessCluster.startRefused(ProcessCluster.topology(name).combined(1).kafkaRelease(release).build(), true);
     }
 
     private static void assertRefused(String release, String output) {

@@ -9,7 +9,6 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,17 +30,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link KafkaReleasesSmokeTest} covers the rest on the drop-in way with dedicated roles.
  */
 @Tag(ProcessCluster.TAG)
+@MirrorClusterTest(topologies = "topologies")
 class KafkaReleasesLauncherTest {
     private static MirrorTestCluster source;
 
-    @BeforeAll
-    static void startSource() throws Exception {
-        source = MirrorTestCluster.builder().name("launcher-releases-source").brokers(1).start();
+    /** Only the source: each test starts the destinations it needs. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.sourceOnly(MirrorTestCluster.builder().name("launcher-releases-source").brokers(1).topology());
     }
 
-    @AfterAll
-    static void stopSource() throws Exception {
-        source.close();
+    @BeforeAll
+    static void nameTheSource(ClusterPair<MirrorTestCluster, ProcessCluster> clusters) {
+        source = clusters.source;
     }
 
     @ParameterizedTest(name = "Kafka {0}")
@@ -49,8 +49,8 @@ class KafkaReleasesLauncherTest {
     void theLauncherRunsOnTheReleaseAndMirrorsByteForByte(String release) throws Exception {
         String topic = "launcher-" + KafkaReleases.dashed(release);
         Path libs = KafkaReleases.libsOf(release);
-        try (ProcessCluster destination = ProcessCluster.startOn("launcher-on-" + KafkaReleases.dashed(release), 1,
-                ProcessCluster.LaunchMode.LAUNCHER, libs);
+        try (ProcessCluster destination = ProcessCluster.start(ProcessCluster.topology("launcher-on-" + KafkaReleases.dashed(release))
+                .combined(1).kafkaRelease(release).build());
              ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
             String output = destination.outputSinceLastStart(1);
             assertTrue(output.contains("launcher on Kafka " + release), "the launcher runs Kafka " + release + ":\n"

@@ -1,17 +1,17 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -47,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ParameterizedClass(name = "Kafka {0}")
 @MethodSource("io.clustermirror.it.KafkaReleases#others")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@MirrorClusterTest(topologies = "topologies")
 class KafkaReleasesSmokeTest {
     private static final int PARTITIONS = 2;
 
@@ -59,23 +60,21 @@ class KafkaReleasesSmokeTest {
     @Parameter
     String release;
 
-    @BeforeAll
-    static void startSource() throws Exception {
-        source = MirrorTestCluster.builder().name("releases-source").brokers(1).withExtension(true).start();
-        mirrorsOnSource = ClusterMirrorAdmin.create(source.clientProperties());
+    /** The source runs the extension too: each release's destination fails back to it. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.sourceOnly(MirrorTestCluster.builder().name("releases-source").brokers(1).withExtension(true).topology());
     }
 
-    @AfterAll
-    static void stopSource() throws Exception {
-        try (ClusterMirrorAdmin m = mirrorsOnSource; MirrorTestCluster s = source) {
-            // closed in reverse order
-        }
+    @BeforeAll
+    static void nameTheSource(ClusterPair<MirrorTestCluster, ProcessCluster> clusters) {
+        source = clusters.source;
+        mirrorsOnSource = clusters.mirrorsOn(source);
     }
 
     @BeforeParameterizedClassInvocation
     static void startDestination(String release) throws Exception {
-        destination = ProcessCluster.startDedicatedDropInOn("kafka-" + KafkaReleases.dashed(release), 1, 2,
-            KafkaReleases.libsOf(release));
+        destination = ProcessCluster.start(ProcessCluster.topology("kafka-" + KafkaReleases.dashed(release)).dedicated(1, 2)
+            .launchMode(ClusterTopology.LaunchMode.DROP_IN).kafkaRelease(release).build());
         for (int node : destination.nodeIds()) {
             String output = destination.outputSinceLastStart(node);
             assertTrue(output.contains("agent on Kafka " + release), "node " + node + " runs Kafka " + release + ":\n"

@@ -1,7 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.broker.bridge.KafkaSupport;
-import io.clustermirror.testkit.LaunchedNode;
+import io.clustermirror.testsupport.LaunchedNode;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

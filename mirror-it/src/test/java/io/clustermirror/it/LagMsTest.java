@@ -7,13 +7,11 @@ import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import javax.management.MBeanServer;
@@ -31,24 +29,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * destination does not have yet, in {@code --describe}, the Java API, the stop dry-run and the broker's JMX gauge. It is 0
  * when caught up, grows while the topic is paused and the source takes records, and returns to 0 after a resume.
  */
+@MirrorClusterTest(source = "lag-source", destination = "lag-destination")
 class LagMsTest {
     private static final String MIRROR = "lag";
     private static final String TOPIC = "lag-orders";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("lag-source").brokers(1),
-            MirrorTestCluster.builder().name("lag-destination").brokers(1));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void theLagIsZeroWhenCaughtUpGrowsWhilePausedAndReturnsToZeroAfterAResume() throws Exception {

@@ -1,7 +1,7 @@
 package io.clustermirror.it;
 
-import io.clustermirror.testkit.TestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;

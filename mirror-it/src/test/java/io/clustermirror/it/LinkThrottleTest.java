@@ -4,7 +4,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -13,7 +13,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * limit allows, stays MIRRORING without error while it waits, an ALTER to an invalid limit is refused naming the key,
  * and an ALTER that removes the limit lets it finish.
  */
+@MirrorClusterTest(source = "throttle-source", destination = "throttle-destination")
 class LinkThrottleTest {
     private static final String MIRROR = "throttled";
     private static final String TOPIC = "throttled-orders";
@@ -44,23 +44,14 @@ class LinkThrottleTest {
     private static final long LIMIT = 128 * 1024;
     private static final int BATCH_BYTES = 16 * 1024;
 
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("throttle-source").brokers(1),
-            MirrorTestCluster.builder().name("throttle-destination").brokers(1));
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     @Test

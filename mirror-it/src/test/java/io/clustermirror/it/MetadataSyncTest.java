@@ -6,7 +6,7 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -36,7 +36,6 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -67,30 +66,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * config) and topics. On both clusters the tests' clients (User:ANONYMOUS) are super users, so that the ACLs the tests
  * create on the source, and those the sync copies, change what the clusters hold, not what the tests may do.
  */
+@MirrorClusterTest(topologies = "topologies")
 class MetadataSyncTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("sync-source").brokers(1)
+    /** A source that enforces ACLs (the sync copies them), a destination of two brokers. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("sync-source").brokers(1)
                 .brokerConfig("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
                 .brokerConfig("allow.everyone.if.no.acl.found", "true")
-                .brokerConfig("super.users", "User:ANONYMOUS"),
-            MirrorTestCluster.builder().name("sync-destination").brokers(2));
+                .brokerConfig("super.users", "User:ANONYMOUS").topology(),
+            MirrorTestCluster.builder().name("sync-destination").brokers(2).topology());
+    }
+
+    @BeforeAll
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     // ---- consumer groups ----

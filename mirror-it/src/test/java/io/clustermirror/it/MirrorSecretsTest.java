@@ -13,9 +13,9 @@ import io.clustermirror.common.records.SealingKeyRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
 import io.clustermirror.common.secrets.SealingKey;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -65,16 +65,19 @@ import static org.junit.jupiter.api.Assertions.fail;
  * destination broker's log directory. A second destination, without an encoder secret, refuses an inline password; a
  * third, with the secret but ACLs off, refuses one too, even when a client has replaced the published key with its own.
  */
+@MirrorClusterTest(topologies = "topologies")
 class MirrorSecretsTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
     private static final String SASL = "SASL";
     private static final String PROVIDED_USER = "provided";
     private static final String INLINE_USER = "inline";
+    private static final String WITHOUT_SECRET = "secrets-destination-without-secret";
+    private static final String ACLS_OFF = "secrets-destination-acls-off";
 
     @TempDir
     static Path dir;
     private static LogCapture logs;
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster withoutSecret;
     private static MirrorTestCluster aclsOff;
     private static Path secretsFile;
@@ -82,36 +85,44 @@ class MirrorSecretsTest {
     private static String inlinePassword;
     private static String encoderSecret;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /**
+     * A source with a SASL PLAIN listener; a destination with a password encoder secret and a file config provider; and
+     * two more destinations, one without an encoder secret and one that enforces no ACLs. The log capture starts first, to
+     * see the clusters start too.
+     */
+    static ClusterPair.Topologies topologies() throws Exception {
         logs = LogCapture.start();
         providedPassword = Keystores.newPassword();
         inlinePassword = Keystores.newPassword();
         encoderSecret = Keystores.newPassword();
         secretsFile = dir.resolve("mirror-secrets.properties");
         Files.writeString(secretsFile, "password=" + providedPassword + "\n");
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("secrets-source").brokers(1)
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("secrets-source").brokers(1)
                 .listener(SASL, SecurityProtocol.SASL_PLAINTEXT)
                 .brokerConfig("listener.name.sasl.sasl.enabled.mechanisms", "PLAIN")
                 .brokerConfig("listener.name.sasl.plain.sasl.jaas.config", PlainLoginModule.class.getName() + " required"
-                    + " user_" + PROVIDED_USER + "=\"" + providedPassword + "\" user_" + INLINE_USER + "=\"" + inlinePassword + "\";"),
+                    + " user_" + PROVIDED_USER + "=\"" + providedPassword + "\" user_" + INLINE_USER + "=\"" + inlinePassword + "\";").topology(),
             MirrorTestCluster.builder().name("secrets-destination").brokers(1)
                 .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret)
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "file")
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName())
-                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.param.allowed.paths", dir.toString()));
-        withoutSecret = MirrorTestCluster.builder().name("secrets-destination-without-secret").brokers(1).withExtension(true).start();
-        // What the launcher runs where no authorizer.class.name is configured.
-        aclsOff = MirrorTestCluster.builder().name("secrets-destination-acls-off").brokers(1).withExtension(true)
-            .brokerConfig(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "false")
-            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret).start();
+                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.param.allowed.paths", dir.toString()).topology(),
+            MirrorTestCluster.builder().name(WITHOUT_SECRET).brokers(1).withExtension(true).topology(),
+            // What the launcher runs where no authorizer.class.name is configured.
+            MirrorTestCluster.builder().name(ACLS_OFF).brokers(1).withExtension(true)
+                .brokerConfig(MirrorAwareAuthorizer.ACLS_ENABLED_CONFIG, "false")
+                .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret).topology());
+    }
+
+    @BeforeAll
+    static void nameTheOtherDestinations() {
+        withoutSecret = clusters.other(WITHOUT_SECRET);
+        aclsOff = clusters.other(ACLS_OFF);
     }
 
     @AfterAll
-    static void stopClusters() throws Exception {
-        try (LogCapture l = logs; ClusterPair c = clusters; MirrorTestCluster w = withoutSecret; MirrorTestCluster a = aclsOff) {
-            // closed in reverse order: the clusters, then the log capture
-        }
+    static void stopCapturingLogs() {
+        logs.close();
     }
 
     @Test

@@ -4,7 +4,7 @@ import io.clustermirror.broker.auth.MirrorAwareAuthorizer;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -13,7 +13,6 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.PolicyViolationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -40,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag(ProcessCluster.TAG)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@MirrorClusterTest(topologies = "topologies")
 class MirrorTopicConfigProtectionTest {
     private static final String MIRROR = "guarded";
     private static final String TOPIC = "guarded-orders";
@@ -47,31 +47,29 @@ class MirrorTopicConfigProtectionTest {
     private static final String FORGED_CLIENT_ID = "cluster-mirror-x-0123456789abcdef0123456789abcdef";
     private static final ConfigResource CLUSTER_DEFAULT = new ConfigResource(ConfigResource.Type.BROKER, "");
 
-    private static DedicatedControllerTest.Pair pair;
+    private static ClusterPair<MirrorTestCluster, ProcessCluster> pair;
     private static MirrorTestCluster source;
     private static ProcessCluster destination;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        pair = DedicatedControllerTest.Pair.start("guarded", 1, 2, Map.of(
+    /** A destination that enforces ACLs and applies retention every second. */
+    static ClusterPair.Topologies topologies() {
+        return DedicatedControllerTest.dedicatedPair("guarded", 1, 2, ProcessCluster.topology("guarded-destination").serverProperties(Map.of(
             "authorizer.class.name", MirrorAwareAuthorizer.class.getName(),
             "super.users", "User:ANONYMOUS",
             "allow.everyone.if.no.acl.found", "true",
             // An accepted retention.ms=1 would delete the mirrored records within a second.
-            "log.retention.check.interval.ms", "1000"));
-        source = pair.source();
-        destination = pair.destination();
+            "log.retention.check.interval.ms", "1000")));
+    }
+
+    @BeforeAll
+    static void mirrorTheTopic() throws Exception {
+        source = pair.source;
+        destination = pair.destination;
         // Policy apply: the sync copies the source's shorter retention at once, and a forged client then tries other values.
-        DedicatedControllerTest.mirrorTopic(source, destination, pair.mirrors(), MIRROR, TOPIC,
+        DedicatedControllerTest.mirrorTopic(source, destination, pair.mirrors, MIRROR, TOPIC,
             Map.of(MirrorConfig.SOURCE_DESTRUCTIVE_POLICY, "apply"));
     }
 
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (pair != null) {
-            pair.close();
-        }
-    }
 
     /**
      * IncrementalAlterConfigs of retention.ms=1, unclean.leader.election.enable=true and min.insync.replicas=1 on the
@@ -95,7 +93,7 @@ class MirrorTopicConfigProtectionTest {
             assertEquals(0, MirrorAssertions.startOffset(admin, new TopicPartition(TOPIC, 0)), "no record deleted");
         }
         MirrorAssertions.assertSameRecords(source, destination, TOPIC, 1);
-        MirrorAssertions.awaitState(pair.mirrors(), MIRROR, TOPIC, 1, PartitionState.MIRRORING);
+        MirrorAssertions.awaitState(pair.mirrors, MIRROR, TOPIC, 1, PartitionState.MIRRORING);
     }
 
     /**

@@ -15,7 +15,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -40,22 +39,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * mirrored topic identical (every producer kind and codec, aborted transactions), compares a stopped topic only up to its
  * barrier, and names the partition and offset of a destination batch whose bytes were changed on disk.
  */
+@MirrorClusterTest(source = "verify-source", destination = "verify-destination")
 class MirrorVerifyTest {
     private static final String MIRROR = "verify";
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("verify-source").brokers(1),
-            MirrorTestCluster.builder().name("verify-destination").brokers(1));
+    static void createTheMirror() throws Exception {
         clusters.mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(clusters.source)).all().get();
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     @Test

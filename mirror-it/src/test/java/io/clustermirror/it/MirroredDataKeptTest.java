@@ -6,15 +6,13 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,24 +28,12 @@ import java.util.Optional;
  * the source was unreachable. Each test mirrors a topic fully, takes that record away or degrades it, moves the
  * destination leadership, and checks that every batch mirrored before is still there as it was, on every replica.
  */
+// Three destination brokers: the mirrored partitions have three replicas, so leadership can move.
+@MirrorClusterTest(source = "kept-source", destination = "kept-destination", destinationBrokers = 3)
 class MirroredDataKeptTest {
     private static final Logger log = LoggerFactory.getLogger(MirroredDataKeptTest.class);
 
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        // Three destination brokers: the mirrored partitions have three replicas, so leadership can move.
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("kept-source"),
-            MirrorTestCluster.builder().name("kept-destination").brokers(3));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void aNewLeaderWithoutAStateRecordKeepsTheMirroredLog() throws Exception {

@@ -7,7 +7,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -20,7 +20,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -43,28 +42,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * test has its own mirror and topics): identical offsets and bytes for every producer kind, codec and topic
  * shape, read-only mirror topics, leader changes on both sides, broker restarts, and bad input.
  */
+@MirrorClusterTest(topologies = "topologies")
 class MirroringCoreTest {
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
+    /** A source of two brokers whose log cleaner runs often (compacted topics), a destination of three. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("core-source").brokers(2)
+            .brokerConfig("log.cleaner.backoff.ms", "200").topology(),
+            MirrorTestCluster.builder().name("core-destination").brokers(3).topology());
+    }
+
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("core-source").brokers(2)
-            .brokerConfig("log.cleaner.backoff.ms", "200")
-            ,
-            MirrorTestCluster.builder().name("core-destination").brokers(3));
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     private static void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {

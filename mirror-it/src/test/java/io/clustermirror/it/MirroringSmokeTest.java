@@ -2,12 +2,11 @@ package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.security.plain.PlainLoginModule;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -19,25 +18,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** One source broker, one destination broker, one topic: the whole path from command to identical logs. */
+@MirrorClusterTest(topologies = "topologies")
 class MirroringSmokeTest {
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        source = MirrorTestCluster.builder().name("smoke-source").brokers(1).start();
-        destination = MirrorTestCluster.builder().name("smoke-destination").brokers(1).withExtension(true)
-            .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, Keystores.newPassword()).start();
+    /** A destination with a password encoder secret. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("smoke-source").brokers(1).topology(),
+            MirrorTestCluster.builder().name("smoke-destination").brokers(1)
+                .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, Keystores.newPassword()).topology());
     }
 
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
-        }
+    @BeforeAll
+    static void nameTheClusters(ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters) {
+        source = clusters.source;
+        destination = clusters.destination;
     }
 
     @Test

@@ -10,7 +10,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.test.TestUtils;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -41,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code cluster-mirror} attributes. The destination runs one broker, so its MBeans are the only ones of the group in
  * this JVM.
  */
+@MirrorClusterTest(source = "monitoring-source", destination = "monitoring-destination")
 class MonitoringConfigTest {
     private static final String TOPIC = "monitored";
     private static final int RECORDS = 20;
@@ -49,15 +49,13 @@ class MonitoringConfigTest {
     private static final Path DASHBOARD = CHECKOUT.resolve("config/monitoring/grafana-dashboard.json");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})? (\\S+)", Pattern.MULTILINE);
 
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static String scrape;
 
     @BeforeAll
     static void mirrorATopicAndScrape() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("monitoring-source").brokers(1),
-            MirrorTestCluster.builder().name("monitoring-destination").brokers(1));
         source = clusters.source;
         destination = clusters.destination;
         try (Admin admin = source.admin()) {
@@ -73,13 +71,6 @@ class MonitoringConfigTest {
             return sampleValue("cluster_mirror_source_broker_bytes_fetched_total") > 0
                 && sampleValue("cluster_mirror_partition_records_lag") == 0;
         }, 60_000, () -> "the mirror's metrics never showed the caught-up partition; last scrape:\n" + scrape);
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     @Test

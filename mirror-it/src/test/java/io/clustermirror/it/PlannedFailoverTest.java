@@ -11,13 +11,12 @@ import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -36,22 +35,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * source's records; it stops nothing, naming the partitions behind and their lag, while the source keeps a transaction
  * open; and it refuses a paused topic at once.
  */
+@MirrorClusterTest(source = "planned-source", destination = "planned-destination")
 class PlannedFailoverTest {
     private static final String MIRROR = "planned";
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("planned-source").brokers(1),
-            MirrorTestCluster.builder().name("planned-destination").brokers(1));
+    static void createTheMirror() throws Exception {
         clusters.mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(clusters.source)).all().get();
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     @Test

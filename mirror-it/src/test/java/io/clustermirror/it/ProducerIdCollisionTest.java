@@ -3,7 +3,7 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -11,7 +11,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,24 +33,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * hand out the same low ids of blocks 0, 1000 and 2000 that the source's producers used: the collisions do not
  * depend on what other tests did to a shared cluster.
  */
+@MirrorClusterTest(source = "collide-source", sourceBrokers = 3, destination = "collide-destination", destinationBrokers = 3)
 class ProducerIdCollisionTest {
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("collide-source").brokers(3),
-            MirrorTestCluster.builder().name("collide-destination").brokers(3));
+    static void nameTheClusters() {
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     @Test

@@ -9,7 +9,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * those behind.
  */
 @Tag(ProcessCluster.TAG)
+@MirrorClusterTest(source = "progress-source", destination = "progress-destination")
 class ProgressOutputTest {
     private static final String MIRROR = "progress";
     private static final int PARTITIONS = 3;
@@ -41,20 +41,11 @@ class ProgressOutputTest {
     /** A progress line drawn in place: a carriage return that starts a line rather than ends one. */
     private static final Pattern CATCHING_UP = inPlace("Catching up", "behind");
     private static final Pattern VERIFYING = inPlace("Verifying", "to compare");
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("progress-source").brokers(1),
-            MirrorTestCluster.builder().name("progress-destination").brokers(1));
+    static void createTheMirror() throws Exception {
         clusters.mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(clusters.source)).all().get();
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     private static Pattern inPlace(String activity, String remainingWhat) {

@@ -1,9 +1,14 @@
 package io.clustermirror.it;
 
-import io.clustermirror.testkit.FreePorts;
-import io.clustermirror.testkit.LaunchedNode;
-import io.clustermirror.testkit.TestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.FreePorts;
+import io.clustermirror.testsupport.KRaftConfigs;
+import io.clustermirror.testsupport.LaunchedCluster;
+import io.clustermirror.testsupport.ListenerPorts;
+import io.clustermirror.testsupport.NodeRole;
+import io.clustermirror.testsupport.LaunchedNode;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -27,7 +32,8 @@ import java.util.stream.Collectors;
  * A one-broker source cluster of another Apache Kafka release, launched as its own JVM from the classpath that the
  * {@code old-kafka/kafka-<version>} module (releases before 4.0) or the {@code kafka-releases/kafka-<version>} module
  * (4.x, the releases a destination is tested on too) collects ({@code target/libs}, built before this module's tests):
- * in ZooKeeper mode with a ZooKeeper server in a second JVM, or as a combined KRaft node. The broker runs with an ACL
+ * in ZooKeeper mode with a ZooKeeper server in a second JVM, or as a combined KRaft node: a {@link ClusterTopology} of
+ * launch mode {@code STOCK} whose Kafka release is that release ({@link #topology}). The broker runs with an ACL
  * authorizer whose super user is the PLAINTEXT listener's {@code User:ANONYMOUS}, so that tests can create ACLs and
  * the mirror can read everything.
  */
@@ -36,73 +42,75 @@ final class ReleaseSource implements TestCluster, AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final int BROKER_ID = 1;
 
-    /** How the old cluster keeps its metadata. */
-    enum Mode { ZOOKEEPER, KRAFT }
-
     private final String version;
-    private final Mode mode;
+    private final ClusterTopology topology;
     private final Path libs;
     private final Path dir;
-    private final int brokerPort;
+    private final ListenerPorts ports;
     private final List<Process> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Kills the processes if the test JVM exits without closing the cluster. */
     private final Thread shutdownHook = new Thread(() -> processes.forEach(Process::destroyForcibly));
 
-    private ReleaseSource(String version, Mode mode, Path libs, Path dir, int brokerPort) {
-        this.version = version;
-        this.mode = mode;
-        this.libs = libs;
+    private ReleaseSource(ClusterTopology topology, Path dir) {
+        this.topology = topology;
+        this.version = topology.kafkaRelease().orElseThrow();
+        this.libs = KafkaReleases.libsOf(version);
         this.dir = dir;
-        this.brokerPort = brokerPort;
+        this.ports = ListenerPorts.allocate(topology);
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
-     * Starts the cluster and waits until its broker serves clients.
-     *
-     * @param extraConfigs broker configs added to (or replacing) the defaults
+     * The description of a one-broker source of Kafka {@code release}: in ZooKeeper mode ({@link ClusterTopology.Quorum#ZOOKEEPER})
+     * or a combined KRaft node (any other quorum), with {@code extraConfigs} added to (or replacing) the defaults.
      */
-    static ReleaseSource start(String version, Mode mode, Map<String, String> extraConfigs) throws Exception {
-        ReleaseSource cluster = new ReleaseSource(version, mode, KafkaReleases.libsOf(version),
-            Files.createTempDirectory("old-kafka-" + version + "-"), FreePorts.next());
+    static ClusterTopology topology(String release, ClusterTopology.Quorum quorum, Map<String, String> extraConfigs) {
+        boolean zooKeeper = quorum == ClusterTopology.Quorum.ZOOKEEPER;
+        return ClusterTopology.builder("kafka-" + release + "-" + (zooKeeper ? "zookeeper" : "kraft"))
+            .launchMode(ClusterTopology.LaunchMode.STOCK)
+            .kafkaRelease(release)
+            .quorum(quorum)
+            .node(BROKER_ID, zooKeeper ? NodeRole.BROKER : NodeRole.COMBINED)
+            .serverProperty("super.users", "User:ANONYMOUS")
+            .serverProperty("authorizer.class.name", zooKeeper ? "kafka.security.authorizer.AclAuthorizer"
+                : "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+            .serverProperties(extraConfigs)
+            .build();
+    }
+
+    /** Starts the one-broker cluster {@code topology} describes ({@link #topology}) and waits until its broker serves clients. */
+    static ReleaseSource start(ClusterTopology topology) throws Exception {
+        if (topology.launchMode() != ClusterTopology.LaunchMode.STOCK || topology.nodes().size() != 1) {
+            throw new IllegalArgumentException("A release source is one stock Kafka node: " + topology);
+        }
+        ReleaseSource cluster = new ReleaseSource(topology, Files.createTempDirectory("old-kafka-" + topology.kafkaRelease().orElseThrow() + "-"));
         try {
             Map<String, String> configs = new LinkedHashMap<>();
             configs.put("broker.id", String.valueOf(BROKER_ID));
             configs.put("log.dirs", cluster.dataDir().toString());
-            configs.put("offsets.topic.replication.factor", "1");
-            configs.put("transaction.state.log.replication.factor", "1");
-            configs.put("transaction.state.log.min.isr", "1");
-            configs.put("group.initial.rebalance.delay.ms", "0");
-            configs.put("super.users", "User:ANONYMOUS");
-            if (mode == Mode.ZOOKEEPER) {
+            String listener = topology.clientListener();
+            if (topology.quorum() == ClusterTopology.Quorum.ZOOKEEPER) {
                 int zkPort = FreePorts.next();
                 cluster.launch("zookeeper", List.of("org.apache.zookeeper.server.ZooKeeperServerMain",
                     String.valueOf(zkPort), cluster.dir.resolve("zookeeper").toString()));
                 configs.put("zookeeper.connect", "localhost:" + zkPort);
-                configs.put("listeners", "PLAINTEXT://localhost:" + cluster.brokerPort);
-                configs.put("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer");
+                configs.put("listeners", listener + "://localhost:" + cluster.ports.port(BROKER_ID, listener));
+                configs.putAll(KRaftConfigs.internalTopics(1));
+                configs.putAll(topology.serverProperties());
             } else {
-                int controllerPort = FreePorts.next();
                 configs.put("node.id", String.valueOf(BROKER_ID));
-                configs.put("process.roles", "broker,controller");
-                configs.put("controller.quorum.voters", BROKER_ID + "@localhost:" + controllerPort);
-                configs.put("controller.listener.names", "CONTROLLER");
-                configs.put("listeners", "PLAINTEXT://localhost:" + cluster.brokerPort + ",CONTROLLER://localhost:" + controllerPort);
-                configs.put("advertised.listeners", "PLAINTEXT://localhost:" + cluster.brokerPort);
-                configs.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-                configs.put("inter.broker.listener.name", "PLAINTEXT");
-                configs.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+                configs.put("process.roles", topology.node(BROKER_ID).role().processRoles());
+                configs.putAll(KRaftConfigs.serverProperties(topology, topology.node(BROKER_ID), cluster.ports));
             }
-            configs.putAll(extraConfigs);
             Path properties = cluster.dir.resolve("server.properties");
             Files.writeString(properties, configs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining("\n", "", "\n")), StandardCharsets.UTF_8);
-            if (mode == Mode.KRAFT) {
+            if (topology.quorum() != ClusterTopology.Quorum.ZOOKEEPER) {
                 cluster.format(properties);
             }
             cluster.launch("broker", List.of("kafka.Kafka", properties.toString()));
             cluster.awaitBroker();
-            log.info("Kafka {} source ({}) at {} in {}", version, mode, cluster.bootstrapServers(), cluster.dir);
+            log.info("Kafka {} source ({}) at {} in {}", cluster.version, topology.quorum(), cluster.bootstrapServers(), cluster.dir);
             return cluster;
         } catch (Exception | AssertionError e) {
             cluster.close();
@@ -167,12 +175,12 @@ final class ReleaseSource implements TestCluster, AutoCloseable {
 
     @Override
     public String name() {
-        return "kafka-" + version + "-" + mode.name().toLowerCase(java.util.Locale.ROOT);
+        return topology.name();
     }
 
     @Override
     public String bootstrapServers() {
-        return "localhost:" + brokerPort;
+        return "localhost:" + ports.advertisedPort(BROKER_ID, topology.clientListener());
     }
 
     @Override
@@ -203,7 +211,7 @@ final class ReleaseSource implements TestCluster, AutoCloseable {
             }
         }
         processes.clear();
-        ProcessCluster.deleteTree(dir);
+        LaunchedCluster.deleteTree(dir);
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException e) {

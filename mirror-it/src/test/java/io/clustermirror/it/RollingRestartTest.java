@@ -3,7 +3,8 @@ package io.clustermirror.it;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.ClusterTopology.LaunchMode;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -12,7 +13,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -51,33 +51,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag(ProcessCluster.TAG)
 @ParameterizedClass(name = "{0}")
-@EnumSource(ProcessCluster.LaunchMode.class)
+@EnumSource(value = LaunchMode.class, names = {"LAUNCHER", "DROP_IN"})
+@MirrorClusterTest(topologies = "topologies")
 class RollingRestartTest {
     private static final Logger log = LoggerFactory.getLogger(RollingRestartTest.class);
     private static final int PARTITIONS = 3;
 
+    private static ClusterPair<MirrorTestCluster, ProcessCluster> clusters;
     private static MirrorTestCluster source;
     private static ProcessCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     /** How the destination's nodes are started: every test runs against launcher nodes and drop-in nodes. */
     @Parameter
-    ProcessCluster.LaunchMode mode;
+    LaunchMode mode;
 
-    @BeforeParameterizedClassInvocation
-    static void startClusters(ProcessCluster.LaunchMode mode) throws Exception {
-        // Three source brokers: mirrored producer ids from three blocks, as the destination's brokers hand them out.
-        source = MirrorTestCluster.builder().name("rolling-source").brokers(3).start();
-        destination = ProcessCluster.startDedicated("rolling-destination-" + mode, 1, 2, mode,
-            ProcessCluster.ListenerLayout.SEPARATE_CLIENT);
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    /**
+     * Each launch mode's pair: the destination's nodes launched that way. Three source brokers: mirrored producer ids from
+     * three blocks, as the destination's brokers hand them out.
+     */
+    static ClusterPair.Topologies topologies(LaunchMode mode) {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("rolling-source").brokers(3).topology(),
+            ProcessCluster.separateClientListener(ProcessCluster.topology("rolling-destination-" + mode).dedicated(1, 2).launchMode(mode))
+                .build());
     }
 
-    @AfterParameterizedClassInvocation
-    static void stopClusters() throws Exception {
-        try (ClusterMirrorAdmin m = mirrors; ProcessCluster d = destination; MirrorTestCluster s = source) {
-            // closed in reverse order
-        }
+    @BeforeParameterizedClassInvocation(injectArguments = false)
+    static void nameTheClusters() {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.clustermirror.it;
 
+import io.clustermirror.testsupport.ClusterTopology;
 import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.broker.bridge.KafkaSupport;
 import io.clustermirror.common.PartitionState;
@@ -7,7 +8,6 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,20 +36,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the source's batches byte for byte.
  */
 @Tag(ProcessCluster.TAG)
+@MirrorClusterTest(topologies = "topologies")
 class RollingUpgradeTest {
     private static final int PARTITIONS = 3;
 
     /** The source, shared by every upgrade: each has its own topics. */
     private static MirrorTestCluster source;
 
-    @BeforeAll
-    static void startSource() throws Exception {
-        source = MirrorTestCluster.builder().name("upgrade-source").brokers(1).start();
+    /** Only the source: each test starts the destinations it needs. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.sourceOnly(MirrorTestCluster.builder().name("upgrade-source").brokers(1).topology());
     }
 
-    @AfterAll
-    static void stopSource() throws Exception {
-        source.close();
+    @BeforeAll
+    static void nameTheSource(ClusterPair<MirrorTestCluster, ProcessCluster> clusters) {
+        source = clusters.source;
     }
 
     /** From the line before the build's to the build's, and from the build's to the line after it. */
@@ -60,8 +61,8 @@ class RollingUpgradeTest {
     @ParameterizedTest(name = "Kafka {0} to {1}")
     @MethodSource("upgrades")
     void aRollingUpgradeKeepsEveryMirrorAndEveryAcknowledgedWrite(String fromRelease, String toRelease) throws Exception {
-        try (ProcessCluster destination = ProcessCluster.startDropInOn("upgrade-from-" + KafkaReleases.dashed(fromRelease), 3,
-                KafkaReleases.libsOf(fromRelease));
+        try (ProcessCluster destination = ProcessCluster.start(ProcessCluster.topology("upgrade-from-" + KafkaReleases.dashed(fromRelease))
+                .combined(3).launchMode(ClusterTopology.LaunchMode.DROP_IN).kafkaRelease(fromRelease).build());
              ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
             upgrade(destination, mirrors, fromRelease, toRelease);
         }

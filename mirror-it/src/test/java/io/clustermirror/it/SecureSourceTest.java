@@ -8,9 +8,9 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.image.MirrorImageReader;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.PasswordEncoderKeys;
-import io.clustermirror.testkit.Keystores;
+import io.clustermirror.testsupport.Keystores;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -65,6 +65,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * "Securing the link" lists. Keys and certificates are made with keytool at start; every password is random, goes into
  * the mirror config as docs/security.md says, and must show nowhere: not in describe, the tool's output or the logs.
  */
+@MirrorClusterTest(topologies = "topologies")
 class SecureSourceTest {
     private static final Duration TIMEOUT = MirrorAssertions.TIMEOUT;
     /** How long a wrong password may take to show as a clear error. */
@@ -81,7 +82,7 @@ class SecureSourceTest {
     @TempDir
     static Path dir;
     private static LogCapture logs;
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
@@ -93,8 +94,12 @@ class SecureSourceTest {
     /** Every password of the test: none may show in describe, the tool's output or the logs. */
     private static final List<String> SECRETS = new CopyOnWriteArrayList<>();
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /**
+     * A source with a listener per way the mirror may authenticate (TLS, mutual TLS, SCRAM and PLAIN over TLS) and enforced
+     * ACLs; a destination with a password encoder secret and a file config provider. The log capture starts first, to see
+     * the clusters start too.
+     */
+    static ClusterPair.Topologies topologies() throws Exception {
         logs = LogCapture.start();
         Keystores.Store brokerKeystore = Keystores.keystore(dir, "source-broker", "CN=localhost");
         mirrorKeystore = Keystores.keystore(dir, "mirror-mtls", "CN=mirror-mtls");
@@ -104,7 +109,7 @@ class SecureSourceTest {
         String encoderSecret = Keystores.newPassword();
         SECRETS.addAll(List.of(encoderSecret, brokerKeystore.password(), mirrorKeystore.password(), brokerTruststore.password(),
             mirrorTruststore.password(), plainPassword));
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("secure-source").brokers(1)
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("secure-source").brokers(1)
                 .listener(TLS, SecurityProtocol.SSL)
                 .listener(MTLS, SecurityProtocol.SSL)
                 .listener(SCRAM, SecurityProtocol.SASL_SSL)
@@ -126,21 +131,23 @@ class SecureSourceTest {
                 .brokerConfig("listener.name.scram.scram-sha-512.connections.max.reauth.ms", REAUTHENTICATION_MS)
                 .brokerConfig("listener.name.plain.sasl.enabled.mechanisms", "PLAIN")
                 .brokerConfig("listener.name.plain.plain.sasl.jaas.config", PlainLoginModule.class.getName()
-                    + " required user_" + PLAIN_USER + "=\"" + plainPassword + "\";"),
+                    + " required user_" + PLAIN_USER + "=\"" + plainPassword + "\";").topology(),
             MirrorTestCluster.builder().name("secure-destination").brokers(1)
                 .brokerConfig(PasswordEncoderKeys.SECRET_CONFIG, encoderSecret)
                 .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG, "file")
-                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName()));
+                .brokerConfig(BrokerClientConfigs.CONFIG_PROVIDERS_CONFIG + ".file.class", FileConfigProvider.class.getName()).topology());
+    }
+
+    @BeforeAll
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
     }
 
     @AfterAll
-    static void stopClusters() throws Exception {
-        try (LogCapture l = logs; ClusterPair c = clusters) {
-            // closed in reverse order: the clusters, then the log capture
-        }
+    static void stopCapturingLogs() {
+        logs.close();
     }
 
     @Test

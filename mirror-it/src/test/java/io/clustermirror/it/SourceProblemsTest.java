@@ -6,9 +6,9 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
-import io.clustermirror.testkit.HostilePeer;
+import io.clustermirror.testsupport.HostilePeer;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -18,7 +18,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -42,26 +41,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * source unreachable. The last test shuts the source down, so it runs last.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@MirrorClusterTest(source = "problems-source", destination = "problems-destination")
 class SourceProblemsTest {
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
     private static ClusterMirrorAdmin mirrors;
 
     @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("problems-source").brokers(1),
-            MirrorTestCluster.builder().name("problems-destination").brokers(1));
+    static void nameTheClusters() {
         source = clusters.source;
         destination = clusters.destination;
         mirrors = clusters.mirrors;
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
     }
 
     /** A mirror of a new one-partition source topic holding {@code records} records, caught up. */
@@ -110,7 +101,6 @@ class SourceProblemsTest {
             return MirrorAssertions.endOffset(admin, tp);
         }
     }
-
 
     /** The destination topic keeps its records and refuses client writes: it is still a mirror topic. */
     private static void assertKeptAndReadOnly(TopicPartition tp, long end) throws Exception {

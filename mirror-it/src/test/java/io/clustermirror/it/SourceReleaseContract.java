@@ -4,7 +4,8 @@ import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -25,7 +26,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -44,13 +44,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Tag(ProcessCluster.TAG)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@MirrorClusterTest(topologies = "topologies")
 abstract class SourceReleaseContract {
     private ReleaseSource source;
     private MirrorTestCluster destination;
     private ClusterMirrorAdmin mirrors;
 
-    /** Starts the source cluster of the release this class is about. */
-    abstract ReleaseSource startSource() throws Exception;
+    /**
+     * The clusters of a subclass: the source of the release it is about ({@link ReleaseSource#topology}) and a one-broker
+     * in-JVM destination named after it. Each subclass returns them from its own static {@code topologies()}.
+     */
+    static ClusterPair.Topologies withDestination(ClusterTopology source) {
+        return ClusterPair.Topologies.of(source, MirrorTestCluster.builder().name(source.name() + "-destination").brokers(1).topology());
+    }
 
     /** The source cluster, for subclasses' own tests. */
     ReleaseSource source() {
@@ -66,20 +72,13 @@ abstract class SourceReleaseContract {
     }
 
     @BeforeAll
-    void startClusters() throws Exception {
-        source = startSource();
-        destination = MirrorTestCluster.builder().name(source.name() + "-destination").brokers(1).withExtension(true).start();
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+    void createTheMirror(ClusterPair<ReleaseSource, MirrorTestCluster> clusters) throws Exception {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));
         config.put("mirror.metadata.refresh.interval.ms", "1000");
         mirrors.createClusterMirror("old", config).all().get();
-    }
-
-    @AfterAll
-    void stopClusters() throws Exception {
-        try (ClusterMirrorAdmin m = mirrors; MirrorTestCluster d = destination; ReleaseSource s = source) {
-            // closed in reverse order
-        }
     }
 
     void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {

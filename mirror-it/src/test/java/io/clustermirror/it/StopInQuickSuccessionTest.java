@@ -6,7 +6,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * requested state within a bound, and the final stop leaves each partition writable, with the barrier on every replica
  * right after what the source had committed below the truncation point.
  */
+@MirrorClusterTest(source = "churn-source", destination = "churn-destination", destinationBrokers = 3)
 class StopInQuickSuccessionTest {
     private static final int PARTITIONS = 60;
     /** How long the partitions may take to reach the state last requested (60 partitions, 3 brokers, 2 cores). */
@@ -42,51 +43,49 @@ class StopInQuickSuccessionTest {
     private static final String TOPIC = "churn";
 
     @Test
-    void everyPartitionEndsInTheRequestedStateAndTheLastStopLeavesTheBarrier() throws Exception {
-        try (ClusterPair clusters = ClusterPair.start(MirrorTestCluster.builder().name("churn-source").brokers(1),
-                MirrorTestCluster.builder().name("churn-destination").brokers(3))) {
-            MirrorTestCluster source = clusters.source;
-            MirrorTestCluster destination = clusters.destination;
-            ClusterMirrorAdmin mirrors = clusters.mirrors;
-            try (Admin admin = source.admin()) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
-            }
-            Workloads.writeToEveryPartition(source.bootstrapServers(), TOPIC, PARTITIONS, "committed", 3);
-            // On every partition A's records, then B's, then A's commit: the source's last stable offset stops at B's first
-            // record, so the mirror copies A's records without A's commit, a transaction that every stop truncates away.
-            try (KafkaProducer<byte[], byte[]> a = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "churn-a"));
-                 KafkaProducer<byte[], byte[]> open = Workloads.producer(source.bootstrapServers(),
-                     Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "churn-b"))) {
-                a.initTransactions();
-                open.initTransactions();
-                a.beginTransaction();
-                open.beginTransaction();
-                for (int p = 0; p < PARTITIONS; p++) {
-                    Workloads.sendBatch(a, TOPIC, p, "a", 2);
-                    Workloads.sendBatch(open, TOPIC, p, "b", 2);
-                }
-                a.commitTransaction();
-                mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(source)).all().get();
-
-                // Stops that find the partitions queued for or in PREPARING, then a start while they are STOPPING.
-                for (int round = 0; round < 3; round++) {
-                    start(mirrors);
-                    stop(mirrors);
-                }
-                awaitAll(mirrors, PartitionState.STOPPED);
-                start(mirrors);
-                awaitAll(mirrors, PartitionState.MIRRORING);
-                awaitMirroredToTheSourceLso(source, destination);
-                // Stopped while mirroring, started again before the stop completed, stopped again.
-                stop(mirrors);
-                start(mirrors);
-                stop(mirrors);
-                awaitAll(mirrors, PartitionState.STOPPED);
-                open.abortTransaction();
-            }
+    void everyPartitionEndsInTheRequestedStateAndTheLastStopLeavesTheBarrier(ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters)
+            throws Exception {
+        MirrorTestCluster source = clusters.source;
+        MirrorTestCluster destination = clusters.destination;
+        ClusterMirrorAdmin mirrors = clusters.mirrors;
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+        }
+        Workloads.writeToEveryPartition(source.bootstrapServers(), TOPIC, PARTITIONS, "committed", 3);
+        // On every partition A's records, then B's, then A's commit: the source's last stable offset stops at B's first
+        // record, so the mirror copies A's records without A's commit, a transaction that every stop truncates away.
+        try (KafkaProducer<byte[], byte[]> a = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "churn-a"));
+             KafkaProducer<byte[], byte[]> open = Workloads.producer(source.bootstrapServers(),
+                 Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "churn-b"))) {
+            a.initTransactions();
+            open.initTransactions();
+            a.beginTransaction();
+            open.beginTransaction();
             for (int p = 0; p < PARTITIONS; p++) {
-                assertStoppedWithTheBarrier(source, destination, mirrors, new TopicPartition(TOPIC, p));
+                Workloads.sendBatch(a, TOPIC, p, "a", 2);
+                Workloads.sendBatch(open, TOPIC, p, "b", 2);
             }
+            a.commitTransaction();
+            mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(source)).all().get();
+
+            // Stops that find the partitions queued for or in PREPARING, then a start while they are STOPPING.
+            for (int round = 0; round < 3; round++) {
+                start(mirrors);
+                stop(mirrors);
+            }
+            awaitAll(mirrors, PartitionState.STOPPED);
+            start(mirrors);
+            awaitAll(mirrors, PartitionState.MIRRORING);
+            awaitMirroredToTheSourceLso(source, destination);
+            // Stopped while mirroring, started again before the stop completed, stopped again.
+            stop(mirrors);
+            start(mirrors);
+            stop(mirrors);
+            awaitAll(mirrors, PartitionState.STOPPED);
+            open.abortTransaction();
+        }
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertStoppedWithTheBarrier(source, destination, mirrors, new TopicPartition(TOPIC, p));
         }
     }
 

@@ -5,7 +5,7 @@ import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.broker.partition.TestOnlyStopHold;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -48,6 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * describe reports the one real cut.
  */
 @Tag(ProcessCluster.TAG)
+@MirrorClusterTest(topologies = "topologies")
 class StopUnderFireTest {
     private static final String MIRROR = "fire";
 
@@ -69,30 +70,25 @@ class StopUnderFireTest {
         ELECTION
     }
 
-    @BeforeAll
-    static void startClusters() throws Exception {
+    /** A launched destination of three nodes whose stops the test can hold ({@link TestOnlyStopHold}) at a file it names. */
+    static ClusterPair.Topologies topologies() throws Exception {
         holdFile = Files.createTempDirectory("stop-under-fire-").resolve("hold");
-        source = MirrorTestCluster.builder().name("fire-source").brokers(1).start();
-        destination = ProcessCluster.start("fire-destination", 3, Map.of("min.insync.replicas", "2"),
-            Map.of(TestOnlyStopHold.PROPERTY, holdFile.toString()));
-        mirrors = ClusterMirrorAdmin.create(destination.clientProperties());
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("fire-source").brokers(1).topology(),
+            ProcessCluster.topology("fire-destination").combined(3).serverProperty("min.insync.replicas", "2")
+                .jvmOptions("-D" + TestOnlyStopHold.PROPERTY + "=" + holdFile).build());
+    }
+
+    @BeforeAll
+    static void createTheMirror(ClusterPair<MirrorTestCluster, ProcessCluster> clusters) throws Exception {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
         mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(source)).all().get();
     }
 
     @AfterAll
-    static void stopClusters() throws Exception {
-        if (mirrors != null) {
-            mirrors.close();
-        }
-        if (destination != null) {
-            destination.close();
-        }
-        if (source != null) {
-            source.close();
-        }
-        if (holdFile != null) {
-            Files.deleteIfExists(holdFile);
-        }
+    static void deleteTheHoldFile() throws Exception {
+        Files.deleteIfExists(holdFile);
     }
 
     static Stream<Arguments> faults() {

@@ -7,7 +7,7 @@ import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -16,7 +16,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unclean leader election on the source, and loops. The clusters are shared; every test has its own topics and
  * mirrors.
  */
+@MirrorClusterTest(topologies = "topologies")
 class TopologiesTest {
     private static MirrorTestCluster a;
     private static MirrorTestCluster b;
@@ -49,23 +49,21 @@ class TopologiesTest {
     private static ClusterMirrorAdmin mirrorsOnB;
     private static ClusterMirrorAdmin mirrorsOnC;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        a = MirrorTestCluster.builder().name("topo-a").brokers(2).withExtension(true).start();
-        b = MirrorTestCluster.builder().name("topo-b").brokers(1).withExtension(true).start();
-        c = MirrorTestCluster.builder().name("topo-c").brokers(1).withExtension(true).start();
-        mirrorsOnA = ClusterMirrorAdmin.create(a.clientProperties());
-        mirrorsOnB = ClusterMirrorAdmin.create(b.clientProperties());
-        mirrorsOnC = ClusterMirrorAdmin.create(c.clientProperties());
+    /** Three clusters that all run the extension: a of two brokers, b and c of one. */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("topo-a").brokers(2).withExtension(true).topology(),
+            MirrorTestCluster.builder().name("topo-b").brokers(1).topology(),
+            MirrorTestCluster.builder().name("topo-c").brokers(1).withExtension(true).topology());
     }
 
-    @AfterAll
-    static void stopClusters() throws Exception {
-        for (AutoCloseable closeable : new AutoCloseable[]{mirrorsOnA, mirrorsOnB, mirrorsOnC, a, b, c}) {
-            if (closeable != null) {
-                closeable.close();
-            }
-        }
+    @BeforeAll
+    static void nameTheClusters(ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters) {
+        a = clusters.source;
+        b = clusters.destination;
+        c = clusters.other("topo-c");
+        mirrorsOnA = clusters.mirrorsOn(a);
+        mirrorsOnB = clusters.mirrors;
+        mirrorsOnC = clusters.mirrorsOn(c);
     }
 
     private static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs) throws Exception {

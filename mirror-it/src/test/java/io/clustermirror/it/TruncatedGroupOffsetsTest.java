@@ -5,7 +5,7 @@ import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,8 +15,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -35,21 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * never skips the records that replace the cut (found by a chaos run: a group that had read local writes on the old
  * source resumed past the mirrored records after a failback and its stop, and was reset to offset 0).
  */
+@MirrorClusterTest(source = "rewind-source", destination = "rewind-destination")
 class TruncatedGroupOffsetsTest {
-    private static ClusterPair clusters;
-
-    @BeforeAll
-    static void startClusters() throws Exception {
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("rewind-source").brokers(1),
-            MirrorTestCluster.builder().name("rewind-destination").brokers(1));
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
-        }
-    }
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
     @Test
     void aGroupThatReadLocalWritesResumesAtTheCutAfterTheTopicIsMirroredAgain() throws Exception {

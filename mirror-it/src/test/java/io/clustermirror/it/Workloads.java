@@ -1,8 +1,8 @@
 package io.clustermirror.it;
 
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;

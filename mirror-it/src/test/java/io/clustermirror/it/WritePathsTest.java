@@ -3,7 +3,7 @@ package io.clustermirror.it;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -19,7 +19,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,23 +51,29 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * leader elections. After each call the source writes more and the topic must still mirror it, byte for byte, with
  * nothing mirrored before cut or copied again (but the repaired abort marker).
  */
+@MirrorClusterTest(topologies = "topologies")
 class WritePathsTest {
     private static final Logger log = LoggerFactory.getLogger(WritePathsTest.class);
     private static final String MIRROR = "paths";
     private static final String TOPIC = "paths";
     private static final int PARTITIONS = 2;
 
-    private static ClusterPair clusters;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
 
-    @BeforeAll
-    static void startClusters() throws Exception {
-        // Three destination brokers: the mirror topic has three replicas, so they can be reordered and leaders elected.
-        // ACLs are enforced on every node (the test kit gives broker configs to the controller too), and PLAINTEXT
-        // clients are User:ANONYMOUS, a super user: only the read-only rule can refuse them.
-        clusters = ClusterPair.start(MirrorTestCluster.builder().name("paths-source"),
+    /**
+     * Three destination brokers: the mirror topic has three replicas, so they can be reordered and leaders elected.
+     * ACLs are enforced on every node (the test kit gives broker configs to the controller too), and PLAINTEXT
+     * clients are User:ANONYMOUS, a super user: only the read-only rule can refuse them.
+     */
+    static ClusterPair.Topologies topologies() {
+        return ClusterPair.Topologies.of(MirrorTestCluster.builder().name("paths-source").topology(),
             MirrorTestCluster.builder().name("paths-destination").brokers(3)
                 .brokerConfig("super.users", "User:ANONYMOUS")
-                .brokerConfig("allow.everyone.if.no.acl.found", "false"));
+                .brokerConfig("allow.everyone.if.no.acl.found", "false").topology());
+    }
+
+    @BeforeAll
+    static void mirrorAllKinds() throws Exception {
         try (Admin admin = clusters.source.admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
         }
@@ -80,13 +85,6 @@ class WritePathsTest {
         try (Admin admin = clusters.destination.admin()) {
             log.info("Destination transaction.version: {}", admin.describeFeatures().featureMetadata().get().finalizedFeatures()
                 .get("transaction.version"));
-        }
-    }
-
-    @AfterAll
-    static void stopClusters() throws Exception {
-        if (clusters != null) {
-            clusters.close();
         }
     }
 

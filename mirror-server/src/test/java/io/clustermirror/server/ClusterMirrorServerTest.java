@@ -2,8 +2,8 @@ package io.clustermirror.server;
 
 import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
-import io.clustermirror.testkit.FreePorts;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.FreePorts;
+import io.clustermirror.testsupport.TestUtils;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;

@@ -5,6 +5,11 @@ import io.clustermirror.broker.node.ExtensionRegistry;
 import io.clustermirror.broker.bridge.BrokerHandle;
 import io.clustermirror.broker.bridge.KafkaServerLauncher;
 import io.clustermirror.common.image.MirrorImage;
+import io.clustermirror.testsupport.ClusterTopology;
+import io.clustermirror.testsupport.InJvmClusters;
+import io.clustermirror.testsupport.KRaftConfigs;
+import io.clustermirror.testsupport.TestCluster;
+import io.clustermirror.testsupport.TestUtils;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -15,10 +20,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.common.test.api.TestKitDefaults;
-import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
-import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 import org.apache.kafka.server.config.ServerConfigs;
 
@@ -38,7 +40,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * An in-JVM KRaft cluster of stock Kafka (one controller and N brokers) for tests, optionally set up as a
@@ -58,7 +59,7 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorTestCluster.class);
 
     /** The newest production metadata version of the Kafka release we build against. */
-    public static final MetadataVersion METADATA_VERSION = MetadataVersion.IBP_4_3_IV0;
+    public static final MetadataVersion METADATA_VERSION = InJvmClusters.METADATA_VERSION;
     static final String MIRROR_AWARE_AUTHORIZER = "io.clustermirror.broker.auth.MirrorAwareAuthorizer";
 
     private final String name;
@@ -153,76 +154,60 @@ public final class MirrorTestCluster implements TestCluster, AutoCloseable {
             return this;
         }
 
+        /** The description of the cluster this builder makes ({@link InJvmClusters#topology}), the added listeners after the kit's. */
+        public ClusterTopology topology() {
+            ClusterTopology.Builder topology = InJvmClusters.topology(name, brokers)
+                .mirrorDestination(withExtension)
+                .serverProperties(configs);
+            listeners.forEach(topology::listener);
+            return topology.build();
+        }
+
         /** Builds the (formatted, not yet started) cluster. */
         public MirrorTestCluster build() throws Exception {
-            Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + name + "-");
-            TestKitNodes nodes = new TestKitNodes.Builder(bootstrapMetadata())
-                .setNumControllerNodes(1)
-                .setNumBrokerNodes(brokers)
-                .setPerServerProperties(listenerConfigsPerBroker())
-                .setBaseDirectory(base)
-                .build();
-            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-            defaultConfigs().forEach(builder::setConfigProp);
-            if (!listeners.isEmpty()) {
-                StringBuilder protocols = new StringBuilder(TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + ":"
-                    + TestKitDefaults.DEFAULT_BROKER_SECURITY_PROTOCOL.name + "," + TestKitDefaults.DEFAULT_CONTROLLER_LISTENER_NAME
-                    + ":" + TestKitDefaults.DEFAULT_CONTROLLER_SECURITY_PROTOCOL.name);
-                listeners.forEach((name, protocol) -> protocols.append(',').append(name).append(':').append(protocol.name));
-                builder.setConfigProp("listener.security.protocol.map", protocols.toString());
-            }
-            configs.forEach(builder::setConfigProp);
-            KafkaClusterTestKit cluster = builder.build();
-            try {
-                cluster.format();
-            } catch (Exception e) {
-                cluster.close();
-                throw e;
-            }
-            return new MirrorTestCluster(name, withExtension, cluster);
+            return MirrorTestCluster.build(topology(), baseDirectory);
         }
 
         /** Builds and starts the cluster. */
         public MirrorTestCluster start() throws Exception {
             return build().start();
         }
+    }
 
-        /** The brokers' {@code listeners}: the kit's own and the extra ones, each on a port chosen at start. */
-        private Map<Integer, Map<String, String>> listenerConfigsPerBroker() {
-            if (listeners.isEmpty()) {
-                return Map.of();
-            }
-            String all = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME + "://localhost:0" + listeners.keySet().stream()
-                .map(name -> "," + name + "://localhost:0").collect(Collectors.joining());
-            return IntStream.range(0, brokers).boxed()
-                .collect(Collectors.toMap(i -> TestKitDefaults.BROKER_ID_OFFSET + i, i -> Map.of("listeners", all)));
-        }
+    /** Builds and starts the cluster {@code topology} describes; see {@link #build(ClusterTopology, Path)}. */
+    public static MirrorTestCluster start(ClusterTopology topology) throws Exception {
+        return build(topology, null).start();
+    }
 
-        /** Production features only, at their defaults for {@link #METADATA_VERSION}, as a real cluster would run. */
-        private static BootstrapMetadata bootstrapMetadata() {
-            Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
-                .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(METADATA_VERSION), (a, b) -> a, TreeMap::new));
-            return BootstrapMetadata.fromVersions(METADATA_VERSION, features, "mirror-testkit");
-        }
+    /**
+     * Builds (formats, does not start) the cluster {@code topology} describes, in {@code baseDirectory} (a new temporary
+     * directory if null; deleted on close), with {@link InJvmClusters#build}: the topology must be one the test kit can run,
+     * as {@link Builder#topology} makes them. A mirror destination gets the authorizer on every node and, once started,
+     * the extension on every broker.
+     */
+    public static MirrorTestCluster build(ClusterTopology topology, Path baseDirectory) throws Exception {
+        Path base = baseDirectory != null ? baseDirectory : Files.createTempDirectory("mirror-testkit-" + topology.name() + "-");
+        KafkaClusterTestKit cluster = InJvmClusters.build(topology, base, defaultConfigs(topology.brokers().size(), topology.mirrorDestination()));
+        return new MirrorTestCluster(topology.name(), topology.mirrorDestination(), cluster);
+    }
 
-        private Map<String, String> defaultConfigs() {
-            Map<String, String> defaults = new LinkedHashMap<>();
-            // Behave like a production broker, not like Kafka's own tests.
-            defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
-            defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
-            defaults.putAll(KRaftConfigs.internalTopics(brokers));
-            if (withExtension) {
-                ExtensionRegistry.expectAttachments("the test kit");
-                defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
-                // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
-                defaults.put("allow.everyone.if.no.acl.found", "true");
-                // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
-                // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
-                // the tests' own PLAINTEXT clients) may write the control plane's topics.
-                defaults.put("super.users", "User:ANONYMOUS");
-            }
-            return defaults;
+    private static Map<String, String> defaultConfigs(int brokers, boolean withExtension) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        // Behave like a production broker, not like Kafka's own tests.
+        defaults.put(ServerConfigs.UNSTABLE_API_VERSIONS_ENABLE_CONFIG, "false");
+        defaults.put(ServerConfigs.UNSTABLE_FEATURE_VERSIONS_ENABLE_CONFIG, "false");
+        defaults.putAll(KRaftConfigs.internalTopics(brokers));
+        if (withExtension) {
+            ExtensionRegistry.expectAttachments("the test kit");
+            defaults.put(ServerConfigs.AUTHORIZER_CLASS_NAME_CONFIG, MIRROR_AWARE_AUTHORIZER);
+            // The delegate StandardAuthorizer denies what no ACL allows; test clusters have no ACLs.
+            defaults.put("allow.everyone.if.no.acl.found", "true");
+            // The kit's PLAINTEXT listener carries the brokers' traffic and the extension's local clients, as
+            // User:ANONYMOUS: the super user, as a real destination's brokers are, so that only the extension (and
+            // the tests' own PLAINTEXT clients) may write the control plane's topics.
+            defaults.put("super.users", "User:ANONYMOUS");
         }
+        return defaults;
     }
 
     /** Starts every node, waits until all brokers are ready, then attaches the extension (destination clusters). */

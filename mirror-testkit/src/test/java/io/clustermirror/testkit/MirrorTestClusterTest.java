@@ -1,5 +1,6 @@
 package io.clustermirror.testkit;
 
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;

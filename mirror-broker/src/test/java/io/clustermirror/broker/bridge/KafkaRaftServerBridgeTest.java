@@ -1,6 +1,6 @@
 package io.clustermirror.broker.bridge;
 
-import io.clustermirror.testkit.FreePorts;
+import io.clustermirror.testsupport.FreePorts;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import static io.clustermirror.testkit.TestUtils.waitFor;
+import static io.clustermirror.testsupport.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

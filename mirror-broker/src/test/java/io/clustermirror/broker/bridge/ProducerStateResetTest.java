@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
-import static io.clustermirror.testkit.TestUtils.waitFor;
+import static io.clustermirror.testsupport.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

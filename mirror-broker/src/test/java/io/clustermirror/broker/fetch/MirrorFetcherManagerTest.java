@@ -47,7 +47,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import static io.clustermirror.broker.fetch.TestClusters.leader;
-import static io.clustermirror.testkit.TestUtils.waitFor;
+import static io.clustermirror.testsupport.TestUtils.waitFor;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

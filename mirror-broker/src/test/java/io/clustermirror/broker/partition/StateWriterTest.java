@@ -3,7 +3,7 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
 import io.clustermirror.common.records.RecordCodec;
-import io.clustermirror.testkit.TestUtils;
+import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;

@@ -1,6 +1,6 @@
 package io.clustermirror.common.compat;
 
-import io.clustermirror.testkit.HostilePeer;
+import io.clustermirror.testsupport.HostilePeer;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

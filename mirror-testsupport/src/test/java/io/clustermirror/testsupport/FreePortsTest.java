@@ -1,4 +1,4 @@
-package io.clustermirror.testkit;
+package io.clustermirror.testsupport;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.clustermirror.testkit;
+package io.clustermirror.testsupport;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;

@@ -1,4 +1,4 @@
-package io.clustermirror.testkit;
+package io.clustermirror.testsupport;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
@@ -46,34 +46,11 @@ public final class LaunchedNode {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "launched-node-reaper"));
     }
 
-    /** The roles of a node ({@code process.roles}). */
-    public enum Role {
-        COMBINED("broker,controller"), CONTROLLER("controller"), BROKER("broker");
-
-        private final String processRoles;
-
-        Role(String processRoles) {
-            this.processRoles = processRoles;
-        }
-
-        public String processRoles() {
-            return processRoles;
-        }
-
-        public boolean broker() {
-            return this != CONTROLLER;
-        }
-
-        public boolean controller() {
-            return this != BROKER;
-        }
-    }
-
     private final Path checkout;
     private final String cluster;
     private final String clusterId;
     private final int id;
-    private final Role role;
+    private final NodeRole role;
     private final Path dir;
     private final Map<String, String> environment = new LinkedHashMap<>();
     // Guarded by this.
@@ -83,7 +60,7 @@ public final class LaunchedNode {
      * A node of {@code cluster} (a name for logs) whose KRaft cluster id is {@code clusterId}, in {@code dir}, run from
      * {@code checkout}'s {@code bin/} with {@code heap} as {@code KAFKA_HEAP_OPTS}.
      */
-    public LaunchedNode(Path checkout, String cluster, String clusterId, int id, Role role, Path dir, String heap) {
+    public LaunchedNode(Path checkout, String cluster, String clusterId, int id, NodeRole role, Path dir, String heap) {
         this.checkout = checkout;
         this.cluster = cluster;
         this.clusterId = clusterId;
@@ -121,7 +98,7 @@ public final class LaunchedNode {
         return id;
     }
 
-    public Role role() {
+    public NodeRole role() {
         return role;
     }
 
@@ -326,6 +303,25 @@ public final class LaunchedNode {
                 return countOutputLines(attached) == starts && countOutputLines(IMAGE_LOADED) == starts
                     && (!role.broker() || admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id));
             }, timeout, this + " to be ready");
+        } catch (TimeoutException e) {
+            throw new TimeoutException(e.getMessage() + "\n" + outputEnd());
+        }
+        if (!alive()) {
+            throw new IllegalStateException(this + " exited during startup with status " + exitValue() + "\n" + outputEnd());
+        }
+    }
+
+    /**
+     * Waits until the node's broker is registered and unfenced, as {@code admin} sees, for a node without Cluster Mirror
+     * (a stock Kafka of another release); fails early if it exits.
+     *
+     * @throws TimeoutException if it is not registered within {@code timeout}, with the end of its output
+     * @throws IllegalStateException if it exited, with the end of its output
+     */
+    public void awaitRegistered(Admin admin, Duration timeout) throws TimeoutException, InterruptedException {
+        try {
+            TestUtils.await(() -> !alive()
+                || admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().anyMatch(n -> n.id() == id), timeout, this + " to register");
         } catch (TimeoutException e) {
             throw new TimeoutException(e.getMessage() + "\n" + outputEnd());
         }

@@ -1,4 +1,4 @@
-package io.clustermirror.testkit;
+package io.clustermirror.testsupport;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /**
- * What tests need of a running cluster, whoever runs it: {@link MirrorTestCluster} (in this JVM) or a cluster
- * of separate broker processes. Assertions written against this interface work on both.
+ * What tests need of a running cluster, whoever runs it: mirror-testkit's {@code MirrorTestCluster} (in this JVM) or a cluster
+ * of separate broker processes ({@link LaunchedCluster}). Assertions written against this interface work on both.
  */
 public interface TestCluster {
     String name();

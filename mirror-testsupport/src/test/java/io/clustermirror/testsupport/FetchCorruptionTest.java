@@ -1,4 +1,4 @@
-package io.clustermirror.testkit;
+package io.clustermirror.testsupport;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
