@@ -202,36 +202,28 @@ final class CommandProcessor {
             });
         }
         Map<String, SourceTopic> sourceTopics = source.describe(config, topics);
-        List<String> toCreate = new ArrayList<>();
+        Map<String, DestinationCluster.Topic> existing = destination.describe(topics);
+        List<DestinationCluster.NewTopicSpec> toCreate = new ArrayList<>();
         List<String> discarded = new ArrayList<>();
         for (String topic : topics) {
             SourceTopic st = sourceTopics.get(topic);
             if (st == null) {
                 throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "source topic '" + topic + "' disappeared while starting");
             }
-            Optional<DestinationCluster.Topic> existing = destination.describe(topic);
-            if (existing.isEmpty()) {
-                toCreate.add(topic);
+            DestinationCluster.Topic dest = existing.get(topic);
+            if (dest == null) {
+                Map<String, String> configs = new HashMap<>(st.configs());
+                configs.keySet().removeIf(config::isTopicConfigExcluded);
+                toCreate.add(new DestinationCluster.NewTopicSpec(topic, st.partitions(), configs));
                 continue;
             }
-            LocalWrites discarding = checkExistingTopic(image, sourceImage, command, topic, st.partitions(), existing.get());
+            LocalWrites discarding = checkExistingTopic(image, sourceImage, command, topic, st.partitions(), dest);
             if (discarding.records() > 0) {
                 discarded.add(topic + " " + discarding.records() + " (" + discarding.ranges() + ")");
             }
         }
-        List<String> created = new ArrayList<>();
-        try {
-            for (String topic : toCreate) {
-                SourceTopic st = sourceTopics.get(topic);
-                Map<String, String> configs = new HashMap<>(st.configs());
-                configs.keySet().removeIf(config::isTopicConfigExcluded);
-                destination.create(topic, st.partitions(), configs);
-                created.add(topic);
-            }
-        } catch (ClusterMirrorException e) {
-            created.forEach(destination::delete);
-            throw e;
-        }
+        destination.create(toCreate);
+        List<String> created = toCreate.stream().map(DestinationCluster.NewTopicSpec::topic).toList();
         String message = "started mirroring " + topics.size() + " topic(s) of mirror '" + mirror.name() + "'"
             + (created.isEmpty() ? "" : "; created " + String.join(", ", created))
             + (discarded.isEmpty() ? "" : "; discarding the records written since the stop: " + String.join(", ", discarded))
@@ -333,7 +325,9 @@ final class CommandProcessor {
             }
             topics.add(t);
         }
-        Map<String, SourceTopic> sourceTopics = source.describe(config, topics.stream().map(MirrorTopicRecord::topic).toList());
+        List<String> names = topics.stream().map(MirrorTopicRecord::topic).toList();
+        Map<String, SourceTopic> sourceTopics = source.describe(config, names);
+        Map<String, DestinationCluster.Topic> destTopics = destination.describe(names);
         List<CommandOutcome.MetadataWrite> writes = new ArrayList<>();
         List<String> changes = new ArrayList<>();
         for (MirrorTopicRecord t : topics) {
@@ -345,8 +339,11 @@ final class CommandProcessor {
                 throw new ClusterMirrorException(MirrorError.SOURCE_TOPIC_CHANGED, "source topic '" + t.topic() + "' was recreated (id "
                     + st.topicId() + ", mirrored id " + t.sourceTopicId() + "); its partitions are not added");
             }
-            int destPartitions = destination.describe(t.topic()).map(DestinationCluster.Topic::partitions).orElseThrow(() ->
-                new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "destination topic '" + t.topic() + "' does not exist"));
+            DestinationCluster.Topic dest = destTopics.get(t.topic());
+            if (dest == null) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_TOPIC_OR_PARTITION, "destination topic '" + t.topic() + "' does not exist");
+            }
+            int destPartitions = dest.partitions();
             if (st.partitions() < destPartitions) {
                 throw new ClusterMirrorException(MirrorError.INVALID_PARTITIONS, "source topic '" + t.topic() + "' has " + st.partitions()
                     + " partitions, fewer than the destination's " + destPartitions);

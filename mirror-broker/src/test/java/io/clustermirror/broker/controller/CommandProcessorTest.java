@@ -31,6 +31,7 @@ import java.util.Map;
 
 import static io.clustermirror.broker.controller.FakeClusters.emptyTopic;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -193,6 +194,8 @@ class CommandProcessorTest {
         assertEquals(MirrorError.NONE, outcome.result().error(), outcome.result().message());
         assertEquals(List.of("orders", "payments"), outcome.result().topics(), "default exclude __.* applies");
         assertEquals(List.of("orders", "payments"), destination.created);
+        assertEquals(1, destination.describeCalls, "one look at the destination for all the topics");
+        assertEquals(1, destination.createCalls, "one creation for all the topics");
         MirrorTopicRecord orders = image.topic("orders").orElseThrow();
         assertEquals("id-orders", orders.sourceTopicId());
         assertEquals(6, orders.partitions());
@@ -214,7 +217,8 @@ class CommandProcessorTest {
         destination.topics.remove("a");
         destination.failCreateOf = "b";
         assertFailed(run(CommandOp.START, "dr", "a", "b"), MirrorError.UNKNOWN_SERVER_ERROR, "cannot create b");
-        assertEquals(List.of("a"), destination.deleted, "topics created by a failed start are deleted again");
+        assertFalse(destination.topics.containsKey("a"), "a failed start leaves no topic behind");
+        assertTrue(image.topic("a").isEmpty(), "nor a mirror topic");
     }
 
     @Test

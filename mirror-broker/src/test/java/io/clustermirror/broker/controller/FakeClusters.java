@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /** Source and destination clusters of a test's own making, for the controller's decisions. */
@@ -55,7 +54,8 @@ final class FakeClusters {
     static final class FakeDestination implements DestinationCluster {
         final Map<String, Topic> topics = new HashMap<>();
         final List<String> created = new ArrayList<>();
-        final List<String> deleted = new ArrayList<>();
+        int describeCalls;
+        int createCalls;
         final List<String> grown = new ArrayList<>();
         final Map<String, Map<String, String>> createdConfigs = new HashMap<>();
         String failCreateOf;
@@ -63,27 +63,28 @@ final class FakeClusters {
         RuntimeException failWith;
 
         @Override
-        public Optional<Topic> describe(String topic) {
+        public Map<String, Topic> describe(Collection<String> names) {
             if (failWith != null) {
                 throw failWith;
             }
-            return Optional.ofNullable(topics.get(topic));
+            describeCalls++;
+            Map<String, Topic> m = new HashMap<>();
+            names.stream().filter(topics::containsKey).forEach(n -> m.put(n, topics.get(n)));
+            return m;
         }
 
+        /** All or none, as the real destination: nothing is created if one of them cannot be. */
         @Override
-        public void create(String topic, int partitions, Map<String, String> configs) {
-            if (topic.equals(failCreateOf)) {
-                throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "cannot create " + topic);
+        public void create(List<NewTopicSpec> newTopics) {
+            createCalls++;
+            if (newTopics.stream().anyMatch(t -> t.topic().equals(failCreateOf))) {
+                throw new ClusterMirrorException(MirrorError.UNKNOWN_SERVER_ERROR, "cannot create " + failCreateOf);
             }
-            created.add(topic);
-            createdConfigs.put(topic, configs);
-            topics.put(topic, emptyTopic(partitions));
-        }
-
-        @Override
-        public void delete(String topic) {
-            deleted.add(topic);
-            topics.remove(topic);
+            for (NewTopicSpec t : newTopics) {
+                created.add(t.topic());
+                createdConfigs.put(t.topic(), t.configs());
+                topics.put(t.topic(), emptyTopic(t.partitions()));
+            }
         }
 
         @Override
