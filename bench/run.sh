@@ -27,6 +27,8 @@
 #   scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
 #   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
+#   scale.parts mirror,replication (either alone to run one), scale.windows true (false: no idle and produce windows,
+#   only the start and the stop),
 #   scale.mirror.* (mirror configs: --scale.mirror.fetch.max.wait.ms=2000 sets mirror.fetch.max.wait.ms; none by default).
 # Its brokers get log.index.size.max.bytes=1048576, num.replica.fetchers=1, replica.fetch.wait.max.ms=500, and it
 # needs per process about 5000 open files plus one per partition (ulimit -n) and 5000 memory maps plus two per

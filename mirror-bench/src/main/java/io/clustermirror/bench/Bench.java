@@ -62,7 +62,8 @@ import java.util.stream.Stream;
  * skip), scale.repeats (3), scale.records.per.partition (10), scale.settle.s (10), scale.idle.s (60),
  * scale.produce.rate.mb (1), scale.produce.warmup.s (5), scale.produce.measure.s (30), scale.timeout.s (1800, per
  * wait), scale.codec (lz4), scale.pause.source (false; true adds a diagnostic window, {@link Scale}), scale.profile
- * (false; true records a CPU profile of both brokers over the idle window next to the partitions) and scale.mirror.*
+ * (false; true records a CPU profile of both brokers over the idle window next to the partitions), scale.parts
+ * (mirror,replication), scale.windows (true; false measures the start and the stop alone) and scale.mirror.*
  * (mirror configs, none by default: scale.mirror.fetch.max.wait.ms=2000 creates the mirror with
  * mirror.fetch.max.wait.ms=2000); it writes {@code <label>-scale.{json,md,png}}.
  */

@@ -79,7 +79,7 @@ final class Scale {
     static final int SPARE_FILES = 5000;
     /** Memory maps a broker needs besides two per partition (offset and time index): the JVM's own. */
     static final int SPARE_MAPS = 5000;
-    private static final String[] PARTS = {"mirror", "replication"};
+    private static final List<String> PARTS = List.of("mirror", "replication");
 
     private final Path home;
     private final Path work;
@@ -97,6 +97,13 @@ final class Scale {
     private final boolean pauseSource;
     /** Whether the idle windows next to the mirror's and the follower's partitions run under the Flight Recorder. */
     private final boolean profile;
+    /** The parts each repeat runs, in {@link #PARTS}' order ({@code scale.parts}). */
+    private final List<String> parts;
+    /**
+     * Whether the idle and produce windows run ({@code scale.windows}): without them a repeat measures the start and the
+     * stop alone, in a fraction of the time.
+     */
+    private final boolean windows;
     /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
     private final Map<String, String> mirrorConfig = new TreeMap<>();
 
@@ -118,6 +125,12 @@ final class Scale {
         codec = o.getOrDefault("scale.codec", "lz4");
         pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
         profile = Boolean.parseBoolean(o.getOrDefault("scale.profile", "false"));
+        List<String> asked = List.of(o.getOrDefault("scale.parts", String.join(",", PARTS)).split(","));
+        if (asked.isEmpty() || !PARTS.containsAll(asked)) {
+            throw new IllegalArgumentException("scale.parts takes some of " + PARTS + ", not " + asked);
+        }
+        parts = PARTS.stream().filter(asked::contains).toList();
+        windows = Boolean.parseBoolean(o.getOrDefault("scale.windows", "true"));
         o.forEach((k, v) -> {
             if (k.startsWith("scale.mirror.")) {
                 mirrorConfig.put(k.substring("scale.".length()), v);
@@ -211,7 +224,8 @@ final class Scale {
         r.put("setup", setup);
         Map<String, Object> method = new LinkedHashMap<>();
         method.put("repeats", repeats);
-        method.put("order_per_repeat", List.of(PARTS));
+        method.put("order_per_repeat", parts);
+        method.put("windows", windows);
         method.put("statistic", "median over the repeats; spread.min/max per figure");
         r.put("method", method);
         long t0 = System.nanoTime();
@@ -247,10 +261,11 @@ final class Scale {
             Map<TopicPartition, Long> targets = endOffsets(source.admin(), layout);
             res.put("source_records", records);
             for (int rep = 1; rep <= repeats; rep++) {
-                Bench.log(at + "repeat " + rep + " of " + repeats + ": mirror");
-                runs.get("mirror").add(mirror(dir, "mirror-r" + rep, source, layout, targets));
-                Bench.log(at + "repeat " + rep + " of " + repeats + ": replication");
-                runs.get("replication").add(replication(dir, "replication-r" + rep, layout));
+                for (String part : parts) {
+                    Bench.log(at + "repeat " + rep + " of " + repeats + ": " + part);
+                    runs.get(part).add(part.equals("mirror") ? mirror(dir, "mirror-r" + rep, source, layout, targets)
+                        : replication(dir, "replication-r" + rep, layout));
+                }
             }
         } catch (Exception e) {
             Bench.log(at + "failed: " + e);
@@ -297,8 +312,10 @@ final class Scale {
             dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
             // that the two windows differ by the mirror partitions alone, not by the broker's age or its last GC.
-            res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1), null));
-            res.put("produce_without_mirror", produce(at, "without mirror partitions", dir.resolve(run).resolve("probe-without"), dest));
+            if (windows) {
+                res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1), null));
+                res.put("produce_without_mirror", produce(at, "without mirror partitions", dir.resolve(run).resolve("probe-without"), dest));
+            }
 
             Bench.log(at + "--start of " + layout.partitions() + " partitions");
             MirrorTopicsOptions options = new MirrorTopicsOptions().timeoutMs((int) timeoutMs);
@@ -320,10 +337,12 @@ final class Scale {
             Bench.log(String.format("%s--start: call %.1f s, all MIRRORING %.1f s, caught up %.1f s", at, call,
                 mirroring, caughtUp));
 
-            res.put("idle", idle(at, dest.node(1), source.node(1), dir.resolve(run)));
-            res.put("produce_with_mirror", produce(at, "next to " + layout.partitions() + " mirror partitions",
-                dir.resolve(run).resolve("probe-with"), dest));
-            if (pauseSource) {
+            if (windows) {
+                res.put("idle", idle(at, dest.node(1), source.node(1), dir.resolve(run)));
+                res.put("produce_with_mirror", produce(at, "next to " + layout.partitions() + " mirror partitions",
+                    dir.resolve(run).resolve("probe-with"), dest));
+            }
+            if (windows && pauseSource) {
                 pausedSourceWindow(at, dir.resolve(run).resolve("probe-source-paused"), source, dest, res);
             }
 
@@ -340,9 +359,11 @@ final class Scale {
             Bench.log(String.format("%s--stop: call %.1f s, all STOPPED %.1f s", at, call, stopped));
 
             // The same partitions, now ordinary topics nobody fetches: what the partitions cost, not the mirroring.
-            res.put("idle_after_stop", idle(at, dest.node(1), source.node(1), null));
-            res.put("produce_after_stop", produce(at, "next to " + layout.partitions() + " stopped partitions",
-                dir.resolve(run).resolve("probe-after-stop"), dest));
+            if (windows) {
+                res.put("idle_after_stop", idle(at, dest.node(1), source.node(1), null));
+                res.put("produce_after_stop", produce(at, "next to " + layout.partitions() + " stopped partitions",
+                    dir.resolve(run).resolve("probe-after-stop"), dest));
+            }
         }
         Bench.deleteTree(dir.resolve(clusterName));
         Bench.deleteTree(dir.resolve(run));
@@ -361,11 +382,13 @@ final class Scale {
             s.put("seconds_to_created_in_sync", inSync);
             res.put("start", s);
             Bench.log(String.format("%screated at RF 2, every follower in sync after %.1f s", at, inSync));
-            res.put("idle", idle(at, c.node(1), c.node(2), dir.resolve(run)));
-            // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
-            c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
-            res.put("produce_next_to_followers", produce(at, "next to " + layout.partitions() + " follower partitions",
-                dir.resolve(run).resolve("probe-followers"), c));
+            if (windows) {
+                res.put("idle", idle(at, c.node(1), c.node(2), dir.resolve(run)));
+                // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
+                c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
+                res.put("produce_next_to_followers", produce(at, "next to " + layout.partitions() + " follower partitions",
+                    dir.resolve(run).resolve("probe-followers"), c));
+            }
         }
         Bench.deleteTree(dir.resolve(run));
         return res;
