@@ -25,6 +25,7 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -211,6 +213,8 @@ final class ChaosRun {
     private final ReentrantLock faultLock = new ReentrantLock();
     /** How many stops came under fire so far. */
     private int stopsUnderFire;
+    /** The cycle step under way, named when a step fails (the cycles' thread alone uses it). */
+    private FailoverCycles.Step currentStep;
     private volatile boolean faultsOver;
     /** Partitions of the source that had an unclean election, with the time of the last one (run clock). */
     private final Map<TopicPartition, Long> uncleanElections = new ConcurrentHashMap<>();
@@ -864,6 +868,7 @@ final class ChaosRun {
                 history.event("cycle", "#" + index + " starts");
                 List<FailoverCycles.StepFigures> steps = new ArrayList<>();
                 for (FailoverCycles.Step step : FailoverCycles.Step.values()) {
+                    currentStep = step;
                     long pause = draws.nextPauseMs();
                     if (step.stop) {
                         // As an operator would, let the mirror sync group offsets at least twice before the group moves:
@@ -882,9 +887,11 @@ final class ChaosRun {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (TimeoutException e) {
-            history.violation(HistoryChecker.CONVERGENCE, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + ": " + e.getMessage());
+            // A client call's timeout has no message: the exception itself and the step say what timed out.
+            history.violation(HistoryChecker.CONVERGENCE, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + ", step " + currentStep + ": " + e);
         } catch (Exception e) {
-            history.violation(HistoryChecker.CHECK_FAILED, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + " could not be carried out: " + e);
+            history.violation(HistoryChecker.CHECK_FAILED, FAILOVER_TOPIC, "cycle #" + (cycles.size() + 1) + ", step " + currentStep
+                + " could not be carried out: " + e);
         }
     }
 
@@ -1146,8 +1153,7 @@ final class ChaosRun {
      */
     private void moveGroup(Workload.Side from, Workload.Side to, long stopAtMs) throws Exception {
         List<MovingGroup.Commit> commits = group.stop();
-        Map<TopicPartition, OffsetAndMetadata> synced = adminOf(to).listConsumerGroupOffsets(MovingGroup.GROUP)
-            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetAndMetadata> synced = syncedOffsets(to);
         group.start(to, bootstrapOf(to));
         Map<TopicPartition, Long> resumed;
         try {
@@ -1172,6 +1178,25 @@ final class ChaosRun {
         }
         history.event("workload", "group " + MovingGroup.GROUP + " moved to the " + to.label() + ": committed there " + synced
             + ", first read " + resumed);
+    }
+
+    /**
+     * The group's offsets on {@code side}, as the mirror synced them. As for the group's first read, every node of the side
+     * may be down (killed just after the stop): a read that times out or finds no coordinator waits for the side to be
+     * whole again and tries once more.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> syncedOffsets(Workload.Side side) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return adminOf(side).listConsumerGroupOffsets(MovingGroup.GROUP).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                boolean whileFaulty = e instanceof TimeoutException || e.getCause() instanceof RetriableException;
+                if (attempt == 2 || !whileFaulty) {
+                    throw e;
+                }
+                awaitFullyReplicated(side);
+            }
+        }
     }
 
     /**
