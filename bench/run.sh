@@ -35,7 +35,10 @@
 # partition (vm.max_map_count); it checks both first. Small smoke run:
 #   bench/run.sh --scale=true --scale.partitions=12,200 --scale.layout=topics:20x10 --scale.repeats=1 \
 #     --scale.idle.s=10 --scale.settle.s=2 --scale.produce.warmup.s=2 --scale.produce.measure.s=5
-# Set BENCH_SKIP_BUILD=1 to skip the build.
+# Set BENCH_SKIP_BUILD=1 to skip the build. Set BENCH_KEEP_WORK=1 to keep each run's node directories (data, logs) in
+# the work directory, and BENCH_BROKER_OPTS to add JVM options to every broker, where {dir} is the node's directory; to
+# profile the brokers:
+#   BENCH_KEEP_WORK=1 BENCH_BROKER_OPTS='-XX:StartFlightRecording=filename={dir}/broker.jfr,settings=profile,dumponexit=true'
 set -euo pipefail
 base_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$base_dir"

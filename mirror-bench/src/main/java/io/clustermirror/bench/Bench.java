@@ -288,9 +288,7 @@ public final class Bench {
         r.put("ratios", ratios(r));
         r.put("total_s", round((System.nanoTime() - t0) / 1e9));
         r.put("loadavg_end", Machine.loadavg());
-        if (System.getenv("BENCH_KEEP_WORK") == null) {
-            deleteTree(dir);
-        }
+        discardWork(dir);
         return r;
     }
 
@@ -432,7 +430,7 @@ public final class Bench {
             log("[" + codec + "] " + run + ": lag at " + lagRate + " MB/s");
             res.put("lag", traced(lag(dir.resolve(run), source.bootstrap(), dest.bootstrap(), lagTopic, codec, w), dest));
         }
-        deleteTree(dir.resolve(clusterName));
+        discardWork(dir.resolve(clusterName));
         return res;
     }
 
@@ -524,7 +522,7 @@ public final class Bench {
                 }
             }
         }
-        deleteTree(dir.resolve(clusterName));
+        discardWork(dir.resolve(clusterName));
         return res;
     }
 
@@ -662,7 +660,7 @@ public final class Bench {
             res.put("lag", traced(lag(dir.resolve(run), c.bootstrap(), c.bootstrap(), lagTopic, codec,
                 new Watched(c::brokerCpuSeconds, () -> 0.0, c.gcLogs("replication3"))), c));
         }
-        deleteTree(dir.resolve(run));
+        discardWork(dir.resolve(run));
         return res;
     }
 
@@ -920,6 +918,16 @@ public final class Bench {
             return String.join("\n", l.subList(Math.max(0, l.size() - 20), l.size()));
         } catch (IOException e) {
             return "";
+        }
+    }
+
+    /**
+     * Deletes a finished run's work directory (node data, logs, recordings), unless {@code BENCH_KEEP_WORK} is set: a
+     * profile or a log is read there after the run.
+     */
+    static void discardWork(Path dir) throws IOException {
+        if (System.getenv("BENCH_KEEP_WORK") == null) {
+            deleteTree(dir);
         }
     }
 

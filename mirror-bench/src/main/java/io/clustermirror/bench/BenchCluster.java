@@ -167,7 +167,7 @@ final class BenchCluster implements AutoCloseable {
         return node;
     }
 
-    /** Stops a broker added by {@link #addBroker} and deletes its data. */
+    /** Stops a broker added by {@link #addBroker} and deletes its data (unless the work is kept). */
     void removeBroker(KafkaNode broker) throws IOException {
         try {
             cluster.removeNode(broker.nodeId);
@@ -175,7 +175,7 @@ final class BenchCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         nodes.remove(broker.nodeId);
-        Bench.deleteTree(broker.dir);
+        Bench.discardWork(broker.dir);
     }
 
     /** The GC logs of the cluster's JVMs, named {@code <prefix>-node<id>}. */

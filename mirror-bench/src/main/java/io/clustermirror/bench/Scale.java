@@ -292,9 +292,7 @@ final class Scale {
         ratios.put("produce_p99_next_to_followers_over_without_mirror", ratio(
             Bench.get(res, "replication", "produce_next_to_followers", "produce_p99_ms"), without));
         res.put("ratios", ratios);
-        if (System.getenv("BENCH_KEEP_WORK") == null) {
-            Bench.deleteTree(dir);
-        }
+        Bench.discardWork(dir);
         return res;
     }
 
@@ -365,8 +363,8 @@ final class Scale {
                     dir.resolve(run).resolve("probe-after-stop"), dest));
             }
         }
-        Bench.deleteTree(dir.resolve(clusterName));
-        Bench.deleteTree(dir.resolve(run));
+        Bench.discardWork(dir.resolve(clusterName));
+        Bench.discardWork(dir.resolve(run));
         return res;
     }
 
@@ -390,7 +388,7 @@ final class Scale {
                     dir.resolve(run).resolve("probe-followers"), c));
             }
         }
-        Bench.deleteTree(dir.resolve(run));
+        Bench.discardWork(dir.resolve(run));
         return res;
     }
 
