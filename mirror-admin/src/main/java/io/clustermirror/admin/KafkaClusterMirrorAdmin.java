@@ -225,7 +225,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             MirrorImage image = readImage(deadline);
             List<TopicPartition> partitions = distinctNames.stream()
                 .filter(name -> image.mirror(name).isPresent())
-                .flatMap(name -> MirrorDescriptions.partitionsOf(image, name).stream())
+                .flatMap(name -> MirrorDescriptions.reportedPartitionsOf(image, name).stream())
                 .collect(Collectors.toList());
             return new Snapshot(image, destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline));
         });

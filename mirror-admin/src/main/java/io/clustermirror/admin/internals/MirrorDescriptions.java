@@ -34,10 +34,16 @@ public final class MirrorDescriptions {
             mirror.sourceClusterId(), image.topicsOf(mirror.name()).size());
     }
 
-    /** The destination partitions of a mirror's topics, whose live end offsets a description shows. */
-    public static List<TopicPartition> partitionsOf(MirrorImage image, String mirror) {
+    /**
+     * The destination partitions of a mirror's topics whose live end offsets a description shows: those a leader has
+     * reported (they have a state record). A partition without one shows no offsets; its log may not exist yet (a start of
+     * thousands of partitions creates them for tens of seconds), and asking its end would only make the admin client retry
+     * a Metadata request of the whole topic until the call's deadline.
+     */
+    public static List<TopicPartition> reportedPartitionsOf(MirrorImage image, String mirror) {
         return image.topicsOf(mirror).stream()
-            .flatMap(topic -> IntStream.range(0, topic.partitions()).mapToObj(p -> new TopicPartition(topic.topic(), p)))
+            .flatMap(topic -> image.partitionStatesOf(mirror, topic.topic()).stream()
+                .map(s -> new TopicPartition(topic.topic(), s.partition())))
             .collect(Collectors.toList());
     }
 
