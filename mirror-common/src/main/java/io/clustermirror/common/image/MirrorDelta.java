@@ -123,8 +123,8 @@ public final class MirrorDelta {
 
     /** The image with every replayed change; the delta may keep replaying on top of it. */
     public MirrorImage apply() {
-        return MirrorImage.fromStateLog(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
-            merge(base.stateLog(), stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics(),
+        return new MirrorImage(merge(base.mirrors(), mirrorChanges), merge(base.topics(), topicChanges),
+            base.states().with(stateChanges), merge(base.mirrorAcls(), aclChanges), base.fencedTopics(),
             positionChanged ? position : base.controllerPosition().orElse(null),
             merge(base.syncedTopicConfigs(), syncedConfigChanges));
     }

@@ -2,7 +2,6 @@ package io.clustermirror.common.image;
 
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
-import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.TopicPatterns;
 import io.clustermirror.common.records.ControllerPositionRecord;
 import io.clustermirror.common.records.MirrorAclRecord;
@@ -19,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -37,40 +35,13 @@ import java.util.stream.Collectors;
 public final class MirrorImage {
     public static final MirrorImage EMPTY = new MirrorImage(Map.of(), Map.of(), Map.of(), Map.of(), null);
 
-    /** Orders the records of one partition: the highest leader epoch wins (ties, only with foreign log keys: latest write). */
-    private static final Comparator<PartitionStateRecord> PRECEDENCE =
-        Comparator.comparingInt(PartitionStateRecord::leaderEpoch).thenComparingLong(PartitionStateRecord::updatedMs);
-
     private final Map<String, MirrorRecord> mirrors;
     private final Map<String, MirrorTopicRecord> topics;
-    private final Map<String, PartitionStateRecord> stateLog;
-    private final Map<String, PartitionStateRecord> partitionStates;
+    private final PartitionStateIndex states;
     private final Map<String, MirrorAclRecord> mirrorAcls;
     private final Set<String> fencedTopics;
     private final ControllerPositionRecord controllerPosition;
     private final Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs;
-    /**
-     * The partition states by mirror topic, built on first use: the authorizer asks on every client write and the
-     * producer-state hygiene on every image, which must cost neither a scan of every mirror partition.
-     */
-    private volatile Map<MirrorTopic, TopicStates> statesByTopic;
-    /**
-     * The log keys of each partition's records, sorted, by partition key, built on first use: the state writer asks on
-     * every write, which must not cost a scan of every partition's records (10,000 writes of 10,000 partitions).
-     */
-    private volatile Map<String, List<String>> logKeysByPartition;
-
-    private record MirrorTopic(String mirror, String topic) {
-    }
-
-    /** One mirror topic's partition states, sorted by partition, and how many of them are STOPPED. */
-    private record TopicStates(List<PartitionStateRecord> states, long stopped) {
-        static TopicStates of(List<PartitionStateRecord> states) {
-            List<PartitionStateRecord> sorted = states.stream()
-                .sorted(Comparator.comparingInt(PartitionStateRecord::partition)).toList();
-            return new TopicStates(sorted, sorted.stream().filter(s -> s.state() == PartitionState.STOPPED).count());
-        }
-    }
 
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates) {
@@ -91,38 +62,21 @@ public final class MirrorImage {
     public MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
                        Map<String, PartitionStateRecord> partitionStates, Map<String, MirrorAclRecord> mirrorAcls,
                        ControllerPositionRecord controllerPosition) {
-        this(mirrors, topics, partitionStates.values().stream()
-            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity())), partitionStates, mirrorAcls, Set.of(),
+        this(mirrors, topics, PartitionStateIndex.of(partitionStates.values().stream()
+            .collect(Collectors.toMap(PartitionStateRecord::logKey, Function.identity()))), mirrorAcls, Set.of(),
             controllerPosition, Map.of());
     }
 
-    private MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
-                        Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
-                        Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics,
-                        ControllerPositionRecord controllerPosition, Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs) {
+    MirrorImage(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics, PartitionStateIndex states,
+                Map<String, MirrorAclRecord> mirrorAcls, Set<String> fencedTopics, ControllerPositionRecord controllerPosition,
+                Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs) {
         this.mirrors = Map.copyOf(mirrors);
         this.topics = Map.copyOf(topics);
-        this.stateLog = Map.copyOf(stateLog);
-        this.partitionStates = Map.copyOf(partitionStates);
+        this.states = states;
         this.mirrorAcls = Map.copyOf(mirrorAcls);
         this.fencedTopics = Set.copyOf(fencedTopics);
         this.controllerPosition = controllerPosition;
         this.syncedTopicConfigs = Map.copyOf(syncedTopicConfigs);
-    }
-
-    /** Each partition's record with the highest precedence among the last records of the log keys. */
-    private static Map<String, PartitionStateRecord> statesOf(Map<String, PartitionStateRecord> stateLog) {
-        return stateLog.values().stream()
-            .collect(Collectors.toMap(PartitionStateRecord::key, Function.identity(), BinaryOperator.maxBy(PRECEDENCE)));
-    }
-
-    /** An image from the last record of each {@code __mirror_state} log key of partition states. */
-    static MirrorImage fromStateLog(Map<String, MirrorRecord> mirrors, Map<String, MirrorTopicRecord> topics,
-                                    Map<String, PartitionStateRecord> stateLog, Map<String, MirrorAclRecord> mirrorAcls,
-                                    Set<String> fencedTopics, ControllerPositionRecord controllerPosition,
-                                    Map<String, SyncedTopicConfigsRecord> syncedTopicConfigs) {
-        return new MirrorImage(mirrors, topics, stateLog, statesOf(stateLog), mirrorAcls, fencedTopics, controllerPosition,
-            syncedTopicConfigs);
     }
 
     /**
@@ -130,13 +84,13 @@ public final class MirrorImage {
      * position, the synced topic configs) of another.
      */
     public MirrorImage withDesiredStateOf(MirrorImage desired) {
-        return new MirrorImage(desired.mirrors, desired.topics, stateLog, partitionStates, mirrorAcls, fencedTopics,
-            desired.controllerPosition, desired.syncedTopicConfigs);
+        return new MirrorImage(desired.mirrors, desired.topics, states, mirrorAcls, fencedTopics, desired.controllerPosition,
+            desired.syncedTopicConfigs);
     }
 
     /** This image with other {@link #fencedTopics()}. */
     public MirrorImage withFencedTopics(Set<String> fenced) {
-        return new MirrorImage(mirrors, topics, stateLog, partitionStates, mirrorAcls, fenced, controllerPosition, syncedTopicConfigs);
+        return new MirrorImage(mirrors, topics, states, mirrorAcls, fenced, controllerPosition, syncedTopicConfigs);
     }
 
     /**
@@ -148,9 +102,14 @@ public final class MirrorImage {
         return fencedTopics;
     }
 
+    /** The partition states, as the internal topic holds them and as derived from it. */
+    PartitionStateIndex states() {
+        return states;
+    }
+
     /** The last record of each {@code __mirror_state} log key of partition states, by log key. */
     Map<String, PartitionStateRecord> stateLog() {
-        return stateLog;
+        return states.stateLog();
     }
 
     /**
@@ -158,7 +117,7 @@ public final class MirrorImage {
      * what must be tombstoned to forget the partition.
      */
     public List<String> stateLogKeysOf(String partitionKey) {
-        return logKeysByPartition().getOrDefault(partitionKey, List.of());
+        return states.logKeysOf(partitionKey);
     }
 
     /**
@@ -168,20 +127,8 @@ public final class MirrorImage {
     public List<String> stateLogKeysSupersededBy(PartitionStateRecord record) {
         String own = record.logKey();
         return stateLogKeysOf(record.key()).stream()
-            .filter(k -> !k.equals(own) && stateLog.get(k).leaderEpoch() <= record.leaderEpoch())
+            .filter(k -> !k.equals(own) && stateLog().get(k).leaderEpoch() <= record.leaderEpoch())
             .toList();
-    }
-
-    private Map<String, List<String>> logKeysByPartition() {
-        Map<String, List<String>> index = logKeysByPartition;
-        if (index == null) {
-            // As statesByTopic: built at most a few times if threads race, always the same.
-            // Grouping keeps the encounter order: each partition's keys come out sorted.
-            index = stateLog.keySet().stream().sorted().collect(Collectors.collectingAndThen(
-                Collectors.groupingBy(logKey -> stateLog.get(logKey).key(), Collectors.toUnmodifiableList()), Map::copyOf));
-            logKeysByPartition = index;
-        }
-        return index;
     }
 
     /** Mirrors by name. */
@@ -196,7 +143,7 @@ public final class MirrorImage {
 
     /** The state of each partition by {@link PartitionStateRecord#key()}: its record with the highest leader epoch. */
     public Map<String, PartitionStateRecord> partitionStates() {
-        return partitionStates;
+        return states.partitionStates();
     }
 
     /** The topic configs a mirror's sync last set (or is about to set) on each of its topics, by topic. */
@@ -242,31 +189,19 @@ public final class MirrorImage {
     }
 
     public Optional<PartitionStateRecord> partitionState(String mirror, String topic, int partition) {
-        return Optional.ofNullable(partitionStates.get(PartitionStateRecord.stateKey(mirror, topic, partition)));
+        return Optional.ofNullable(states.partitionStates().get(PartitionStateRecord.stateKey(mirror, topic, partition)));
     }
 
     /** The partition states of one mirror topic, sorted by partition (from an index: no scan of the other topics). */
     public List<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
-        TopicStates states = statesByTopic().get(new MirrorTopic(mirror, topic));
-        return states == null ? List.of() : states.states();
+        PartitionStateIndex.TopicStates topicStates = states.statesOf(mirror, topic);
+        return topicStates == null ? List.of() : topicStates.states();
     }
 
     /** True if the image holds the state of exactly {@code partitions} partitions of the mirror topic, all STOPPED. O(1). */
     public boolean stoppedOnEveryPartition(String mirror, String topic, int partitions) {
-        TopicStates states = statesByTopic().get(new MirrorTopic(mirror, topic));
-        return states != null && states.states().size() == partitions && states.stopped() == partitions;
-    }
-
-    private Map<MirrorTopic, TopicStates> statesByTopic() {
-        Map<MirrorTopic, TopicStates> index = statesByTopic;
-        if (index == null) {
-            // Built at most a few times if threads race, always the same: the image is immutable.
-            index = partitionStates.values().stream().collect(Collectors.collectingAndThen(
-                Collectors.groupingBy(s -> new MirrorTopic(s.mirror(), s.topic()),
-                    Collectors.collectingAndThen(Collectors.toList(), TopicStates::of)), Map::copyOf));
-            statesByTopic = index;
-        }
-        return index;
+        PartitionStateIndex.TopicStates topicStates = states.statesOf(mirror, topic);
+        return topicStates != null && topicStates.states().size() == partitions && topicStates.stopped() == partitions;
     }
 
     /**
