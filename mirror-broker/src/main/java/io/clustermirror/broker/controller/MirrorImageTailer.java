@@ -7,6 +7,7 @@ import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.LogEnds;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
@@ -53,6 +54,12 @@ import java.util.stream.Collectors;
 public final class MirrorImageTailer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MirrorImageTailer.class);
     private static final Duration POLL = Duration.ofMillis(200);
+    /**
+     * Each poll makes one image, and an image costs a copy of the partition states' maps: Kafka's default of 500 records
+     * would make a start of 10,000 partitions (tens of thousands of state records) build a hundred images where the
+     * fetched records allow a few. Records are small (a partition's state), so a poll stays a few MB.
+     */
+    private static final int MAX_POLL_RECORDS = 10_000;
     /** Bound of one blocking consumer call other than a poll (end offsets, positions, partitions). */
     private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(5);
     static final long INCARNATION_CHECK_MS = 5_000;
@@ -103,7 +110,8 @@ public final class MirrorImageTailer implements AutoCloseable {
      * @param metrics the broker's metrics registry, for the thread's health ({@link ThreadHealth})
      */
     public MirrorImageTailer(LocalClients clients, int nodeId, Path nodeDir, Metrics metrics, Consumer<MirrorImage> listener) {
-        this(clients.consumer("image-tailer", true), adminView(clients, nodeId), Time.SYSTEM, nodeId, nodeDir, metrics, listener);
+        this(clients.consumer("image-tailer", true, Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS)), adminView(clients,
+            nodeId), Time.SYSTEM, nodeId, nodeDir, metrics, listener);
     }
 
     /**
