@@ -102,7 +102,11 @@ final class Report {
         sb.append("\n|---|");
         layouts.forEach(l -> sb.append("---:|"));
         sb.append("\n");
+        scaleRow(sb, layouts, "--start call, s", "mirror", "start", "seconds_call");
+        scaleRow(sb, layouts, "--start to every destination log created (Kafka's part), s", "mirror", "start",
+            "seconds_to_destination_logs");
         scaleRow(sb, layouts, "--start to all MIRRORING, s", "mirror", "start", "seconds_to_mirroring");
+        scaleRow(sb, layouts, "last destination log to all MIRRORING, s", "mirror", "start", "seconds_destination_logs_to_mirroring");
         scaleRow(sb, layouts, "--start to all caught up, s", "mirror", "start", "seconds_to_caught_up");
         scaleRow(sb, layouts, "payload MB/s, --start to caught up", "mirror", "start",
             "payload_MBps_start_to_caught_up");

@@ -24,7 +24,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -318,22 +320,28 @@ final class Scale {
             Bench.log(at + "--start of " + layout.partitions() + " partitions");
             MirrorTopicsOptions options = new MirrorTopicsOptions().timeoutMs((int) timeoutMs);
             long start = System.nanoTime();
+            long startedAt = start;
+            CompletableFuture<Double> logsCreated = CompletableFuture.supplyAsync(() -> awaitLogs(dest, layout, startedAt));
             cm.startMirrorTopics(MIRROR, layout.topicNames(), List.of(), options).all()
                 .get(timeoutMs, TimeUnit.MILLISECONDS);
             double call = seconds(start);
             double mirroring = await(cm, PartitionState.MIRRORING, null, layout, start, p -> true);
+            // A partition leads (and so mirrors) only once Kafka created its log: this part is Kafka's own.
+            double logs = logsCreated.get(timeoutMs, TimeUnit.MILLISECONDS);
             double caughtUp = await(cm, PartitionState.MIRRORING, targets, layout, start,
                 p -> p.caughtUp() >= layout.partitions());
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("seconds_call", call);
+            s.put("seconds_to_destination_logs", logs);
             s.put("seconds_to_mirroring", mirroring);
+            s.put("seconds_destination_logs_to_mirroring", Bench.round(mirroring - logs));
             s.put("seconds_to_caught_up", caughtUp);
             // The start's cost included: a catch-up rate only when scale.records.per.partition is large.
             long records = targets.values().stream().mapToLong(Long::longValue).sum();
             s.put("payload_MBps_start_to_caught_up", Bench.round(records * Payloads.RECORD_SIZE / 1048576.0 / caughtUp));
             res.put("start", s);
-            Bench.log(String.format("%s--start: call %.1f s, all MIRRORING %.1f s, caught up %.1f s", at, call,
-                mirroring, caughtUp));
+            Bench.log(String.format("%s--start: call %.1f s, every destination log created %.1f s, all MIRRORING %.1f s, caught up "
+                + "%.1f s", at, call, logs, mirroring, caughtUp));
 
             if (windows) {
                 res.put("idle", idle(at, dest.node(1), source.node(1), dir.resolve(run)));
@@ -484,6 +492,31 @@ final class Scale {
             }
             Bench.sleep(500);
         }
+    }
+
+    /**
+     * Polls the destination broker's log directories (every second, a light request next to describe's) until it holds
+     * a log of every partition of the layout; returns the seconds since the start.
+     */
+    private double awaitLogs(BenchCluster dest, ScaleLayout layout, long startNanos) {
+        Set<String> topics = Set.copyOf(layout.topicNames());
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                long created = dest.admin().describeLogDirs(List.of(1)).allDescriptions().get(60, TimeUnit.SECONDS).get(1).values().stream()
+                    .flatMap(dir -> dir.replicaInfos().keySet().stream()).filter(tp -> topics.contains(tp.topic())).count();
+                if (created >= layout.partitions()) {
+                    return seconds(startNanos);
+                }
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                // ask again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            Bench.sleep(1000);
+        }
+        throw new IllegalStateException(layout + ": the destination did not create every log within " + timeoutMs / 1000 + " s");
     }
 
     /** Polls until every partition of the layout has two in-sync replicas; returns the seconds since the start. */
