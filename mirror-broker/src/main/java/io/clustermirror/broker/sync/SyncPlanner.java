@@ -89,8 +89,12 @@ final class SyncPlanner {
                 continue;
             }
             Holds holds = new Holds(config, t, nowMs);
-            if (st.partitions() > dt.partitions() || st.partitions() > t.partitions()) {
-                int growth = st.partitions() - Math.min(dt.partitions(), t.partitions());
+            // A growth counts from the partitions the mirror created (its record), not from the destination's view: a
+            // broker's metadata can show a large creation's first step alone for tens of seconds, which is no growth. A
+            // destination already grown past the record (a growth whose record has not landed) is grown to the source's
+            // count again, which records it.
+            if (st.partitions() > t.partitions()) {
+                int growth = st.partitions() - t.partitions();
                 boolean tooMany = growth > config.getInt(MirrorConfig.PARTITIONS_MAX_GROWTH);
                 if (holds.copies(HeldChange.Kind.PARTITIONS, HeldChange.PARTITIONS_NAME, String.valueOf(st.partitions()), tooMany)) {
                     actions.add(new SyncAction.AddPartitions(t.topic(), st.partitions()));

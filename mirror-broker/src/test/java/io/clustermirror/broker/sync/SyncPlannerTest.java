@@ -96,6 +96,20 @@ class SyncPlannerTest {
             destinationTopics(Map.of("a", new DestinationView.Topic(6, null)))));
     }
 
+    /**
+     * A start of 10,000 partitions creates them in steps, and a broker's metadata may show the first step only for tens of
+     * seconds: that is no growth of the source. A growth counts from the partitions the mirror created (its record).
+     */
+    @Test
+    void aDestinationViewBehindTheMirrorsOwnCreationIsNoGrowth() {
+        topic("a", DesiredState.MIRRORING, 10_000);
+        assertEquals(List.of(), plan(sourceTopics(Map.of("a", new SourceView.Topic("id-a", 10_000, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(5_000, null)))));
+        assertEquals(List.of(new SyncAction.AddPartitions("a", 10_005)), plan(
+            sourceTopics(Map.of("a", new SourceView.Topic("id-a", 10_005, null))),
+            destinationTopics(Map.of("a", new DestinationView.Topic(5_000, null)))));
+    }
+
     @Test
     void topicConfigsAreSetAndRemovedIncrementallyExceptExcludedOnes() {
         configs.put(MirrorConfig.TOPIC_PROPERTIES_EXCLUDE, "segment\\..*");
