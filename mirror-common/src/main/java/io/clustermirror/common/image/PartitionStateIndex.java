@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * <p>Immutable. {@link #with} builds the next index from this one and the changed log keys alone: it copies the maps
  * (a pointer per entry) but derives again only the partitions and topics the changes touch. A start of 10,000 partitions
  * writes tens of thousands of state records and every broker builds an image per batch it reads, so deriving every
- * partition again per image (a grouping and a sort of everything) is what made the image the broker's bottleneck.
+ * partition again per image (a grouping and a sort of everything) made the image tailer one of the busiest threads of
+ * a broker during such a start.
  *
  * <p>Invariant: every index equals the one derived from its {@link #stateLog()} alone, however it was reached (in one
  * step, or change by change): a partition's state is its record with the highest {@link #PRECEDENCE}, its log keys are
@@ -88,7 +89,7 @@ final class PartitionStateIndex {
             PartitionStateRecord now = keys.getOrDefault(partitionKey, List.of()).stream().map(log::get).max(PRECEDENCE).orElse(null);
             putOrRemove(states, partitionKey, now);
             PartitionStateRecord any = now != null ? now : before;
-            if (any != null && now != before) {
+            if (any != null && now != before) { // the same record object: the partition's state did not change
                 topicChanges.computeIfAbsent(MirrorTopic.of(any), t -> new TreeMap<>()).put(any.partition(), Optional.ofNullable(now));
             }
         }
