@@ -80,8 +80,8 @@ final class BenchCluster implements AutoCloseable {
 
     /**
      * The benchmark's cluster: node 1 combined (or a controller only), then broker-only nodes up to {@code brokers}
-     * brokers in all, {@code listeners} besides PLAINTEXT, {@code extra} server properties. Internal topics on one
-     * replica: the benchmark measures the mirrored topics' replication only.
+     * brokers in all, {@code listeners} besides PLAINTEXT (on node 1, bound and advertised at their ports), {@code extra}
+     * server properties. Internal topics on one replica: the benchmark measures the mirrored topics' replication only.
      */
     static ClusterTopology topology(String name, boolean combined, int brokers, Map<String, String> extra, List<Listener> listeners) {
         ClusterTopology.Builder topology = ClusterTopology.builder(name)
@@ -92,7 +92,8 @@ final class BenchCluster implements AutoCloseable {
             .heap(KafkaNode.heap())
             .serverProperties(KRaftConfigs.internalTopics(1))
             .serverProperty("default.replication.factor", 1);
-        listeners.forEach(l -> topology.listener(l.name(), SecurityProtocol.forName(l.protocol())));
+        listeners.forEach(l -> topology.listener(l.name(), SecurityProtocol.forName(l.protocol()))
+            .fixedPort(1, l.name(), l.port(), l.advertisedPort()));
         return topology.serverProperties(extra).build();
     }
 
@@ -100,7 +101,6 @@ final class BenchCluster implements AutoCloseable {
                                       int brokers, List<Listener> firstNodeListeners, boolean traceRequests) {
         LaunchedCluster cluster = LaunchedCluster.create(topology(name, combined, brokers, extra, firstNodeListeners), home,
             workDir.resolve(name));
-        firstNodeListeners.forEach(l -> cluster.ports().use(1, l.name(), l.port(), l.advertisedPort()));
         BenchCluster c = new BenchCluster(name, cluster, traceRequests);
         cluster.nodes().values().forEach(node -> c.nodes.put(node.id(), new KafkaNode(node, traceRequests && node.role().broker())));
         try {

@@ -69,6 +69,13 @@ public final class ClusterTopology {
     public record Listener(String name, SecurityProtocol protocol, String host) {
     }
 
+    /**
+     * A port chosen by the caller for one node's listener, and the port it is advertised at: its own, or that of
+     * something in front of it already listening, such as a {@link FaultProxy} that forwards to {@code port}.
+     */
+    public record FixedPort(int nodeId, String listener, int port, int advertisedPort) {
+    }
+
     private final String name;
     private final List<Node> nodes;
     private final Quorum quorum;
@@ -82,6 +89,7 @@ public final class ClusterTopology {
     private final String brokerHeap;
     private final String controllerHeap;
     private final String jvmOptions;
+    private final List<FixedPort> fixedPorts;
 
     private ClusterTopology(Builder b) {
         this.name = b.name;
@@ -97,6 +105,7 @@ public final class ClusterTopology {
         this.brokerHeap = b.brokerHeap;
         this.controllerHeap = b.controllerHeap != null ? b.controllerHeap : b.brokerHeap;
         this.jvmOptions = b.jvmOptions;
+        this.fixedPorts = List.copyOf(b.fixedPorts.values());
     }
 
     /** A new description of a cluster named {@code name} (in logs, directories and node names). */
@@ -119,7 +128,13 @@ public final class ClusterTopology {
         b.brokerHeap = brokerHeap;
         b.controllerHeap = controllerHeap;
         b.jvmOptions = jvmOptions;
+        fixedPorts.forEach(f -> b.fixedPort(f.nodeId(), f.listener(), f.port(), f.advertisedPort()));
         return b;
+    }
+
+    /** The listener ports the caller chose (a launched back end's); every other port is a free one chosen at launch. */
+    public List<FixedPort> fixedPorts() {
+        return fixedPorts;
     }
 
     public String name() {
@@ -216,6 +231,7 @@ public final class ClusterTopology {
         private String brokerHeap = DEFAULT_HEAP;
         private String controllerHeap;
         private String jvmOptions = "";
+        private final Map<String, FixedPort> fixedPorts = new LinkedHashMap<>();
 
         private Builder(String name) {
             this.name = name;
@@ -325,6 +341,17 @@ public final class ClusterTopology {
         }
 
         /**
+         * Binds node {@code nodeId}'s listener to {@code port} and advertises it at {@code advertisedPort}: a proxy
+         * listening at {@code advertisedPort} and forwarding to {@code port} then carries every connection of the clients
+         * of that listener, not only their bootstrap. Launched back ends only.
+         */
+        public Builder fixedPort(int nodeId, String listenerName, int port, int advertisedPort) {
+            String normalised = listenerName.toUpperCase(Locale.ROOT);
+            fixedPorts.put(nodeId + "/" + normalised, new FixedPort(nodeId, normalised, port, advertisedPort));
+            return this;
+        }
+
+        /**
          * The description. Without listeners the brokers have one, {@code PLAINTEXT}; fails without nodes, with a node
          * role the quorum cannot have, or with an inter-broker or client listener that is not one of the listeners.
          */
@@ -338,6 +365,13 @@ public final class ClusterTopology {
             for (String chosen : Arrays.asList(interBrokerListener, clientListener)) {
                 if (chosen != null && !listeners.containsKey(chosen)) {
                     throw new IllegalStateException("Listener " + chosen + " of cluster " + name + " is not one of " + listeners.keySet());
+                }
+            }
+            for (FixedPort f : fixedPorts.values()) {
+                Node node = nodes.get(f.nodeId());
+                if (node == null || !node.role().broker() || !listeners.containsKey(f.listener())) {
+                    throw new IllegalStateException("Cluster " + name + ": a fixed port for listener " + f.listener() + " of node "
+                        + f.nodeId() + ", which is not a broker with that listener: " + nodes.values() + ", " + listeners.keySet());
                 }
             }
             boolean hasController = nodes.values().stream().anyMatch(n -> n.role().controller());

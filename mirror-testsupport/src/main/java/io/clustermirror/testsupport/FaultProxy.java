@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A TCP proxy in front of one server address whose traffic can be delayed, stalled or cut: the network between the
@@ -85,6 +87,8 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong corruptedResponses = new AtomicLong();
     /** Base offsets of the batches corrupted, in the order they were forwarded. */
     private final List<Long> corruptedOffsets = new CopyOnWriteArrayList<>();
+    /** Kafka proxies: the requests clients sent, by API, whether or not the mode let them through yet. */
+    private final Map<ApiKeys, LongAdder> requestsSent = new ConcurrentHashMap<>();
 
     private FaultProxy(String name, InetSocketAddress target, ServerSocket server, boolean kafka) {
         this.name = name;
@@ -205,6 +209,16 @@ public final class FaultProxy implements AutoCloseable {
     /** Bytes forwarded in both directions since the start. */
     public long forwardedBytes() {
         return forwardedBytes.get();
+    }
+
+    /**
+     * Kafka proxies: the requests clients sent through the proxy since the start, by API, counted as they arrive (a
+     * request sent during a stall counts then, not when it is let through): how hard the clients knock.
+     */
+    public Map<ApiKeys, Long> requestsSent() {
+        Map<ApiKeys, Long> counts = new EnumMap<>(ApiKeys.class);
+        requestsSent.forEach((api, n) -> counts.put(api, n.sum()));
+        return counts;
     }
 
     /** Connection pairs closed by {@link #resetAll()} since the start. */
@@ -390,7 +404,11 @@ public final class FaultProxy implements AutoCloseable {
                 in.readFully(frame, 4, size);
                 ByteBuffer body = buffer.slice(4, size);
                 if (requests) {
-                    if (size >= 8 && body.getShort(0) == ApiKeys.FETCH.id) {
+                    short apiKey = size >= 2 ? body.getShort(0) : -1;
+                    if (ApiKeys.hasId(apiKey)) {
+                        requestsSent.computeIfAbsent(ApiKeys.forId(apiKey), api -> new LongAdder()).increment();
+                    }
+                    if (size >= 8 && apiKey == ApiKeys.FETCH.id) {
                         fetchVersions.put(body.getInt(4), body.getShort(2));
                     }
                 } else if (size >= 4) {

@@ -85,12 +85,12 @@ public final class InJvmClusters {
         ClusterTopology kit = topology(topology.name(), brokers).build();
         String kitListener = TestKitDefaults.DEFAULT_BROKER_LISTENER_NAME;
         boolean kitRuns = topology.launchMode() == ClusterTopology.LaunchMode.IN_JVM && topology.kafkaRelease().isEmpty()
-            && topology.quorum() == ClusterTopology.Quorum.STATIC && brokers > 0;
+            && topology.quorum() == ClusterTopology.Quorum.STATIC && brokers > 0 && topology.fixedPorts().isEmpty();
         boolean kitLayout = topology.nodes().equals(kit.nodes()) && topology.listeners().get(0).equals(kit.listeners().get(0))
             && topology.interBrokerListener().equals(kitListener) && topology.clientListener().equals(kitListener);
         if (!kitRuns || !kitLayout) {
             throw new IllegalArgumentException("The test kit cannot run " + topology + ": it runs the build's Kafka in this JVM with "
-                + kit.nodes() + " and its " + kitListener + " listener first, for brokers and clients");
+                + kit.nodes() + " and its " + kitListener + " listener first, for brokers and clients, every port chosen at start");
         }
     }
 

@@ -14,10 +14,11 @@ public final class ListenerPorts {
     private final Map<Integer, Map<String, Integer>> bound = new TreeMap<>();
     private final Map<Integer, Map<String, Integer>> advertised = new TreeMap<>();
 
-    /** Ports for every node of {@code topology}. */
+    /** Ports for every node of {@code topology}: its {@link ClusterTopology#fixedPorts() fixed ones}, and free ones. */
     public static ListenerPorts allocate(ClusterTopology topology) {
         ListenerPorts ports = new ListenerPorts();
         topology.nodes().forEach(node -> ports.allocate(topology, node));
+        topology.fixedPorts().forEach(f -> ports.use(f.nodeId(), f.listener(), f.port(), f.advertisedPort()));
         return ports;
     }
 
@@ -38,7 +39,7 @@ public final class ListenerPorts {
      * Binds the node's listener to {@code port}, chosen by the caller (a proxy in front of it already forwards there), and
      * advertises it at {@code advertisedPort}.
      */
-    public void use(int nodeId, String listener, int port, int advertisedPort) {
+    private void use(int nodeId, String listener, int port, int advertisedPort) {
         lookUp(bound, nodeId, listener);
         bound.get(nodeId).put(listener, port);
         advertised.get(nodeId).put(listener, advertisedPort);

@@ -1,5 +1,6 @@
 package io.clustermirror.testsupport;
 
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,8 +15,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -167,5 +170,41 @@ class FaultProxyTest {
             assertArrayEquals("after".getBytes(StandardCharsets.UTF_8), roundTrip(s, "after"));
         }
         assertEquals(1, proxy.resetConnections());
+    }
+
+    @Test
+    void aKafkaProxyCountsTheRequestsClientsSendByApiAlsoWhileStalled() throws IOException {
+        proxy.close();
+        proxy = FaultProxy.startKafka("test", new InetSocketAddress(echo.getInetAddress(), echo.getLocalPort()));
+        try (Socket s = connect()) {
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            roundTripFrame(s, in, ApiKeys.FETCH, 1);
+            roundTripFrame(s, in, ApiKeys.FETCH, 2);
+            roundTripFrame(s, in, ApiKeys.METADATA, 3);
+            assertEquals(Map.of(ApiKeys.FETCH, 2L, ApiKeys.METADATA, 1L), proxy.requestsSent());
+            proxy.stall();
+            s.getOutputStream().write(frame(ApiKeys.API_VERSIONS, 4));
+            TestUtils.waitFor(() -> proxy.requestsSent().getOrDefault(ApiKeys.API_VERSIONS, 0L) == 1L, Duration.ofSeconds(10),
+                "the request sent while stalled to count as it arrives");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A request frame's header: size, API key, version 0, correlation id, and an empty client id. */
+    private static byte[] frame(ApiKeys api, int correlationId) {
+        ByteBuffer b = ByteBuffer.allocate(4 + 10);
+        b.putInt(10).putShort(api.id).putShort((short) 0).putInt(correlationId).putShort((short) -1);
+        return b.array();
+    }
+
+    /** Sends a request frame through the proxy and reads its echo (which the proxy forwards as a response). */
+    private static void roundTripFrame(Socket s, DataInputStream in, ApiKeys api, int correlationId) throws IOException {
+        byte[] sent = frame(api, correlationId);
+        s.getOutputStream().write(sent);
+        byte[] received = new byte[sent.length];
+        in.readFully(received);
+        assertArrayEquals(sent, received);
     }
 }
