@@ -28,7 +28,8 @@
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
 #   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
 #   scale.parts mirror,replication (either alone to run one), scale.windows true (false: no idle and produce windows,
-#   only the start and the stop),
+#   only the start, the flap and the stop), scale.flap.s 60 (the link flap after the windows: the mirror reads the source
+#   through a proxy that then forwards nothing for that long, connections kept open; 0 for no flap and no proxy),
 #   scale.mirror.* (mirror configs: --scale.mirror.fetch.max.wait.ms=2000 sets mirror.fetch.max.wait.ms; none by default).
 # Its brokers get log.index.size.max.bytes=1048576, num.replica.fetchers=1, replica.fetch.wait.max.ms=500, and it
 # needs per process about 5000 open files plus one per partition (ulimit -n) and 5000 memory maps plus two per

@@ -112,6 +112,9 @@ final class Report {
             "payload_MBps_start_to_caught_up");
         scaleRow(sb, layouts, "--stop to all STOPPED, s (target < 30 at 10,000)", "mirror", "stop",
             "seconds_to_stopped");
+        if (layouts.stream().anyMatch(l -> Bench.get(l, "mirror", "flap") != null)) {
+            flapRows(sb, layouts);
+        }
         scaleRow(sb, layouts, "idle CPU, destination broker, millicores", "mirror", "idle", "millicores");
         scaleRow(sb, layouts, "idle CPU, Kafka follower broker, millicores", "replication", "idle", "millicores");
         ratioRow(sb, layouts, "idle CPU mirror / follower (target <= 1.5)", "idle_cpu_mirror_over_follower");
@@ -156,6 +159,28 @@ final class Report {
         sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
             .append(r.get("loadavg_end")).append(".\n");
         return sb.toString();
+    }
+
+    /** The link flap's figures ({@link LinkFlap}): the outage, the return, and how hard the mirror knocks meanwhile. */
+    private static void flapRows(StringBuilder sb, List<Map<String, Object>> layouts) {
+        scaleRow(sb, layouts, "link flap: the source silent, s", "mirror", "flap", "outage_s");
+        scaleRow(sb, layouts, "link flap: silence to every partition SOURCE_UNAVAILABLE, s", "mirror", "flap",
+            "seconds_to_all_source_unavailable");
+        scaleRow(sb, layouts, "link flap: return to every partition MIRRORING, no error, caught up, s (target < 60)", "mirror",
+            "flap", "seconds_to_mirroring_after_return");
+        scaleRow(sb, layouts, "link flap: partitions FAILED at once, most", "mirror", "flap", "failed_most");
+        scaleRow(sb, layouts, "link flap: mirror requests to the source per s, idle before", "mirror", "flap",
+            "idle_requests_per_s_total");
+        scaleRow(sb, layouts, "link flap: mirror requests to the source per s, return to caught up", "mirror", "flap",
+            "reconnect_requests_per_s_total");
+        scaleRow(sb, layouts, "link flap: mirror requests to the source, busiest second of the return", "mirror", "flap",
+            "reconnect_busiest_second_requests");
+        scaleRow(sb, layouts, "link flap: connections opened to the source, return to caught up", "mirror", "flap",
+            "reconnect_connections");
+        scaleRow(sb, layouts, "link flap: destination broker CPU, return to caught up, millicores", "mirror", "flap",
+            "reconnect_destination_millicores");
+        scaleRow(sb, layouts, "link flap: source broker CPU, return to caught up, millicores", "mirror", "flap",
+            "reconnect_source_millicores");
     }
 
     private static void scaleRow(StringBuilder sb, List<Map<String, Object>> layouts, String name, String... path) {

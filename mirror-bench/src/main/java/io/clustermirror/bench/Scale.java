@@ -42,9 +42,10 @@ import java.util.function.Predicate;
  *   and live heap (after a forced full GC) and the produce latency of a client ({@code acks=all}, fixed rate, a topic
  *   of its own on the destination, {@link LagProbe} in JVMs of its own), with no mirror partitions;
  *   {@code --start} of every topic until every partition is MIRRORING and holds the source's end offset (describe);
- *   idle CPU, heap and produce latency again, every partition mirrored and no traffic; {@code --stop} until every
- *   partition is STOPPED (a failover's recovery time); idle CPU, heap and produce latency once more, next to the
- *   same partitions as ordinary topics. Every produce window follows the same steps (settle, idle window, forced GC),
+ *   idle CPU, heap and produce latency again, every partition mirrored and no traffic; the link flap
+ *   ({@link LinkFlap}, unless {@code scale.flap.s} is 0: the mirror reads the source through its proxy throughout);
+ *   {@code --stop} until every partition is STOPPED (a failover's recovery time); idle CPU, heap and produce latency
+ *   once more, next to the same partitions as ordinary topics. Every produce window follows the same steps (settle, idle window, forced GC),
  *   so that the windows differ by what the broker holds, not by what ran just before them.</li>
  *   <li>{@code replication}: a fresh cluster of two brokers with the same topics at replication factor 2, leaders
  *   on the broker-only node 2, followers on node 1 (combined controller and broker, as the mirror's destination):
@@ -106,6 +107,11 @@ final class Scale {
      * stop alone, in a fraction of the time.
      */
     private final boolean windows;
+    /**
+     * How long the link flap keeps the source silent ({@code scale.flap.s}, 0 for none): the mirror then reads the source
+     * through a proxy ({@link LinkFlap}), and the flap runs after the windows, before {@code --stop}.
+     */
+    private final long flapMs;
     /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
     private final Map<String, String> mirrorConfig = new TreeMap<>();
 
@@ -133,6 +139,7 @@ final class Scale {
         }
         parts = PARTS.stream().filter(asked::contains).toList();
         windows = Boolean.parseBoolean(o.getOrDefault("scale.windows", "true"));
+        flapMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.flap.s", "60")));
         o.forEach((k, v) -> {
             if (k.startsWith("scale.mirror.")) {
                 mirrorConfig.put(k.substring("scale.".length()), v);
@@ -218,6 +225,8 @@ final class Scale {
         setup.put("mirror_config", mirrorConfig.isEmpty()
             ? "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)" : mirrorConfig);
         setup.put("profile", profile);
+        setup.put("flap", flapMs == 0 ? "none" : "the source silent for " + flapMs / 1000 + " s (a proxy that forwards nothing, "
+            + "connections kept open), the mirror reading the source through that proxy in every phase");
         setup.put("settle_s", settleSec);
         setup.put("idle_s", idleSec);
         setup.put("produce", "acks=all linger.ms=5 compression.type=" + codec + ", " + produceRate + " MB/s of 1 KiB "
@@ -255,7 +264,9 @@ final class Scale {
             runs.put(part, new ArrayList<>());
         }
         String at = "[scale " + layout + "] ";
-        try (BenchCluster source = BenchCluster.start(home, dir, "source", 1, BROKER_CONFIG)) {
+        try (LinkFlap flap = flapMs > 0 ? LinkFlap.create() : null;
+             BenchCluster source = BenchCluster.start(home, dir, "source", 1, BROKER_CONFIG,
+                 flap == null ? List.of() : List.of(flap.listener()))) {
             Bench.log(at + "creating " + layout.topics() + " topic(s), " + layout.partitions() + " partitions, on the source");
             createTopics(source.admin(), layout, List.of(1));
             long records = (long) recordsPerPartition * layout.partitions();
@@ -265,7 +276,7 @@ final class Scale {
             for (int rep = 1; rep <= repeats; rep++) {
                 for (String part : parts) {
                     Bench.log(at + "repeat " + rep + " of " + repeats + ": " + part);
-                    runs.get(part).add(part.equals("mirror") ? mirror(dir, "mirror-r" + rep, source, layout, targets)
+                    runs.get(part).add(part.equals("mirror") ? mirror(dir, "mirror-r" + rep, source, flap, layout, targets)
                         : replication(dir, "replication-r" + rep, layout));
                 }
             }
@@ -298,7 +309,7 @@ final class Scale {
         return res;
     }
 
-    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, ScaleLayout layout,
+    private Map<String, Object> mirror(Path dir, String run, BenchCluster source, LinkFlap flap, ScaleLayout layout,
                                        Map<TopicPartition, Long> targets) throws Exception {
         Map<String, Object> res = new LinkedHashMap<>();
         String at = "[scale " + layout + "] " + run + ": ";
@@ -306,7 +317,7 @@ final class Scale {
         try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, BROKER_CONFIG);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> config = new HashMap<>(mirrorConfig);
-            config.put("bootstrap.servers", source.bootstrap());
+            config.put("bootstrap.servers", flap == null ? source.bootstrap() : flap.bootstrap());
             cm.createClusterMirror(MIRROR, config).all()
                 .get(60, TimeUnit.SECONDS);
             dest.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
@@ -350,6 +361,10 @@ final class Scale {
             }
             if (windows && pauseSource) {
                 pausedSourceWindow(at, dir.resolve(run).resolve("probe-source-paused"), source, dest, res);
+            }
+
+            if (flap != null) {
+                res.put("flap", flap.run(at, cm, MIRROR, layout.partitions(), targets, dest.node(1), source.node(1), flapMs, timeoutMs));
             }
 
             Bench.log(at + "--stop of " + layout.partitions() + " partitions");

@@ -1,0 +1,240 @@
+package io.clustermirror.bench;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.ClusterMirrorDescription;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.common.MirrorError;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testsupport.FaultProxy;
+import io.clustermirror.testsupport.FreePorts;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.LinkedHashMap;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The scale part's link flap ({@code scale.flap.s}): the mirror reads the source broker through a Kafka {@link FaultProxy}
+ * (a listener of its own, advertised at the proxy's address, so that every connection of the mirror crosses it), and the
+ * proxy goes silent for a while, as a WAN outage that loses nothing: connections stay open, requests go unanswered,
+ * reconnects are accepted and go unanswered too. Then the link comes back.
+ *
+ * <p>What it measures: how long until every partition reports {@code SOURCE_UNAVAILABLE}; whether any partition turns
+ * FAILED; after the link is back, how long until every partition is MIRRORING again with no error and its source end
+ * known and reached; and during that reconnect, the requests the mirror sends the source (by API, and the busiest
+ * second) against its idle rate before the outage, the connections it opens, and the destination's and the source's CPU.
+ */
+final class LinkFlap implements AutoCloseable {
+    static final String LISTENER = "FLAP";
+    /** How long the idle request rate is sampled before the outage. */
+    private static final long BASELINE_MS = 10_000;
+    private static final long POLL_MS = 1_000;
+
+    private final FaultProxy proxy;
+    private final int listenerPort;
+
+    private LinkFlap(FaultProxy proxy, int listenerPort) {
+        this.proxy = proxy;
+        this.listenerPort = listenerPort;
+    }
+
+    /** A proxy in front of a listener port of its own, which {@link #listener()} gives the source broker. */
+    static LinkFlap create() throws IOException, InterruptedException {
+        int port = FreePorts.next();
+        return new LinkFlap(FaultProxy.startKafka("flap", new InetSocketAddress("localhost", port)), port);
+    }
+
+    /** The source broker's listener behind the proxy, advertised at the proxy's address. */
+    BenchCluster.Listener listener() {
+        return new BenchCluster.Listener(LISTENER, "PLAINTEXT", listenerPort, proxy.address().getPort());
+    }
+
+    /** The mirror's {@code bootstrap.servers}: the proxy. */
+    String bootstrap() {
+        return "localhost:" + proxy.address().getPort();
+    }
+
+    /**
+     * Counts of a mirror's partitions during the flap. {@code healthy}: MIRRORING, no error, the source end known and
+     * the destination at least at its target.
+     */
+    record Counts(int partitions, int unavailable, int failed, int healthy) {
+        static Counts of(ClusterMirrorDescription d, Map<TopicPartition, Long> targets) {
+            int partitions = 0;
+            int unavailable = 0;
+            int failed = 0;
+            int healthy = 0;
+            String unavailablePrefix = MirrorError.SOURCE_UNAVAILABLE.name();
+            for (MirrorTopicDescription t : d.topics()) {
+                for (MirrorPartitionDescription p : t.partitions()) {
+                    partitions++;
+                    if (p.lastError() != null && p.lastError().startsWith(unavailablePrefix)) {
+                        unavailable++;
+                    }
+                    if (p.state() == PartitionState.FAILED) {
+                        failed++;
+                    }
+                    Long target = targets.get(new TopicPartition(t.topic(), p.partition()));
+                    if (p.state() == PartitionState.MIRRORING && p.lastError() == null
+                        && p.sourceEndOffset() != MirrorPartitionDescription.UNKNOWN
+                        && target != null && p.destinationEndOffset() >= target) {
+                        healthy++;
+                    }
+                }
+            }
+            return new Counts(partitions, unavailable, failed, healthy);
+        }
+    }
+
+    /**
+     * One flap of {@code outageMs}: the source silent, then back, until every one of {@code partitions} partitions is
+     * healthy again or {@code timeoutMs} passed since the link came back (then the result says how far it got).
+     */
+    Map<String, Object> run(String at, ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets,
+                            KafkaNode destination, KafkaNode source, long outageMs, long timeoutMs) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("outage_s", outageMs / 1000.0);
+        Map<ApiKeys, Long> before = proxy.requestsSent();
+        Bench.sleep(BASELINE_MS);
+        Map<String, Long> idle = difference(proxy.requestsSent(), before);
+        r.put("idle_requests_per_s", perSecond(idle, BASELINE_MS));
+        r.put("idle_requests_per_s_total", Bench.round(sum(idle) * 1000.0 / BASELINE_MS));
+
+        Bench.log(at + "link flap: the source silent for " + outageMs / 1000 + " s");
+        int failedDuringOutage = outage(cm, mirror, partitions, targets, outageMs, r);
+        Bench.log(at + "link flap: the source is back");
+        Counts end = reconnect(cm, mirror, partitions, targets, destination, source, timeoutMs, r);
+        r.put("failed_most", Math.max(failedDuringOutage, (int) r.remove("failed_most_after_return")));
+        Bench.log(String.format("%slink flap: every partition unavailable after %s s; %s; at most %s FAILED; reconnect: %s requests "
+                + "(busiest second %s), %s connections, destination %s millicores",
+            at, r.get("seconds_to_all_source_unavailable"),
+            r.get("seconds_to_mirroring_after_return") != null
+                ? "all MIRRORING again " + r.get("seconds_to_mirroring_after_return") + " s after the return"
+                : (end == null ? 0 : end.healthy()) + " of " + partitions + " healthy after " + timeoutMs / 1000 + " s",
+            r.get("failed_most"), r.get("reconnect_requests"), r.get("reconnect_busiest_second_requests"),
+            r.get("reconnect_connections"), r.get("reconnect_destination_millicores")));
+        return r;
+    }
+
+    /**
+     * The outage: the proxy stalls for {@code outageMs} while describe is polled; records when every partition first
+     * reported the source unavailable, and returns the most partitions FAILED at once.
+     */
+    private int outage(ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets, long outageMs,
+                       Map<String, Object> r) {
+        long stalled = System.nanoTime();
+        proxy.stall();
+        Double allUnavailable = null;
+        int failedMost = 0;
+        while (elapsedMs(stalled) < outageMs) {
+            Counts c = describe(cm, mirror, targets);
+            if (c != null) {
+                failedMost = Math.max(failedMost, c.failed());
+                if (allUnavailable == null && c.unavailable() >= partitions) {
+                    allUnavailable = Bench.round(elapsedMs(stalled) / 1000.0);
+                }
+            }
+            Bench.sleep(Math.min(POLL_MS, Math.max(0, outageMs - elapsedMs(stalled))));
+        }
+        r.put("seconds_to_all_source_unavailable", allUnavailable);
+        return failedMost;
+    }
+
+    /**
+     * The return: the proxy passes again; polls describe until every partition is healthy or {@code timeoutMs} passed,
+     * and records the time, what the mirror sent the source meanwhile, and both brokers' CPU. Returns the last counts.
+     */
+    private Counts reconnect(ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets,
+                             KafkaNode destination, KafkaNode source, long timeoutMs, Map<String, Object> r) {
+        Map<ApiKeys, Long> atReturn = proxy.requestsSent();
+        long connectionsAtReturn = proxy.acceptedConnections();
+        double destCpu = destination.cpuSeconds();
+        double sourceCpu = source.cpuSeconds();
+        long back = System.nanoTime();
+        proxy.pass();
+        long busiestSecond = 0;
+        long lastTotal = total(atReturn);
+        int failedMost = 0;
+        Counts c = null;
+        while (elapsedMs(back) < timeoutMs && (c == null || c.healthy() < partitions)) {
+            Bench.sleep(POLL_MS);
+            long now = total(proxy.requestsSent());
+            busiestSecond = Math.max(busiestSecond, now - lastTotal);
+            lastTotal = now;
+            Counts seen = describe(cm, mirror, targets);
+            if (seen != null) {
+                c = seen;
+                failedMost = Math.max(failedMost, c.failed());
+            }
+        }
+        long reconnectMs = elapsedMs(back);
+        double reconnectSec = reconnectMs / 1000.0;
+        boolean recovered = c != null && c.healthy() >= partitions;
+        r.put("seconds_to_mirroring_after_return", recovered ? Bench.round(reconnectSec) : null);
+        r.put("healthy_at_end", c == null ? 0 : c.healthy());
+        r.put("failed_most_after_return", failedMost);
+        Map<String, Long> sent = difference(proxy.requestsSent(), atReturn);
+        r.put("reconnect_requests", sent);
+        r.put("reconnect_requests_per_s", perSecond(sent, reconnectMs));
+        r.put("reconnect_requests_per_s_total", Bench.round(sum(sent) / reconnectSec));
+        r.put("reconnect_busiest_second_requests", busiestSecond);
+        r.put("reconnect_connections", proxy.acceptedConnections() - connectionsAtReturn);
+        r.put("reconnect_destination_millicores", Bench.round((destination.cpuSeconds() - destCpu) / reconnectSec * 1000));
+        r.put("reconnect_source_millicores", Bench.round((source.cpuSeconds() - sourceCpu) / reconnectSec * 1000));
+        return c;
+    }
+
+    /** The mirror's counts, or null if describe failed this time (the next poll asks again). */
+    private static Counts describe(ClusterMirrorAdmin cm, String mirror, Map<TopicPartition, Long> targets) {
+        try {
+            return Counts.of(cm.describeClusterMirrors(List.of(mirror)).all().get(60, TimeUnit.SECONDS).get(mirror), targets);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during the link flap", e);
+        }
+    }
+
+    private static Map<String, Long> difference(Map<ApiKeys, Long> after, Map<ApiKeys, Long> before) {
+        Map<String, Long> d = new TreeMap<>();
+        after.forEach((api, n) -> {
+            long delta = n - before.getOrDefault(api, 0L);
+            if (delta > 0) {
+                d.put(api.name, delta);
+            }
+        });
+        return d;
+    }
+
+    private static Map<String, Double> perSecond(Map<String, Long> counts, long ms) {
+        Map<String, Double> rates = new TreeMap<>();
+        counts.forEach((api, n) -> rates.put(api, Bench.round(n * 1000.0 / ms)));
+        return rates;
+    }
+
+    private static long sum(Map<String, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static long total(Map<ApiKeys, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static long elapsedMs(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    @Override
+    public void close() {
+        proxy.close();
+    }
+}
