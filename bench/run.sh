@@ -24,7 +24,8 @@
 #   scale.partitions 12,1000,10000 (one topic each), scale.layout topics:1000x10 (T topics of P partitions; empty to
 #   skip), scale.repeats 3, scale.records.per.partition 10, scale.settle.s 10, scale.idle.s 60, scale.produce.rate.mb 1,
 #   scale.produce.warmup.s 5, scale.produce.measure.s 30, scale.timeout.s 1800 (per wait), scale.codec lz4,
-#   scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
+#   scale.brokers 1 (brokers of the source and of the destination, the partitions spread evenly; more than 1 runs the
+#   mirror part only: --scale.parts=mirror), scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
 #   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
 #   scale.parts mirror,replication (either alone to run one), scale.windows true (false: no idle and produce windows,
@@ -32,8 +33,8 @@
 #   through a proxy that then forwards nothing for that long, connections kept open; 0 for no flap and no proxy),
 #   scale.mirror.* (mirror configs: --scale.mirror.fetch.max.wait.ms=2000 sets mirror.fetch.max.wait.ms; none by default).
 # Its brokers get log.index.size.max.bytes=1048576, num.replica.fetchers=1, replica.fetch.wait.max.ms=500, and it
-# needs per process about 5000 open files plus one per partition (ulimit -n) and 5000 memory maps plus two per
-# partition (vm.max_map_count); it checks both first. Small smoke run:
+# needs per broker about 1000 open files plus one per partition it holds (ulimit -n) and 5000 memory maps plus two per
+# partition (vm.max_map_count); it checks both first. 50,000 partitions need three brokers where ulimit -n is 20,000. Small smoke run:
 #   bench/run.sh --scale=true --scale.partitions=12,200 --scale.layout=topics:20x10 --scale.repeats=1 \
 #     --scale.idle.s=10 --scale.settle.s=2 --scale.produce.warmup.s=2 --scale.produce.measure.s=5
 # Set BENCH_SKIP_BUILD=1 to skip the build. Set BENCH_KEEP_WORK=1 to keep each run's node directories (data, logs) in

@@ -40,12 +40,14 @@ final class BenchCluster implements AutoCloseable {
     private Admin admin;
 
     /**
-     * A client listener of node 1 besides PLAINTEXT, e.g. one reached through a proxy.
+     * A client listener of one broker besides PLAINTEXT, e.g. one reached through a proxy. Every broker of a cluster has
+     * each listener name; a broker none of these names gets a free port for it, advertised as is.
      *
+     * @param nodeId the broker's node id
      * @param port the port it binds, chosen by whoever put something in front of it
      * @param advertisedPort the port of localhost that clients are told to connect to: the listener's own or a proxy's
      */
-    record Listener(String name, String protocol, int port, int advertisedPort) {
+    record Listener(int nodeId, String name, String protocol, int port, int advertisedPort) {
     }
 
     private BenchCluster(String name, LaunchedCluster cluster, boolean traceRequests) {
@@ -58,10 +60,10 @@ final class BenchCluster implements AutoCloseable {
         return start(home, workDir, name, brokers, extra, List.of());
     }
 
-    /** The same, node 1 with more client listeners. */
+    /** The same, brokers with more client listeners. */
     static BenchCluster start(Path home, Path workDir, String name, int brokers, Map<String, String> extra,
-                              List<Listener> firstNodeListeners) {
-        return start(home, workDir, name, extra, true, brokers, firstNodeListeners, false);
+                              List<Listener> listeners) {
+        return start(home, workDir, name, extra, true, brokers, listeners, false);
     }
 
     /**
@@ -80,8 +82,8 @@ final class BenchCluster implements AutoCloseable {
 
     /**
      * The benchmark's cluster: node 1 combined (or a controller only), then broker-only nodes up to {@code brokers}
-     * brokers in all, {@code listeners} besides PLAINTEXT (on node 1, bound and advertised at their ports), {@code extra}
-     * server properties. Internal topics on one replica: the benchmark measures the mirrored topics' replication only.
+     * brokers in all, {@code listeners} besides PLAINTEXT (bound and advertised at their ports), {@code extra} server
+     * properties. Internal topics on one replica: the benchmark measures the mirrored topics' replication only.
      */
     static ClusterTopology topology(String name, boolean combined, int brokers, Map<String, String> extra, List<Listener> listeners) {
         ClusterTopology.Builder topology = ClusterTopology.builder(name)
@@ -93,13 +95,13 @@ final class BenchCluster implements AutoCloseable {
             .serverProperties(KRaftConfigs.internalTopics(1))
             .serverProperty("default.replication.factor", 1);
         listeners.forEach(l -> topology.listener(l.name(), SecurityProtocol.forName(l.protocol()))
-            .fixedPort(1, l.name(), l.port(), l.advertisedPort()));
+            .fixedPort(l.nodeId(), l.name(), l.port(), l.advertisedPort()));
         return topology.serverProperties(extra).build();
     }
 
     private static BenchCluster start(Path home, Path workDir, String name, Map<String, String> extra, boolean combined,
-                                      int brokers, List<Listener> firstNodeListeners, boolean traceRequests) {
-        LaunchedCluster cluster = LaunchedCluster.create(topology(name, combined, brokers, extra, firstNodeListeners), home,
+                                      int brokers, List<Listener> listeners, boolean traceRequests) {
+        LaunchedCluster cluster = LaunchedCluster.create(topology(name, combined, brokers, extra, listeners), home,
             workDir.resolve(name));
         BenchCluster c = new BenchCluster(name, cluster, traceRequests);
         cluster.nodes().values().forEach(node -> c.nodes.put(node.id(), new KafkaNode(node, traceRequests && node.role().broker())));
@@ -147,6 +149,11 @@ final class BenchCluster implements AutoCloseable {
     KafkaNode firstBroker() {
         return nodes.values().stream().filter(KafkaNode::broker).findFirst()
             .orElseThrow(() -> new IllegalStateException("the " + name + " cluster has no broker"));
+    }
+
+    /** The nodes that are brokers (a dedicated controller left out), by id. */
+    List<KafkaNode> brokers() {
+        return nodes.values().stream().filter(KafkaNode::broker).toList();
     }
 
     /** The request logs of the brokers ({@link RequestTrace}; none unless the cluster was started to trace). */

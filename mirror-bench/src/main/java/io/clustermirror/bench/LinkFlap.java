@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The scale part's link flap ({@code scale.flap.s}): the mirror reads the source broker through a Kafka {@link FaultProxy}
- * (a listener of its own, advertised at the proxy's address, so that every connection of the mirror crosses it), and the
- * proxy goes silent for a while, as a WAN outage that loses nothing: connections stay open, requests go unanswered,
+ * The scale part's link flap ({@code scale.flap.s}): the mirror reads each source broker through a Kafka {@link FaultProxy}
+ * of its own (a listener of the broker's, advertised at the proxy's address, so that every connection of the mirror
+ * crosses it), and the proxies go silent for a while, as a WAN outage that loses nothing: connections stay open, requests go unanswered,
  * reconnects are accepted and go unanswered too. Then the link comes back.
  *
  * <p>What it measures: how long until every partition reports {@code SOURCE_UNAVAILABLE}; whether any partition turns
@@ -38,28 +38,38 @@ final class LinkFlap implements AutoCloseable {
     private static final long BASELINE_MS = 10_000;
     private static final long POLL_MS = 1_000;
 
-    private final FaultProxy proxy;
-    private final int listenerPort;
+    /** Each source broker's listener port behind its proxy, by node id. */
+    private final Map<Integer, Integer> listenerPorts = new TreeMap<>();
+    private final Map<Integer, FaultProxy> proxies = new TreeMap<>();
 
-    private LinkFlap(FaultProxy proxy, int listenerPort) {
-        this.proxy = proxy;
-        this.listenerPort = listenerPort;
+    private LinkFlap() {
     }
 
-    /** A proxy in front of a listener port of its own, which {@link #listener()} gives the source broker. */
-    static LinkFlap create() throws IOException, InterruptedException {
-        int port = FreePorts.next();
-        return new LinkFlap(FaultProxy.startKafka("flap", new InetSocketAddress("localhost", port)), port);
+    /** A proxy for each of {@code brokers} source brokers (node ids 1 to {@code brokers}), in front of a listener port of its own. */
+    static LinkFlap create(int brokers) throws IOException, InterruptedException {
+        LinkFlap flap = new LinkFlap();
+        try {
+            for (int id = 1; id <= brokers; id++) {
+                int port = FreePorts.next();
+                flap.listenerPorts.put(id, port);
+                flap.proxies.put(id, FaultProxy.startKafka("flap-" + id, new InetSocketAddress("localhost", port)));
+            }
+            return flap;
+        } catch (IOException | RuntimeException e) {
+            flap.close();
+            throw e;
+        }
     }
 
-    /** The source broker's listener behind the proxy, advertised at the proxy's address. */
-    BenchCluster.Listener listener() {
-        return new BenchCluster.Listener(LISTENER, "PLAINTEXT", listenerPort, proxy.address().getPort());
+    /** The source brokers' listeners behind the proxies, each advertised at its proxy's address. */
+    List<BenchCluster.Listener> listeners() {
+        return proxies.entrySet().stream().map(e -> new BenchCluster.Listener(e.getKey(), LISTENER, "PLAINTEXT",
+            listenerPorts.get(e.getKey()), e.getValue().address().getPort())).toList();
     }
 
-    /** The mirror's {@code bootstrap.servers}: the proxy. */
+    /** The mirror's {@code bootstrap.servers}: the proxies. */
     String bootstrap() {
-        return "localhost:" + proxy.address().getPort();
+        return String.join(",", proxies.values().stream().map(p -> "localhost:" + p.address().getPort()).toList());
     }
 
     /**
@@ -99,12 +109,12 @@ final class LinkFlap implements AutoCloseable {
      * healthy again or {@code timeoutMs} passed since the link came back (then the result says how far it got).
      */
     Map<String, Object> run(String at, ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets,
-                            KafkaNode destination, KafkaNode source, long outageMs, long timeoutMs) {
+                            BenchCluster destination, BenchCluster source, long outageMs, long timeoutMs) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("outage_s", outageMs / 1000.0);
-        Map<ApiKeys, Long> before = proxy.requestsSent();
+        Map<ApiKeys, Long> before = requestsSent();
         Bench.sleep(BASELINE_MS);
-        Map<String, Long> idle = difference(proxy.requestsSent(), before);
+        Map<String, Long> idle = difference(requestsSent(), before);
         r.put("idle_requests_per_s", perSecond(idle, BASELINE_MS));
         r.put("idle_requests_per_s_total", Bench.round(sum(idle) * 1000.0 / BASELINE_MS));
 
@@ -125,13 +135,13 @@ final class LinkFlap implements AutoCloseable {
     }
 
     /**
-     * The outage: the proxy stalls for {@code outageMs} while describe is polled; records when every partition first
+     * The outage: the proxies stall for {@code outageMs} while describe is polled; records when every partition first
      * reported the source unavailable, and returns the most partitions FAILED at once.
      */
     private int outage(ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets, long outageMs,
                        Map<String, Object> r) {
         long stalled = System.nanoTime();
-        proxy.stall();
+        proxies.values().forEach(FaultProxy::stall);
         Double allUnavailable = null;
         int failedMost = 0;
         while (elapsedMs(stalled) < outageMs) {
@@ -149,24 +159,24 @@ final class LinkFlap implements AutoCloseable {
     }
 
     /**
-     * The return: the proxy passes again; polls describe until every partition is healthy or {@code timeoutMs} passed,
+     * The return: the proxies pass again; polls describe until every partition is healthy or {@code timeoutMs} passed,
      * and records the time, what the mirror sent the source meanwhile, and both brokers' CPU. Returns the last counts.
      */
     private Counts reconnect(ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets,
-                             KafkaNode destination, KafkaNode source, long timeoutMs, Map<String, Object> r) {
-        Map<ApiKeys, Long> atReturn = proxy.requestsSent();
-        long connectionsAtReturn = proxy.acceptedConnections();
-        double destCpu = destination.cpuSeconds();
-        double sourceCpu = source.cpuSeconds();
+                             BenchCluster destination, BenchCluster source, long timeoutMs, Map<String, Object> r) {
+        Map<ApiKeys, Long> atReturn = requestsSent();
+        long connectionsAtReturn = acceptedConnections();
+        double destCpu = destination.brokerCpuSeconds();
+        double sourceCpu = source.brokerCpuSeconds();
         long back = System.nanoTime();
-        proxy.pass();
+        proxies.values().forEach(FaultProxy::pass);
         long busiestSecond = 0;
         long lastTotal = total(atReturn);
         int failedMost = 0;
         Counts c = null;
         while (elapsedMs(back) < timeoutMs && (c == null || c.healthy() < partitions)) {
             Bench.sleep(POLL_MS);
-            long now = total(proxy.requestsSent());
+            long now = total(requestsSent());
             busiestSecond = Math.max(busiestSecond, now - lastTotal);
             lastTotal = now;
             Counts seen = describe(cm, mirror, targets);
@@ -181,14 +191,14 @@ final class LinkFlap implements AutoCloseable {
         r.put("seconds_to_mirroring_after_return", recovered ? Bench.round(reconnectSec) : null);
         r.put("healthy_at_end", c == null ? 0 : c.healthy());
         r.put("failed_most_after_return", failedMost);
-        Map<String, Long> sent = difference(proxy.requestsSent(), atReturn);
+        Map<String, Long> sent = difference(requestsSent(), atReturn);
         r.put("reconnect_requests", sent);
         r.put("reconnect_requests_per_s", perSecond(sent, reconnectMs));
         r.put("reconnect_requests_per_s_total", Bench.round(sum(sent) / reconnectSec));
         r.put("reconnect_busiest_second_requests", busiestSecond);
-        r.put("reconnect_connections", proxy.acceptedConnections() - connectionsAtReturn);
-        r.put("reconnect_destination_millicores", Bench.round((destination.cpuSeconds() - destCpu) / reconnectSec * 1000));
-        r.put("reconnect_source_millicores", Bench.round((source.cpuSeconds() - sourceCpu) / reconnectSec * 1000));
+        r.put("reconnect_connections", acceptedConnections() - connectionsAtReturn);
+        r.put("reconnect_destination_millicores", Bench.round((destination.brokerCpuSeconds() - destCpu) / reconnectSec * 1000));
+        r.put("reconnect_source_millicores", Bench.round((source.brokerCpuSeconds() - sourceCpu) / reconnectSec * 1000));
         return c;
     }
 
@@ -202,6 +212,17 @@ final class LinkFlap implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during the link flap", e);
         }
+    }
+
+    /** The requests sent through every proxy, by API. */
+    private Map<ApiKeys, Long> requestsSent() {
+        Map<ApiKeys, Long> sum = new TreeMap<>();
+        proxies.values().forEach(p -> p.requestsSent().forEach((api, n) -> sum.merge(api, n, Long::sum)));
+        return sum;
+    }
+
+    private long acceptedConnections() {
+        return proxies.values().stream().mapToLong(FaultProxy::acceptedConnections).sum();
     }
 
     private static Map<String, Long> difference(Map<ApiKeys, Long> after, Map<ApiKeys, Long> before) {
@@ -235,6 +256,6 @@ final class LinkFlap implements AutoCloseable {
 
     @Override
     public void close() {
-        proxy.close();
+        proxies.values().forEach(FaultProxy::close);
     }
 }

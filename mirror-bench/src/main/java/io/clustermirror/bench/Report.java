@@ -93,7 +93,10 @@ final class Report {
         header(sb, r, "scale");
         List<Map<String, Object>> layouts = (List<Map<String, Object>>) r.get("layouts");
         Map<String, Object> setup = (Map<String, Object>) r.get("setup");
-        sb.append("One source broker and one destination broker (mirror), or two brokers at RF 2 (Kafka follower), ")
+        int brokers = ((Number) setup.getOrDefault("brokers", 1)).intValue();
+        sb.append(brokers == 1 ? "One source broker and one destination broker (mirror)"
+                : brokers + " source brokers and " + brokers + " destination brokers, the partitions spread evenly (mirror)")
+            .append(", or two brokers at RF 2 (Kafka follower), ")
             .append(setup.get("records_per_partition")).append(" records of 1 KiB per mirrored partition; broker ")
             .append("settings ").append(setup.get("broker_config")).append(", heap ").append(setup.get("broker_heap"))
             .append("; loopback network.\n\n");

@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +28,9 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 
 /**
  * The scale part of the benchmark ({@code --scale=true}): for each partition layout, what a mirror of that many
@@ -78,8 +79,11 @@ final class Scale {
         "log.index.size.max.bytes", "1048576",
         "num.replica.fetchers", "1",
         "replica.fetch.wait.max.ms", "500");
-    /** Open files a broker needs besides one per partition (sockets, checkpoints, the internal topics). */
-    static final int SPARE_FILES = 5000;
+    /**
+     * Open files a broker needs besides one per partition (jars, sockets, the internal topics): a source broker of
+     * 10,000 partitions had 10,189 open here.
+     */
+    static final int SPARE_FILES = 1000;
     /** Memory maps a broker needs besides two per partition (offset and time index): the JVM's own. */
     static final int SPARE_MAPS = 5000;
     private static final List<String> PARTS = List.of("mirror", "replication");
@@ -88,6 +92,8 @@ final class Scale {
     private final Path work;
     private final String classpath;
     private final List<ScaleLayout> layouts;
+    /** Brokers of the source and of the destination ({@code scale.brokers}), each holding an equal share of the partitions. */
+    private final int brokers;
     private final int repeats;
     private final int recordsPerPartition;
     private final int settleSec;
@@ -123,6 +129,7 @@ final class Scale {
         layouts = new ArrayList<>(ScaleLayout.parseList(o.getOrDefault("scale.partitions", "12,1000,10000")));
         layouts.addAll(ScaleLayout.parseList(o.getOrDefault("scale.layout", "topics:1000x10")));
         repeats = Integer.parseInt(o.getOrDefault("scale.repeats", "3"));
+        brokers = Integer.parseInt(o.getOrDefault("scale.brokers", "1"));
         recordsPerPartition = Integer.parseInt(o.getOrDefault("scale.records.per.partition", "10"));
         settleSec = Integer.parseInt(o.getOrDefault("scale.settle.s", "10"));
         idleSec = Integer.parseInt(o.getOrDefault("scale.idle.s", "60"));
@@ -147,6 +154,13 @@ final class Scale {
         });
         if (layouts.isEmpty()) {
             throw new IllegalArgumentException("no scale layout: give scale.partitions and/or scale.layout");
+        }
+        if (brokers < 1) {
+            throw new IllegalArgumentException("scale.brokers must be at least 1, not " + brokers);
+        }
+        if (brokers > 1 && parts.contains("replication")) {
+            throw new IllegalArgumentException("scale.brokers=" + brokers + " runs the mirror part only (Kafka's followers are "
+                + "measured on one broker): add --scale.parts=mirror");
         }
         if (repeats < 1) {
             throw new IllegalArgumentException("scale.repeats must be at least 1, not " + repeats);
@@ -204,7 +218,7 @@ final class Scale {
 
     Map<String, Object> run(Map<String, Object> provenance) throws Exception {
         int most = layouts.stream().mapToInt(ScaleLayout::partitions).max().orElseThrow();
-        List<String> problems = limitProblems(most, Machine.openFilesLimit(), Machine.maxMapCount());
+        List<String> problems = limitProblems((most + brokers - 1) / brokers, Machine.openFilesLimit(), Machine.maxMapCount());
         if (!problems.isEmpty()) {
             throw new IllegalStateException("the scale part cannot run here: " + String.join("; ", problems));
         }
@@ -215,6 +229,7 @@ final class Scale {
         r.put("machine", Machine.describe());
         Map<String, Object> setup = new LinkedHashMap<>();
         setup.put("layouts", layouts.stream().map(ScaleLayout::toString).toList());
+        setup.put("brokers", brokers);
         setup.put("records_per_partition", recordsPerPartition);
         setup.put("record_bytes", Payloads.RECORD_SIZE);
         setup.put("codec", codec);
@@ -264,11 +279,12 @@ final class Scale {
             runs.put(part, new ArrayList<>());
         }
         String at = "[scale " + layout + "] ";
-        try (LinkFlap flap = flapMs > 0 ? LinkFlap.create() : null;
-             BenchCluster source = BenchCluster.start(home, dir, "source", 1, BROKER_CONFIG,
-                 flap == null ? List.of() : List.of(flap.listener()))) {
+        try (LinkFlap flap = flapMs > 0 ? LinkFlap.create(brokers) : null;
+             BenchCluster source = BenchCluster.start(home, dir, "source", brokers, BROKER_CONFIG,
+                 flap == null ? List.of() : flap.listeners())) {
             Bench.log(at + "creating " + layout.topics() + " topic(s), " + layout.partitions() + " partitions, on the source");
-            createTopics(source.admin(), layout, List.of(1));
+            // Partition p on broker p mod brokers: an equal share each.
+            createTopics(source.admin(), layout, p -> List.of(p % brokers + 1));
             long records = (long) recordsPerPartition * layout.partitions();
             Bench.preload(source.bootstrap(), codec, layout.topicPartitions(), records);
             Map<TopicPartition, Long> targets = endOffsets(source.admin(), layout);
@@ -314,7 +330,7 @@ final class Scale {
         Map<String, Object> res = new LinkedHashMap<>();
         String at = "[scale " + layout + "] " + run + ": ";
         String clusterName = run + "-dest";
-        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, 1, BROKER_CONFIG);
+        try (BenchCluster dest = BenchCluster.start(home, dir, clusterName, brokers, BROKER_CONFIG);
              ClusterMirrorAdmin cm = ClusterMirrorAdmin.create(dest.clientProps())) {
             Map<String, String> config = new HashMap<>(mirrorConfig);
             config.put("bootstrap.servers", flap == null ? source.bootstrap() : flap.bootstrap());
@@ -324,7 +340,7 @@ final class Scale {
             // The same steps as before the window next to the mirror partitions (settle, idle, a forced full GC), so
             // that the two windows differ by the mirror partitions alone, not by the broker's age or its last GC.
             if (windows) {
-                res.put("idle_without_mirror", idle(at, dest.node(1), source.node(1), null));
+                res.put("idle_without_mirror", idle(at, dest.brokers(), source.brokers(), null));
                 res.put("produce_without_mirror", produce(at, "without mirror partitions", dir.resolve(run).resolve("probe-without"), dest));
             }
 
@@ -355,7 +371,7 @@ final class Scale {
                 + "%.1f s", at, call, logs, mirroring, caughtUp));
 
             if (windows) {
-                res.put("idle", idle(at, dest.node(1), source.node(1), dir.resolve(run)));
+                res.put("idle", idle(at, dest.brokers(), source.brokers(), dir.resolve(run)));
                 res.put("produce_with_mirror", produce(at, "next to " + layout.partitions() + " mirror partitions",
                     dir.resolve(run).resolve("probe-with"), dest));
             }
@@ -364,7 +380,7 @@ final class Scale {
             }
 
             if (flap != null) {
-                res.put("flap", flap.run(at, cm, MIRROR, layout.partitions(), targets, dest.node(1), source.node(1), flapMs, timeoutMs));
+                res.put("flap", flap.run(at, cm, MIRROR, layout.partitions(), targets, dest, source, flapMs, timeoutMs));
             }
 
             Bench.log(at + "--stop of " + layout.partitions() + " partitions");
@@ -381,7 +397,7 @@ final class Scale {
 
             // The same partitions, now ordinary topics nobody fetches: what the partitions cost, not the mirroring.
             if (windows) {
-                res.put("idle_after_stop", idle(at, dest.node(1), source.node(1), null));
+                res.put("idle_after_stop", idle(at, dest.brokers(), source.brokers(), null));
                 res.put("produce_after_stop", produce(at, "next to " + layout.partitions() + " stopped partitions",
                     dir.resolve(run).resolve("probe-after-stop"), dest));
             }
@@ -396,7 +412,7 @@ final class Scale {
         String at = "[scale " + layout + "] " + run + ": ";
         try (BenchCluster c = BenchCluster.start(home, dir, run, 2, BROKER_CONFIG)) {
             long start = System.nanoTime();
-            createTopics(c.admin(), layout, List.of(2, 1));
+            createTopics(c.admin(), layout, p -> List.of(2, 1));
             double inSync = awaitInSync(c.admin(), layout, start);
             Map<String, Object> s = new LinkedHashMap<>();
             // KRaft puts every live replica of a new partition in its ISR: this is the creation's time.
@@ -404,7 +420,7 @@ final class Scale {
             res.put("start", s);
             Bench.log(String.format("%screated at RF 2, every follower in sync after %.1f s", at, inSync));
             if (windows) {
-                res.put("idle", idle(at, c.node(1), c.node(2), dir.resolve(run)));
+                res.put("idle", idle(at, List.of(c.node(1)), List.of(c.node(2)), dir.resolve(run)));
                 // Kafka's own reference for the mirror's window: a client's topic on the follower node, next to its followers.
                 c.admin().createTopics(List.of(new NewTopic(PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
                 res.put("produce_next_to_followers", produce(at, "next to " + layout.partitions() + " follower partitions",
@@ -416,40 +432,52 @@ final class Scale {
     }
 
     /**
-     * Idle cost: after {@code scale.settle.s}, the copying broker's CPU time over the window divided by the window
-     * (in thousandths of a core), the same for the broker it copies from, and the copying broker's live heap after
-     * the window. With {@code scale.profile=true} and a {@code recordings} directory, both brokers run under the
-     * Flight Recorder for the window ({@code profile}, {@code source_profile}; its overhead is in the CPU figures).
+     * Idle cost: after {@code scale.settle.s}, the copying brokers' CPU time over the window divided by the window
+     * (in thousandths of a core), the same for the brokers they copy from, and the copying brokers' live heap after
+     * the window (their sum; each after a forced full GC). With {@code scale.profile=true} and a {@code recordings}
+     * directory, the first broker of each side runs under the Flight Recorder for the window ({@code profile},
+     * {@code source_profile}; its overhead is in the CPU figures).
      */
-    private Map<String, Object> idle(String at, KafkaNode copier, KafkaNode from, Path recordings) throws IOException {
+    private Map<String, Object> idle(String at, List<KafkaNode> copiers, List<KafkaNode> from, Path recordings) throws IOException {
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
         Bench.log(at + "idle for " + idleSec + " s");
         boolean profiling = profile && recordings != null;
         if (profiling) {
             Files.createDirectories(recordings);
         }
+        KafkaNode copier = copiers.get(0);
+        KafkaNode source = from.get(0);
         boolean copierProfiled = profiling && Profiler.start(copier.pid());
-        boolean sourceProfiled = profiling && Profiler.start(from.pid());
-        double cpu0 = copier.cpuSeconds();
-        double fromCpu0 = from.cpuSeconds();
+        boolean sourceProfiled = profiling && Profiler.start(source.pid());
+        double cpu0 = cpuSeconds(copiers);
+        double fromCpu0 = cpuSeconds(from);
         long t0 = System.nanoTime();
         Bench.sleep(TimeUnit.SECONDS.toMillis(idleSec));
         double sec = seconds(t0);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("window_s", sec);
         // In thousandths of a core: an idle broker's share of one is small.
-        m.put("millicores", Bench.round((copier.cpuSeconds() - cpu0) / sec * 1000));
-        m.put("source_millicores", Bench.round((from.cpuSeconds() - fromCpu0) / sec * 1000));
+        m.put("millicores", Bench.round((cpuSeconds(copiers) - cpu0) / sec * 1000));
+        m.put("source_millicores", Bench.round((cpuSeconds(from) - fromCpu0) / sec * 1000));
         if (copierProfiled) {
             m.put("profile", Profiler.stop(copier.pid(), recordings.resolve("idle-copier.jfr")));
         }
         if (sourceProfiled) {
-            m.put("source_profile", Profiler.stop(from.pid(), recordings.resolve("idle-source.jfr")));
+            m.put("source_profile", Profiler.stop(source.pid(), recordings.resolve("idle-source.jfr")));
         }
-        m.put("heap_after_full_gc_MiB", GcLog.heapAfterFullGc(copier.pid(), copier.gcLog()));
+        Double heap = 0.0;
+        for (KafkaNode node : copiers) {
+            Double one = GcLog.heapAfterFullGc(node.pid(), node.gcLog());
+            heap = heap == null || one == null ? null : heap + one;
+        }
+        m.put("heap_after_full_gc_MiB", heap == null ? null : Bench.round(heap));
         Bench.log(at + "idle: millicores " + m.get("millicores") + ", source " + m.get("source_millicores")
             + ", heap after full GC " + m.get("heap_after_full_gc_MiB") + " MiB");
         return m;
+    }
+
+    private static double cpuSeconds(List<KafkaNode> nodes) {
+        return nodes.stream().mapToDouble(KafkaNode::cpuSeconds).sum();
     }
 
     /**
@@ -461,11 +489,15 @@ final class Scale {
      */
     private void pausedSourceWindow(String at, Path dir, BenchCluster source, BenchCluster dest, Map<String, Object> res)
             throws IOException, InterruptedException {
-        source.node(1).pause(true);
+        for (KafkaNode broker : source.brokers()) {
+            broker.pause(true);
+        }
         try {
-            res.put("produce_with_mirror_source_paused", produce(at, "next to the mirror partitions, the source broker paused", dir, dest));
+            res.put("produce_with_mirror_source_paused", produce(at, "next to the mirror partitions, the source brokers paused", dir, dest));
         } finally {
-            source.node(1).pause(false);
+            for (KafkaNode broker : source.brokers()) {
+                broker.pause(false);
+            }
         }
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
     }
@@ -515,10 +547,12 @@ final class Scale {
      */
     private double awaitLogs(BenchCluster dest, ScaleLayout layout, long startNanos) {
         Set<String> topics = Set.copyOf(layout.topicNames());
+        List<Integer> brokerIds = dest.brokers().stream().map(n -> n.nodeId).toList();
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline) {
             try {
-                long created = dest.admin().describeLogDirs(List.of(1)).allDescriptions().get(60, TimeUnit.SECONDS).get(1).values().stream()
+                long created = dest.admin().describeLogDirs(brokerIds).allDescriptions().get(60, TimeUnit.SECONDS).values().stream()
+                    .flatMap(dirs -> dirs.values().stream())
                     .flatMap(dir -> dir.replicaInfos().keySet().stream()).filter(tp -> topics.contains(tp.topic())).count();
                 if (created >= layout.partitions()) {
                     return seconds(startNanos);
@@ -559,11 +593,11 @@ final class Scale {
     }
 
     /**
-     * Creates the layout's topics with every partition on {@code replicas} (the first leads), in requests of at most
+     * Creates the layout's topics with partition p on {@code replicas.apply(p)} (the first leads), in requests of at most
      * {@link #PARTITIONS_PER_REQUEST} partitions: whole topics while they fit, then a bigger topic's further partitions
      * by growing it.
      */
-    static void createTopics(Admin admin, ScaleLayout layout, List<Integer> replicas) throws Exception {
+    static void createTopics(Admin admin, ScaleLayout layout, IntFunction<List<Integer>> replicas) throws Exception {
         int first = Math.min(layout.partitionsPerTopic(), PARTITIONS_PER_REQUEST);
         List<NewTopic> batch = new ArrayList<>();
         for (String topic : layout.topicNames()) {
@@ -573,7 +607,7 @@ final class Scale {
             }
             Map<Integer, List<Integer>> assignment = new HashMap<>();
             for (int p = 0; p < first; p++) {
-                assignment.put(p, replicas);
+                assignment.put(p, replicas.apply(p));
             }
             batch.add(new NewTopic(topic, assignment));
         }
@@ -582,7 +616,7 @@ final class Scale {
             for (int n = first; n < layout.partitionsPerTopic(); n += PARTITIONS_PER_REQUEST) {
                 int to = Math.min(layout.partitionsPerTopic(), n + PARTITIONS_PER_REQUEST);
                 admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(to,
-                    Collections.nCopies(to - n, replicas)))).all().get(120, TimeUnit.SECONDS);
+                    IntStream.range(n, to).mapToObj(replicas).toList()))).all().get(120, TimeUnit.SECONDS);
             }
         }
     }

@@ -104,10 +104,10 @@ final class SourceLinks implements AutoCloseable {
     List<BenchCluster.Listener> listeners() {
         List<BenchCluster.Listener> listeners = new ArrayList<>();
         if (proxy != null) {
-            listeners.add(new BenchCluster.Listener(WAN_LISTENER, "PLAINTEXT", wanPort, proxy.address().getPort()));
+            listeners.add(new BenchCluster.Listener(1, WAN_LISTENER, "PLAINTEXT", wanPort, proxy.address().getPort()));
         }
         if (keystore != null) {
-            listeners.add(new BenchCluster.Listener(TLS_LISTENER, "SSL", tlsPort, tlsPort));
+            listeners.add(new BenchCluster.Listener(1, TLS_LISTENER, "SSL", tlsPort, tlsPort));
         }
         return listeners;
     }

@@ -59,10 +59,11 @@ class ScaleTest {
     @Test
     void limitsNameWhatToRaise() {
         assertEquals(List.of(), Scale.limitProblems(10000, 20000, 65530));
+        assertEquals(List.of(), Scale.limitProblems(16667, 20000, 65530), "50,000 partitions on three brokers fit here");
         assertEquals(List.of(), Scale.limitProblems(10000, -1, -1), "unknown limits are not checked");
         List<String> problems = Scale.limitProblems(10000, 4096, 20000);
         assertEquals(2, problems.size());
-        assertTrue(problems.get(0).contains("ulimit -n") && problems.get(0).contains("15000"), problems.get(0));
+        assertTrue(problems.get(0).contains("ulimit -n") && problems.get(0).contains("11000"), problems.get(0));
         assertTrue(problems.get(1).contains("vm.max_map_count") && problems.get(1).contains("25000"), problems.get(1));
     }
 
