@@ -28,6 +28,8 @@
 #   mirror part only: --scale.parts=mirror), scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
 #   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
+#   scale.histogram false (true: a class histogram of the copying broker's live heap at the end of that window, the
+#   largest classes in the results, the whole histogram in the work directory),
 #   scale.parts mirror,replication (either alone to run one), scale.windows true (false: no idle and produce windows,
 #   only the start, the flap and the stop), scale.flap.s 60 (the link flap after the windows: the mirror reads the source
 #   through a proxy that then forwards nothing for that long, connections kept open; 0 for no flap and no proxy),

@@ -78,29 +78,23 @@ final class LinkFlap implements AutoCloseable {
      */
     record Counts(int partitions, int unavailable, int failed, int healthy) {
         static Counts of(ClusterMirrorDescription d, Map<TopicPartition, Long> targets) {
-            int partitions = 0;
-            int unavailable = 0;
-            int failed = 0;
-            int healthy = 0;
-            String unavailablePrefix = MirrorError.SOURCE_UNAVAILABLE.name();
+            Counts sum = new Counts(0, 0, 0, 0);
             for (MirrorTopicDescription t : d.topics()) {
                 for (MirrorPartitionDescription p : t.partitions()) {
-                    partitions++;
-                    if (p.lastError() != null && p.lastError().startsWith(unavailablePrefix)) {
-                        unavailable++;
-                    }
-                    if (p.state() == PartitionState.FAILED) {
-                        failed++;
-                    }
-                    Long target = targets.get(new TopicPartition(t.topic(), p.partition()));
-                    if (p.state() == PartitionState.MIRRORING && p.lastError() == null
-                        && p.sourceEndOffset() != MirrorPartitionDescription.UNKNOWN
-                        && target != null && p.destinationEndOffset() >= target) {
-                        healthy++;
-                    }
+                    Counts one = of(p, targets.get(new TopicPartition(t.topic(), p.partition())));
+                    sum = new Counts(sum.partitions + 1, sum.unavailable + one.unavailable, sum.failed + one.failed,
+                        sum.healthy + one.healthy);
                 }
             }
-            return new Counts(partitions, unavailable, failed, healthy);
+            return sum;
+        }
+
+        /** One partition's counts (each 0 or 1) against its {@code target} end offset (null: never healthy). */
+        static Counts of(MirrorPartitionDescription p, Long target) {
+            boolean unavailable = p.lastError() != null && p.lastError().startsWith(MirrorError.SOURCE_UNAVAILABLE.name());
+            boolean healthy = p.state() == PartitionState.MIRRORING && p.lastError() == null
+                && p.sourceEndOffset() != MirrorPartitionDescription.UNKNOWN && target != null && p.destinationEndOffset() >= target;
+            return new Counts(1, unavailable ? 1 : 0, p.state() == PartitionState.FAILED ? 1 : 0, healthy ? 1 : 0);
         }
     }
 
@@ -141,7 +135,7 @@ final class LinkFlap implements AutoCloseable {
     private int outage(ClusterMirrorAdmin cm, String mirror, int partitions, Map<TopicPartition, Long> targets, long outageMs,
                        Map<String, Object> r) {
         long stalled = System.nanoTime();
-        proxies.values().forEach(FaultProxy::stall);
+        silence();
         Double allUnavailable = null;
         int failedMost = 0;
         while (elapsedMs(stalled) < outageMs) {
@@ -169,7 +163,7 @@ final class LinkFlap implements AutoCloseable {
         double destCpu = destination.brokerCpuSeconds();
         double sourceCpu = source.brokerCpuSeconds();
         long back = System.nanoTime();
-        proxies.values().forEach(FaultProxy::pass);
+        restore();
         long busiestSecond = 0;
         long lastTotal = total(atReturn);
         int failedMost = 0;
@@ -200,6 +194,16 @@ final class LinkFlap implements AutoCloseable {
         r.put("reconnect_destination_millicores", Bench.round((destination.brokerCpuSeconds() - destCpu) / reconnectSec * 1000));
         r.put("reconnect_source_millicores", Bench.round((source.brokerCpuSeconds() - sourceCpu) / reconnectSec * 1000));
         return c;
+    }
+
+    /** Silences every proxy: the source unreachable for the mirror, its connections kept open. */
+    void silence() {
+        proxies.values().forEach(FaultProxy::stall);
+    }
+
+    /** Lets every proxy pass again. */
+    void restore() {
+        proxies.values().forEach(FaultProxy::pass);
     }
 
     /** The mirror's counts, or null if describe failed this time (the next poll asks again). */

@@ -118,6 +118,7 @@ final class Report {
         if (layouts.stream().anyMatch(l -> Bench.get(l, "mirror", "flap") != null)) {
             flapRows(sb, layouts);
         }
+        outageRows(sb, layouts);
         scaleRow(sb, layouts, "idle CPU, destination broker, millicores", "mirror", "idle", "millicores");
         scaleRow(sb, layouts, "idle CPU, Kafka follower broker, millicores", "replication", "idle", "millicores");
         ratioRow(sb, layouts, "idle CPU mirror / follower (target <= 1.5)", "idle_cpu_mirror_over_follower");
@@ -162,6 +163,42 @@ final class Report {
         sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
             .append(r.get("loadavg_end")).append(".\n");
         return sb.toString();
+    }
+
+    /**
+     * The outage catch-up's figures ({@link OutageCatchUp}), if it ran: per throttle setting of the mirror, then Kafka's
+     * follower catching up the same backlog.
+     */
+    @SuppressWarnings("unchecked")
+    private static void outageRows(StringBuilder sb, List<Map<String, Object>> layouts) {
+        List<String> keys = layouts.stream().map(l -> l.get("outage")).filter(o -> o instanceof Map).flatMap(o -> ((Map<String, Object>) o)
+            .keySet().stream()).filter(k -> k.startsWith("mirror")).distinct().toList();
+        for (String key : keys) {
+            String who = key.equals("mirror") ? "outage, mirror"
+                : "outage, mirror throttled to " + key.substring("mirror_throttled_".length()) + " MB/s";
+            scaleRow(sb, layouts, who + ": the source silent while the backlog was written, s", "outage", key, "outage_s");
+            scaleRow(sb, layouts, who + ": return to RPO zero on every partition, s", "outage", key, "seconds_to_rpo_zero");
+            scaleRow(sb, layouts, who + ": catch-up, payload MiB/s", "outage", key, "catch_up_payload_MBps");
+            nestedRatioRow(sb, layouts, who + ": catch-up / Kafka follower's", key + "_catch_up_over_follower");
+            scaleRow(sb, layouts, who + ": produce p99 ms, no catch-up", "outage", key, "produce_without_catch_up", "produce_p99_ms");
+            scaleRow(sb, layouts, who + ": produce p99 ms, during the catch-up", "outage", key, "produce_during_catch_up", "produce_p99_ms");
+            nestedRatioRow(sb, layouts, who + ": produce p99 during / without (target <= 1.5)", key + "_produce_p99_during_over_before");
+        }
+        if (!keys.isEmpty()) {
+            scaleRow(sb, layouts, "outage, Kafka follower: reassignment to in sync, s", "outage", "follower", "seconds_to_in_sync");
+            scaleRow(sb, layouts, "outage, Kafka follower: catch-up, payload MiB/s", "outage", "follower", "catch_up_payload_MBps");
+            scaleRow(sb, layouts, "outage, Kafka follower: produce p99 ms, no catch-up", "outage", "follower", "produce_without_catch_up",
+                "produce_p99_ms");
+            scaleRow(sb, layouts, "outage, Kafka follower: produce p99 ms, during the catch-up", "outage", "follower",
+                "produce_during_catch_up", "produce_p99_ms");
+            nestedRatioRow(sb, layouts, "outage, Kafka follower: produce p99 during / without", "follower_produce_p99_during_over_before");
+        }
+    }
+
+    private static void nestedRatioRow(StringBuilder sb, List<Map<String, Object>> layouts, String name, String key) {
+        sb.append("| ").append(name).append(" |");
+        layouts.forEach(l -> sb.append(" ").append(times(Bench.get(l, "ratios", "outage", key))).append(" |"));
+        sb.append("\n");
     }
 
     /** The link flap's figures ({@link LinkFlap}): the outage, the return, and how hard the mirror knocks meanwhile. */

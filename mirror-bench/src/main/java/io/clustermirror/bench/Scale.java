@@ -86,7 +86,11 @@ final class Scale {
     static final int SPARE_FILES = 1000;
     /** Memory maps a broker needs besides two per partition (offset and time index): the JVM's own. */
     static final int SPARE_MAPS = 5000;
-    private static final List<String> PARTS = List.of("mirror", "replication");
+    private static final List<String> PARTS = List.of("mirror", "replication", "outage");
+    /** The parts a run has unless {@code scale.parts} says otherwise: the outage catch-up is a run of its own. */
+    private static final List<String> DEFAULT_PARTS = List.of("mirror", "replication");
+    /** The largest classes a heap histogram's summary keeps. */
+    private static final int HISTOGRAM_CLASSES = 30;
 
     private final Path home;
     private final Path work;
@@ -106,6 +110,11 @@ final class Scale {
     private final boolean pauseSource;
     /** Whether the idle windows next to the mirror's and the follower's partitions run under the Flight Recorder. */
     private final boolean profile;
+    /**
+     * Whether the idle windows next to the mirror's and the follower's partitions end with a class histogram of the
+     * copying broker's live heap ({@link HeapHistogram}, {@code scale.histogram}).
+     */
+    private final boolean histogram;
     /** The parts each repeat runs, in {@link #PARTS}' order ({@code scale.parts}). */
     private final List<String> parts;
     /**
@@ -118,6 +127,8 @@ final class Scale {
      * through a proxy ({@link LinkFlap}), and the flap runs after the windows, before {@code --stop}.
      */
     private final long flapMs;
+    /** The outage catch-up, if {@code scale.parts} names it. */
+    private final OutageCatchUp outage;
     /** Mirror configs given as {@code scale.mirror.*} options ({@code scale.mirror.fetch.max.wait.ms=2000}); none by default. */
     private final Map<String, String> mirrorConfig = new TreeMap<>();
 
@@ -140,7 +151,8 @@ final class Scale {
         codec = o.getOrDefault("scale.codec", "lz4");
         pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
         profile = Boolean.parseBoolean(o.getOrDefault("scale.profile", "false"));
-        List<String> asked = List.of(o.getOrDefault("scale.parts", String.join(",", PARTS)).split(","));
+        histogram = Boolean.parseBoolean(o.getOrDefault("scale.histogram", "false"));
+        List<String> asked = List.of(o.getOrDefault("scale.parts", String.join(",", DEFAULT_PARTS)).split(","));
         if (asked.isEmpty() || !PARTS.containsAll(asked)) {
             throw new IllegalArgumentException("scale.parts takes some of " + PARTS + ", not " + asked);
         }
@@ -152,15 +164,24 @@ final class Scale {
                 mirrorConfig.put(k.substring("scale.".length()), v);
             }
         });
+        outage = parts.contains("outage") ? new OutageCatchUp(home, classpath, codec, timeoutMs, produceRate, o) : null;
+        refuseInconsistentOptions();
+    }
+
+    /** Fails on options that cannot run together, naming the fix. */
+    private void refuseInconsistentOptions() {
         if (layouts.isEmpty()) {
             throw new IllegalArgumentException("no scale layout: give scale.partitions and/or scale.layout");
         }
         if (brokers < 1) {
             throw new IllegalArgumentException("scale.brokers must be at least 1, not " + brokers);
         }
-        if (brokers > 1 && parts.contains("replication")) {
-            throw new IllegalArgumentException("scale.brokers=" + brokers + " runs the mirror part only (Kafka's followers are "
-                + "measured on one broker): add --scale.parts=mirror");
+        if (brokers > 1 && !parts.equals(List.of("mirror"))) {
+            throw new IllegalArgumentException("scale.brokers=" + brokers + " runs the mirror part only (Kafka's followers and "
+                + "the outage catch-up are measured on one broker): add --scale.parts=mirror");
+        }
+        if (outage != null && flapMs == 0) {
+            throw new IllegalArgumentException("scale.parts=outage cuts the link through the flap's proxy: leave scale.flap.s above 0");
         }
         if (repeats < 1) {
             throw new IllegalArgumentException("scale.repeats must be at least 1, not " + repeats);
@@ -240,6 +261,9 @@ final class Scale {
         setup.put("mirror_config", mirrorConfig.isEmpty()
             ? "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)" : mirrorConfig);
         setup.put("profile", profile);
+        if (outage != null) {
+            setup.put("outage", outage.setup());
+        }
         setup.put("flap", flapMs == 0 ? "none" : "the source silent for " + flapMs / 1000 + " s (a proxy that forwards nothing, "
             + "connections kept open), the mirror reading the source through that proxy in every phase");
         setup.put("settle_s", settleSec);
@@ -285,6 +309,9 @@ final class Scale {
             Bench.log(at + "creating " + layout.topics() + " topic(s), " + layout.partitions() + " partitions, on the source");
             // Partition p on broker p mod brokers: an equal share each.
             createTopics(source.admin(), layout, p -> List.of(p % brokers + 1));
+            // The brokers create the logs after the controller answered: a write to a log not there yet waits, and at
+            // 50,000 partitions longer than a producer's delivery timeout.
+            Bench.log(String.format("%severy source log created after %.1f s", at, awaitLogs(source, layout, System.nanoTime())));
             long records = (long) recordsPerPartition * layout.partitions();
             Bench.preload(source.bootstrap(), codec, layout.topicPartitions(), records);
             Map<TopicPartition, Long> targets = endOffsets(source.admin(), layout);
@@ -292,8 +319,11 @@ final class Scale {
             for (int rep = 1; rep <= repeats; rep++) {
                 for (String part : parts) {
                     Bench.log(at + "repeat " + rep + " of " + repeats + ": " + part);
-                    runs.get(part).add(part.equals("mirror") ? mirror(dir, "mirror-r" + rep, source, flap, layout, targets)
-                        : replication(dir, "replication-r" + rep, layout));
+                    runs.get(part).add(switch (part) {
+                        case "mirror" -> mirror(dir, "mirror-r" + rep, source, flap, layout, targets);
+                        case "replication" -> replication(dir, "replication-r" + rep, layout);
+                        default -> outage.run(dir, "outage-r" + rep, source, flap, layout);
+                    });
                 }
             }
         } catch (Exception e) {
@@ -320,6 +350,11 @@ final class Scale {
             Bench.get(res, "mirror", "produce_after_stop", "produce_p99_ms"), without));
         ratios.put("produce_p99_next_to_followers_over_without_mirror", ratio(
             Bench.get(res, "replication", "produce_next_to_followers", "produce_p99_ms"), without));
+        if (outage != null && res.get("outage") instanceof Map<?, ?> o) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> aggregated = (Map<String, Object>) o;
+            ratios.put("outage", outage.ratios(aggregated));
+        }
         res.put("ratios", ratios);
         Bench.discardWork(dir);
         return res;
@@ -442,7 +477,7 @@ final class Scale {
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
         Bench.log(at + "idle for " + idleSec + " s");
         boolean profiling = profile && recordings != null;
-        if (profiling) {
+        if (profiling || histogram && recordings != null) {
             Files.createDirectories(recordings);
         }
         KafkaNode copier = copiers.get(0);
@@ -471,6 +506,9 @@ final class Scale {
             heap = heap == null || one == null ? null : heap + one;
         }
         m.put("heap_after_full_gc_MiB", heap == null ? null : Bench.round(heap));
+        if (histogram && recordings != null) {
+            m.put("histogram", HeapHistogram.take(copier.pid(), recordings.resolve("idle-copier-histogram.txt"), HISTOGRAM_CLASSES));
+        }
         Bench.log(at + "idle: millicores " + m.get("millicores") + ", source " + m.get("source_millicores")
             + ", heap after full GC " + m.get("heap_after_full_gc_MiB") + " MiB");
         return m;
@@ -542,16 +580,16 @@ final class Scale {
     }
 
     /**
-     * Polls the destination broker's log directories (every second, a light request next to describe's) until it holds
-     * a log of every partition of the layout; returns the seconds since the start.
+     * Polls the brokers' log directories (every second, a light request next to describe's) until they hold a log of
+     * every partition of the layout; returns the seconds since the start.
      */
-    private double awaitLogs(BenchCluster dest, ScaleLayout layout, long startNanos) {
+    private double awaitLogs(BenchCluster cluster, ScaleLayout layout, long startNanos) {
         Set<String> topics = Set.copyOf(layout.topicNames());
-        List<Integer> brokerIds = dest.brokers().stream().map(n -> n.nodeId).toList();
+        List<Integer> brokerIds = cluster.brokers().stream().map(n -> n.nodeId).toList();
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline) {
             try {
-                long created = dest.admin().describeLogDirs(brokerIds).allDescriptions().get(60, TimeUnit.SECONDS).values().stream()
+                long created = cluster.admin().describeLogDirs(brokerIds).allDescriptions().get(60, TimeUnit.SECONDS).values().stream()
                     .flatMap(dirs -> dirs.values().stream())
                     .flatMap(dir -> dir.replicaInfos().keySet().stream()).filter(tp -> topics.contains(tp.topic())).count();
                 if (created >= layout.partitions()) {
@@ -565,7 +603,7 @@ final class Scale {
             }
             Bench.sleep(1000);
         }
-        throw new IllegalStateException(layout + ": the destination did not create every log within " + timeoutMs / 1000 + " s");
+        throw new IllegalStateException(layout + ": the " + cluster.name + " cluster did not create every log within " + timeoutMs / 1000 + " s");
     }
 
     /** Polls until every partition of the layout has two in-sync replicas; returns the seconds since the start. */
@@ -621,7 +659,8 @@ final class Scale {
         }
     }
 
-    private static Map<TopicPartition, Long> endOffsets(Admin admin, ScaleLayout layout) throws Exception {
+    /** The end offsets of the layout's partitions. */
+    static Map<TopicPartition, Long> endOffsets(Admin admin, ScaleLayout layout) throws Exception {
         Map<TopicPartition, OffsetSpec> req = new HashMap<>();
         layout.topicPartitions().forEach(tp -> req.put(tp, OffsetSpec.latest()));
         Map<TopicPartition, Long> out = new HashMap<>();
