@@ -11,8 +11,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +28,12 @@ import java.util.function.Consumer;
  * a fetcher), and only then reported.
  */
 final class FetchedPartitions implements AutoCloseable {
+    /** How many partitions a summary line names before it counts the rest. */
+    static final int PARTITIONS_NAMED = 5;
+
     private final Map<TopicPartition, PartitionFetchState> partitions = new ConcurrentHashMap<>();
+    /** Partitions whose fetching worked again since the last {@link #reportUnavailable} pass, which logs them as one line. */
+    private final Queue<TopicPartition> availableAgain = new ConcurrentLinkedQueue<>();
     private final FetcherMetrics metrics;
     private final FetchListener listener;
     private final Logger log;
@@ -71,12 +79,12 @@ final class FetchedPartitions implements AutoCloseable {
         }
     }
 
-    /** True while {@code st} is the fetched incarnation of its partition. */
     /** The partition's fetch state, or null when it is not fetched. */
     PartitionFetchState get(TopicPartition tp) {
         return partitions.get(tp);
     }
 
+    /** True while {@code st} is the fetched incarnation of its partition. */
     boolean isCurrent(PartitionFetchState st) {
         return !st.removed && partitions.get(st.tp) == st;
     }
@@ -147,8 +155,20 @@ final class FetchedPartitions implements AutoCloseable {
      * Tells the listener about every fetched partition with no successful fetch for {@code afterMs}, once until a fetch
      * succeeds again ({@link #fetched}). A partition its fetcher holds back after an answer of the source (a backoff
      * after an error or an oversized batch) is not unavailable: the time counts from the end of the backoff.
+     *
+     * <p>The log gets one line per pass for the partitions newly unavailable and one for those available again since the
+     * last pass, not one per partition: a link outage of 50,000 partitions is one event for an operator, not 50,000.
      */
     void reportUnavailable(long nowMs, long afterMs) {
+        List<TopicPartition> back = new ArrayList<>();
+        for (TopicPartition tp; (tp = availableAgain.poll()) != null; ) {
+            back.add(tp);
+        }
+        if (!back.isEmpty()) {
+            log.info("Fetching from the source works again for {} mirror partition(s): {}", back.size(),
+                summary(back.stream().map(TopicPartition::toString).toList()));
+        }
+        List<String> reports = new ArrayList<>();
         for (PartitionFetchState st : partitions.values()) {
             if (st.unavailableReported || !quietFor(st, nowMs, afterMs)) {
                 continue;
@@ -161,13 +181,23 @@ final class FetchedPartitions implements AutoCloseable {
                     String problem = st.sourceProblem;
                     String report = "no fetch of " + st.tp + " from the source succeeded for " + (nowMs - sinceMs) / 1000
                         + " s (since " + Instant.ofEpochMilli(sinceMs) + ")" + (problem == null ? "" : ": " + problem);
-                    log.warn("Source unavailable: {}", report);
+                    log.debug("Source unavailable: {}", report);
+                    reports.add(report);
                     listener.onSourceUnavailable(st.tp, report);
                 }
             } finally {
                 st.lock.unlock();
             }
         }
+        if (!reports.isEmpty()) {
+            log.warn("Source unavailable for {} mirror partition(s): {}", reports.size(), summary(reports));
+        }
+    }
+
+    /** The first {@link #PARTITIONS_NAMED} of {@code items}, then how many more there are. */
+    static String summary(List<String> items) {
+        String named = String.join("; ", items.subList(0, Math.min(PARTITIONS_NAMED, items.size())));
+        return items.size() <= PARTITIONS_NAMED ? named : named + "; and " + (items.size() - PARTITIONS_NAMED) + " more";
     }
 
     private static boolean quietFor(PartitionFetchState st, long nowMs, long afterMs) {
@@ -185,7 +215,8 @@ final class FetchedPartitions implements AutoCloseable {
         try {
             if (st.unavailableReported && isCurrent(st)) {
                 st.unavailableReported = false;
-                log.info("Fetching {} from the source works again", st.tp);
+                log.debug("Fetching {} from the source works again", st.tp);
+                availableAgain.add(st.tp);
                 listener.onSourceAvailable(st.tp);
             }
         } finally {

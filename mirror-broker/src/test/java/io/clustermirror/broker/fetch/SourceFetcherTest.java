@@ -202,6 +202,14 @@ class SourceFetcherTest {
         assertEquals(0L, unavailablePartitions());
     }
 
+    @Test
+    void theLogSummaryNamesTheFirstPartitionsAndCountsTheRest() {
+        assertEquals("t-0; t-1", FetchedPartitions.summary(List.of("t-0", "t-1")));
+        List<String> seven = List.of("t-0", "t-1", "t-2", "t-3", "t-4", "t-5", "t-6");
+        assertEquals("t-0; t-1; t-2; t-3; t-4; and 2 more", FetchedPartitions.summary(seven));
+        assertEquals(FetchedPartitions.PARTITIONS_NAMED, FetchedPartitions.summary(seven.subList(0, 5)).split("; ").length);
+    }
+
     private Object unavailablePartitions() {
         return metrics.metric(metrics.metricName("partitions-source-unavailable", FetcherMetrics.GROUP, Map.of("mirror", "m")))
             .metricValue();
