@@ -183,6 +183,7 @@ final class OutageCatchUp {
         Map<String, Object> res = new LinkedHashMap<>();
         try (BenchCluster c = BenchCluster.start(home, dir, run, 2, Scale.BROKER_CONFIG)) {
             Scale.createTopics(c.admin(), layout, p -> List.of(2));
+            Scale.awaitLogs(c, layout, System.nanoTime(), timeoutMs);
             c.admin().createTopics(List.of(new NewTopic(Scale.PROBE_TOPIC, Map.of(0, List.of(1))))).all().get(60, TimeUnit.SECONDS);
             Bench.log(at + "produce latency on node 1 before it follows anything");
             res.put("produce_without_catch_up", probe(dir.resolve(run).resolve("probe-before"), c));

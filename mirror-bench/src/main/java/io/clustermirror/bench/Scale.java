@@ -311,7 +311,7 @@ final class Scale {
             createTopics(source.admin(), layout, p -> List.of(p % brokers + 1));
             // The brokers create the logs after the controller answered: a write to a log not there yet waits, and at
             // 50,000 partitions longer than a producer's delivery timeout.
-            Bench.log(String.format("%severy source log created after %.1f s", at, awaitLogs(source, layout, System.nanoTime())));
+            Bench.log(String.format("%severy source log created after %.1f s", at, awaitLogs(source, layout, System.nanoTime(), timeoutMs)));
             long records = (long) recordsPerPartition * layout.partitions();
             Bench.preload(source.bootstrap(), codec, layout.topicPartitions(), records);
             Map<TopicPartition, Long> targets = endOffsets(source.admin(), layout);
@@ -385,7 +385,7 @@ final class Scale {
                 // creates the (empty) destination topics first, and --start takes them as they are.
                 long ahead = System.nanoTime();
                 createTopics(dest.admin(), layout, p -> List.of(p % brokers + 1));
-                res.put("seconds_destination_topics_created_ahead", awaitLogs(dest, layout, ahead));
+                res.put("seconds_destination_topics_created_ahead", awaitLogs(dest, layout, ahead, timeoutMs));
                 Bench.log(at + "destination topics created ahead at replication factor 1 in "
                     + res.get("seconds_destination_topics_created_ahead") + " s");
             }
@@ -393,7 +393,7 @@ final class Scale {
             MirrorTopicsOptions options = new MirrorTopicsOptions().timeoutMs((int) timeoutMs);
             long start = System.nanoTime();
             long startedAt = start;
-            CompletableFuture<Double> logsCreated = CompletableFuture.supplyAsync(() -> awaitLogs(dest, layout, startedAt));
+            CompletableFuture<Double> logsCreated = CompletableFuture.supplyAsync(() -> awaitLogs(dest, layout, startedAt, timeoutMs));
             cm.startMirrorTopics(MIRROR, layout.topicNames(), List.of(), options).all()
                 .get(timeoutMs, TimeUnit.MILLISECONDS);
             double call = seconds(start);
@@ -593,7 +593,7 @@ final class Scale {
      * Polls the brokers' log directories (every second, a light request next to describe's) until they hold a log of
      * every partition of the layout; returns the seconds since the start.
      */
-    private double awaitLogs(BenchCluster cluster, ScaleLayout layout, long startNanos) {
+    static double awaitLogs(BenchCluster cluster, ScaleLayout layout, long startNanos, long timeoutMs) {
         Set<String> topics = Set.copyOf(layout.topicNames());
         List<Integer> brokerIds = cluster.brokers().stream().map(n -> n.nodeId).toList();
         long deadline = System.currentTimeMillis() + timeoutMs;
