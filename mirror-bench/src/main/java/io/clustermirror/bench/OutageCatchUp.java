@@ -8,7 +8,6 @@ import io.clustermirror.admin.MirrorTopicsOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 
 import java.io.IOException;
@@ -36,8 +35,9 @@ import java.util.concurrent.TimeoutException;
  *   silent while a producer writes {@code scale.outage.backlog.mb} MiB to the source, spread over every partition; then
  *   the link returns and, while the mirror catches up, the same client's produce latency again. Describe, polled every
  *   second, gives each partition's lag in milliseconds (the age of its oldest record not yet on the destination) and
- *   the time until every partition's is zero (RPO zero). Afterwards the source's records are deleted, so that the next
- *   run starts from empty partitions.</li>
+ *   the time until every partition's is zero (RPO zero). The next run's mirror copies the earlier backlogs as it starts,
+ *   before its own windows: deleting them instead leaves a new mirror with nothing to fetch, and its partitions at
+ *   destination end 0 below the source's log start until a record arrives.</li>
  *   <li>Follower: a fresh cluster of two brokers, every partition on node 2 holding the same backlog, then reassigned to
  *   nodes 2 and 1: node 1 catches up as Kafka's follower, and the same client measures on node 1 meanwhile. Done when
  *   no reassignment is left (each new replica joined its ISR).</li>
@@ -171,8 +171,6 @@ final class OutageCatchUp {
             Bench.log(String.format("%sRPO zero %.1f s after the return (%.0f MiB/s); produce p99 %s ms during, %s ms before",
                 at, caughtUp, Bench.get(res, "catch_up_payload_MBps"), Bench.get(res, "produce_during_catch_up", "produce_p99_ms"),
                 Bench.get(res, "produce_without_catch_up", "produce_p99_ms")));
-        } finally {
-            deleteRecords(source.admin(), layout);
         }
         Bench.discardWork(dir.resolve(run));
         return res;
@@ -282,13 +280,6 @@ final class OutageCatchUp {
         point.put("lag_ms_median", sorted.length == 0 ? null : sorted[sorted.length / 2]);
         point.put("lag_ms_max", sorted.length == 0 ? null : sorted[sorted.length - 1]);
         return point;
-    }
-
-    /** Deletes every record of the layout's source partitions, so that the next mirror starts with nothing to copy. */
-    private static void deleteRecords(Admin admin, ScaleLayout layout) throws Exception {
-        Map<TopicPartition, RecordsToDelete> all = new HashMap<>();
-        Scale.endOffsets(admin, layout).forEach((tp, end) -> all.put(tp, RecordsToDelete.beforeOffset(end)));
-        admin.deleteRecords(all).all().get(120, TimeUnit.SECONDS);
     }
 
     private void awaitNoReassignments(Admin admin) throws Exception {

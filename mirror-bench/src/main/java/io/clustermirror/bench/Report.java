@@ -105,6 +105,36 @@ final class Report {
         sb.append("\n|---|");
         layouts.forEach(l -> sb.append("---:|"));
         sb.append("\n");
+        boolean partsRan = layouts.stream().anyMatch(l -> l.get("mirror") != null || l.get("replication") != null);
+        if (partsRan) {
+            mirrorAndFollowerRows(sb, layouts);
+        }
+        outageRows(sb, layouts);
+        if (setup.get("outage") != null) {
+            sb.append("\nOutage catch-up: ").append(setup.get("outage")).append("; the mirror's destination and Kafka's follower are "
+                + "each a fresh broker; RPO zero is every partition MIRRORING at the source's end with a lag of 0 ms (describe, polled "
+                + "every second); the follower is in sync when no reassignment is left.\n");
+        }
+        if (partsRan) {
+            sb.append("\nIdle: ").append(setup.get("idle_s")).append(" s without traffic, ").append(setup.get("settle_s"))
+                .append(" s after the last partition caught up (Kafka: after creation); CPU is the broker JVM's "
+                    + "utime + stime over the window, heap is after a full GC forced at its end (jcmd GC.run). The "
+                    + "follower is node 1 (controller and broker, as the mirror's destination) following leaders on "
+                    + "node 2. Produce: ").append(setup.get("produce")).append("; every produce window follows the same settle, "
+                    + "idle window and forced GC, on the same destination broker: before --start, with the partitions "
+                    + "mirrored, after --stop; Kafka's window is on its follower node after its idle window. Mirror states come from describe, "
+                    + "polled every 500 ms.\n\n");
+        }
+        scaleProfiles(sb, layouts);
+        layouts.stream().filter(l -> l.get("error") != null).forEach(l -> sb.append("Layout ").append(l.get("layout"))
+            .append(" failed: ").append(l.get("error")).append("\n\n"));
+        sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
+            .append(r.get("loadavg_end")).append(".\n");
+        return sb.toString();
+    }
+
+    /** The rows of the mirror's and the follower's parts: start, stop, the flap, idle cost, produce latency. */
+    private static void mirrorAndFollowerRows(StringBuilder sb, List<Map<String, Object>> layouts) {
         scaleRow(sb, layouts, "--start call, s", "mirror", "start", "seconds_call");
         scaleRow(sb, layouts, "--start to every destination log created (Kafka's part), s", "mirror", "start",
             "seconds_to_destination_logs");
@@ -118,7 +148,6 @@ final class Report {
         if (layouts.stream().anyMatch(l -> Bench.get(l, "mirror", "flap") != null)) {
             flapRows(sb, layouts);
         }
-        outageRows(sb, layouts);
         scaleRow(sb, layouts, "idle CPU, destination broker, millicores", "mirror", "idle", "millicores");
         scaleRow(sb, layouts, "idle CPU, Kafka follower broker, millicores", "replication", "idle", "millicores");
         ratioRow(sb, layouts, "idle CPU mirror / follower (target <= 1.5)", "idle_cpu_mirror_over_follower");
@@ -149,20 +178,6 @@ final class Report {
             "millicores");
         scaleRow(sb, layouts, "idle CPU, destination broker after --stop, millicores", "mirror", "idle_after_stop",
             "millicores");
-        sb.append("\nIdle: ").append(setup.get("idle_s")).append(" s without traffic, ").append(setup.get("settle_s"))
-            .append(" s after the last partition caught up (Kafka: after creation); CPU is the broker JVM's "
-                + "utime + stime over the window, heap is after a full GC forced at its end (jcmd GC.run). The "
-                + "follower is node 1 (controller and broker, as the mirror's destination) following leaders on "
-                + "node 2. Produce: ").append(setup.get("produce")).append("; every produce window follows the same settle, "
-                + "idle window and forced GC, on the same destination broker: before --start, with the partitions "
-                + "mirrored, after --stop; Kafka's window is on its follower node after its idle window. Mirror states come from describe, "
-                + "polled every 500 ms.\n\n");
-        scaleProfiles(sb, layouts);
-        layouts.stream().filter(l -> l.get("error") != null).forEach(l -> sb.append("Layout ").append(l.get("layout"))
-            .append(" failed: ").append(l.get("error")).append("\n\n"));
-        sb.append("Machine: ").append(r.get("machine")).append("; load average at the end: ")
-            .append(r.get("loadavg_end")).append(".\n");
-        return sb.toString();
     }
 
     /**
