@@ -30,7 +30,9 @@
 #   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
 #   scale.histogram false (true: a class histogram of the copying broker's live heap at the end of that window, the
 #   largest classes in the results, the whole histogram in the work directory),
-#   scale.parts mirror,replication (either alone to run one), scale.windows true (false: no idle and produce windows,
+#   scale.parts mirror,replication (either alone to run one; outage, a run of its own: the outage catch-up with
+#   scale.outage.backlog.mb 4096, scale.outage.throttle.mb 0 (a list of link throttles, 0 none),
+#   scale.outage.probe.warmup.s 2 and scale.outage.probe.measure.s 10, see docs/BENCHMARK.md), scale.windows true (false: no idle and produce windows,
 #   only the start, the flap and the stop), scale.flap.s 60 (the link flap after the windows: the mirror reads the source
 #   through a proxy that then forwards nothing for that long, connections kept open; 0 for no flap and no proxy),
 #   scale.mirror.* (mirror configs: --scale.mirror.fetch.max.wait.ms=2000 sets mirror.fetch.max.wait.ms; none by default).

@@ -618,10 +618,15 @@ public final class Bench {
     }
 
     private static void awaitNoReassignments(Admin admin) throws Exception {
-        long deadline = System.currentTimeMillis() + 120_000;
+        awaitNoReassignments(admin, 120_000);
+    }
+
+    /** Waits until no partition reassignment is left (each new replica joined its ISR), at most {@code timeoutMs}. */
+    static void awaitNoReassignments(Admin admin, long timeoutMs) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
         while (!admin.listPartitionReassignments().reassignments().get(30, TimeUnit.SECONDS).isEmpty()) {
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("the reassignment back to one replica did not finish in 120 s");
+                throw new IllegalStateException("a partition reassignment did not finish in " + timeoutMs / 1000 + " s");
             }
             sleep(200);
         }

@@ -5,7 +5,6 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -161,16 +160,9 @@ final class OutageCatchUp {
                 () -> probe(dir.resolve(run).resolve("probe-during"), dest));
             List<Map<String, Object>> series = new ArrayList<>();
             awaitRpoZero(cm, layout, targets, series);
-            double caughtUp = seconds(back);
-            res.put("seconds_to_rpo_zero", caughtUp);
-            res.put("catch_up_payload_MBps", Bench.round(backlogMiB / caughtUp));
             res.put("lag_ms_at_return", series.isEmpty() ? null : series.get(0));
             res.put("rpo_series", series);
-            res.put("produce_during_catch_up", during.get(timeoutMs, TimeUnit.MILLISECONDS));
-            res.put("probe_inside_catch_up", probeInside(caughtUp));
-            Bench.log(String.format("%sRPO zero %.1f s after the return (%.0f MiB/s); produce p99 %s ms during, %s ms before",
-                at, caughtUp, Bench.get(res, "catch_up_payload_MBps"), Bench.get(res, "produce_during_catch_up", "produce_p99_ms"),
-                Bench.get(res, "produce_without_catch_up", "produce_p99_ms")));
+            caughtUp(at + "RPO zero", "seconds_to_rpo_zero", seconds(back), during, res);
         }
         Bench.discardWork(dir.resolve(run));
         return res;
@@ -194,18 +186,26 @@ final class OutageCatchUp {
             Bench.log(at + "node 1 follows every partition; catching up");
             CompletableFuture<Map<String, Object>> during = CompletableFuture.supplyAsync(
                 () -> probe(dir.resolve(run).resolve("probe-during"), c));
-            awaitNoReassignments(c.admin());
-            double caughtUp = seconds(start);
-            res.put("seconds_to_in_sync", caughtUp);
-            res.put("catch_up_payload_MBps", Bench.round(backlogMiB / caughtUp));
-            res.put("produce_during_catch_up", during.get(timeoutMs, TimeUnit.MILLISECONDS));
-            res.put("probe_inside_catch_up", probeInside(caughtUp));
-            Bench.log(String.format("%sin sync %.1f s after the reassignment (%.0f MiB/s); produce p99 %s ms during, %s ms before",
-                at, caughtUp, Bench.get(res, "catch_up_payload_MBps"), Bench.get(res, "produce_during_catch_up", "produce_p99_ms"),
-                Bench.get(res, "produce_without_catch_up", "produce_p99_ms")));
+            Bench.awaitNoReassignments(c.admin(), timeoutMs);
+            caughtUp(at + "in sync", "seconds_to_in_sync", seconds(start), during, res);
         }
         Bench.discardWork(dir.resolve(run));
         return res;
+    }
+
+    /**
+     * Records a catch-up of the backlog that took {@code seconds} (under {@code key}), its rate, and the client's window
+     * that ran meanwhile, and logs them after {@code what}.
+     */
+    private void caughtUp(String what, String key, double seconds, CompletableFuture<Map<String, Object>> during,
+                          Map<String, Object> res) throws Exception {
+        res.put(key, seconds);
+        res.put("catch_up_payload_MBps", Bench.round(backlogMiB / seconds));
+        res.put("produce_during_catch_up", during.get(timeoutMs, TimeUnit.MILLISECONDS));
+        res.put("probe_inside_catch_up", probeInside(seconds));
+        Bench.log(String.format("%s %.1f s after the catch-up began (%.0f MiB/s); produce p99 %s ms during, %s ms before", what,
+            seconds, Bench.get(res, "catch_up_payload_MBps"), Bench.get(res, "produce_during_catch_up", "produce_p99_ms"),
+            Bench.get(res, "produce_without_catch_up", "produce_p99_ms")));
     }
 
     /** Whether the client's window (after its JVMs start) ended before the catch-up did. */
@@ -280,16 +280,6 @@ final class OutageCatchUp {
         point.put("lag_ms_median", sorted.length == 0 ? null : sorted[sorted.length / 2]);
         point.put("lag_ms_max", sorted.length == 0 ? null : sorted[sorted.length - 1]);
         return point;
-    }
-
-    private void awaitNoReassignments(Admin admin) throws Exception {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (!admin.listPartitionReassignments().reassignments().get(60, TimeUnit.SECONDS).isEmpty()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("the follower did not catch up within " + timeoutMs / 1000 + " s");
-            }
-            Bench.sleep(POLL_MS);
-        }
     }
 
     private static double seconds(long startNanos) {
