@@ -317,9 +317,9 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         Selection selection = select.read(deadline);
         checkSourceConfigs(selection.image(), mirror, sourceConfigs);
         try (Admin sourceAdmin = Admin.create(clientConfigs(sourceConfigs, clientId + sourceClientSuffix))) {
+            List<PartitionCatchUp> checked = catchUp(selection.image(), mirror, selection.partitions(), sourceAdmin,
+                sourceConfigs, deadline);
             while (true) {
-                List<PartitionCatchUp> checked = catchUp(selection.image(), mirror, selection.partitions(), sourceAdmin,
-                    sourceConfigs, deadline);
                 listener.onProgress(PlannedStops.progress(checked, done));
                 List<PartitionCatchUp> behind = checked.stream().filter(done.negate()).toList();
                 if (behind.isEmpty()) {
@@ -329,7 +329,19 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                     throw notCaughtUp.apply(behind);
                 }
                 time.sleep(CATCH_UP_POLL_MS);
-                selection = select.read(deadline);
+                try {
+                    selection = select.read(deadline);
+                    checked = catchUp(selection.image(), mirror, selection.partitions(), sourceAdmin, sourceConfigs, deadline);
+                } catch (Exception e) {
+                    // A check the deadline cut short, whichever side it was waiting for, leaves the last complete check
+                    // as the answer: the wait ran out of time with these partitions behind. Reporting how the final check
+                    // failed instead would blame a cluster or the configs for the timeout the caller chose. "Cut short"
+                    // uses the loop's own measure of a deadline too close for another check.
+                    if (deadline.remainingMs(time) <= CATCH_UP_POLL_MS) {
+                        throw notCaughtUp.apply(behind);
+                    }
+                    throw e;
+                }
             }
         }
     }

@@ -4,6 +4,9 @@ import io.clustermirror.admin.ClusterMirrorAdmin;
 import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.NotCaughtUpException;
+import io.clustermirror.admin.ProgressListener;
 import io.clustermirror.common.MirrorError;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
@@ -22,6 +25,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -33,11 +37,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -80,6 +88,12 @@ class ScaleSmokeTest {
         }
     }
 
+    @BeforeAll
+    static void createTheMirror() throws Exception {
+        clusters.mirrors.createClusterMirror(MIRROR, Map.of("bootstrap.servers", "localhost:" + proxy.address().getPort()))
+            .all().get();
+    }
+
     @Test
     void manyPartitionsStartRideOutALinkFlapAndStop() throws Exception {
         ProcessCluster source = clusters.source;
@@ -90,8 +104,6 @@ class ScaleSmokeTest {
                 .all().get(60, TimeUnit.SECONDS);
         }
         writeToEveryPartition(source, 3);
-        mirrors.createClusterMirror(MIRROR, Map.of("bootstrap.servers", "localhost:" + proxy.address().getPort()))
-            .all().get();
         mirrors.startMirrorTopics(MIRROR, TOPIC_NAMES, List.of()).all().get();
         Map<TopicPartition, Long> ends = sourceEnds(source);
         awaitEvery(mirrors, "MIRRORING and caught up", d -> caughtUp(d, ends));
@@ -128,6 +140,47 @@ class ScaleSmokeTest {
         }
     }
 
+    /**
+     * A start that waits (the planned stop shares the wait) while the source falls silent after the first check: the
+     * check under way when the timeout comes cannot read the source, and the wait still answers as a timeout does,
+     * naming the partition behind at the last complete check, not "cannot read the source cluster" with a hint at its
+     * security settings. The open transaction keeps the partition behind for the whole wait.
+     */
+    @Test
+    void aWaitWhoseSourceFallsSilentNamesThePartitionsBehindAtItsTimeout() throws Exception {
+        String topic = "smoke-wait";
+        try (Admin admin = clusters.source.admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        AtomicInteger checks = new AtomicInteger();
+        ProgressListener silenceTheSourceAfterTheFirstCheck = progress -> {
+            if (checks.incrementAndGet() == 1) {
+                proxy.stall();
+            }
+        };
+        try (KafkaProducer<byte[], byte[]> open = Workloads.producer(clusters.source.bootstrapServers(),
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "smoke-wait"))) {
+            open.initTransactions();
+            open.beginTransaction();
+            Workloads.sendBatch(open, topic, 0, "open", 2);
+            try {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> clusters.mirrors.startMirrorTopics(MIRROR,
+                    List.of(topic), List.of(), new MirrorTopicsOptions().waitUntilCaughtUp(true).timeoutMs(8_000)
+                        .progressListener(silenceTheSourceAfterTheFirstCheck)).all().get());
+                NotCaughtUpException notCaughtUp = assertInstanceOf(NotCaughtUpException.class, e.getCause(), e.getCause().toString());
+                assertEquals(MirrorError.MIRROR_TOPIC_NOT_CAUGHT_UP, notCaughtUp.error());
+                assertEquals(1, checks.get(), "the check during the silence ran out of time and reported nothing");
+                assertEquals(List.of(new TopicPartition(topic, 0)), notCaughtUp.behind().stream()
+                    .map(b -> new TopicPartition(b.topic(), b.partition())).toList(), notCaughtUp.getMessage());
+                assertEquals(2, notCaughtUp.behind().get(0).sourceEndOffset(), notCaughtUp.getMessage());
+            } finally {
+                proxy.pass();
+            }
+            open.abortTransaction();
+        }
+        MirrorAssertions.awaitState(clusters.mirrors, MIRROR, topic, 1, PartitionState.MIRRORING);
+    }
+
     /** One partition as describe shows it. */
     private record Described(TopicPartition tp, MirrorPartitionDescription p) {
     }
@@ -149,10 +202,14 @@ class ScaleSmokeTest {
         }, MirrorAssertions.TIMEOUT, () -> "every one of " + PARTITIONS + " partitions " + what);
     }
 
+    /** The partitions of {@link #TOPIC_NAMES}, which the flap test mirrors. */
     private static List<Described> partitions(ClusterMirrorAdmin mirrors) throws Exception {
         ClusterMirrorDescription d = mirrors.describeClusterMirrors(List.of(MIRROR)).all().get(30, TimeUnit.SECONDS).get(MIRROR);
         List<Described> all = new ArrayList<>();
         for (MirrorTopicDescription t : d.topics()) {
+            if (!TOPIC_NAMES.contains(t.topic())) {
+                continue;
+            }
             t.partitions().forEach(p -> all.add(new Described(new TopicPartition(t.topic(), p.partition()), p)));
         }
         return all;
