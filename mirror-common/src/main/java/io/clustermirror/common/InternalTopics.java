@@ -17,6 +17,15 @@ public final class InternalTopics {
     /** Actual per-partition state, written by destination partition leaders. Compacted. */
     public static final String STATE = "__mirror_state";
     public static final int STATE_PARTITIONS = 10;
+    /**
+     * The {@code segment.bytes} of {@link #STATE}: 1 MiB, the least Kafka 4 accepts, where its default is 1 GiB. The log
+     * cleaner never compacts a partition's active segment, and every mirror partition that makes progress writes a record
+     * every few seconds, so with 1 GiB segments a reader that replays the topic from its beginning (every describe, a
+     * controller taking over) could read up to 10 GiB of superseded records: a start of 10,000 partitions and a link flap
+     * wrote 55 MB in three minutes. Small segments let the cleaner keep the topic near its live records (one of about
+     * 450 bytes per partition) plus at most this much per partition.
+     */
+    public static final int STATE_SEGMENT_BYTES = 1024 * 1024;
     /** Transactional id of the single, fenced MirrorController. */
     public static final String CONTROLLER_TRANSACTIONAL_ID = "__cluster_mirror_controller";
     /**
@@ -76,6 +85,7 @@ public final class InternalTopics {
                 TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             case STATE -> new NewTopic(STATE, STATE_PARTITIONS, rf).configs(Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                TopicConfig.SEGMENT_BYTES_CONFIG, String.valueOf(STATE_SEGMENT_BYTES),
                 TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr,
                 TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
             default -> throw new IllegalArgumentException("not an internal mirror topic: " + name);

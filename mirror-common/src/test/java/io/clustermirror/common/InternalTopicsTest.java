@@ -17,6 +17,11 @@ class InternalTopicsTest {
     }
 
     @Test
+    void theStateTopicRollsSmallSegmentsSoThatTheCleanerKeepsItNearItsLiveRecords() {
+        assertEquals("1048576", InternalTopics.newTopic(InternalTopics.STATE, 3).configs().get("segment.bytes"));
+    }
+
+    @Test
     void retentionOrUncleanElectionOnTheStateTopicsIsAMisconfiguration() {
         List<InternalTopics.Misconfiguration> problems = InternalTopics.misconfigurations(InternalTopics.STATE,
             Map.of("cleanup.policy", "compact,delete", "unclean.leader.election.enable", "true"));

@@ -126,13 +126,23 @@ class InternalStateIntegrityTest {
         assertProduceRefused();
     }
 
-    /** A retention policy on {@code __mirror_state} is reported at start, the controller does not run, topics stay read-only. */
+    /**
+     * A retention policy on {@code __mirror_state} is reported at start, the controller does not run, topics stay read-only.
+     * The same start gives a {@code __mirror_state} at the broker's segment size (as earlier versions created it) the
+     * small segments that keep a replay of it short.
+     */
     @Test
     @Order(2)
     void aWrongCleanupPolicyIsReportedAtStartAndStopsTheController() throws Exception {
         try (LogCapture logs = LogCapture.start()) {
             setStateConfig(TopicConfig.CLEANUP_POLICY_CONFIG, "compact,delete");
+            resetStateConfig(TopicConfig.SEGMENT_BYTES_CONFIG);
+            assertNotEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, stateConfig(TopicConfig.SEGMENT_BYTES_CONFIG).source());
             clusters.destination.restartBroker(broker);
+            TestUtils.waitFor(() -> String.valueOf(InternalTopics.STATE_SEGMENT_BYTES).equals(
+                    stateConfig(TopicConfig.SEGMENT_BYTES_CONFIG).value()), MirrorAssertions.TIMEOUT,
+                "the broker to set the segment size of " + InternalTopics.STATE);
+            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, stateConfig(TopicConfig.SEGMENT_BYTES_CONFIG).source());
             TestUtils.waitFor(() -> logs.lines().stream().anyMatch(l -> l.startsWith("ERROR")
                     && l.contains("internal topic __mirror_state has cleanup.policy=compact,delete")
                     && l.contains("--entity-name __mirror_state --add-config cleanup.policy=compact")),
@@ -372,6 +382,13 @@ class InternalStateIntegrityTest {
         return new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, clusters.destination.bootstrapServers(),
             ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
             new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static ConfigEntry stateConfig(String name) throws Exception {
+        ConfigResource state = new ConfigResource(ConfigResource.Type.TOPIC, InternalTopics.STATE);
+        try (Admin admin = clusters.destination.admin()) {
+            return admin.describeConfigs(List.of(state)).all().get().get(state).get(name);
+        }
     }
 
     private static void setStateConfig(String name, String value) throws Exception {

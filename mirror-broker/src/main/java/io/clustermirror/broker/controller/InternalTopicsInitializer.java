@@ -2,10 +2,12 @@ package io.clustermirror.broker.controller;
 
 import io.clustermirror.common.InternalTopics;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,9 @@ final class InternalTopicsInitializer {
         Set<String> existing = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
         List<String> found = topics.stream().filter(existing::contains).toList();
         create(admin, topics.stream().filter(t -> !existing.contains(t)).toList());
+        if (found.contains(InternalTopics.STATE)) {
+            alignStateSegmentSize(admin);
+        }
         List<InternalTopics.Misconfiguration> problems = found.isEmpty() ? List.of() : misconfigurations(admin, found);
         problems.forEach(InternalTopicsInitializer::logMisconfiguration);
         if (!problems.isEmpty()) {
@@ -63,6 +68,33 @@ final class InternalTopicsInitializer {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * Gives a {@link InternalTopics#STATE} that an earlier version created, at the broker's {@code segment.bytes}, the
+     * segment size of a new one ({@link InternalTopics#STATE_SEGMENT_BYTES}, why there). A size set on the topic itself is
+     * the operator's and stays. Best effort: the size only bounds how much a replay of the topic reads.
+     */
+    private static void alignStateSegmentSize(Admin admin) throws InterruptedException {
+        ConfigResource state = new ConfigResource(ConfigResource.Type.TOPIC, InternalTopics.STATE);
+        String segmentBytes = String.valueOf(InternalTopics.STATE_SEGMENT_BYTES);
+        try {
+            ConfigEntry entry = admin.describeConfigs(List.of(state)).all().get(30, TimeUnit.SECONDS).get(state)
+                .get(TopicConfig.SEGMENT_BYTES_CONFIG);
+            if (entry != null && entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+                return;
+            }
+            admin.incrementalAlterConfigs(Map.of(state, List.of(new AlterConfigOp(
+                new ConfigEntry(TopicConfig.SEGMENT_BYTES_CONFIG, segmentBytes), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+            log.info("Set {}={} on {} (it had {} from the broker's defaults), so that the log cleaner keeps it near its live "
+                + "records and a describe reads little more than those", TopicConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
+                InternalTopics.STATE, entry == null ? "no value" : entry.value());
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Could not set {}={} on {} ({}): until it is set, every describe reads up to a whole segment of superseded "
+                + "state records per partition; set it with: kafka-configs.sh --bootstrap-server <broker> --alter --entity-type "
+                + "topics --entity-name {} --add-config {}={}", TopicConfig.SEGMENT_BYTES_CONFIG, segmentBytes, InternalTopics.STATE,
+                e.getCause() != null ? e.getCause() : e, InternalTopics.STATE, TopicConfig.SEGMENT_BYTES_CONFIG, segmentBytes);
         }
     }
 
