@@ -103,21 +103,29 @@ class MirroringCoreTest {
             return batches.get(0).baseOffset() > 0;
         }, MirrorAssertions.TIMEOUT, "the source log cleaner did not compact 'compacted'");
 
-        // A topic whose log start offset is above 0.
-        createSourceTopic("trimmed", 2, Map.of());
+        // A topic whose log start offset is above 0: at a batch boundary, inside a batch, and past every record (a source
+        // whose records all expired; its mirror must end, and start, where the source does before any record arrives).
+        createSourceTopic("trimmed", 3, Map.of());
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of(
                 ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
              Admin admin = source.admin()) {
-            for (int p = 0; p < 2; p++) {
+            for (int p = 0; p < 3; p++) {
                 Workloads.sendBatch(producer, "trimmed", p, "t1", 10);
                 Workloads.sendBatch(producer, "trimmed", p, "t2", 10);
             }
             admin.deleteRecords(Map.of(new TopicPartition("trimmed", 0), RecordsToDelete.beforeOffset(10),
-                new TopicPartition("trimmed", 1), RecordsToDelete.beforeOffset(15))).all().get();
+                new TopicPartition("trimmed", 1), RecordsToDelete.beforeOffset(15),
+                new TopicPartition("trimmed", 2), RecordsToDelete.beforeOffset(20))).all().get();
         }
 
         startMirror("identity", "mixed", "compacted", "trimmed");
-        for (String[] t : new String[][]{{"mixed", "6"}, {"compacted", "1"}, {"trimmed", "2"}}) {
+        // trimmed-2 holds no record: caught up means its destination starts and ends at the source's 20. The next record
+        // then lands at the same offset on both sides (and gives the log comparison below something to compare).
+        MirrorAssertions.awaitCaughtUp(source, destination, "trimmed", 3);
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
+            Workloads.sendBatch(producer, "trimmed", 2, "t3", 1);
+        }
+        for (String[] t : new String[][]{{"mixed", "6"}, {"compacted", "1"}, {"trimmed", "3"}}) {
             int partitions = Integer.parseInt(t[1]);
             MirrorAssertions.awaitCaughtUp(source, destination, t[0], partitions);
             MirrorAssertions.assertIdenticalLogs(source, destination, t[0], partitions);

@@ -268,7 +268,8 @@ public final class BrokerHandle implements LocalReplicas {
     /**
      * Moves the local leader's log start offset up to {@code offset}, as a DeleteRecords would, so that the
      * destination follows the source's log start (retention, deleteRecords); followers take it from the
-     * leader's fetch responses. Kafka allows this only up to the high watermark.
+     * leader's fetch responses. Kafka allows this only up to the high watermark (an empty log whose source starts past
+     * its end: {@link #startEmptyLeaderLogAt}).
      *
      * @return true if the log start is now at least {@code offset}; false if the high watermark is still below
      *         it (call again once more was replicated)
@@ -290,6 +291,37 @@ public final class BrokerHandle implements LocalReplicas {
         }
         log.incrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
         return true;
+    }
+
+    /**
+     * Starts the local leader's log at {@code offset} if it holds no record and ends below it, as Kafka's follower starts
+     * its log when its leader's starts past its end: for a source that holds no record at or past {@code offset} either
+     * (all its records deleted), so that the destination's offsets are the source's before any record arrives. The
+     * followers do the same when they next fetch: the leader answers their offset as out of range, below its log start.
+     * Under the partition's leader/ISR write lock, re-checked, so that no append or leadership change interleaves.
+     *
+     * @return true if the log now starts at or past {@code offset}; false if it holds records below it
+     * @throws NotLeaderException if this broker is not the leader at {@code leaderEpoch}
+     */
+    public boolean startEmptyLeaderLogAt(TopicPartition partition, int leaderEpoch, long offset) throws NotLeaderException {
+        Partition p = onlinePartition(partition).orElseThrow(() -> new NotLeaderException(
+            "partition " + partition + " is not online on broker " + nodeId()));
+        java.util.concurrent.locks.ReentrantReadWriteLock leaderIsr = ServerShapes.leaderIsrUpdateLock(p);
+        leaderIsr.writeLock().lock();
+        try {
+            Optional<LocalLog> leaderLog = LocalLog.leaderOf(p);
+            if (leaderLog.isEmpty() || p.getLeaderEpoch() != leaderEpoch) {
+                throw new NotLeaderException("broker " + nodeId() + " is not the leader of " + partition + " at epoch " + leaderEpoch);
+            }
+            LocalLog log = leaderLog.get();
+            if (log.logStartOffset() != log.logEndOffset() || log.logEndOffset() >= offset) {
+                return log.logStartOffset() >= offset;
+            }
+            log.startEmptyAt(offset, leaderEpoch);
+            return true;
+        } finally {
+            leaderIsr.writeLock().unlock();
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import static io.clustermirror.common.compat.Reflection.firstMethod;
 import static io.clustermirror.common.compat.Reflection.get;
 import static io.clustermirror.common.compat.Reflection.invoke;
 import static io.clustermirror.common.compat.Reflection.method;
+import static io.clustermirror.common.compat.Reflection.methodOrNull;
 
 /**
  * A partition's local log (leader or follower replica), whatever class this Kafka gives it: {@code UnifiedLog} was the
@@ -41,6 +42,11 @@ final class LocalLog {
     private static final Method END_OFFSET_FOR_EPOCH = method(LOG, "endOffsetForEpoch", int.class);
     private static final Method INCREMENT_LOG_START_OFFSET = method(LOG, "maybeIncrementLogStartOffset", long.class,
         LogStartOffsetIncrementReason.class);
+    /** {@code truncateFullyAndStartAt(long, log start)}: a {@code scala.Option} of it on 4.0, a {@code java.util.Optional} after. */
+    private static final Method TRUNCATE_FULLY_AND_START_AT = methodOrNull(LOG, "truncateFullyAndStartAt", long.class, Optional.class) != null
+        ? method(LOG, "truncateFullyAndStartAt", long.class, Optional.class)
+        : method(LOG, "truncateFullyAndStartAt", long.class, scala.Option.class);
+    private static final Method ASSIGN_EPOCH_START_OFFSET = method(LOG, "assignEpochStartOffset", int.class, long.class);
     private static final Method PRODUCER_STATE_MANAGER = method(LOG, "producerStateManager");
     private static final Method TOPIC_ID = method(LOG, "topicId");
     private static final Field LOCK = accessibleField(LOG, "lock");
@@ -111,6 +117,19 @@ final class LocalLog {
     /** Moves the log start up to {@code offset} as a DeleteRecords does; Kafka refuses beyond the high watermark. */
     void incrementLogStartOffset(long offset, LogStartOffsetIncrementReason reason) {
         invoke(INCREMENT_LOG_START_OFFSET, log, offset, reason);
+    }
+
+    /**
+     * Empties the log and starts it at {@code offset}, as Kafka's follower does when its leader's log starts past its end:
+     * log start, log end and high watermark at {@code offset}, and the producer state reset there. Kafka clears the
+     * leader-epoch cache too; the leader's {@code leaderEpoch} is assigned again from {@code offset}, as Kafka does for a
+     * new leader at its log end.
+     */
+    void startEmptyAt(long offset, int leaderEpoch) {
+        Object logStartAtOffset = TRUNCATE_FULLY_AND_START_AT.getParameterTypes()[1] == Optional.class
+            ? Optional.empty() : scala.Option.apply(null);
+        invoke(TRUNCATE_FULLY_AND_START_AT, log, offset, logStartAtOffset);
+        invoke(ASSIGN_EPOCH_START_OFFSET, log, leaderEpoch, offset);
     }
 
     ProducerStateManager producerStateManager() {

@@ -27,6 +27,12 @@ public final class LocalLeaderAppender implements PartitionAppender {
     }
 
     @Override
+    public boolean startEmptyLogAt(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset)
+            throws NotLeaderException {
+        return broker.startEmptyLeaderLogAt(partition, destLeaderEpoch, sourceLogStartOffset);
+    }
+
+    @Override
     public void removeProducersBefore(TopicPartition partition, int destLeaderEpoch, long barrierOffset) throws NotLeaderException {
         if (broker.leaderLogState(partition).map(s -> s.leaderEpoch() != destLeaderEpoch).orElse(true)) {
             throw new NotLeaderException("broker " + broker.nodeId() + " no longer leads " + partition + " at epoch " + destLeaderEpoch);

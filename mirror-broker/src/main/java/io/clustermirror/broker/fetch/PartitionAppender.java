@@ -25,6 +25,14 @@ public interface PartitionAppender {
         throws NotLeaderException;
 
     /**
+     * Starts the destination log at the source's log start when the source holds no record at or past it (all its
+     * records deleted) and the destination holds none: its offsets are then the source's before any record arrives.
+     *
+     * @return false if the destination holds records below {@code sourceLogStartOffset}
+     */
+    boolean startEmptyLogAt(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset) throws NotLeaderException;
+
+    /**
      * A MIRROR_PID_RESET barrier from the source was just appended at {@code barrierOffset}: the producers that
      * wrote before it are gone from the source's point of view and must not fence the producers after it.
      */

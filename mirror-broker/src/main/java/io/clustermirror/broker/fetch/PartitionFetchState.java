@@ -28,6 +28,8 @@ final class PartitionFetchState {
     volatile int lastFetchedEpoch;
     /** Last source end offset seen (HW or LSO), -1 if none yet. */
     volatile long sourceEndOffset = -1;
+    /** The source's high watermark as last seen in a fetch response, -1 before the first. */
+    volatile long sourceHighWatermark = -1;
     /** The source log start offset as last seen in a fetch response, -1 before the first. */
     volatile long sourceLogStartOffset = -1;
     /** The destination leader's log start offset, as found when the partition was added and as moved since. */

@@ -307,6 +307,7 @@ final class SourceFetcher extends Thread {
         st.sourceEndOffset = sourceEnd;
         st.errorCount = 0;
         st.sourceLogStartOffset = Math.max(st.sourceLogStartOffset, pd.logStartOffset());
+        st.sourceHighWatermark = pd.highWatermark();
         if (!followSourceLogStart(st)) {
             return; // dropped or failed
         }
@@ -360,6 +361,25 @@ final class SourceFetcher extends Thread {
     }
 
     /**
+     * Moves the destination log start up to {@code target} as a DeleteRecords does, which Kafka allows up to the high
+     * watermark; or, when the source holds no record at or past {@code target} (its high watermark is there, where this
+     * partition fetches) and the destination holds none, starts the empty destination log there: a source whose records
+     * were all deleted has the same offsets on the destination before any record arrives. Call holding {@code st.lock}.
+     */
+    private boolean moveLogStart(PartitionFetchState st, long target) throws NotLeaderException {
+        PartitionAppender appender = context.appender();
+        if (appender.advanceLogStartOffset(st.tp, st.destLeaderEpoch, target)) {
+            return true;
+        }
+        if (st.sourceHighWatermark == target && st.fetchOffset == target && appender.startEmptyLogAt(st.tp, st.destLeaderEpoch, target)) {
+            log.info("{}: the source holds no record below its end {} (all deleted); the empty destination log starts there",
+                st.tp, target);
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Moves the destination log start up to the source's, as far as {@link HeldLogStarts} lets it: a move of the source's
      * log start (DeleteRecords, retention on the source) is held for the mirror's hold time from when it was first seen,
      * unless it deletes nothing here; a held move is reported to the listener. Where the destination has not replicated
@@ -381,7 +401,7 @@ final class SourceFetcher extends Thread {
             if (st.removed || assigned.get(st.tp) != st) {
                 return false;
             }
-            if (target > st.destLogStartOffset && context.appender().advanceLogStartOffset(st.tp, st.destLeaderEpoch, target)) {
+            if (target > st.destLogStartOffset && moveLogStart(st, target)) {
                 if (target > free) {
                     log.info("{}: destination log start moved from {} to {}, following the source's (its hold of {} ms passed, "
                         + "or an operator applied it)", st.tp, st.destLogStartOffset, target, settings.logStartHoldMs());

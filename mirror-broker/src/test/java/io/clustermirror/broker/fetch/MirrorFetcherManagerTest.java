@@ -177,6 +177,11 @@ class MirrorFetcherManagerTest {
         }
 
         @Override
+        public boolean startEmptyLogAt(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
+            return leaderOf(tp).startEmptyLeaderLogAt(tp, epoch, offset);
+        }
+
+        @Override
         public void removeProducersBefore(TopicPartition tp, int epoch, long barrierOffset) throws NotLeaderException {
             new LocalLeaderAppender(leaderOf(tp)).removeProducersBefore(tp, epoch, barrierOffset);
         }
@@ -197,6 +202,11 @@ class MirrorFetcherManagerTest {
             @Override
             public boolean advanceLogStartOffset(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
                 return DEST_APPENDER.advanceLogStartOffset(tp, epoch + delta, offset);
+            }
+
+            @Override
+            public boolean startEmptyLogAt(TopicPartition tp, int epoch, long offset) throws NotLeaderException {
+                return DEST_APPENDER.startEmptyLogAt(tp, epoch + delta, offset);
             }
 
             @Override

@@ -392,6 +392,29 @@ class SourceFetcherTest {
         assertEquals(List.of(), listener.held, "nothing held");
     }
 
+    /**
+     * A source whose records were all deleted (its log starts where it ends, 849) has nothing to fetch: an empty
+     * destination starts its log there at once, so that it ends where the source does before any record arrives, and a
+     * stop or a failover keeps the source's offsets. Nothing is held: the destination never had those records.
+     */
+    @Test
+    void anEmptyDestinationOfASourceWhoseRecordsWereAllDeletedStartsWhereTheSourceEnds() {
+        SourceFetcher holding = holdingFetcher();
+        appender.refuseLogStartAboveAppended = true;
+        TopicPartition tp = add(holding, 0, 849, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
+        endpoint.answer(req -> fetched(Map.of(tp, dataFrom(ByteBuffer.allocate(0), 849, 849))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 849"), appender.emptyStarts);
+        assertEquals(List.of(), appender.logStartMoves);
+        assertEquals(List.of(), listener.held, "nothing held");
+
+        // With a record at or past the source's log start, the destination appends it where it is instead.
+        TopicPartition withRecords = add(holding, 1, 10, -1, new DestinationLogStart(0L, HeldLogStarts.NONE, null), 0L);
+        endpoint.answer(req -> fetched(Map.of(withRecords, dataFrom(batch(10, 2, 1), 12, 10))));
+        holding.runOnce();
+        assertEquals(List.of(tp + " 849"), appender.emptyStarts, "only the partition with nothing to fetch");
+    }
+
     @Test
     void aNewLeaderGoesOnWithTheHoldItsPredecessorRecorded() {
         SourceFetcher holding = holdingFetcher();
@@ -564,6 +587,15 @@ class SourceFetcherTest {
                 return false;
             }
             logStartMoves.add(partition + " " + sourceLogStartOffset);
+            return true;
+        }
+
+        /** The empty logs started at an offset: "partition offset". */
+        final List<String> emptyStarts = new ArrayList<>();
+
+        @Override
+        public boolean startEmptyLogAt(TopicPartition partition, int destLeaderEpoch, long sourceLogStartOffset) {
+            emptyStarts.add(partition + " " + sourceLogStartOffset);
             return true;
         }
 
