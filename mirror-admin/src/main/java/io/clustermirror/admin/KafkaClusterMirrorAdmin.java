@@ -8,6 +8,7 @@ import io.clustermirror.admin.internals.PlannedStops;
 import io.clustermirror.admin.internals.StartPreviews;
 import io.clustermirror.admin.internals.StopPreviews;
 import io.clustermirror.admin.internals.VerificationProgress;
+import io.clustermirror.common.ChunkedListOffsets;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.ListenerProbe;
@@ -873,15 +874,15 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         if (partitions.isEmpty()) {
             return Map.of();
         }
-        ListOffsetsResult result = cluster.listOffsets(
-            partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> spec)),
+        Map<TopicPartition, KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo>> results = ChunkedListOffsets.partitionResults(
+            cluster, partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> spec, (a, b) -> a)),
             new ListOffsetsOptions(isolation).timeoutMs(deadline.remainingTimeoutMs(time)));
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             try {
                 // Bounded by the operation's deadline too: Kafka's admin client can leave a partition's result pending past
                 // the call's own timeout (seen while a destination node restarted), and describe must answer.
-                offsets.put(tp, result.partitionResult(tp).get(deadline.remainingMs(time), TimeUnit.MILLISECONDS).offset());
+                offsets.put(tp, results.get(tp).get(deadline.remainingMs(time), TimeUnit.MILLISECONDS).offset());
             } catch (ExecutionException | TimeoutException e) {
                 // Left out: shown as unknown.
             }

@@ -1,10 +1,12 @@
 package io.clustermirror.broker.controller;
 
 import io.clustermirror.broker.auth.InternalOperations;
+import io.clustermirror.common.ChunkedListOffsets;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.MirrorError;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -67,9 +69,9 @@ final class KafkaDestinationCluster implements DestinationCluster {
                 latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
             }));
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = earliest.isEmpty() ? Map.of()
-                : admin.listOffsets(earliest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                : ChunkedListOffsets.all(admin, earliest, new ListOffsetsOptions()).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = latest.isEmpty() ? Map.of()
-                : admin.listOffsets(latest).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                : ChunkedListOffsets.all(admin, latest, new ListOffsetsOptions()).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             Map<String, Topic> described = new HashMap<>();
             existing.forEach((name, d) -> described.put(name, new Topic(IntStream.range(0, d.partitions().size())
                 .mapToObj(p -> new TopicPartition(name, p))

@@ -1,5 +1,6 @@
 package io.clustermirror.broker.fetch;
 
+import io.clustermirror.common.ChunkedListOffsets;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -40,9 +41,10 @@ final class AdminSourceMetadata implements SourceMetadata {
         partitions.forEach(tp -> specs.put(tp, spec));
         ListOffsetsOptions options = new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED);
         options.timeoutMs(requestTimeoutMs);
-        ListOffsetsResult result = admin.listOffsets(specs, options);
+        Map<TopicPartition, KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo>> results =
+            ChunkedListOffsets.partitionResults(admin, specs, options);
         Map<TopicPartition, CompletableFuture<Long>> out = new HashMap<>();
-        partitions.forEach(tp -> out.put(tp, completable(result.partitionResult(tp)).thenApply(ListOffsetsResult.ListOffsetsResultInfo::offset)));
+        partitions.forEach(tp -> out.put(tp, completable(results.get(tp)).thenApply(ListOffsetsResult.ListOffsetsResultInfo::offset)));
         return out;
     }
 

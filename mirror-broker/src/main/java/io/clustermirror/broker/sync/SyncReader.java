@@ -1,5 +1,6 @@
 package io.clustermirror.broker.sync;
 
+import io.clustermirror.common.ChunkedListOffsets;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.compat.KafkaClientShapes;
 import org.apache.kafka.clients.admin.Admin;
@@ -9,6 +10,7 @@ import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -262,7 +264,7 @@ final class SyncReader {
         }
         return part("list destination offsets", problems, () -> {
             Map<TopicPartition, Long> out = new HashMap<>();
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = get(admin.listOffsets(specs).all());
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = get(ChunkedListOffsets.all(admin, specs, new ListOffsetsOptions()));
             infos.forEach((tp, info) -> out.put(tp, info.offset()));
             return out;
         });
