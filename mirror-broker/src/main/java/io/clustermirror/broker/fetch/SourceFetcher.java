@@ -372,7 +372,7 @@ final class SourceFetcher extends Thread {
             return true;
         }
         if (st.sourceHighWatermark == target && st.fetchOffset == target && appender.startEmptyLogAt(st.tp, st.destLeaderEpoch, target)) {
-            log.info("{}: the source holds no record below its end {} (all deleted); the empty destination log starts there",
+            log.info("{}: the source's log starts at its end, {} (every record deleted); the empty destination log starts there",
                 st.tp, target);
             return true;
         }
