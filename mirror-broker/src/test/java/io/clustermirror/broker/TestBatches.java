@@ -16,9 +16,19 @@ public final class TestBatches {
 
     /** One uncompressed batch of {@code n} records from {@code base}, values {@code v<offset>}: its bytes, positioned at 0. */
     public static ByteBuffer batch(long base, int n, long producerId, short producerEpoch, int baseSequence, int partitionLeaderEpoch) {
+        return build(base, n, producerId, producerEpoch, baseSequence, false, partitionLeaderEpoch);
+    }
+
+    /** One uncompressed transactional batch of {@code n} records of {@code producerId} from {@code base}. */
+    public static StoredBatch transactional(long base, int n, long producerId, int partitionLeaderEpoch) {
+        return StoredBatch.of(build(base, n, producerId, (short) 0, 0, true, partitionLeaderEpoch));
+    }
+
+    private static ByteBuffer build(long base, int n, long producerId, short producerEpoch, int baseSequence, boolean transactional,
+                                    int partitionLeaderEpoch) {
         ByteBuffer buf = ByteBuffer.allocate(8192);
         MemoryRecordsBuilder b = new MemoryRecordsBuilder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
-            TimestampType.CREATE_TIME, base, 1000L, producerId, producerEpoch, baseSequence, false, false, partitionLeaderEpoch,
+            TimestampType.CREATE_TIME, base, 1000L, producerId, producerEpoch, baseSequence, transactional, false, partitionLeaderEpoch,
             buf.capacity());
         for (int i = 0; i < n; i++) {
             b.appendWithOffset(base + i, 1000L + i, ("k" + i).getBytes(), ("v" + (base + i)).getBytes());

@@ -204,6 +204,8 @@ final class ChaosRun {
     private volatile long mirroringSinceMs;
     /** The barriers of the last stop, by partition. */
     private volatile Map<TopicPartition, Long> lastBarriers = Map.of();
+    /** Where the copy of the other side ends below each barrier of {@link #lastBarriers} (the stop's cut, if it cut). */
+    private volatile Map<TopicPartition, Long> lastMirroredEnds = Map.of();
     /** Held by a cycle's step while it changes the phase, and by the periodic check of the failover topic. */
     private final ReentrantReadWriteLock cycleLock = new ReentrantReadWriteLock();
     /**
@@ -390,12 +392,12 @@ final class ChaosRun {
     private void checkFailoverIdentity(TopicPartition tp) throws Exception {
         cycleLock.readLock().lock();
         try {
-            long barrier = lastBarriers.getOrDefault(tp, Long.MAX_VALUE);
+            long mirroredEnd = lastMirroredEnds.getOrDefault(tp, Long.MAX_VALUE);
             switch (phase) {
                 case MIRRORING -> checker.checkIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
-                case FAILED_OVER -> checker.checkIdentity(sourceAdmin, destinationAdmin, tp, barrier, false);
+                case FAILED_OVER -> checker.checkIdentity(sourceAdmin, destinationAdmin, tp, mirroredEnd, false);
                 case FAILED_BACK -> checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, Long.MAX_VALUE, false);
-                case RETURNED -> checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, barrier, false);
+                case RETURNED -> checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, mirroredEnd, false);
                 default -> throw new IllegalStateException("unknown phase " + phase);
             }
         } finally {
@@ -981,8 +983,11 @@ final class ChaosRun {
                 mirroringSinceMs = history.nowMs();
             } else {
                 Map<TopicPartition, Long> barriers = new LinkedHashMap<>();
+                Map<TopicPartition, Long> mirroredEnds = new LinkedHashMap<>();
                 cuts.forEach(c -> barriers.put(new TopicPartition(FAILOVER_TOPIC, c.partition()), c.barrier()));
+                cuts.forEach(c -> mirroredEnds.put(new TopicPartition(FAILOVER_TOPIC, c.partition()), c.mirroredEnd()));
                 lastBarriers = Map.copyOf(barriers);
+                lastMirroredEnds = Map.copyOf(mirroredEnds);
             }
         } finally {
             cycleLock.writeLock().unlock();
@@ -1035,9 +1040,9 @@ final class ChaosRun {
         for (FailoverCycles.PartitionCut cut : cuts) {
             TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
             Long stable = stableBefore.get(tp);
-            if (stable != null && cut.barrier() < stable) {
-                history.violation(HistoryChecker.BARRIER, tp + " on the destination", "the stop under fire put the barrier at " + cut.barrier()
-                    + ", below the last stable offset " + stable + " read before the command: committed records [" + cut.barrier() + ", "
+            if (stable != null && cut.mirroredEnd() < stable) {
+                history.violation(HistoryChecker.BARRIER, tp + " on the destination", "the stop under fire cut at " + cut.mirroredEnd()
+                    + ", below the last stable offset " + stable + " read before the command: committed records [" + cut.mirroredEnd() + ", "
                     + stable + ") were cut");
             }
         }
@@ -1087,14 +1092,14 @@ final class ChaosRun {
                     continue;
                 }
                 if (writable == Workload.Side.DESTINATION) {
-                    checker.checkIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                    checker.checkIdentity(sourceAdmin, destinationAdmin, tp, cut.mirroredEnd(), true);
                 } else {
-                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, cut.barrier(), true);
+                    checker.checkFailbackIdentity(sourceAdmin, destinationAdmin, tp, cut.mirroredEnd(), true);
                 }
                 checker.checkBarrier(writable, admin, tp, cut.barrier());
                 checker.checkProducerState(writable, admin, tp, cut.barrier());
                 total[0] = total[0].plus(checker.checkAckedWrites(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), tp,
-                    finished, cut.barrier(), cut.truncatedFrom(), cut.truncatedTo()));
+                    finished, cut.mirroredEnd(), cut.truncatedFrom(), cut.truncatedTo()));
             }
         });
         return total[0];

@@ -47,13 +47,23 @@ final class FailoverCycles {
     record PartitionCut(int partition, long barrier, long truncatedFrom, long truncatedTo) {
         /**
          * What a step cut, from what describe reports after it: describe keeps the last cut of the partition until another
-         * one replaces it, so a range is this step's only where it starts at the step's barrier (a stop cuts to its last
-         * stable offset and writes the barrier there) or, for a start, at the barrier it aligned to
-         * ({@code alignedTo}); else the step cut nothing.
+         * one replaces it, so a range is this step's only where it holds the step's barrier (a stop cuts to its last stable
+         * offset, writes there again the aborts of transactions that began below the cut, then the barrier, all within the
+         * range it removed) or, for a start, where it begins at the barrier it aligned to ({@code alignedTo}); else the step
+         * cut nothing.
          */
         static PartitionCut reported(int partition, boolean stop, long barrier, long truncatedFrom, long truncatedTo, long alignedTo) {
-            boolean ours = truncatedFrom >= 0 && truncatedFrom == (stop ? barrier : alignedTo);
+            boolean ours = truncatedFrom >= 0
+                && (stop ? truncatedFrom <= barrier && barrier < truncatedTo : truncatedFrom == alignedTo);
             return new PartitionCut(partition, stop ? barrier : -1, ours ? truncatedFrom : -1, ours ? truncatedTo : -1);
+        }
+
+        /**
+         * Where the copy of the other side ends on the side a stop made writable: the cut, below the batches the stop wrote
+         * itself (aborts written again, then the barrier), or the barrier when the stop cut nothing.
+         */
+        long mirroredEnd() {
+            return truncatedFrom >= 0 ? truncatedFrom : barrier;
         }
     }
 

@@ -99,6 +99,12 @@ class FaultPlanTest {
         // Describe still shows the last start's cut [2446, 2654) after a stop that wrote its barrier at 3367 and cut nothing.
         assertEquals(new FailoverCycles.PartitionCut(0, 3367, -1, -1), FailoverCycles.PartitionCut.reported(0, true, 3367, 2446, 2654, 2446));
         assertEquals(new FailoverCycles.PartitionCut(0, 3367, 3367, 3400), FailoverCycles.PartitionCut.reported(0, true, 3367, 3367, 3400, 2446));
+        // A stop that wrote two aborts again at its cut 3367 has its barrier at 3369, inside the range it removed; the copy
+        // of the source ends at the cut.
+        FailoverCycles.PartitionCut rewritten = FailoverCycles.PartitionCut.reported(0, true, 3369, 3367, 3400, 2446);
+        assertEquals(new FailoverCycles.PartitionCut(0, 3369, 3367, 3400), rewritten);
+        assertEquals(3367, rewritten.mirroredEnd());
+        assertEquals(3367, FailoverCycles.PartitionCut.reported(0, true, 3367, 2446, 2654, 2446).mirroredEnd(), "no cut: the barrier");
         // A start cuts at the barrier it aligns to, or nothing.
         assertEquals(new FailoverCycles.PartitionCut(1, -1, 700, 919), FailoverCycles.PartitionCut.reported(1, false, 700, 700, 919, 700));
         assertEquals(new FailoverCycles.PartitionCut(1, -1, -1, -1), FailoverCycles.PartitionCut.reported(1, false, 700, 600, 650, 700));

@@ -172,6 +172,56 @@ class FailoverTest {
         }
     }
 
+    /**
+     * A transaction that began below the cut and was aborted above it stays aborted: the cut removes its abort marker,
+     * and without one its records below the cut would read as committed once the barrier clears the producer state.
+     */
+    @Test
+    void aTransactionAbortedAboveTheCutStaysInvisibleAfterTheStop() throws Exception {
+        String topic = "aborted-across-the-cut";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createSourceTopic(topic, 1);
+        try (KafkaProducer<byte[], byte[]> a = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "abort-a"));
+             KafkaProducer<byte[], byte[]> b = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "abort-b"));
+             KafkaProducer<byte[], byte[]> open = Workloads.producer(source.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "abort-open"))) {
+            a.initTransactions();
+            b.initTransactions();
+            open.initTransactions();
+            a.beginTransaction();
+            Workloads.sendBatch(a, topic, 0, "committed", 2);
+            a.commitTransaction();
+            // A begins, then B; A aborts; a third transaction begins, then B commits. The source's last stable offset is
+            // the open transaction's first offset, so the destination holds A's abort marker but not B's commit marker:
+            // B is open there, and the destination's last stable offset (the stop's cut) is B's first offset, above A's
+            // records and below A's abort marker.
+            a.beginTransaction();
+            Workloads.sendBatch(a, topic, 0, "aborted", 2);
+            b.beginTransaction();
+            Workloads.sendBatch(b, topic, 0, "b", 2);
+            a.abortTransaction();
+            open.beginTransaction();
+            Workloads.sendBatch(open, topic, 0, "open", 1);
+            b.commitTransaction();
+
+            mirrors.createClusterMirror("aborted-across", MirrorAssertions.mirrorConfig(source)).all().get();
+            mirrors.startMirrorTopics("aborted-across", List.of(topic), List.of()).all().get();
+            long sourceLso = lastStableOffset(source, tp);
+            try (Admin admin = destination.admin()) {
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(admin, tp) >= sourceLso, MirrorAssertions.TIMEOUT,
+                    "destination did not mirror up to the source LSO " + sourceLso);
+            }
+            assertEquals(List.of(topic), mirrors.stopMirrorTopics("aborted-across", List.of(topic), List.of()).topics().get());
+            awaitState("aborted-across", topic, 1, PartitionState.STOPPED);
+            open.abortTransaction();
+        }
+        MirrorPartitionDescription stopped = describe("aborted-across", topic, 0);
+        assertTrue(stopped.truncatedFromOffset() >= 0, "the stop cut B's open transaction: " + stopped);
+        List<String> expected = MirrorAssertions.readAll(source, tp).stream()
+            .filter(r -> Long.parseLong(r.substring(0, r.indexOf(' '))) < stopped.truncatedFromOffset()).toList();
+        assertTrue(expected.stream().noneMatch(r -> r.contains("aborted")), "the source never shows A's records: " + expected);
+        assertEquals(expected, MirrorAssertions.readAll(destination, tp), "read_committed on the destination after the stop");
+    }
+
     /** The barrier sits where the truncation started, or at the old end when nothing was truncated. */
     private static long lastStableOffsetOfTruncation(MirrorPartitionDescription d) {
         return d.truncatedFromOffset() >= 0 ? d.truncatedFromOffset() : d.barrierOffset();

@@ -491,6 +491,17 @@ public final class BrokerHandle implements LocalReplicas {
         }
     }
 
+    @Override
+    public Map<Long, Long> openTransactionStarts(TopicPartition partition, int leaderEpoch) throws NotLeaderException {
+        LocalLog log = LocalLog.orException(leaderAt(partition, leaderEpoch));
+        Map<Long, Long> starts = new java.util.TreeMap<>();
+        synchronized (log.lock()) {
+            log.producerStateManager().activeProducers().forEach((id, e) ->
+                e.currentTxnFirstOffset().ifPresent(first -> starts.put(id, first)));
+        }
+        return starts;
+    }
+
     /**
      * The producer epoch of every producer in the local replica's producer state (leader or follower), by producer
      * id; empty if the broker hosts no replica. Read-only, for verification and tests.

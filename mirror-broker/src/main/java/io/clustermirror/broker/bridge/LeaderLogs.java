@@ -40,6 +40,12 @@ public interface LeaderLogs {
     /** The partition's replica assignment as its leader at {@code leaderEpoch} knows it. */
     ReplicaAssignment replicaAssignment(TopicPartition partition, int leaderEpoch) throws NotLeaderException;
 
+    /**
+     * The first offset of each producer's open transaction in the leader's producer state, by producer id: the
+     * transactions a read_committed consumer does not see past yet. After a truncation, the ones that began below it.
+     */
+    Map<Long, Long> openTransactionStarts(TopicPartition partition, int leaderEpoch) throws NotLeaderException;
+
     /** Removes the producers whose last write precedes {@code barrierOffset} from the local replica's producer state. */
     int removeProducersBefore(TopicPartition partition, long barrierOffset);
 }

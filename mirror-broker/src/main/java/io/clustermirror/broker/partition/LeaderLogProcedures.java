@@ -6,6 +6,7 @@ import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.broker.bridge.ReplicaAssignment;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.TransactionMarker;
 import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
@@ -123,7 +124,8 @@ final class LeaderLogProcedures {
             return new AlreadyStopped(finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), made));
         }
         if (decided.isEmpty()) {
-            StopCut cut = new StopCut(state.lastStableOffset(), state.logEndOffset());
+            StopCut cut = new StopCut(state.lastStableOffset(), state.logEndOffset(),
+                firstAbortsPerProducer(tp, state.lastStableOffset(), state.logEndOffset()));
             return new CutAt(cut, cut.removesRecords());
         }
         StopCut cut = decided.get();
@@ -163,6 +165,7 @@ final class LeaderLogProcedures {
         hold(TestOnlyStopHold.Step.BEFORE_CUT, tp, leaderEpoch);
         boolean truncatedNow = truncate(tp, leaderEpoch, permit, cut.offset(), listener);
         handOverIfAReplicaMissedTheCut(mirror, tp, leaderEpoch, permit, truncatedNow);
+        rewriteAbortsOfTransactionsBelowTheCut(mirror, tp, leaderEpoch, permit, cut);
         hold(TestOnlyStopHold.Step.AFTER_CUT, tp, leaderEpoch);
         long barrierOffset = leaderState(tp, leaderEpoch).logEndOffset();
         ByteBuffer barrier = BarrierBatch.build(barrierOffset, leaderEpoch, sourceClusterId, time.milliseconds()).bytes();
@@ -268,6 +271,57 @@ final class LeaderLogProcedures {
         handover.moveTo(tp, replicas, target.get());
         throw new NotLeaderException("broker " + broker.nodeId() + " handed the leadership of " + tp + " to broker " + target.get()
             + " after truncating it to offset " + state.logEndOffset());
+    }
+
+    /**
+     * The first transaction marker of each producer in {@code [from, to)} of the local leader's log, where it is an ABORT,
+     * in log order: read batch by batch, keeping only markers, since the range holds whole open transactions.
+     */
+    private java.util.List<TransactionMarker> firstAbortsPerProducer(TopicPartition tp, long from, long to) {
+        java.util.Map<Long, TransactionMarker> first = new java.util.LinkedHashMap<>();
+        long position = from;
+        while (position < to) {
+            long next = position;
+            for (StoredBatch b : broker.localRecords(tp, position, 1024 * 1024)) {
+                if (b.baseOffset() >= from && b.baseOffset() < to && b.isControlBatch()) {
+                    TransactionMarker.of(b).ifPresent(m -> first.putIfAbsent(m.producerId(), m));
+                }
+                next = b.nextOffset();
+            }
+            if (next == position) {
+                break;
+            }
+            position = next;
+        }
+        return first.values().stream().filter(m -> !m.commit()).toList();
+    }
+
+    /**
+     * Writes again, at the log end (the cut), the abort of each transaction that began below the cut and whose abort marker
+     * the cut removed: open in the producer state the truncation rebuilt, with an ABORT as its producer's first marker past
+     * the cut. Without it those records would read as committed once the barrier clears the producer state. A transaction
+     * open here whose first marker past the cut was a COMMIT keeps its records below the cut, committed, as before the
+     * stop. Idempotent: a retry truncates to the cut first, so it writes the same markers again at the same offsets.
+     */
+    private void rewriteAbortsOfTransactionsBelowTheCut(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit,
+                                                        StopCut cut)
+            throws NotLeaderException, LogFence.SupersededException {
+        if (cut.abortsPastCut().isEmpty()) {
+            return;
+        }
+        java.util.Map<Long, Long> open = broker.openTransactionStarts(tp, leaderEpoch);
+        for (TransactionMarker abort : cut.abortsPastCut()) {
+            Long begun = open.get(abort.producerId());
+            if (begun == null) {
+                continue; // its transaction lay wholly past the cut, or ended below it: nothing of it is open here
+            }
+            long offset = leaderState(tp, leaderEpoch).logEndOffset();
+            ByteBuffer marker = abort.toBatch(offset, leaderEpoch).bytes();
+            permit.change(() -> broker.appendAsLeader(tp, leaderEpoch, marker));
+            log.info("Mirror '{}' partition {}: wrote the ABORT marker of producer {} (epoch {}) again at offset {}: its transaction "
+                + "began at offset {}, below the cut, and the source aborted it at an offset the cut removed", mirror, tp,
+                abort.producerId(), abort.producerEpoch(), offset, begun);
+        }
     }
 
     /** The local leader's batches that hold offsets in {@code [from, to)}. */

@@ -121,6 +121,26 @@ final class InMemoryReplica implements LocalReplicas {
         return new ReplicaAssignment(List.copyOf(replicas), false);
     }
 
+    /**
+     * Kafka's producer state reduced to open transactions: a transactional data batch opens its producer's transaction
+     * (if none is open), a transaction marker closes it, and the barrier clears them all (as the stop's reset does).
+     */
+    @Override
+    public Map<Long, Long> openTransactionStarts(TopicPartition partition, int epoch) throws NotLeaderException {
+        checkLeader(epoch);
+        Map<Long, Long> open = new TreeMap<>();
+        for (StoredBatch b : batches) {
+            if (BarrierBatch.isBarrier(b)) {
+                open.clear();
+            } else if (b.isTransactional() && b.isControlBatch()) {
+                open.remove(b.producerId());
+            } else if (b.isTransactional()) {
+                open.putIfAbsent(b.producerId(), b.baseOffset());
+            }
+        }
+        return open;
+    }
+
     @Override
     public int removeProducersBefore(TopicPartition partition, long barrierOffset) {
         changes.add("remove producers before " + barrierOffset);

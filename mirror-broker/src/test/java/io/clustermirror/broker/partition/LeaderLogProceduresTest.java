@@ -3,6 +3,7 @@ package io.clustermirror.broker.partition;
 import io.clustermirror.broker.bridge.NotLeaderException;
 import io.clustermirror.common.barrier.BarrierBatch;
 import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.batch.TransactionMarker;
 import io.clustermirror.common.records.StopCut;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.MockTime;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -109,6 +111,74 @@ class LeaderLogProceduresTest {
         assertEquals(new LeaderLogProcedures.Outcome(5, 5, 7), stop());
         assertEquals(List.of("append 5", "remove producers before 5"), log.changes);
         assertEquals(List.of(), truncations, "nothing truncated here: the first attempt's cut is the one reported");
+    }
+
+    /**
+     * [0, 2) plain; A (producer 10) begins at 2; B (11) at 3; A aborts at 4; C (12) begins at 5; B commits at 6; C is open,
+     * so the source's last stable offset, 5, is where the destination ends. Here B is open (its commit is not mirrored):
+     * the last stable offset is 3. The cut at 3 removes A's abort: A's record at 2 would read as committed.
+     */
+    private void abortedAcrossTheCut() {
+        log.withRecords(2, 2);
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(2, 1, 10L, 2));
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(3, 1, 11L, 2));
+        log.batches.add(new TransactionMarker(10L, (short) 0, false, 5, 1_000L).toBatch(4, 2));
+        log.lastStableOffset = 3;
+    }
+
+    @Test
+    void theCutKeepsTheAbortOfATransactionThatBeganBelowItAndWritesItAgainBeforeTheBarrier() throws Exception {
+        abortedAcrossTheCut();
+
+        LeaderLogProcedures.Outcome outcome = stop();
+
+        TransactionMarker abortOfA = new TransactionMarker(10L, (short) 0, false, 5, 1_000L);
+        assertEquals(List.of(new StopCut(3, 5, List.of(abortOfA))), recordedCuts, "decided, with the abort, before the truncation");
+        assertEquals(new LeaderLogProcedures.Outcome(4, 3, 5), outcome, "the barrier follows the abort written again");
+        assertEquals(List.of("truncate 3", "append 3", "append 4", "remove producers before 4"), log.changes);
+        StoredBatch rewritten = log.batches.get(log.batches.size() - 2);
+        assertEquals(java.util.Optional.of(abortOfA), TransactionMarker.of(rewritten), "the source's abort, byte for byte but its offset");
+        assertEquals(3, rewritten.baseOffset());
+        assertEquals(EPOCH, rewritten.partitionLeaderEpoch());
+        assertEquals(Map.of(), log.openTransactionStarts(TP, EPOCH), "nothing is open once the barrier is written");
+    }
+
+    @Test
+    void aLaterAttemptWritesTheRecordedAbortsAgainAtTheSameOffsets() throws Exception {
+        abortedAcrossTheCut();
+        stop();
+        // A new leader that had not followed the barrier: it holds the cut log and the abort written again, no barrier.
+        log.batches.remove(log.batches.size() - 1);
+        log.changes.clear();
+        decided = Optional.of(recordedCuts.get(0));
+
+        assertEquals(new LeaderLogProcedures.Outcome(4, 3, 5), stop());
+        assertEquals(List.of("truncate 3", "append 3", "append 4", "remove producers before 4"), log.changes);
+    }
+
+    @Test
+    void anAbortPastTheCutOfATransactionThatBeganPastItIsNotWrittenAgain() throws Exception {
+        log.withRecords(2, 2);
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(2, 1, 11L, 2)); // B, open here
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(3, 1, 10L, 2)); // A begins past the cut
+        log.batches.add(new TransactionMarker(10L, (short) 0, false, 5, 1_000L).toBatch(4, 2));
+        log.lastStableOffset = 2;
+
+        assertEquals(new LeaderLogProcedures.Outcome(2, 2, 5), stop());
+        assertEquals(List.of("truncate 2", "append 2", "remove producers before 2"), log.changes, "only the barrier");
+    }
+
+    @Test
+    void aCommitPastTheCutLeavesTheRecordsBelowItCommitted() throws Exception {
+        log.withRecords(2, 2);
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(2, 1, 10L, 2));
+        log.batches.add(io.clustermirror.broker.TestBatches.transactional(3, 1, 11L, 2));
+        log.batches.add(new TransactionMarker(10L, (short) 0, true, 5, 1_000L).toBatch(4, 2));
+        log.lastStableOffset = 3;
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, 3, 5), stop());
+        assertEquals(List.of(new StopCut(3, 5)), recordedCuts, "no abort to keep");
+        assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), log.changes);
     }
 
     @Test

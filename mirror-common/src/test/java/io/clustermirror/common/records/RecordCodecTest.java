@@ -147,6 +147,19 @@ class RecordCodecTest {
     }
 
     @Test
+    void aStopCutKeepsTheAbortsItRemovesAndOneRecordedWithoutThemReadsAsNone() {
+        StopCut cut = new StopCut(5, 9, List.of(new io.clustermirror.common.batch.TransactionMarker(42L, (short) 3, false, 7, 1_000L)));
+        PartitionStateRecord stopping = new PartitionStateRecord("dr", "orders", 0, PartitionState.STOPPING, 3, 2, "id", 6L, 2,
+            List.of(), 9L, 9L, null, -1L, 5L, 9L, 1L, -1L, cut);
+        assertEquals(cut, RecordCodec.decodeState(RecordCodec.encodeState(stopping)).stopCut());
+        String earlier = text(RecordCodec.encodeState(stopping)).replaceAll(",\\s*\"abortsPastCut\":\\[[^\\]]*\\]", "");
+        assertTrue(!earlier.contains("abortsPastCut"), earlier);
+        assertEquals(new StopCut(5, 9), RecordCodec.decodeState(utf8(earlier)).stopCut(), "a cut an earlier version recorded");
+        assertThrows(IllegalArgumentException.class, () -> new StopCut(5, 9,
+            List.of(new io.clustermirror.common.batch.TransactionMarker(42L, (short) 3, true, 7, 1_000L))), "commits are not rewritten");
+    }
+
+    @Test
     void theRetriesOfAFailedPartitionAndARecoveryRoundTripAndAreLeftOutWhenThereAreNone() {
         PartitionStateRecord failed = new PartitionStateRecord("dr", "orders", 0, PartitionState.FAILED, 3, 2, "id", 6L, 2,
             List.of(), 7L, 7L, "UNKNOWN_SERVER_ERROR: refused", -1L, -1L, -1L, 1L, -1L, null, null, new FailureRetries(3, 1_500L, true));
