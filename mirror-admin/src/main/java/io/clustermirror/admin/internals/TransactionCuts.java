@@ -1,0 +1,240 @@
+package io.clustermirror.admin.internals;
+
+import io.clustermirror.admin.SplitTransaction;
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which committed transactions a stop would split across partitions, and where a consistent stop cuts instead (pure).
+ *
+ * <p>A plain stop cuts each partition at its own last stable offset. A transaction of the source that wrote to several
+ * partitions is then visible to {@code read_committed} consumers of the destination on a partition where its records
+ * lie below the cut, and gone where they do not: a partition whose mirror had not fetched the commit marker yet has
+ * the transaction open, above its last stable offset. A transaction is <em>kept</em> on a partition when its first
+ * record there lies below the cut, and <em>whole</em> there when its last record does; it is split when it is kept
+ * somewhere and not whole somewhere. (Its marker may lie above the cut: the records below it stay committed.)
+ *
+ * <p>The consistent cut is the greatest cut, partition by partition at most the last stable offset, that splits no
+ * committed transaction. It is found by lowering: while a transaction is kept somewhere and not whole somewhere, every
+ * partition that keeps it is cut at its first record there. Lowering is forced (a partition's cut only goes down, so a
+ * transaction not whole under the current cuts is not whole under any lower ones), which is why the result is the
+ * greatest such cut; and since the cuts only go down, it ends. Aborted transactions need nothing: none of their records
+ * is visible wherever the abort is, and the stop writes again an abort it cuts.
+ *
+ * <p>A transaction is known by its producer id and the producer epoch of its records: with Kafka's transaction protocol
+ * version 2 (Kafka 4.0 and later) the epoch changes with every transaction. Under version 1 one producer's transactions
+ * share an epoch; all of them are then taken as one, which can cut more than needed but never splits one
+ * ({@link Analysis#epochsReused}).
+ *
+ * <p>What the tails do not hold cannot be seen: a transaction whose records on some partition were never mirrored, and
+ * what began before a tail's window. The latter is asked for ({@link Analysis#needEarlierWindow}): read those partitions
+ * from further back and analyse again.
+ */
+public final class TransactionCuts {
+    private TransactionCuts() {
+    }
+
+    /**
+     * What the tails show.
+     *
+     * @param consistentCuts    the consistent cut of each partition (at most its last stable offset)
+     * @param splitByPlainStop  the committed transactions a plain stop would split, by producer id and epoch
+     * @param extraRecords      by partition, the data records the consistent cut removes that a plain stop keeps
+     * @param needEarlierWindow partitions where a transaction to be cut began before the window: the result is not final
+     * @param epochsReused      a producer wrote several transactions with one epoch (transaction protocol version 1)
+     */
+    public record Analysis(Map<TopicPartition, Long> consistentCuts, List<SplitTransaction> splitByPlainStop,
+                           Map<TopicPartition, Long> extraRecords, Set<TopicPartition> needEarlierWindow, boolean epochsReused) {
+    }
+
+    /** Analyses the tails of the partitions a stop would cut together. */
+    public static Analysis analyse(List<PartitionTail> tails) {
+        List<Occurrence> occurrences = new ArrayList<>();
+        Map<TopicPartition, PartitionTail> byPartition = new LinkedHashMap<>();
+        boolean reused = false;
+        for (PartitionTail tail : tails) {
+            byPartition.put(tail.tp(), tail);
+            List<Occurrence> here = occurrences(tail);
+            reused |= here.stream().filter(o -> o.dataEpoch >= 0).map(o -> o.producerId + "/" + o.dataEpoch).distinct().count()
+                < here.stream().filter(o -> o.dataEpoch >= 0).count();
+            occurrences.addAll(here);
+        }
+        List<List<Occurrence>> committed = committedTransactions(occurrences);
+
+        Map<TopicPartition, Long> plain = new LinkedHashMap<>();
+        byPartition.values().forEach(t -> plain.put(t.tp(), t.lastStableOffset()));
+        List<SplitTransaction> splits = new ArrayList<>();
+        for (List<Occurrence> transaction : committed) {
+            if (split(transaction, plain)) {
+                splits.add(describe(transaction, plain));
+            }
+        }
+
+        Map<TopicPartition, Long> cuts = new LinkedHashMap<>(plain);
+        Set<TopicPartition> needEarlier = new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
+        boolean lowered = true;
+        while (lowered) {
+            lowered = false;
+            for (List<Occurrence> transaction : committed) {
+                if (!split(transaction, cuts)) {
+                    continue;
+                }
+                for (Occurrence o : transaction) {
+                    if (!o.keptBelow(cuts.get(o.tp))) {
+                        continue;
+                    }
+                    if (o.firstOffset < 0) {
+                        needEarlier.add(o.tp); // it began before the window: cutting at the window start would still keep part
+                    }
+                    long to = o.firstOffset < 0 ? byPartition.get(o.tp).windowStart() : o.firstOffset;
+                    if (to < cuts.get(o.tp)) {
+                        cuts.put(o.tp, to);
+                        lowered = true;
+                    }
+                }
+            }
+        }
+        Map<TopicPartition, Long> extra = new LinkedHashMap<>();
+        for (PartitionTail tail : byPartition.values()) {
+            long cut = cuts.get(tail.tp());
+            extra.put(tail.tp(), tail.batches().stream().filter(b -> b.baseOffset() >= cut && b.baseOffset() < tail.lastStableOffset())
+                .mapToLong(PartitionTail.Batch::dataRecords).sum());
+        }
+        splits.sort(Comparator.comparingLong(SplitTransaction::producerId).thenComparingInt(SplitTransaction::producerEpoch));
+        return new Analysis(cuts, splits, extra, needEarlier, reused);
+    }
+
+    /** True if the transaction is kept on some partition and not whole on some partition under {@code cuts}. */
+    private static boolean split(List<Occurrence> transaction, Map<TopicPartition, Long> cuts) {
+        boolean kept = transaction.stream().anyMatch(o -> o.keptBelow(cuts.get(o.tp)));
+        return kept && transaction.stream().anyMatch(o -> !o.wholeBelow(cuts.get(o.tp)));
+    }
+
+    private static SplitTransaction describe(List<Occurrence> transaction, Map<TopicPartition, Long> cuts) {
+        Occurrence first = transaction.stream().filter(o -> o.dataEpoch >= 0).findFirst().orElse(transaction.get(0));
+        List<SplitTransaction.Part> parts = transaction.stream()
+            .sorted(Comparator.comparing((Occurrence o) -> o.tp.topic()).thenComparingInt(o -> o.tp.partition()).thenComparingLong(o -> o.lastDataOffset))
+            .map(o -> {
+                long cut = cuts.get(o.tp);
+                long kept = o.records.stream().filter(r -> r[0] < cut).mapToLong(r -> r[1]).sum();
+                long removed = o.records.stream().filter(r -> r[0] >= cut).mapToLong(r -> r[1]).sum();
+                return new SplitTransaction.Part(o.tp.topic(), o.tp.partition(), o.firstOffset, o.lastDataOffset, o.markerOffset, kept,
+                    removed);
+            }).toList();
+        return new SplitTransaction(first.producerId, first.dataEpoch >= 0 ? first.dataEpoch : first.markerEpoch, parts);
+    }
+
+    /**
+     * The committed transactions, each as its occurrences on the partitions: grouped by producer id and the epoch of
+     * their records. An occurrence seen only by its marker (its records lie before the window) joins the transaction of
+     * its producer whose records have the marker's epoch less the producer's bump: 1 under version 2 (the marker
+     * carries the next epoch), 0 under version 1, as the producer's other transactions show; both candidates, taken as
+     * one, when none shows it.
+     */
+    private static List<List<Occurrence>> committedTransactions(List<Occurrence> occurrences) {
+        Map<String, List<Occurrence>> byKey = new LinkedHashMap<>();
+        Map<Long, Integer> bumps = new HashMap<>();
+        for (Occurrence o : occurrences) {
+            if (o.dataEpoch >= 0) {
+                byKey.computeIfAbsent(o.producerId + "/" + o.dataEpoch, k -> new ArrayList<>()).add(o);
+                if (o.markerEpoch >= 0 && o.markerEpoch - o.dataEpoch <= 1) {
+                    bumps.putIfAbsent(o.producerId, o.markerEpoch - o.dataEpoch);
+                }
+            }
+        }
+        occurrences.stream().filter(o -> o.dataEpoch < 0).forEach(o -> joinByMarker(o, byKey, bumps.get(o.producerId)));
+        Set<List<Occurrence>> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        distinct.addAll(byKey.values()); // a merge leaves one list under two keys
+        return distinct.stream().filter(t -> t.stream().anyMatch(o -> Boolean.TRUE.equals(o.commit))).toList();
+    }
+
+    /** Adds an occurrence seen only by its marker to its transaction, given its producer's epoch bump (null: unknown). */
+    private static void joinByMarker(Occurrence o, Map<String, List<Occurrence>> byKey, Integer bump) {
+        List<Occurrence> same = bump == null || bump == 0 ? byKey.get(o.producerId + "/" + o.markerEpoch) : null;
+        List<Occurrence> previous = bump == null || bump == 1 ? byKey.get(o.producerId + "/" + (o.markerEpoch - 1)) : null;
+        if (same != null && previous != null && same != previous) {
+            same.addAll(previous);
+            byKey.put(o.producerId + "/" + (o.markerEpoch - 1), same);
+        }
+        List<Occurrence> into = same != null ? same : previous;
+        if (into != null) {
+            into.add(o);
+        }
+    }
+
+    /** The transactions of one partition's tail, in log order. */
+    private static List<Occurrence> occurrences(PartitionTail tail) {
+        List<Occurrence> out = new ArrayList<>();
+        Map<Long, Occurrence> open = new HashMap<>();
+        Set<Long> seen = new java.util.HashSet<>();
+        for (PartitionTail.Batch b : tail.batches()) {
+            if (b.producerId() < 0) {
+                continue;
+            }
+            if (b.marker() != null) {
+                Occurrence o = open.remove(b.producerId());
+                if (o == null) {
+                    // Its records lie before the window (or before the log start, deleted: then it begins there).
+                    o = new Occurrence(tail.tp(), b.producerId(), -1, tail.atLogStart() ? tail.windowStart() : -1);
+                    o.lastDataOffset = tail.windowStart() - 1;
+                    out.add(o);
+                }
+                o.markerOffset = b.baseOffset();
+                o.markerEpoch = b.producerEpoch();
+                o.commit = b.marker();
+            } else if (b.isTransactionData()) {
+                Occurrence o = open.get(b.producerId());
+                if (o == null) {
+                    boolean begunHere = seen.contains(b.producerId()) || tail.atLogStart() || b.baseOffset() >= tail.lastStableOffset();
+                    o = new Occurrence(tail.tp(), b.producerId(), b.producerEpoch(), begunHere ? b.baseOffset() : -1);
+                    open.put(b.producerId(), o);
+                    out.add(o);
+                }
+                o.lastDataOffset = b.lastOffset();
+                o.records.add(new long[] {b.baseOffset(), b.dataRecords()});
+            }
+            seen.add(b.producerId());
+        }
+        return out;
+    }
+
+    /** One transaction's records (and marker) on one partition. */
+    private static final class Occurrence {
+        final TopicPartition tp;
+        final long producerId;
+        final short dataEpoch;
+        /** Its first record, or -1 when it began before the window. */
+        final long firstOffset;
+        long lastDataOffset;
+        long markerOffset = -1;
+        short markerEpoch = -1;
+        Boolean commit;
+        /** Its batches in the window: base offset and data records. */
+        final List<long[]> records = new ArrayList<>();
+
+        Occurrence(TopicPartition tp, long producerId, int dataEpoch, long firstOffset) {
+            this.tp = tp;
+            this.producerId = producerId;
+            this.dataEpoch = (short) dataEpoch;
+            this.firstOffset = firstOffset;
+        }
+
+        /** Some of its records lie below {@code cut} (always, when it began before the window). */
+        boolean keptBelow(long cut) {
+            return firstOffset < 0 || firstOffset < cut;
+        }
+
+        /** All of its records lie below {@code cut}. */
+        boolean wholeBelow(long cut) {
+            return lastDataOffset < cut;
+        }
+    }
+}
