@@ -7,6 +7,7 @@ import io.clustermirror.admin.internals.MirrorVerifications;
 import io.clustermirror.admin.internals.PlannedStops;
 import io.clustermirror.admin.internals.StartPreviews;
 import io.clustermirror.admin.internals.StopPreviews;
+import io.clustermirror.admin.internals.TransactionTails;
 import io.clustermirror.admin.internals.VerificationProgress;
 import io.clustermirror.common.ChunkedListOffsets;
 import io.clustermirror.common.ClusterMirrorException;
@@ -113,6 +114,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
     private static final long SEALING_KEY_POLL_MS = 250;
     private static final long CATCH_UP_POLL_MS = 500;
+    /**
+     * How much older than the oldest open transaction a transaction that a stop could split may be: Kafka's default
+     * {@code transaction.max.timeout.ms}, beyond which the source's coordinator aborts a transaction.
+     */
+    private static final long TRANSACTION_WINDOW_MS = 15 * 60 * 1000;
 
     private final Properties clientProps;
     private final String clientId;
@@ -277,8 +283,39 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     @Override
     public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                Collection<String> excludes, MirrorTopicsOptions options) {
-        return options.planned() ? plannedStop(mirror, topicsOrRegexes, excludes, options)
+        if (options.planned()) {
+            return plannedStop(mirror, topicsOrRegexes, excludes, options);
+        }
+        return options.consistent() ? consistentStop(mirror, topicsOrRegexes, excludes, options)
             : mirrorTopics(CommandOp.STOP, mirror, topicsOrRegexes, excludes, options);
+    }
+
+    /**
+     * A consistent stop: reads the ends of the selected partitions, chooses the cut of each where no committed transaction
+     * seen there is split, and stops them with those cuts. Every partition read gets its cut, also where it equals the
+     * last stable offset it had then: a later, higher offset there could keep a transaction whose commit reached that
+     * partition only since, and that another partition cuts.
+     */
+    private MirrorTopicsResult consistentStop(String mirror, Collection<String> topicsOrRegexes, Collection<String> excludes,
+                                              MirrorTopicsOptions options) {
+        List<String> topics = List.copyOf(topicsOrRegexes);
+        List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
+        KafkaFuture<ConsistentStop> done = submit(options, ClusterAccess.ALTER, deadline -> {
+            checkPatterns(topics, excluded);
+            MirrorImage image = readImage(deadline);
+            List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
+            StopTransactions transactions = StopPreviews.transactions(image, mirror, transactionTails(partitions, deadline),
+                time.milliseconds());
+            List<MirrorCommand.PartitionCut> cuts = transactions.cuts().stream()
+                .map(c -> new MirrorCommand.PartitionCut(c.topic(), c.partition(), c.offset())).toList();
+            CommandResult result = send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.STOP, mirror, Map.of(), topics,
+                excluded, time.milliseconds(), false, List.of(), List.of(), cuts), deadline);
+            return new ConsistentStop(result.topics(), transactions);
+        });
+        return new MirrorTopicsResult(done.thenApply(ConsistentStop::topics), done.thenApply(ConsistentStop::transactions));
+    }
+
+    private record ConsistentStop(List<String> topics, StopTransactions transactions) {
     }
 
     /**
@@ -407,7 +444,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                                                      MirrorTopicsOptions options) {
         List<String> topics = List.copyOf(topicsOrRegexes);
         List<String> excluded = excludes == null ? List.of() : List.copyOf(excludes);
-        return new PreviewStopResult(submit(options, ClusterAccess.DESCRIBE, deadline -> {
+        KafkaFuture<StopDryRun> dryRun = submit(options, ClusterAccess.DESCRIBE, deadline -> {
             MirrorImage image = readImage(deadline);
             List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
             Map<TopicPartition, Long> ends = destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline);
@@ -421,8 +458,22 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 previews.add(StopPreviews.preview(image, mirror, tp, end, lso, records, open.getOrDefault(tp, List.of()),
                     time.milliseconds()));
             }
-            return previews;
-        }));
+            return new StopDryRun(previews, StopPreviews.transactions(image, mirror, transactionTails(partitions, deadline),
+                time.milliseconds()));
+        });
+        return new PreviewStopResult(dryRun.thenApply(StopDryRun::partitions), dryRun.thenApply(StopDryRun::transactions));
+    }
+
+    private record StopDryRun(List<StopPreview> partitions, StopTransactions transactions) {
+    }
+
+    /** The split transactions and consistent cuts of the partitions a stop would cut together, read now. */
+    private TransactionTails.Result transactionTails(List<TopicPartition> partitions, Deadline deadline) throws InterruptedException {
+        try (RawLogReader destination = new RawLogReader(admin, clientProps, clientId + "-stop-transactions",
+                Duration.ofMillis(deadline.timeoutMs()))) {
+            return new TransactionTails(destination, (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline),
+                TRANSACTION_WINDOW_MS).analyse(partitions);
+        }
     }
 
     @Override

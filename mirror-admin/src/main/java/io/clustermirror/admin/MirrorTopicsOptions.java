@@ -14,6 +14,7 @@ import java.util.Properties;
 public class MirrorTopicsOptions extends AbstractOptions<MirrorTopicsOptions> {
     private boolean discardLocalWrites;
     private boolean planned;
+    private boolean consistent;
     private boolean waitUntilCaughtUp;
     private ProgressListener progressListener = ProgressListener.NONE;
     private Properties sourceClientConfigs = new Properties();
@@ -50,6 +51,26 @@ public class MirrorTopicsOptions extends AbstractOptions<MirrorTopicsOptions> {
 
     public boolean planned() {
         return planned;
+    }
+
+    /**
+     * For {@link ClusterMirrorAdmin#stopMirrorTopics}: a consistent stop. A plain stop cuts each partition at its own last
+     * stable offset, which can leave a committed transaction of the source visible on some of the selected partitions
+     * and not on others (its commit marker was mirrored on one partition and not yet on another). A consistent stop reads
+     * the ends of the selected partitions first and cuts each at the highest offset, at most its last stable offset, where
+     * no committed transaction it can see is split; it removes the records of such transactions everywhere instead.
+     * {@link MirrorTopicsResult#consistentCut()} reports the cuts and the records removed beyond a plain stop. It sees
+     * the destination's mirrored data only: a transaction none of whose records on a partition was mirrored is not
+     * seen there. A {@link #planned(boolean) planned} stop is consistent already and ignores this. Ignored by the other
+     * operations.
+     */
+    public MirrorTopicsOptions consistent(boolean consistent) {
+        this.consistent = consistent;
+        return this;
+    }
+
+    public boolean consistent() {
+        return consistent;
     }
 
     /**

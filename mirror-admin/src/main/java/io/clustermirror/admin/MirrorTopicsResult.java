@@ -11,10 +11,17 @@ import java.util.List;
  */
 public class MirrorTopicsResult {
     private final KafkaFuture<List<String>> future;
+    private final KafkaFuture<StopTransactions> consistentCut;
 
-    /** For {@link ClusterMirrorAdmin} implementations and tests. */
+    /** For {@link ClusterMirrorAdmin} implementations and tests: an operation that is no consistent stop. */
     public MirrorTopicsResult(KafkaFuture<List<String>> future) {
+        this(future, KafkaFuture.completedFuture(null));
+    }
+
+    /** For {@link ClusterMirrorAdmin} implementations and tests: a consistent stop, and the cuts it chose. */
+    public MirrorTopicsResult(KafkaFuture<List<String>> future, KafkaFuture<StopTransactions> consistentCut) {
         this.future = future;
+        this.consistentCut = consistentCut;
     }
 
     /**
@@ -26,6 +33,16 @@ public class MirrorTopicsResult {
      */
     public KafkaFuture<List<String>> topics() {
         return future;
+    }
+
+    /**
+     * For a consistent stop ({@link MirrorTopicsOptions#consistent(boolean)}): the committed transactions a plain stop
+     * would have split, where the stop cuts each partition instead and the records that removes beyond a plain stop
+     * (both as the partitions stood when the stop read them), completing with {@link #topics()}. A future of null for any
+     * other operation.
+     */
+    public KafkaFuture<StopTransactions> consistentCut() {
+        return consistentCut;
     }
 
     /** A future that completes when {@link #topics()} does. */

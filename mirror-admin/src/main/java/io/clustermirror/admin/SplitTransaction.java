@@ -6,7 +6,7 @@ import java.util.List;
  * A committed transaction of the source that a stop would split across the chosen partitions: after it,
  * {@code read_committed} consumers of the destination would read its records on some partitions and not (or not all of
  * them) on others. Found in the destination's mirrored data: a partition whose records of the transaction were not
- * mirrored at all cannot show it (see {@link StopPreviews#knowledge()}).
+ * mirrored at all cannot show it (see {@link StopTransactions#limits()}).
  *
  * @param producerId    the transaction's producer id on the source
  * @param producerEpoch the producer epoch of its records

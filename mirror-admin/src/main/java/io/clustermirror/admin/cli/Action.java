@@ -13,6 +13,7 @@ import static io.clustermirror.admin.cli.CommandOptions.EXCLUDE;
 import static io.clustermirror.admin.cli.CommandOptions.JSON;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR;
 import static io.clustermirror.admin.cli.CommandOptions.MIRROR_CONFIG;
+import static io.clustermirror.admin.cli.CommandOptions.CONSISTENT;
 import static io.clustermirror.admin.cli.CommandOptions.PLANNED;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_BOOTSTRAP_SERVER;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_COMMAND_CONFIG;
@@ -33,7 +34,7 @@ public enum Action {
         List.of(EXCLUDE, DISCARD_LOCAL_WRITES, DRY_RUN, WAIT, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
     STOP("--stop", "Stop mirroring topics (failover): they become normal writable topics.",
         "--stop --mirror dr --topics orders", List.of(MIRROR, TOPICS),
-        List.of(EXCLUDE, DRY_RUN, PLANNED, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
+        List.of(EXCLUDE, DRY_RUN, PLANNED, CONSISTENT, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),
     PAUSE("--pause", "Pause mirroring topics: they stay read-only but fetch nothing.",
         "--pause --mirror dr --topics 'payments-.*'", List.of(MIRROR, TOPICS), List.of(EXCLUDE)),
     RESUME("--resume", "Resume mirroring paused topics.", "--resume --mirror dr --topics 'payments-.*'",

@@ -13,7 +13,9 @@ import io.clustermirror.admin.NotCaughtUpException;
 import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.ProgressListener;
 import io.clustermirror.admin.StartPreview;
+import io.clustermirror.admin.PreviewStopResult;
 import io.clustermirror.admin.StopPreview;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.MirrorError;
 
@@ -161,11 +163,22 @@ public final class ClusterMirrorsCommand {
             }
             case STOP -> {
                 if (options.dryRun()) {
-                    List<StopPreview> previews = admin.previewStopMirrorTopics(mirror, options.topics(), options.excludes(),
-                        topicsOptions(options)).partitions().get();
-                    out.print(options.json() ? OutputFormatter.stopPreviewJson(previews) : OutputFormatter.stopPreviewTable(previews));
+                    PreviewStopResult preview = admin.previewStopMirrorTopics(mirror, options.topics(), options.excludes(),
+                        topicsOptions(options));
+                    List<StopPreview> previews = preview.partitions().get();
+                    StopTransactions transactions = preview.transactions().get();
+                    out.print(options.json() ? OutputFormatter.stopPreviewJson(previews, transactions)
+                        : OutputFormatter.stopPreviewTable(previews, transactions));
                 } else if (options.planned()) {
                     plannedStop(options, admin, out, progress);
+                } else if (options.consistent()) {
+                    MirrorTopicsResult result = admin.stopMirrorTopics(mirror, options.topics(), options.excludes(),
+                        topicsOptions(options).consistent(true));
+                    List<String> stopped = result.topics().get();
+                    StopTransactions transactions = result.consistentCut().get();
+                    out.print(options.json() ? OutputFormatter.consistentStopJson(mirror, stopped, transactions)
+                        : OutputFormatter.mirrorTopicsChanged("Stopped", mirror, stopped) + "\n"
+                            + OutputFormatter.transactionsText(transactions, true));
                 } else {
                     printTopics(out, "Stopped", mirror,
                         admin.stopMirrorTopics(mirror, options.topics(), options.excludes(), topicsOptions(options)));

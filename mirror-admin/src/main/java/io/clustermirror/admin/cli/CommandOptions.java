@@ -35,6 +35,7 @@ public final class CommandOptions {
     static final String DISCARD_LOCAL_WRITES = "--discard-local-writes";
     static final String DRY_RUN = "--dry-run";
     static final String PLANNED = "--planned";
+    static final String CONSISTENT = "--consistent";
     static final String WAIT = "--wait";
     static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
     static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
@@ -90,6 +91,12 @@ public final class CommandOptions {
             + "truncated. If --timeout-ms passes first, nothing is stopped and the tool exits 1 naming the partitions still "
             + "behind and by how many offsets. A paused topic is refused.", "--stop --mirror dr --topics orders --planned "
             + "--timeout-ms 300000"),
+        new OptionSpec(CONSISTENT, "", "For --stop: a consistent failover. A plain stop cuts each partition at its own last "
+            + "stable offset, which can leave a committed transaction of the source visible on some partitions and not on "
+            + "others. This reads the ends of the selected partitions first and cuts each where no committed transaction "
+            + "it sees is split, removing such transactions everywhere instead; it prints the transactions a plain stop "
+            + "would have split and the records it cuts beyond one. It sees the destination's mirrored data only (--stop "
+            + "--dry-run shows the same analysis without stopping).", "--stop --mirror dr --topics 'orders|payments' --consistent"),
         new OptionSpec(WAIT, "", "For --start: once the start is applied, wait until every partition of the started topics "
             + "is MIRRORING and holds all the source holds (read from the source, as --stop --planned reads it). If "
             + "--timeout-ms passes first, the topics stay started and the tool exits 1 naming the partitions not caught up "
@@ -118,6 +125,7 @@ public final class CommandOptions {
     private final boolean discardLocalWrites;
     private final boolean dryRun;
     private final boolean planned;
+    private final boolean consistent;
     private final boolean waitUntilCaughtUp;
     private final Properties sourceClientProperties;
     private final ConfigChanges configChanges;
@@ -129,7 +137,7 @@ public final class CommandOptions {
 
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
-                           boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned,
+                           boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned, boolean consistent,
                            boolean waitUntilCaughtUp, Properties sourceClientProperties, ConfigChanges configChanges) {
         this.action = action;
         this.clientProperties = clientProperties;
@@ -142,6 +150,7 @@ public final class CommandOptions {
         this.discardLocalWrites = discardLocalWrites;
         this.dryRun = dryRun;
         this.planned = planned;
+        this.consistent = consistent;
         this.waitUntilCaughtUp = waitUntilCaughtUp;
         this.sourceClientProperties = sourceClientProperties;
         this.configChanges = configChanges;
@@ -193,10 +202,11 @@ public final class CommandOptions {
             Map.entry(DISCARD_LOCAL_WRITES, ns.getBoolean("discard_local_writes")),
             Map.entry(DRY_RUN, ns.getBoolean("dry_run")),
             Map.entry(PLANNED, ns.getBoolean("planned")),
+            Map.entry(CONSISTENT, ns.getBoolean("consistent")),
             Map.entry(WAIT, ns.getBoolean("wait")),
             Map.entry(SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null),
             Map.entry(SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED, WAIT,
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED, CONSISTENT, WAIT,
                 SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
@@ -211,8 +221,16 @@ public final class CommandOptions {
             throw new UsageException(action.flag() + " needs " + withMetavar(ADD_CONFIG) + ", " + withMetavar(ADD_CONFIG_FILE)
                 + " or " + withMetavar(DELETE_CONFIG), usage);
         }
-        if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN) && !given.get(PLANNED)) {
-            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN + " or " + PLANNED, usage);
+        if (action == Action.STOP && given.get(JSON) && !given.get(DRY_RUN) && !given.get(PLANNED) && !given.get(CONSISTENT)) {
+            throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN + ", " + PLANNED + " or " + CONSISTENT, usage);
+        }
+        if (given.get(CONSISTENT) && given.get(PLANNED)) {
+            throw new UsageException(CONSISTENT + " cannot be used with " + PLANNED + ": a planned stop is consistent already (it "
+                + "waits until no transaction is open on any selected partition, so every one is whole)", usage);
+        }
+        if (given.get(CONSISTENT) && given.get(DRY_RUN)) {
+            throw new UsageException(CONSISTENT + " cannot be used with " + DRY_RUN + ": the dry-run always shows where a "
+                + "consistent stop would cut", usage);
         }
         if (action == Action.START && given.get(JSON) && !given.get(DRY_RUN)) {
             throw new UsageException(JSON + " with " + action.flag() + " needs " + DRY_RUN, usage);
@@ -261,7 +279,7 @@ public final class CommandOptions {
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
             ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), ns.getBoolean("planned"),
-            ns.getBoolean("wait"), sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
+            ns.getBoolean("consistent"), ns.getBoolean("wait"), sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
     }
 
     /** The configs --add-config and --add-config-file set and --delete-config deletes; a key is given once. */
@@ -355,6 +373,11 @@ public final class CommandOptions {
     /** True for --stop --dry-run and --start --dry-run: print what the operation would do, change nothing. */
     public boolean dryRun() {
         return dryRun;
+    }
+
+    /** True for --stop --consistent: cut where no committed transaction seen is split. */
+    public boolean consistent() {
+        return consistent;
     }
 
     /** True for --stop --planned: wait for the topics to catch up with the source, then stop them. */

@@ -9,7 +9,9 @@ import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.PartitionCatchUp;
 import io.clustermirror.admin.StartPreview;
+import io.clustermirror.admin.SplitTransaction;
 import io.clustermirror.admin.StopPreview;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.common.MirrorConfig;
 import io.clustermirror.common.PartitionState;
 
@@ -231,7 +233,7 @@ public final class OutputFormatter {
      * A failover dry-run, one row per partition: the destination's end and last stable offset, the range the stop would
      * truncate with its records, and the producer ids of the open transactions that cause it. A summary line follows.
      */
-    public static String stopPreviewTable(List<StopPreview> previews) {
+    public static String stopPreviewTable(List<StopPreview> previews, StopTransactions transactions) {
         List<Column<StopPreview>> columns = List.of(
             new Column<>("TOPIC", StopPreview::topic),
             new Column<>("PARTITION", p -> String.valueOf(p.partition())),
@@ -246,12 +248,41 @@ public final class OutputFormatter {
         long truncating = previews.stream().filter(StopPreview::truncates).count();
         long records = previews.stream().mapToLong(StopPreview::recordsToTruncate).sum();
         return table(columns, previews) + "Dry run, nothing changed: a stop now would truncate " + records + " record(s) in "
-            + truncating + " of " + previews.size() + " partition(s).\n";
+            + truncating + " of " + previews.size() + " partition(s).\n" + transactionsText(transactions, false);
+    }
+
+    /**
+     * The committed transactions a plain stop splits (each with what every partition keeps and removes of it), where a
+     * consistent stop cuts instead, and what the analysis could not see: after a dry-run's table, or after a consistent
+     * stop ({@code stopped}).
+     */
+    public static String transactionsText(StopTransactions transactions, boolean stopped) {
+        StringBuilder out = new StringBuilder();
+        String would = stopped ? "a plain stop would have split " : "a plain stop now would split ";
+        out.append(transactions.split().isEmpty() ? "No committed transaction seen is split by a plain stop.\n"
+            : "Split transactions: " + would + transactions.split().size() + " committed transaction(s), visible on some "
+                + "partitions and not (or not whole) on others:\n");
+        for (SplitTransaction t : transactions.split()) {
+            out.append("  producer ").append(t.producerId()).append(" epoch ").append(t.producerEpoch()).append(": ")
+                .append(t.parts().stream().map(p -> p.topic() + "-" + p.partition() + " keeps " + p.keptRecords() + " of "
+                    + (p.keptRecords() + p.removedRecords()) + " record(s) " + (p.firstOffset() >= 0 ? "[" + p.firstOffset() : "(")
+                    + ".." + p.lastDataOffset() + "]" + (p.markerOffset() >= 0 ? ", commit at " + p.markerOffset() : ", commit not mirrored"))
+                    .collect(Collectors.joining("; "))).append('\n');
+        }
+        List<StopTransactions.ConsistentCut> lower = transactions.cuts().stream().filter(c -> c.offset() < c.lastStableOffset()).toList();
+        String verb = stopped ? "The consistent stop cuts " : "A consistent stop (--stop --consistent) would cut ";
+        out.append(verb).append(transactions.extraRecords()).append(" record(s) more than a plain stop, on ").append(lower.size())
+            .append(" partition(s)").append(lower.isEmpty() ? "" : ": " + lower.stream().limit(10)
+                .map(c -> c.topic() + "-" + c.partition() + " at " + c.offset() + " (not " + c.lastStableOffset() + ")")
+                .collect(Collectors.joining(", ")) + (lower.size() > 10 ? " and " + (lower.size() - 10) + " more" : "")).append(".\n");
+        transactions.limits().forEach(limit -> out.append("Not seen: ").append(limit).append(".\n"));
+        return out.toString();
     }
 
     /** A failover dry-run as JSON: a {@code partitions} array with one object per partition. */
-    public static String stopPreviewJson(List<StopPreview> previews) {
+    public static String stopPreviewJson(List<StopPreview> previews, StopTransactions transactions) {
         ObjectNode root = root();
+        putTransactions(root, transactions);
         ArrayNode partitions = root.putArray("partitions");
         for (StopPreview p : previews) {
             ObjectNode node = partitions.addObject()
@@ -268,6 +299,35 @@ public final class OutputFormatter {
             p.openProducerIds().forEach(ids::add);
         }
         return json(root);
+    }
+
+    /** A consistent stop as JSON: the topics stopped, the split transactions, the cuts and the limits. */
+    public static String consistentStopJson(String mirror, List<String> topics, StopTransactions transactions) {
+        ObjectNode root = root().put("mirror", mirror);
+        ArrayNode stopped = root.putArray("topics");
+        topics.forEach(stopped::add);
+        putTransactions(root, transactions);
+        return json(root);
+    }
+
+    private static void putTransactions(ObjectNode root, StopTransactions transactions) {
+        ArrayNode split = root.putArray("split_transactions");
+        for (SplitTransaction t : transactions.split()) {
+            ArrayNode parts = split.addObject().put("producer_id", t.producerId()).put("producer_epoch", t.producerEpoch()).putArray("parts");
+            for (SplitTransaction.Part p : t.parts()) {
+                parts.addObject().put("topic", p.topic()).put("partition", p.partition()).put("first_offset", p.firstOffset())
+                    .put("last_offset", p.lastDataOffset()).put("marker_offset", p.markerOffset()).put("kept_records", p.keptRecords())
+                    .put("removed_records", p.removedRecords());
+            }
+        }
+        ArrayNode cuts = root.putArray("consistent_cuts");
+        for (StopTransactions.ConsistentCut c : transactions.cuts()) {
+            cuts.addObject().put("topic", c.topic()).put("partition", c.partition()).put("offset", c.offset())
+                .put("last_stable_offset", c.lastStableOffset()).put("extra_records", c.extraRecords());
+        }
+        root.put("extra_records", transactions.extraRecords());
+        ArrayNode limits = root.putArray("limits");
+        transactions.limits().forEach(limits::add);
     }
 
     /**

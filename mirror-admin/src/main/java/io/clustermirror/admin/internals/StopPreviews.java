@@ -2,6 +2,7 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.StopPreview;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;
@@ -11,6 +12,8 @@ import io.clustermirror.common.records.MirrorTopicRecord;
 import io.clustermirror.common.records.PartitionStateRecord;
 import org.apache.kafka.common.TopicPartition;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -57,6 +60,44 @@ public final class StopPreviews {
         long unknown = MirrorPartitionDescription.UNKNOWN;
         return new StopPreview(tp.topic(), tp.partition(), state, end, lastStableOffset, truncates ? lastStableOffset : unknown,
             truncates ? end : unknown, truncates ? records : 0, openProducerIds, lagMs(image, mirror, tp, nowMs));
+    }
+
+    /**
+     * The transactions of a dry-run: the split ones and the consistent cuts {@code found}, with what the analysis could not
+     * see. A partition not known to have caught up with its source (its lag at {@code nowMs} unknown or above 0) may miss
+     * records of a transaction altogether, which no analysis of the destination can see.
+     */
+    public static StopTransactions transactions(MirrorImage image, String mirror, TransactionTails.Result found, long nowMs) {
+        TransactionCuts.Analysis analysis = found.analysis();
+        List<StopTransactions.ConsistentCut> cuts = new ArrayList<>();
+        analysis.consistentCuts().forEach((tp, cut) -> cuts.add(new StopTransactions.ConsistentCut(tp.topic(), tp.partition(), cut,
+            found.lastStableOffsets().get(tp), analysis.extraRecords().get(tp))));
+        cuts.sort(Comparator.comparing(StopTransactions.ConsistentCut::topic).thenComparingInt(StopTransactions.ConsistentCut::partition));
+        List<String> limits = new ArrayList<>();
+        limits.add("read from the destination's mirrored data only: a transaction none of whose records on a partition was mirrored is "
+            + "not seen there");
+        List<TopicPartition> behind = analysis.consistentCuts().keySet().stream().filter(tp -> lagMs(image, mirror, tp, nowMs) != 0).toList();
+        if (!behind.isEmpty()) {
+            limits.add(behind.size() + " partition(s) had not caught up with the source when last known (" + firstFew(behind)
+                + "): records of a transaction may be missing there unseen");
+        }
+        if (!found.unread().isEmpty()) {
+            limits.add("the offsets of " + found.unread().size() + " partition(s) could not be read (" + firstFew(found.unread())
+                + "): not analysed; a consistent stop cuts them at their last stable offset");
+        }
+        if (!analysis.needEarlierWindow().isEmpty()) {
+            limits.add("a transaction to cut began before what was read of " + firstFew(List.copyOf(analysis.needEarlierWindow()))
+                + ": the cut there keeps part of it");
+        }
+        if (analysis.epochsReused()) {
+            limits.add("a producer wrote several transactions with one epoch (transaction protocol version 1): they are cut together");
+        }
+        return new StopTransactions(analysis.splitByPlainStop(), cuts, limits);
+    }
+
+    private static String firstFew(List<TopicPartition> partitions) {
+        String few = partitions.stream().limit(5).map(TopicPartition::toString).collect(java.util.stream.Collectors.joining(", "));
+        return partitions.size() > 5 ? few + " and " + (partitions.size() - 5) + " more" : few;
     }
 
     /** The partition's actual state as its leader last reported it, UNKNOWN before any report. */

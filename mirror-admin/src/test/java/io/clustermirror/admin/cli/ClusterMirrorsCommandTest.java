@@ -22,6 +22,8 @@ import io.clustermirror.admin.PartitionVerification;
 import io.clustermirror.admin.PreviewStartResult;
 import io.clustermirror.admin.ProgressListener;
 import io.clustermirror.admin.PreviewStopResult;
+import io.clustermirror.admin.SplitTransaction;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.admin.StartPreview;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.admin.VerifyMirrorTopicsResult;
@@ -175,6 +177,14 @@ class ClusterMirrorsCommandTest {
         new StopPreview("orders", 0, PartitionState.MIRRORING, 120, 100, 100, 120, 15, List.of(7L, 9L), 4_200),
         new StopPreview("orders", 1, PartitionState.MIRRORING, 80, 80, -1, -1, 0, List.of()));
 
+    /** Producer 7's transaction is committed on orders-0 and open on orders-1: a consistent stop cuts orders-0 at 95. */
+    static final StopTransactions TRANSACTIONS = new StopTransactions(
+        List.of(new SplitTransaction(7, (short) 3, List.of(new SplitTransaction.Part("orders", 0, 95, 99, 100, 5, 0),
+            new SplitTransaction.Part("orders", 1, 80, 82, -1, 0, 3)))),
+        List.of(new StopTransactions.ConsistentCut("orders", 0, 95, 100, 5), new StopTransactions.ConsistentCut("orders", 1, 80, 80, 0)),
+        List.of("read from the destination's mirrored data only: a transaction none of whose records on a partition was mirrored "
+            + "is not seen there"));
+
     @Test
     void stopDryRunPrintsWhatTheStopWouldTruncateAndChangesNothing() throws Exception {
         assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--dry-run"));
@@ -182,7 +192,14 @@ class ClusterMirrorsCommandTest {
         String text = out();
         assertTrue(text.contains("WOULD-TRUNCATE") && text.contains("[100,120)") && text.contains("7,9"), text);
         assertTrue(text.contains("LAG-MS") && text.contains("4200"), text);
-        assertTrue(text.endsWith("Dry run, nothing changed: a stop now would truncate 15 record(s) in 1 of 2 partition(s).\n"), text);
+        assertTrue(text.contains("Dry run, nothing changed: a stop now would truncate 15 record(s) in 1 of 2 partition(s).\n"), text);
+        assertTrue(text.contains("Split transactions: a plain stop now would split 1 committed transaction(s)"), text);
+        assertTrue(text.contains("producer 7 epoch 3: orders-0 keeps 5 of 5 record(s) [95..99], commit at 100; orders-1 keeps 0 of 3 "
+            + "record(s) [80..82], commit not mirrored"), text);
+        assertTrue(text.contains("A consistent stop (--stop --consistent) would cut 5 record(s) more than a plain stop, on 1 "
+            + "partition(s): orders-0 at 95 (not 100)."), text);
+        assertTrue(text.endsWith("Not seen: read from the destination's mirrored data only: a transaction none of whose records on a "
+            + "partition was mirrored is not seen there.\n"), text);
         out.reset();
         assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--dry-run", "--json"));
         com.fasterxml.jackson.databind.JsonNode partitions = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out()).get("partitions");
@@ -193,6 +210,12 @@ class ClusterMirrorsCommandTest {
         assertTrue(partitions.get(1).get("truncate_from").isNull());
         assertEquals(4_200, partitions.get(0).get("lag_ms").asLong(), "how old the records a stop now leaves behind are");
         assertTrue(partitions.get(1).get("lag_ms").isNull(), "unknown");
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
+        assertEquals(7, json.get("split_transactions").get(0).get("producer_id").asLong());
+        assertEquals(3, json.get("split_transactions").get(0).get("parts").get(1).get("removed_records").asLong());
+        assertEquals(95, json.get("consistent_cuts").get(0).get("offset").asLong());
+        assertEquals(5, json.get("extra_records").asLong());
+        assertEquals(1, json.get("limits").size());
         out.reset();
         assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--json"));
         assertTrue(err().contains("--json with --stop needs --dry-run"), err());
@@ -210,6 +233,29 @@ class ClusterMirrorsCommandTest {
         com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
         assertEquals(true, root.get("stopped").asBoolean());
         assertEquals("[\"orders\"]", root.get("topics").toString());
+    }
+
+    @Test
+    void consistentStopStopsWithTheClientsCutsAndPrintsWhatItCut() throws Exception {
+        admin.topics = List.of("orders");
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--consistent"));
+        assertEquals(List.of("stop consistent dr [orders] - []"), admin.calls);
+        String text = out();
+        assertTrue(text.startsWith("Stopped mirroring 1 topic of mirror 'dr': orders\n"), text);
+        assertTrue(text.contains("Split transactions: a plain stop would have split 1 committed transaction(s)"), text);
+        assertTrue(text.contains("The consistent stop cuts 5 record(s) more than a plain stop, on 1 partition(s): orders-0 at 95 (not 100)."),
+            text);
+        out.reset();
+        assertEquals(0, run("--stop", "--mirror", "dr", "--topics", "orders", "--consistent", "--json"));
+        com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out());
+        assertEquals("[\"orders\"]", root.get("topics").toString());
+        assertEquals(5, root.get("extra_records").asLong());
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--consistent", "--planned"));
+        assertTrue(err().contains("--consistent cannot be used with --planned: a planned stop is consistent already"), err());
+        assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--consistent", "--dry-run"));
+        assertTrue(err().contains("--consistent cannot be used with --dry-run"), err());
+        assertEquals(2, run("--start", "--mirror", "dr", "--topics", "orders", "--consistent"));
+        assertTrue(err().contains("--consistent cannot be used with --start"), err());
     }
 
     @Test
@@ -542,6 +588,10 @@ class ClusterMirrorsCommandTest {
         public MirrorTopicsResult stopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                    Collection<String> excludes, MirrorTopicsOptions options) {
             report(options.progressListener());
+            if (options.consistent()) {
+                return new MirrorTopicsResult(topicOp("stop consistent", mirror, topicsOrRegexes, excludes).topics(),
+                    KafkaFuture.completedFuture(TRANSACTIONS));
+            }
             return topicOp(options.planned() ? "stop planned timeout=" + options.timeoutMs() + " source="
                 + options.sourceClientConfigs().getProperty("bootstrap.servers") : "stop", mirror, topicsOrRegexes, excludes);
         }
@@ -580,7 +630,7 @@ class ClusterMirrorsCommandTest {
         public PreviewStopResult previewStopMirrorTopics(String mirror, Collection<String> topicsOrRegexes,
                                                          Collection<String> excludes, MirrorTopicsOptions options) {
             calls.add("preview-stop " + mirror + " " + topicsOrRegexes + " - " + excludes);
-            return new PreviewStopResult(KafkaFuture.completedFuture(PREVIEWS));
+            return new PreviewStopResult(KafkaFuture.completedFuture(PREVIEWS), KafkaFuture.completedFuture(TRANSACTIONS));
         }
 
         @Override

@@ -296,11 +296,28 @@ final class CommandProcessor {
             case PAUSED -> "paused";
             case MIRRORING -> "resumed";
         };
-        String message = verb + " " + topics.size() + " topic(s) of mirror '" + command.mirror() + "'";
+        String message = verb + " " + topics.size() + " topic(s) of mirror '" + command.mirror() + "'"
+            + (command.stopCuts().isEmpty() ? "" : " at a consistent cut");
         LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
         List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
-            RecordCodec.encodeTopic(own.get(t).withDesired(target, applied)))).toList();
+            RecordCodec.encodeTopic(command.stopCuts().isEmpty() ? own.get(t).withDesired(target, applied)
+                : own.get(t).stoppedAt(stopCuts(command, own.get(t)), applied)))).toList();
         return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(topics)), writes, List.of());
+    }
+
+    /**
+     * A consistent stop's cuts of one topic, by partition: -1 where the command names none (a partition added since the
+     * client analysed the topic cuts at its last stable offset, like any stop).
+     */
+    private static List<Long> stopCuts(MirrorCommand command, MirrorTopicRecord topic) {
+        Long[] cuts = new Long[topic.partitions()];
+        java.util.Arrays.fill(cuts, -1L);
+        for (MirrorCommand.PartitionCut cut : command.stopCuts()) {
+            if (cut.topic().equals(topic.topic()) && cut.partition() >= 0 && cut.partition() < cuts.length) {
+                cuts[cut.partition()] = cut.offset();
+            }
+        }
+        return List.of(cuts);
     }
 
     /**

@@ -109,9 +109,15 @@ final class LeaderLogProcedures {
      * is, never a lower one: the last stable offset read after that cut may be lower, because the cut removed the commit
      * marker of a transaction that began below it, and those records are committed. Changes nothing.
      *
+     * <p>A consistent stop chose the cut of each partition ({@code chosenCut}, -1 for none): taken if it lies at or below
+     * the last stable offset, which it does unless this leader lost records (then the last stable offset, as for any
+     * stop). Below the last stable offset the cut keeps only transactions that are whole on every partition stopped with
+     * it; the aborts it removes of transactions that began below it are written again like a plain stop's.
+     *
      * @throws CutRefusedException if this leader's log ends below the decided cut: records the stop keeps are not all here
      */
-    StopStart beginStop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, java.util.Optional<StopCut> decided)
+    StopStart beginStop(String mirror, TopicPartition tp, int leaderEpoch, LogFence.Permit permit, java.util.Optional<StopCut> decided,
+                        long chosenCut)
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException, CutRefusedException {
         permit.check(); // a stop superseded while queued does nothing
         await(tp, leaderEpoch, permit, s -> s.highWatermark() == s.logEndOffset(),
@@ -124,8 +130,17 @@ final class LeaderLogProcedures {
             return new AlreadyStopped(finish(mirror, tp, leaderEpoch, permit, last.baseOffset(), made));
         }
         if (decided.isEmpty()) {
-            StopCut cut = new StopCut(state.lastStableOffset(), state.logEndOffset(),
-                firstAbortsPerProducer(tp, state.lastStableOffset(), state.logEndOffset()));
+            long offset = state.lastStableOffset();
+            if (chosenCut >= 0 && chosenCut <= offset) {
+                offset = Math.max(chosenCut, state.logStartOffset());
+                log.info("Mirror '{}' partition {}: the consistent stop cuts at offset {} (the last stable offset is {}, the log end {})",
+                    mirror, tp, offset, state.lastStableOffset(), state.logEndOffset());
+            } else if (chosenCut >= 0) {
+                log.warn("Mirror '{}' partition {}: the consistent stop chose offset {}, above this leader's last stable offset {} "
+                    + "(records lost by an unclean election?); cutting at the last stable offset, which may split a transaction "
+                    + "that other partitions keep", mirror, tp, chosenCut, offset);
+            }
+            StopCut cut = new StopCut(offset, state.logEndOffset(), firstAbortsPerProducer(tp, offset, state.logEndOffset()));
             return new CutAt(cut, cut.removesRecords());
         }
         StopCut cut = decided.get();

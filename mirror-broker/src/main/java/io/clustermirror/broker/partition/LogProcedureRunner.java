@@ -181,7 +181,8 @@ final class LogProcedureRunner {
         TopicPartition tp = p.partition();
         LogFence.Permit permit = fences.apply(tp).permit(p.generation());
         runProcedure(stops, () -> {
-            LeaderLogProcedures.StopStart start = procedures.beginStop(p.mirror(), tp, p.leaderEpoch(), permit, stop.decided());
+            LeaderLogProcedures.StopStart start = procedures.beginStop(p.mirror(), tp, p.leaderEpoch(), permit, stop.decided(),
+                stop.chosenCut());
             if (start instanceof LeaderLogProcedures.AlreadyStopped stopped) {
                 return stopped(p, stopped.outcome());
             }

@@ -96,10 +96,11 @@ sealed interface PartitionEffect {
     }
 
     /**
-     * Begin the stop on the stop thread: take {@code decided}, the cut an earlier attempt recorded, or decide one; a cut
+     * Begin the stop on the stop thread: take {@code decided}, the cut an earlier attempt recorded, or decide one (at
+     * {@code chosenCut}, a consistent stop's cut for the partition, or at the last stable offset when that is -1); a cut
      * that removes records goes to {@link PartitionShard#stopCutDecided} to be recorded first, any other completes at once.
      */
-    record RunStop(MirrorPartition partition, Optional<StopCut> decided, String sourceClusterId) implements ProcedureEffect {
+    record RunStop(MirrorPartition partition, Optional<StopCut> decided, long chosenCut, String sourceClusterId) implements ProcedureEffect {
     }
 
     /** Write {@code record}, which holds the stop's cut, and once it has landed complete the stop at that cut. */

@@ -509,8 +509,9 @@ final class PartitionShard {
             return Optional.of(new PartitionEvent.FetcherStopped());
         } else if (action instanceof PartitionAction.RunStop) {
             String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
+            long chosenCut = image.topic(tp.topic()).map(t -> t.stopCutOf(tp.partition())).orElse(-1L);
             out.add(new PartitionEffect.RunStop(p, Optional.ofNullable(progress.computeIfAbsent(tp, k -> new MirrorProgress()).stopCut),
-                sourceClusterId));
+                chosenCut, sourceClusterId));
         } else if (action instanceof PartitionAction.StopUnmirrored) {
             log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
             out.add(new PartitionEffect.AwaitLogChanges(tp));

@@ -246,6 +246,28 @@ class CommandProcessorTest {
         assertFailed(run(CommandOp.STOP, "dr", "zzz"), MirrorError.TOPIC_NOT_IN_CLUSTER_MIRROR, "zzz");
     }
 
+    @Test
+    void aConsistentStopRecordsItsCutsByPartitionAndTheNextStartForgetsThem() {
+        createMirror();
+        source.topics.put("a", new SourceTopic("a", "id-a", 3, Map.of()));
+        run(CommandOp.START, "dr", "a");
+        MirrorCommand consistent = new MirrorCommand("c-1", CommandOp.STOP, "dr", Map.of(), List.of("a"), List.of(), 1L, false, List.of(),
+            List.of(), List.of(new MirrorCommand.PartitionCut("a", 0, 40L), new MirrorCommand.PartitionCut("a", 2, 7L),
+                new MirrorCommand.PartitionCut("other", 1, 9L)));
+
+        CommandOutcome outcome = apply(consistent);
+
+        assertEquals(MirrorError.NONE, outcome.result().error());
+        assertTrue(outcome.result().message().contains("at a consistent cut"), outcome.result().message());
+        MirrorTopicRecord stopped = image.topic("a").orElseThrow();
+        assertEquals(List.of(40L, -1L, 7L), stopped.stopCuts(), "partition 1 was not analysed: its last stable offset");
+        assertEquals(7L, stopped.stopCutOf(2));
+        assertEquals(-1L, stopped.stopCutOf(5));
+        CommandOutcome restarted = apply(new MirrorCommand("c-2", CommandOp.START, "dr", Map.of(), List.of("a"), List.of(), 2L, true));
+        assertEquals(MirrorError.NONE, restarted.result().error(), restarted.result().message());
+        assertEquals(List.of(), image.topic("a").orElseThrow().stopCuts(), "a later stop is a plain one unless it asks");
+    }
+
     /** Records partition {@code partition} of {@code topic} in mirror 'dr' as FAILED, with the given retries. */
     private void recordFailed(String topic, int partition, FailureRetries retries, String error) {
         MirrorDelta delta = new MirrorDelta(image);

@@ -34,12 +34,14 @@ class LeaderLogProceduresTest {
 
     /** The cut an earlier attempt of the stop recorded, if any. */
     private Optional<StopCut> decided = Optional.empty();
+    /** The cut a consistent stop chose, -1 for none. */
+    private long chosenCut = -1;
     /** The cuts the stops decided, as the manager records them before their truncation. */
     private final List<StopCut> recordedCuts = new ArrayList<>();
 
     /** Runs the stop as the manager does: its first step, then (with a cut decided now recorded first) the rest. */
     private LeaderLogProcedures.Outcome stop() throws Exception {
-        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), decided);
+        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), decided, chosenCut);
         if (start instanceof LeaderLogProcedures.AlreadyStopped stopped) {
             return stopped.outcome();
         }
@@ -78,7 +80,7 @@ class LeaderLogProceduresTest {
         log.withRecords(3, 2).withRecords(2, 2);
         log.lastStableOffset = 3;
 
-        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), Optional.empty());
+        LeaderLogProcedures.StopStart start = procedures.beginStop("dr", TP, EPOCH, fence.permit(7), Optional.empty(), -1);
 
         assertEquals(new LeaderLogProcedures.CutAt(new StopCut(3, 5), true), start);
         assertEquals(List.of(), log.changes, "deciding the cut changes nothing: it is recorded first");
@@ -179,6 +181,26 @@ class LeaderLogProceduresTest {
         assertEquals(new LeaderLogProcedures.Outcome(3, 3, 5), stop());
         assertEquals(List.of(new StopCut(3, 5)), recordedCuts, "no abort to keep");
         assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), log.changes);
+    }
+
+    @Test
+    void aConsistentStopCutsWhereItChoseBelowTheLastStableOffset() throws Exception {
+        log.withRecords(3, 2).withRecords(2, 2).withRecords(2, 2); // [5, 7) open
+        log.lastStableOffset = 5;
+        chosenCut = 3;
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, 3, 7), stop());
+        assertEquals(List.of(new StopCut(3, 7)), recordedCuts);
+        assertEquals(List.of("truncate 3", "append 3", "remove producers before 3"), log.changes);
+    }
+
+    @Test
+    void aChosenCutAboveTheLastStableOffsetGivesWayToIt() throws Exception {
+        log.withRecords(3, 2).withRecords(2, 2);
+        log.lastStableOffset = 3;
+        chosenCut = 4; // this leader holds less than the client saw
+
+        assertEquals(new LeaderLogProcedures.Outcome(3, 3, 5), stop());
     }
 
     @Test

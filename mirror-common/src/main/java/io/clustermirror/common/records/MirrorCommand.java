@@ -20,18 +20,33 @@ import java.util.Map;
  * @param deletedConfigs ALTER only: the config keys to remove from the mirror (back to their defaults)
  * @param heldChanges HOLD_CHANGES only: every change of the one named topic that the metadata sync holds back now (their
  *                    times and status are the controller's to set)
+ * @param stopCuts  STOP only, a consistent stop: where to cut each partition the client analysed (a partition not named
+ *                  cuts at its last stable offset); empty for a plain stop
  */
 public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs,
                             List<String> topics, List<String> excludes, long timestampMs, boolean discardLocalWrites,
                             List<String> deletedConfigs,
-                            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges)
+                            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges,
+                            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PartitionCut> stopCuts)
         implements CommandLogEntry {
     public MirrorCommand {
+        stopCuts = stopCuts == null ? List.of() : List.copyOf(stopCuts);
         heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
         configs = configs == null ? Map.of() : Map.copyOf(configs);
         deletedConfigs = deletedConfigs == null ? List.of() : List.copyOf(deletedConfigs);
         topics = topics == null ? List.of() : List.copyOf(topics);
         excludes = excludes == null ? List.of() : List.copyOf(excludes);
+    }
+
+    /** A command that asks for no consistent stop's cuts. */
+    public MirrorCommand(String commandId, CommandOp op, String mirror, Map<String, String> configs, List<String> topics,
+                         List<String> excludes, long timestampMs, boolean discardLocalWrites, List<String> deletedConfigs,
+                         List<HeldChange> heldChanges) {
+        this(commandId, op, mirror, configs, topics, excludes, timestampMs, discardLocalWrites, deletedConfigs, heldChanges, List.of());
+    }
+
+    /** Where a consistent stop cuts one partition. */
+    public record PartitionCut(String topic, int partition, long offset) {
     }
 
     /** A command that holds no changes. */

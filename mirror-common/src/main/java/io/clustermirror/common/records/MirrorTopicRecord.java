@@ -24,14 +24,31 @@ import java.util.List;
  *                         start moves they hold ({@link HeldLogStarts}); null when there was none
  * @param recoveryCommandId the id of the operator's last {@code --recover} of the topic: each new value tells the partition
  *                         leaders to try their FAILED partitions again now; null when there was none
+ * @param stopCuts         while a consistent stop is under way: where it cuts each partition, by partition (-1 where it
+ *                         chose none: that partition cuts at its last stable offset); empty for any other stop
  */
 public record MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId,
                                 int partitions, long updatedMs, LastCommand lastCommand,
                                 @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges,
                                 @JsonInclude(JsonInclude.Include.NON_NULL) HeldDecision logStartDecision,
-                                @JsonInclude(JsonInclude.Include.NON_NULL) String recoveryCommandId) {
+                                @JsonInclude(JsonInclude.Include.NON_NULL) String recoveryCommandId,
+                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Long> stopCuts) {
     public MirrorTopicRecord {
         heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
+        stopCuts = stopCuts == null ? List.of() : List.copyOf(stopCuts);
+    }
+
+    /** A record with no consistent stop under way, as the writers before consistent stops wrote. */
+    public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
+                             long updatedMs, LastCommand lastCommand, List<HeldChange> heldChanges, HeldDecision logStartDecision,
+                             String recoveryCommandId) {
+        this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, lastCommand, heldChanges, logStartDecision, recoveryCommandId,
+            List.of());
+    }
+
+    /** Where a consistent stop of this topic cuts {@code partition}, or -1 when it chose no cut there (or none is under way). */
+    public long stopCutOf(int partition) {
+        return partition < stopCuts.size() ? stopCuts.get(partition) : -1;
     }
 
     /** A record no {@code --recover} has touched, as the writers before recoveries wrote. */
@@ -52,10 +69,19 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
         this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, null);
     }
 
-    /** The record as changed by {@code command}, which also gives the time of the change. */
+    /** The record as changed by {@code command}, which also gives the time of the change; no consistent stop's cuts. */
     public MirrorTopicRecord withDesired(DesiredState newDesired, LastCommand command) {
+        return stopping(newDesired, List.of(), command);
+    }
+
+    /** The record STOPPED by a consistent stop that cuts each partition at {@code cuts} (by partition, -1 for none). */
+    public MirrorTopicRecord stoppedAt(List<Long> cuts, LastCommand command) {
+        return stopping(DesiredState.STOPPED, cuts, command);
+    }
+
+    private MirrorTopicRecord stopping(DesiredState newDesired, List<Long> cuts, LastCommand command) {
         return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command,
-            heldChanges, logStartDecision, recoveryCommandId);
+            heldChanges, logStartDecision, recoveryCommandId, cuts);
     }
 
     /** The record grown to {@code newPartitions}: a held growth to that count is done. */
@@ -63,7 +89,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
         List<HeldChange> held = heldChanges.stream()
             .filter(c -> c.kind() != HeldChange.Kind.PARTITIONS || Integer.parseInt(c.value()) > newPartitions).toList();
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command,
-            held, logStartDecision, recoveryCommandId);
+            held, logStartDecision, recoveryCommandId, stopCuts);
     }
 
     /**
@@ -78,7 +104,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
                 .orElse(HeldChange.held(change.kind(), change.name(), change.value(), command.appliedMs())));
         }
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
-            next, logStartDecision, recoveryCommandId);
+            next, logStartDecision, recoveryCommandId, stopCuts);
     }
 
     /**
@@ -88,12 +114,13 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
     public MirrorTopicRecord decided(HeldDecision.Verdict verdict, LastCommand command) {
         HeldChange.Status status = verdict == HeldDecision.Verdict.APPLY ? HeldChange.Status.APPROVED : HeldChange.Status.REJECTED;
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
-            heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()), recoveryCommandId);
+            heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()), recoveryCommandId,
+            stopCuts);
     }
 
     /** The record after an operator's {@code --recover}: its partition leaders try their FAILED partitions again now. */
     public MirrorTopicRecord recovered(LastCommand command) {
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command, heldChanges,
-            logStartDecision, command.commandId());
+            logStartDecision, command.commandId(), stopCuts);
     }
 }

@@ -1,0 +1,135 @@
+package io.clustermirror.admin.internals;
+
+import io.clustermirror.common.batch.StoredBatch;
+import io.clustermirror.common.fetch.RawLogReader;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the ends of the destination partitions a stop would cut and analyses them with {@link TransactionCuts}: what a
+ * failover dry-run shows of split transactions, and where a consistent stop cuts.
+ *
+ * <p>Only what can matter is read. Nothing is split where no partition holds an open transaction (every partition is
+ * cut at its end). Otherwise the open transactions' records, at most {@code windowMs} older than their oldest (a
+ * transaction of the source lasts at most the source's {@code transaction.max.timeout.ms}, 15 minutes by default), bound
+ * what is read of every partition; a partition where a transaction to cut began before that is read from further back,
+ * doubling, down to its log start.
+ */
+public final class TransactionTails {
+    /** How far back a partition is read at least, below its last stable offset, when it has to be read from further back. */
+    static final long MIN_WINDOW_OFFSETS = 1_000;
+    private static final int MAX_ROUNDS = 40;
+
+    /** The offsets of a spec on the destination; a partition whose offset cannot be read now is left out. */
+    @FunctionalInterface
+    public interface Offsets {
+        Map<TopicPartition, Long> read(List<TopicPartition> partitions, OffsetSpec spec, IsolationLevel isolation) throws InterruptedException;
+    }
+
+    /**
+     * What was found.
+     *
+     * @param analysis          the split transactions and the consistent cuts of the partitions whose offsets were read
+     * @param lastStableOffsets where a plain stop would cut each of them
+     * @param unread            partitions whose offsets could not be read now: not analysed, cut at their last stable offset
+     */
+    public record Result(TransactionCuts.Analysis analysis, Map<TopicPartition, Long> lastStableOffsets, List<TopicPartition> unread) {
+    }
+
+    private final RawLogReader log;
+    private final Offsets offsets;
+    private final long windowMs;
+
+    public TransactionTails(RawLogReader log, Offsets offsets, long windowMs) {
+        this.log = log;
+        this.offsets = offsets;
+        this.windowMs = windowMs;
+    }
+
+    /** Reads and analyses the partitions a stop would cut together. */
+    public Result analyse(List<TopicPartition> partitions) throws InterruptedException {
+        // The last stable offsets first: every marker of a transaction that ended below them is then below the ends.
+        Map<TopicPartition, Long> stable = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
+        Map<TopicPartition, Long> ends = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> logStarts = offsets.read(partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED);
+        List<TopicPartition> read = partitions.stream()
+            .filter(tp -> stable.containsKey(tp) && ends.containsKey(tp) && logStarts.containsKey(tp)).toList();
+        List<TopicPartition> unread = partitions.stream().filter(tp -> !read.contains(tp)).toList();
+        Map<TopicPartition, Long> lso = new LinkedHashMap<>();
+        read.forEach(tp -> lso.put(tp, Math.min(stable.get(tp), ends.get(tp))));
+
+        long oldestOpen = Long.MAX_VALUE;
+        for (TopicPartition tp : read) {
+            if (lso.get(tp) < ends.get(tp)) {
+                oldestOpen = Math.min(oldestOpen, oldestTransactionalRecord(tp, lso.get(tp), ends.get(tp)));
+            }
+        }
+        if (oldestOpen == Long.MAX_VALUE) {
+            List<PartitionTail> untouched = read.stream()
+                .map(tp -> new PartitionTail(tp, lso.get(tp), false, lso.get(tp), ends.get(tp), List.of())).toList();
+            return new Result(TransactionCuts.analyse(untouched), lso, unread);
+        }
+        Map<TopicPartition, Long> starts = new LinkedHashMap<>();
+        Map<TopicPartition, Long> byTime = offsets.read(read, OffsetSpec.forTimestamp(Math.max(0, oldestOpen - windowMs)),
+            IsolationLevel.READ_UNCOMMITTED);
+        for (TopicPartition tp : read) {
+            long at = byTime.getOrDefault(tp, -1L);
+            starts.put(tp, Math.max(logStarts.get(tp), at < 0 ? lso.get(tp) : Math.min(at, lso.get(tp))));
+        }
+        TransactionCuts.Analysis analysis = null;
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            List<PartitionTail> tails = new ArrayList<>();
+            for (TopicPartition tp : read) {
+                tails.add(tail(tp, starts.get(tp), logStarts.get(tp), lso.get(tp), ends.get(tp)));
+            }
+            analysis = TransactionCuts.analyse(tails);
+            if (analysis.needEarlierWindow().isEmpty()) {
+                break;
+            }
+            for (TopicPartition tp : analysis.needEarlierWindow()) {
+                long distance = Math.max(MIN_WINDOW_OFFSETS, 2 * (lso.get(tp) - starts.get(tp)));
+                starts.put(tp, Math.max(logStarts.get(tp), lso.get(tp) - distance));
+            }
+        }
+        return new Result(analysis, lso, unread);
+    }
+
+    /** The timestamp of the oldest transactional record in {@code [from, to)}, or Long.MAX_VALUE if none. */
+    private long oldestTransactionalRecord(TopicPartition tp, long from, long to) {
+        long oldest = Long.MAX_VALUE;
+        RawLogReader.BatchStream stream = log.stream(tp, from, to);
+        while (stream.hasNext()) {
+            StoredBatch b = stream.next();
+            if (b.baseOffset() >= to) {
+                break;
+            }
+            if (b.isTransactional() && !b.isControlBatch()) {
+                oldest = Math.min(oldest, b.baseTimestamp());
+            }
+        }
+        return oldest;
+    }
+
+    private PartitionTail tail(TopicPartition tp, long from, long logStart, long lastStable, long end) {
+        List<PartitionTail.Batch> batches = new ArrayList<>();
+        long windowStart = from;
+        RawLogReader.BatchStream stream = log.stream(tp, from, end);
+        while (stream.hasNext()) {
+            StoredBatch b = stream.next();
+            if (b.baseOffset() >= end) {
+                break;
+            }
+            if (batches.isEmpty()) {
+                windowStart = Math.min(from, b.baseOffset()); // the first batch is read whole
+            }
+            batches.add(PartitionTail.Batch.of(b));
+        }
+        return new PartitionTail(tp, windowStart, windowStart <= logStart, lastStable, end, batches);
+    }
+}

@@ -1,0 +1,163 @@
+package io.clustermirror.it;
+
+import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.MirrorPartitionDescription;
+import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.SplitTransaction;
+import io.clustermirror.admin.StopTransactions;
+import io.clustermirror.common.MirrorConfig;
+import io.clustermirror.common.PartitionState;
+import io.clustermirror.testkit.MirrorTestCluster;
+import io.clustermirror.testsupport.TestUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A committed transaction of the source over two topics, which the destination holds committed on one and open on the
+ * other (that topic's fetching was held back, paused, after the transaction's records and before its commit marker):
+ * the dry-run names it, a plain stop leaves it half visible to {@code read_committed} consumers, and a consistent stop
+ * removes it from both and reports exactly the records it cut beyond a plain stop.
+ */
+@MirrorClusterTest(source = "consistent-source", destination = "consistent-destination")
+class ConsistentStopTest {
+    private static final int RECORDS = 5;
+    private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
+    private static MirrorTestCluster source;
+    private static MirrorTestCluster destination;
+    private static ClusterMirrorAdmin mirrors;
+
+    @BeforeAll
+    static void nameTheClusters() {
+        source = clusters.source;
+        destination = clusters.destination;
+        mirrors = clusters.mirrors;
+    }
+
+    /** The transaction the destination holds split: its producer, and where its records begin on the committed topic. */
+    private record Split(long producerId, long firstOffsetCommitted, long firstOffsetOpen) {
+    }
+
+    /**
+     * Builds the split: committed transactions over both topics, then T, whose records both topics mirror; {@code open}
+     * is paused; T commits; {@code committed} mirrors T's commit marker and is paused too, so nothing changes after.
+     */
+    private static Split split(String mirror, String committed, String open) throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(committed, 1, (short) 1), new NewTopic(open, 1, (short) 1))).all().get();
+        }
+        Map<String, String> config = MirrorAssertions.mirrorConfig(source);
+        config.put(MirrorConfig.FETCH_ISOLATION_LEVEL, "read_uncommitted"); // the open topic then holds T's records
+        mirrors.createClusterMirror(mirror, config).all().get();
+        mirrors.startMirrorTopics(mirror, List.of(committed, open), List.of()).all().get();
+        TopicPartition a = new TopicPartition(committed, 0);
+        TopicPartition b = new TopicPartition(open, 0);
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(),
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, mirror + "-t"))) {
+            producer.initTransactions();
+            for (int t = 0; t < 2; t++) {
+                producer.beginTransaction();
+                Workloads.sendBatch(producer, committed, 0, "before" + t, 2);
+                Workloads.sendBatch(producer, open, 0, "before" + t, 2);
+                producer.commitTransaction();
+            }
+            producer.beginTransaction();
+            long firstA = Workloads.sendBatch(producer, committed, 0, "T", RECORDS).get(0).offset();
+            long firstB = Workloads.sendBatch(producer, open, 0, "T", RECORDS).get(0).offset();
+            awaitMirrored(a, b);
+            mirrors.pauseMirrorTopics(mirror, List.of(open), List.of()).all().get();
+            MirrorAssertions.awaitState(mirrors, mirror, open, 1, PartitionState.PAUSED);
+            producer.commitTransaction();
+            awaitMirrored(a);
+            mirrors.pauseMirrorTopics(mirror, List.of(committed), List.of()).all().get();
+            MirrorAssertions.awaitState(mirrors, mirror, committed, 1, PartitionState.PAUSED);
+            long producerId = MirrorAssertions.producerIds(source, a).iterator().next();
+            return new Split(producerId, firstA, firstB);
+        }
+    }
+
+    /** Waits until the destination holds everything the source holds of each partition. */
+    private static void awaitMirrored(TopicPartition... partitions) throws Exception {
+        try (Admin sourceAdmin = source.admin(); Admin destinationAdmin = destination.admin()) {
+            for (TopicPartition tp : partitions) {
+                long end = MirrorAssertions.endOffset(sourceAdmin, tp);
+                TestUtils.waitFor(() -> MirrorAssertions.endOffset(destinationAdmin, tp) == end, MirrorAssertions.TIMEOUT,
+                    "the destination did not mirror " + tp + " up to " + end);
+            }
+        }
+    }
+
+    /** The values of T's records a read_committed consumer of the destination reads on a partition. */
+    private static long recordsOfT(TopicPartition tp) throws Exception {
+        return MirrorAssertions.readAll(destination, tp).stream().filter(r -> r.contains(" h-T=")).count();
+    }
+
+    @Test
+    void theDryRunNamesTheSplitAndAPlainStopLeavesHalfOfItVisible() throws Exception {
+        Split t = split("plain", "plain-a", "plain-b");
+        TopicPartition a = new TopicPartition("plain-a", 0);
+        TopicPartition b = new TopicPartition("plain-b", 0);
+
+        StopTransactions preview = mirrors.previewStopMirrorTopics("plain", List.of("plain-a", "plain-b"), List.of()).transactions().get();
+
+        assertEquals(1, preview.split().size(), preview.toString());
+        SplitTransaction named = preview.split().get(0);
+        assertEquals(t.producerId(), named.producerId());
+        assertEquals(List.of(new SplitTransaction.Part("plain-a", 0, t.firstOffsetCommitted(), t.firstOffsetCommitted() + RECORDS - 1,
+                t.firstOffsetCommitted() + RECORDS, RECORDS, 0),
+            new SplitTransaction.Part("plain-b", 0, t.firstOffsetOpen(), t.firstOffsetOpen() + RECORDS - 1, -1, 0, RECORDS)), named.parts());
+        assertEquals(RECORDS, preview.extraRecords());
+        assertTrue(preview.limits().get(0).contains("mirrored data only"), preview.limits().toString());
+
+        mirrors.stopMirrorTopics("plain", List.of("plain-a", "plain-b"), List.of()).all().get();
+        MirrorAssertions.awaitState(mirrors, "plain", "plain-a", 1, PartitionState.STOPPED);
+        MirrorAssertions.awaitState(mirrors, "plain", "plain-b", 1, PartitionState.STOPPED);
+        assertEquals(RECORDS, recordsOfT(a), "the whole of T on the topic whose commit marker was mirrored");
+        assertEquals(0, recordsOfT(b), "none of T on the other: split");
+    }
+
+    @Test
+    void aConsistentStopRemovesTheSplitTransactionEverywhereAndReportsTheExtraCut() throws Exception {
+        Split t = split("consistent", "consistent-a", "consistent-b");
+        TopicPartition a = new TopicPartition("consistent-a", 0);
+        TopicPartition b = new TopicPartition("consistent-b", 0);
+        long before;
+        try (Admin admin = destination.admin()) {
+            before = MirrorAssertions.endOffset(admin, a);
+        }
+
+        MirrorTopicsResult stop = mirrors.stopMirrorTopics("consistent", List.of("consistent-a", "consistent-b"), List.of(),
+            new MirrorTopicsOptions().consistent(true));
+
+        assertEquals(List.of("consistent-a", "consistent-b"), stop.topics().get());
+        StopTransactions cut = stop.consistentCut().get();
+        assertEquals(RECORDS, cut.extraRecords(), "T's records on consistent-a, and nothing more");
+        assertEquals(List.of(new StopTransactions.ConsistentCut("consistent-a", 0, t.firstOffsetCommitted(), before, RECORDS),
+            new StopTransactions.ConsistentCut("consistent-b", 0, t.firstOffsetOpen(), t.firstOffsetOpen(), 0)), cut.cuts());
+        MirrorAssertions.awaitState(mirrors, "consistent", "consistent-a", 1, PartitionState.STOPPED);
+        MirrorAssertions.awaitState(mirrors, "consistent", "consistent-b", 1, PartitionState.STOPPED);
+        assertEquals(0, recordsOfT(a), "T is gone from both");
+        assertEquals(0, recordsOfT(b));
+        assertEquals(4, MirrorAssertions.readAll(destination, a).size(), "the transactions before T stay");
+        MirrorPartitionDescription stopped = MirrorAssertions.describe(mirrors, "consistent", "consistent-a", 0);
+        assertEquals(t.firstOffsetCommitted(), stopped.barrierOffset(), "the barrier at the consistent cut");
+        assertEquals(t.firstOffsetCommitted(), stopped.truncatedFromOffset());
+        assertEquals(before, stopped.truncatedToOffset());
+        try (KafkaProducer<byte[], byte[]> local = Workloads.producer(destination.bootstrapServers(), Map.of())) {
+            assertEquals(stopped.barrierOffset() + 1, local.send(new ProducerRecord<>("consistent-a", 0, null, Workloads.bytes("local")))
+                .get().offset(), "the topic is writable after the barrier");
+        }
+    }
+}
