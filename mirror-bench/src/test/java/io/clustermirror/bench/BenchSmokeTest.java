@@ -1,5 +1,6 @@
 package io.clustermirror.bench;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,36 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchSmokeTest {
 
     /**
-     * Seven scenarios of about 40 s each on two cores (267 s alone here, 300.6 s at the end of a full build, which the
-     * old bound of 300 s cut short): the bound only stops a hung run.
+     * The three systems the benchmark compares, about 40 s each on two cores; the bound only stops a hung run.
      */
     @Test
-    @Timeout(600)
+    @Timeout(400)
     void tinyRunProducesEveryMeasurementAndReport() throws Exception {
-        // Small heaps: CI machines are small too (the benchmark itself gives every JVM 1 GiB).
-        System.setProperty("bench.broker.heap", "-Xmx384M -Xms384M");
-        System.setProperty("bench.mm2.heap", "-Xmx384M -Xms384M");
-        Path home = Path.of(System.getProperty("bench.home", "..")).toAbsolutePath().normalize();
         Path out = Path.of("target/bench-smoke").toAbsolutePath();
-        Bench.deleteTree(out);
-        Map<String, String> options = new HashMap<>();
-        options.put("home", home.toString());
-        options.put("out", out.toString());
-        options.put("work", out.resolve("tmp").toString());
-        options.put("volume.mb", "4");
-        options.put("codecs", "lz4");
-        options.put("lag.rate.mb", "2");
-        options.put("lag.warmup.s", "1");
-        options.put("lag.measure.s", "2");
-        options.put("lag.drain.s", "20");
-        options.put("repeats", "1");
-        options.put("lag.trace", "true");
-        options.put("profile", "true");
-        options.put("scenarios", "mirror,mm2,replication,mirror-wan-20,mirror-tls,mirror-throttle-4,mirror-fsync");
-        options.put("mm2.tasks", "1");
-        options.put("label", "smoke");
-        Bench bench = new Bench(options);
-        List<Map<String, Object>> results = bench.runAll();
+        List<Map<String, Object>> results = run(out, "mirror,mm2,replication");
         assertEquals(1, results.size());
         Map<String, Object> r = results.get(0);
         for (String system : List.of("mirror", "mm2", "replication")) {
@@ -78,16 +56,6 @@ class BenchSmokeTest {
             "--verify finds the mirrored topic identical");
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_mm2"));
         assertNotNull(Bench.get(r, "ratios", "throughput_mirror_over_replication"));
-        for (String link : List.of("mirror_wan_20", "mirror_tls", "mirror_throttle_4", "mirror_fsync")) {
-            Double mbps = Bench.get(r, link, "catch_up", "MBps");
-            assertTrue(mbps != null && mbps > 0, link + " catch-up MB/s");
-            Double sent = Bench.get(r, link, "lag", "sent");
-            assertTrue(sent != null && sent > 0, link + " lag records due in the window");
-            assertEquals(sent, Bench.get(r, link, "lag", "received"), link + ": every record due arrived");
-        }
-        Double sourceMiB = Bench.get(r, "setup", "source_log_bytes") / 1048576.0;
-        Double crossed = Bench.get(r, "mirror_wan_20", "wan_proxy_MiB_during_catch_up");
-        assertTrue(crossed != null && crossed >= sourceMiB, "the WAN copy crossed the proxy: " + crossed + " of " + sourceMiB + " MiB");
         for (String ext : List.of("md", "json", "png")) {
             Path f = out.resolve("smoke-lz4." + ext);
             assertTrue(Files.size(f) > 100, f + " written");
@@ -103,8 +71,57 @@ class BenchSmokeTest {
         assertTrue(Files.size(out.resolve("smoke-lz4-lag.png")) > 1000, "the chart of lag over time");
         String md = Files.readString(out.resolve("smoke-lz4.md"));
         assertTrue(md.contains("| catch-up MB/s"));
-        assertTrue(md.contains("| source read through a proxy adding 10 ms each way"), "the links table:\n" + md);
         assertTrue(md.contains("Commit " + r.get("commit")), "the report names the commit");
         assertTrue(Files.readString(out.resolve("smoke-lz4.json")).contains("\"dirty\": "), "the JSON has the dirty flag");
+    }
+
+    /**
+     * The mirror's link variants (a WAN proxy, TLS, the throttle, fsync), about 40 s each: tagged slow, since they only
+     * switch options of the mirror scenario that the default run covers.
+     */
+    @Test
+    @Tag("slow")
+    @Timeout(400)
+    void everyLinkVariantMeasures() throws Exception {
+        Path out = Path.of("target/bench-smoke-links").toAbsolutePath();
+        Map<String, Object> r = run(out, "mirror-wan-20,mirror-tls,mirror-throttle-4,mirror-fsync").get(0);
+        for (String link : List.of("mirror_wan_20", "mirror_tls", "mirror_throttle_4", "mirror_fsync")) {
+            Double mbps = Bench.get(r, link, "catch_up", "MBps");
+            assertTrue(mbps != null && mbps > 0, link + " catch-up MB/s");
+            Double sent = Bench.get(r, link, "lag", "sent");
+            assertTrue(sent != null && sent > 0, link + " lag records due in the window");
+            assertEquals(sent, Bench.get(r, link, "lag", "received"), link + ": every record due arrived");
+        }
+        Double sourceMiB = Bench.get(r, "setup", "source_log_bytes") / 1048576.0;
+        Double crossed = Bench.get(r, "mirror_wan_20", "wan_proxy_MiB_during_catch_up");
+        assertTrue(crossed != null && crossed >= sourceMiB, "the WAN copy crossed the proxy: " + crossed + " of " + sourceMiB + " MiB");
+        String md = Files.readString(out.resolve("smoke-lz4.md"));
+        assertTrue(md.contains("| source read through a proxy adding 10 ms each way"), "the links table:\n" + md);
+    }
+
+    /** A tiny run of {@code scenarios} (a few MB, one codec, seconds of lag) with its reports in {@code out}. */
+    private static List<Map<String, Object>> run(Path out, String scenarios) throws Exception {
+        // Small heaps: CI machines are small too (the benchmark itself gives every JVM 1 GiB).
+        System.setProperty("bench.broker.heap", "-Xmx384M -Xms384M");
+        System.setProperty("bench.mm2.heap", "-Xmx384M -Xms384M");
+        Path home = Path.of(System.getProperty("bench.home", "..")).toAbsolutePath().normalize();
+        Bench.deleteTree(out);
+        Map<String, String> options = new HashMap<>();
+        options.put("home", home.toString());
+        options.put("out", out.toString());
+        options.put("work", out.resolve("tmp").toString());
+        options.put("volume.mb", "4");
+        options.put("codecs", "lz4");
+        options.put("lag.rate.mb", "2");
+        options.put("lag.warmup.s", "1");
+        options.put("lag.measure.s", "2");
+        options.put("lag.drain.s", "20");
+        options.put("repeats", "1");
+        options.put("lag.trace", "true");
+        options.put("profile", "true");
+        options.put("scenarios", scenarios);
+        options.put("mm2.tasks", "1");
+        options.put("label", "smoke");
+        return new Bench(options).runAll();
     }
 }
