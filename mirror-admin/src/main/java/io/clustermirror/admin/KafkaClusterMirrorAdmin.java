@@ -21,6 +21,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.compat.PendingFuture;
 import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.fetch.RawLogReader;
+import io.clustermirror.common.txn.SourceTransaction;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
@@ -304,8 +305,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             checkPatterns(topics, excluded);
             MirrorImage image = readImage(deadline);
             List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
-            StopTransactions transactions = StopPreviews.transactions(image, mirror, transactionTails(partitions, deadline),
-                time.milliseconds());
+            StopTransactions transactions = stopTransactions(image, mirror, partitions, deadline);
             List<MirrorCommand.PartitionCut> cuts = transactions.cuts().stream()
                 .map(c -> new MirrorCommand.PartitionCut(c.topic(), c.partition(), c.offset())).toList();
             CommandResult result = send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.STOP, mirror, Map.of(), topics,
@@ -458,8 +458,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 previews.add(StopPreviews.preview(image, mirror, tp, end, lso, records, open.getOrDefault(tp, List.of()),
                     time.milliseconds()));
             }
-            return new StopDryRun(previews, StopPreviews.transactions(image, mirror, transactionTails(partitions, deadline),
-                time.milliseconds()));
+            return new StopDryRun(previews, stopTransactions(image, mirror, partitions, deadline));
         });
         return new PreviewStopResult(dryRun.thenApply(StopDryRun::partitions), dryRun.thenApply(StopDryRun::transactions));
     }
@@ -467,13 +466,51 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     private record StopDryRun(List<StopPreview> partitions, StopTransactions transactions) {
     }
 
-    /** The split transactions and consistent cuts of the partitions a stop would cut together, read now. */
-    private TransactionTails.Result transactionTails(List<TopicPartition> partitions, Deadline deadline) throws InterruptedException {
+    /**
+     * The split transactions and consistent cuts of the partitions a stop would cut together, read now, with what the
+     * mirror's sync kept of the source's coordinator log.
+     */
+    private StopTransactions stopTransactions(MirrorImage image, String mirror, List<TopicPartition> partitions, Deadline deadline)
+            throws InterruptedException {
+        List<SourceTransaction> known = knownTransactions(mirror, deadline);
         try (RawLogReader destination = new RawLogReader(admin, clientProps, clientId + "-stop-transactions",
                 Duration.ofMillis(deadline.timeoutMs()))) {
-            return new TransactionTails(destination, (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline),
-                TRANSACTION_WINDOW_MS).analyse(partitions);
+            TransactionTails.Result found = new TransactionTails(destination,
+                (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline), TRANSACTION_WINDOW_MS).analyse(partitions, known);
+            return StopPreviews.transactions(image, mirror, found, known, time.milliseconds());
         }
+    }
+
+    /**
+     * The source transactions over several partitions of the mirror that its sync kept in {@code __mirror_transactions}:
+     * those prepared at most {@link #TRANSACTION_WINDOW_MS} before the last one kept. None when the topic does not exist
+     * yet.
+     */
+    private List<SourceTransaction> knownTransactions(String mirror, Deadline deadline) throws InterruptedException {
+        TopicPartition log = new TopicPartition(InternalTopics.TRANSACTIONS, 0);
+        Map<TopicPartition, Long> end = offsets(admin, List.of(log), OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED, deadline);
+        if (end.getOrDefault(log, 0L) <= 0) {
+            return List.of();
+        }
+        List<SourceTransaction> known = new ArrayList<>();
+        try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
+            consumer.assign(List.of(log));
+            consumer.seek(log, Math.max(0, end.get(log) - 1));
+            long lastMs = consumer.poll(Duration.ofMillis(Math.min(5_000, deadline.remainingMs(time)))).records(log).stream()
+                .mapToLong(ConsumerRecord::timestamp).max().orElse(time.milliseconds());
+            org.apache.kafka.clients.consumer.OffsetAndTimestamp from = consumer.offsetsForTimes(
+                Map.of(log, Math.max(0, lastMs - TRANSACTION_WINDOW_MS)), Duration.ofMillis(deadline.remainingMs(time))).get(log);
+            consumer.seek(log, from == null ? end.get(log) : from.offset());
+            byte[] key = mirror.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            while (consumer.position(log, Duration.ofMillis(deadline.remainingMs(time))) < end.get(log) && deadline.remainingMs(time) > 0) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time))))) {
+                    if (r.offset() < end.get(log) && java.util.Arrays.equals(key, r.key())) {
+                        known.add(RecordCodec.decodeTransaction(r.value()).transaction());
+                    }
+                }
+            }
+        }
+        return known;
     }
 
     @Override

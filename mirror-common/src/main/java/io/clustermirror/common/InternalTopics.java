@@ -26,6 +26,14 @@ public final class InternalTopics {
      * 450 bytes per partition) plus at most this much per partition.
      */
     public static final int STATE_SEGMENT_BYTES = 1024 * 1024;
+    /**
+     * The source transactions over several mirror partitions ({@link io.clustermirror.common.records.SourceTransactionRecord},
+     * key: the mirror), read from each source's coordinator log by the metadata sync: what a stop's analysis needs once the
+     * source is lost. Kept {@link #TRANSACTIONS_RETENTION_MS}; one partition.
+     */
+    public static final String TRANSACTIONS = "__mirror_transactions";
+    /** How long {@link #TRANSACTIONS} keeps a transaction: a day, for a failover decided hours after the source was lost. */
+    public static final long TRANSACTIONS_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Transactional id of the single, fenced MirrorController. */
     public static final String CONTROLLER_TRANSACTIONAL_ID = "__cluster_mirror_controller";
     /**
@@ -35,7 +43,7 @@ public final class InternalTopics {
      */
     public static final String CONTROLLER_GROUP = "__cluster_mirror_controller";
 
-    public static final Set<String> ALL = Set.of(COMMANDS, METADATA, STATE);
+    public static final Set<String> ALL = Set.of(COMMANDS, METADATA, STATE, TRANSACTIONS);
     /** The prefix of this extension's internal topics ({@link #ALL}), reserved for it: no mirror topic takes such a name. */
     public static final String EXTENSION_PREFIX = "__mirror_";
     /** Kafka's own internal topics. */
@@ -88,6 +96,10 @@ public final class InternalTopics {
                 TopicConfig.SEGMENT_BYTES_CONFIG, String.valueOf(STATE_SEGMENT_BYTES),
                 TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr,
                 TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
+            case TRANSACTIONS -> new NewTopic(TRANSACTIONS, 1, rf).configs(Map.of(
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+                TopicConfig.RETENTION_MS_CONFIG, String.valueOf(TRANSACTIONS_RETENTION_MS),
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr));
             default -> throw new IllegalArgumentException("not an internal mirror topic: " + name);
         };
     }

@@ -29,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A committed transaction of the source over two topics, which the destination holds committed on one and open on the
  * other (that topic's fetching was held back, paused, after the transaction's records and before its commit marker):
  * the dry-run names it, a plain stop leaves it half visible to {@code read_committed} consumers, and a consistent stop
- * removes it from both and reports exactly the records it cut beyond a plain stop.
+ * removes it from both and reports exactly the records it cut beyond a plain stop. The same with the default
+ * {@code read_committed} fetch and the other topic held back before any of the transaction's records: only the source's
+ * transaction log, which the mirror keeps, shows the split.
  */
 @MirrorClusterTest(source = "consistent-source", destination = "consistent-destination")
 class ConsistentStopTest {
@@ -119,13 +121,68 @@ class ConsistentStopTest {
                 t.firstOffsetCommitted() + RECORDS, RECORDS, 0),
             new SplitTransaction.Part("plain-b", 0, t.firstOffsetOpen(), t.firstOffsetOpen() + RECORDS - 1, -1, 0, RECORDS)), named.parts());
         assertEquals(RECORDS, preview.extraRecords());
-        assertTrue(preview.limits().get(0).contains("mirrored data only"), preview.limits().toString());
+        assertTrue(!preview.limits().isEmpty(), "what the analysis cannot see is said");
 
         mirrors.stopMirrorTopics("plain", List.of("plain-a", "plain-b"), List.of()).all().get();
         MirrorAssertions.awaitState(mirrors, "plain", "plain-a", 1, PartitionState.STOPPED);
         MirrorAssertions.awaitState(mirrors, "plain", "plain-b", 1, PartitionState.STOPPED);
         assertEquals(RECORDS, recordsOfT(a), "the whole of T on the topic whose commit marker was mirrored");
         assertEquals(0, recordsOfT(b), "none of T on the other: split");
+    }
+
+    @Test
+    void theSourcesTransactionLogShowsASplitWhoseRecordsALaggingTopicNeverMirrored() throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic("logged-a", 1, (short) 1), new NewTopic("logged-b", 1, (short) 1))).all().get();
+        }
+        mirrors.createClusterMirror("logged", MirrorAssertions.mirrorConfig(source)).all().get(); // read_committed
+        mirrors.startMirrorTopics("logged", List.of("logged-a", "logged-b"), List.of()).all().get();
+        TopicPartition a = new TopicPartition("logged-a", 0);
+        TopicPartition b = new TopicPartition("logged-b", 0);
+        long firstA;
+        long endA;
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(),
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "logged-t"))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            Workloads.sendBatch(producer, "logged-a", 0, "before", 2);
+            Workloads.sendBatch(producer, "logged-b", 0, "before", 2);
+            producer.commitTransaction();
+            awaitMirrored(a, b);
+            mirrors.pauseMirrorTopics("logged", List.of("logged-b"), List.of()).all().get();
+            MirrorAssertions.awaitState(mirrors, "logged", "logged-b", 1, PartitionState.PAUSED);
+            producer.beginTransaction();
+            firstA = Workloads.sendBatch(producer, "logged-a", 0, "T", RECORDS).get(0).offset();
+            Workloads.sendBatch(producer, "logged-b", 0, "T", RECORDS);
+            producer.commitTransaction();
+            awaitMirrored(a);
+            mirrors.pauseMirrorTopics("logged", List.of("logged-a"), List.of()).all().get();
+            MirrorAssertions.awaitState(mirrors, "logged", "logged-a", 1, PartitionState.PAUSED);
+        }
+        try (Admin admin = destination.admin()) {
+            endA = MirrorAssertions.endOffset(admin, a);
+        }
+        long producerId = MirrorAssertions.producerIds(source, a).iterator().next();
+        List<SplitTransaction> named = new java.util.ArrayList<>();
+        TestUtils.waitFor(() -> {
+            named.clear();
+            named.addAll(mirrors.previewStopMirrorTopics("logged", List.of("logged-a", "logged-b"), List.of()).transactions().get().split());
+            return !named.isEmpty();
+        }, MirrorAssertions.TIMEOUT, "the dry-run never named the split transaction (the sync keeps the source's transaction log)");
+
+        assertEquals(producerId, named.get(0).producerId());
+        assertEquals(List.of(new SplitTransaction.Part("logged-a", 0, firstA, firstA + RECORDS - 1, firstA + RECORDS, RECORDS, 0),
+            new SplitTransaction.Part("logged-b", 0, -1, -1, -1, 0, 0)), named.get(0).parts(), "logged-b mirrored none of it");
+        MirrorTopicsResult stop = mirrors.stopMirrorTopics("logged", List.of("logged-a", "logged-b"), List.of(),
+            new MirrorTopicsOptions().consistent(true));
+        StopTransactions cut = stop.consistentCut().get();
+        assertEquals(RECORDS, cut.extraRecords());
+        assertEquals(new StopTransactions.ConsistentCut("logged-a", 0, firstA, endA, RECORDS), cut.cuts().get(0));
+        assertTrue(cut.limits().get(0).startsWith("the source's transaction log is known up to"), cut.limits().toString());
+        MirrorAssertions.awaitState(mirrors, "logged", "logged-a", 1, PartitionState.STOPPED);
+        MirrorAssertions.awaitState(mirrors, "logged", "logged-b", 1, PartitionState.STOPPED);
+        assertEquals(0, recordsOfT(a), "T is visible on neither topic");
+        assertEquals(0, recordsOfT(b));
     }
 
     @Test

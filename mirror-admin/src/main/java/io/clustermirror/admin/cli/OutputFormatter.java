@@ -264,10 +264,7 @@ public final class OutputFormatter {
                 + "partitions and not (or not whole) on others:\n");
         for (SplitTransaction t : transactions.split()) {
             out.append("  producer ").append(t.producerId()).append(" epoch ").append(t.producerEpoch()).append(": ")
-                .append(t.parts().stream().map(p -> p.topic() + "-" + p.partition() + " keeps " + p.keptRecords() + " of "
-                    + (p.keptRecords() + p.removedRecords()) + " record(s) " + (p.firstOffset() >= 0 ? "[" + p.firstOffset() : "(")
-                    + ".." + p.lastDataOffset() + "]" + (p.markerOffset() >= 0 ? ", commit at " + p.markerOffset() : ", commit not mirrored"))
-                    .collect(Collectors.joining("; "))).append('\n');
+                .append(t.parts().stream().map(OutputFormatter::splitPart).collect(Collectors.joining("; "))).append('\n');
         }
         List<StopTransactions.ConsistentCut> lower = transactions.cuts().stream().filter(c -> c.offset() < c.lastStableOffset()).toList();
         String verb = stopped ? "The consistent stop cuts " : "A consistent stop (--stop --consistent) would cut ";
@@ -299,6 +296,16 @@ public final class OutputFormatter {
             p.openProducerIds().forEach(ids::add);
         }
         return json(root);
+    }
+
+    private static String splitPart(SplitTransaction.Part p) {
+        String where = p.topic() + "-" + p.partition();
+        if (p.lastDataOffset() < 0) {
+            return where + " holds none of its records (the source's transaction log says it wrote there)";
+        }
+        return where + " keeps " + p.keptRecords() + " of " + (p.keptRecords() + p.removedRecords()) + " record(s) "
+            + (p.firstOffset() >= 0 ? "[" + p.firstOffset() : "(") + ".." + p.lastDataOffset() + "]"
+            + (p.markerOffset() >= 0 ? ", commit at " + p.markerOffset() : ", commit not mirrored");
     }
 
     /** A consistent stop as JSON: the topics stopped, the split transactions, the cuts and the limits. */

@@ -14,13 +14,15 @@ import java.util.List;
  *
  * @param windowStart      where the batches begin: a transaction whose first batch here has no earlier batch of its
  *                         producer may have begun before it, unless {@code atLogStart}
+ * @param windowFromMs     the record time from which the window holds every record of the partition (the time the window
+ *                         was chosen by; records written later than it lie in the window), or -1 when not known
  * @param atLogStart       true if {@code windowStart} is the log start: nothing lies before it
  * @param lastStableOffset where a plain stop would cut: the first offset of the oldest transaction open here, or the end
  * @param end              the log end offset
  * @param batches          the batches of {@code [windowStart, end)}
  */
-public record PartitionTail(TopicPartition tp, long windowStart, boolean atLogStart, long lastStableOffset, long end,
-                            List<Batch> batches) {
+public record PartitionTail(TopicPartition tp, long windowStart, long windowFromMs, boolean atLogStart, long lastStableOffset,
+                            long end, List<Batch> batches) {
     public PartitionTail {
         if (windowStart > lastStableOffset || lastStableOffset > end) {
             throw new IllegalArgumentException(tp + ": a tail needs windowStart <= lastStableOffset <= end: " + windowStart + ", "

@@ -3,6 +3,7 @@ package io.clustermirror.admin.internals;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.admin.StopTransactions;
+import io.clustermirror.common.txn.SourceTransaction;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;
@@ -67,15 +68,23 @@ public final class StopPreviews {
      * see. A partition not known to have caught up with its source (its lag at {@code nowMs} unknown or above 0) may miss
      * records of a transaction altogether, which no analysis of the destination can see.
      */
-    public static StopTransactions transactions(MirrorImage image, String mirror, TransactionTails.Result found, long nowMs) {
+    public static StopTransactions transactions(MirrorImage image, String mirror, TransactionTails.Result found,
+                                                List<SourceTransaction> known, long nowMs) {
         TransactionCuts.Analysis analysis = found.analysis();
         List<StopTransactions.ConsistentCut> cuts = new ArrayList<>();
         analysis.consistentCuts().forEach((tp, cut) -> cuts.add(new StopTransactions.ConsistentCut(tp.topic(), tp.partition(), cut,
             found.lastStableOffsets().get(tp), analysis.extraRecords().get(tp))));
         cuts.sort(Comparator.comparing(StopTransactions.ConsistentCut::topic).thenComparingInt(StopTransactions.ConsistentCut::partition));
         List<String> limits = new ArrayList<>();
-        limits.add("read from the destination's mirrored data only: a transaction none of whose records on a partition was mirrored is "
-            + "not seen there");
+        if (known.isEmpty()) {
+            limits.add("read from the destination's mirrored data only (no transaction over several partitions of the mirror is kept "
+                + "from the source's transaction log: the mirror controller's sync reads it, which needs READ on __transaction_state "
+                + "for the mirror's source principal): a transaction none of whose records on a partition was mirrored is not seen there");
+        } else {
+            limits.add("the source's transaction log is known up to " + java.time.Instant.ofEpochMilli(known.stream()
+                .mapToLong(SourceTransaction::preparedMs).max().orElse(0)) + " (" + known.size() + " transaction(s) over several "
+                + "partitions): a transaction prepared later, none of whose records on a partition was mirrored, is not seen there");
+        }
         List<TopicPartition> behind = analysis.consistentCuts().keySet().stream().filter(tp -> lagMs(image, mirror, tp, nowMs) != 0).toList();
         if (!behind.isEmpty()) {
             limits.add(behind.size() + " partition(s) had not caught up with the source when last known (" + firstFew(behind)

@@ -1,6 +1,7 @@
 package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.SplitTransaction;
+import io.clustermirror.common.txn.SourceTransaction;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.ArrayList;
@@ -55,8 +56,24 @@ public final class TransactionCuts {
                            Map<TopicPartition, Long> extraRecords, Set<TopicPartition> needEarlierWindow, boolean epochsReused) {
     }
 
-    /** Analyses the tails of the partitions a stop would cut together. */
+    /**
+     * How much a record's time may precede its transaction's start by the coordinator's clock (producers' and brokers'
+     * clocks differ): a transaction known to have written a partition, whose records the partition's window does not hold
+     * although the window holds everything since this much before the transaction began, was not mirrored there.
+     */
+    static final long CLOCK_MARGIN_MS = 60_000;
+
+    /** Analyses the tails of the partitions a stop would cut together, from their data alone. */
     public static Analysis analyse(List<PartitionTail> tails) {
+        return analyse(tails, List.of());
+    }
+
+    /**
+     * Analyses the tails of the partitions a stop would cut together, knowing from the source's coordinator log which
+     * partitions some transactions wrote to ({@code known}): a committed one kept on a partition and absent from another
+     * it wrote to, whose window would hold its records there, is split (its records there were never mirrored).
+     */
+    public static Analysis analyse(List<PartitionTail> tails, List<SourceTransaction> known) {
         List<Occurrence> occurrences = new ArrayList<>();
         Map<TopicPartition, PartitionTail> byPartition = new LinkedHashMap<>();
         boolean reused = false;
@@ -68,6 +85,8 @@ public final class TransactionCuts {
             occurrences.addAll(here);
         }
         List<List<Occurrence>> committed = committedTransactions(occurrences);
+        Set<TopicPartition> needEarlier = new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
+        addUnmirrored(committed, known, byPartition, needEarlier);
 
         Map<TopicPartition, Long> plain = new LinkedHashMap<>();
         byPartition.values().forEach(t -> plain.put(t.tp(), t.lastStableOffset()));
@@ -79,7 +98,6 @@ public final class TransactionCuts {
         }
 
         Map<TopicPartition, Long> cuts = new LinkedHashMap<>(plain);
-        Set<TopicPartition> needEarlier = new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
         boolean lowered = true;
         while (lowered) {
             lowered = false;
@@ -112,6 +130,34 @@ public final class TransactionCuts {
         return new Analysis(cuts, splits, extra, needEarlier, reused);
     }
 
+    /**
+     * Adds to each committed transaction the partitions the source's log says it wrote to and whose windows do not hold
+     * any of its records: never kept there, never whole. A window that may begin after the transaction did is read from
+     * further back first ({@code needEarlier}).
+     */
+    private static void addUnmirrored(List<List<Occurrence>> committed, List<SourceTransaction> known,
+                                      Map<TopicPartition, PartitionTail> tails, Set<TopicPartition> needEarlier) {
+        Map<String, List<Occurrence>> byKey = new HashMap<>();
+        committed.forEach(t -> t.stream().filter(o -> o.dataEpoch >= 0).forEach(o -> byKey.put(o.producerId + "/" + o.dataEpoch, t)));
+        for (SourceTransaction k : known) {
+            List<Occurrence> transaction = byKey.get(k.producerId() + "/" + k.dataEpoch());
+            if (!k.commit() || transaction == null) {
+                continue;
+            }
+            for (TopicPartition tp : k.partitions()) {
+                PartitionTail tail = tails.get(tp);
+                if (tail == null || transaction.stream().anyMatch(o -> o.tp.equals(tp))) {
+                    continue;
+                }
+                if (tail.atLogStart() || tail.windowFromMs() >= 0 && tail.windowFromMs() <= k.startMs() - CLOCK_MARGIN_MS) {
+                    transaction.add(Occurrence.unmirrored(tp, k.producerId(), k.dataEpoch()));
+                } else {
+                    needEarlier.add(tp);
+                }
+            }
+        }
+    }
+
     /** True if the transaction is kept on some partition and not whole on some partition under {@code cuts}. */
     private static boolean split(List<Occurrence> transaction, Map<TopicPartition, Long> cuts) {
         boolean kept = transaction.stream().anyMatch(o -> o.keptBelow(cuts.get(o.tp)));
@@ -123,6 +169,9 @@ public final class TransactionCuts {
         List<SplitTransaction.Part> parts = transaction.stream()
             .sorted(Comparator.comparing((Occurrence o) -> o.tp.topic()).thenComparingInt(o -> o.tp.partition()).thenComparingLong(o -> o.lastDataOffset))
             .map(o -> {
+                if (o.unmirrored()) {
+                    return new SplitTransaction.Part(o.tp.topic(), o.tp.partition(), -1, -1, -1, 0, 0);
+                }
                 long cut = cuts.get(o.tp);
                 long kept = o.records.stream().filter(r -> r[0] < cut).mapToLong(r -> r[1]).sum();
                 long removed = o.records.stream().filter(r -> r[0] >= cut).mapToLong(r -> r[1]).sum();
@@ -225,6 +274,17 @@ public final class TransactionCuts {
             this.producerId = producerId;
             this.dataEpoch = (short) dataEpoch;
             this.firstOffset = firstOffset;
+        }
+
+        /** A partition the transaction wrote to on the source that holds none of its records: never kept, never whole. */
+        static Occurrence unmirrored(TopicPartition tp, long producerId, int dataEpoch) {
+            Occurrence o = new Occurrence(tp, producerId, dataEpoch, Long.MAX_VALUE);
+            o.lastDataOffset = Long.MAX_VALUE;
+            return o;
+        }
+
+        boolean unmirrored() {
+            return firstOffset == Long.MAX_VALUE;
         }
 
         /** Some of its records lie below {@code cut} (always, when it began before the window). */

@@ -2,6 +2,7 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.fetch.RawLogReader;
+import io.clustermirror.common.txn.SourceTransaction;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -15,11 +16,12 @@ import java.util.Map;
  * Reads the ends of the destination partitions a stop would cut and analyses them with {@link TransactionCuts}: what a
  * failover dry-run shows of split transactions, and where a consistent stop cuts.
  *
- * <p>Only what can matter is read. Nothing is split where no partition holds an open transaction (every partition is
- * cut at its end). Otherwise the open transactions' records, at most {@code windowMs} older than their oldest (a
- * transaction of the source lasts at most the source's {@code transaction.max.timeout.ms}, 15 minutes by default), bound
- * what is read of every partition; a partition where a transaction to cut began before that is read from further back,
- * doubling, down to its log start.
+ * <p>Only what can matter is read. From the data alone, nothing is split where no partition holds an open transaction
+ * (every partition is cut at its end); a transaction the source's log shows over several selected partitions can be
+ * split where one never mirrored its records. Every partition is read from the earlier of: {@code windowMs} before the
+ * oldest open transaction's first record (a transaction of the source lasts at most the source's
+ * {@code transaction.max.timeout.ms}, 15 minutes by default), and shortly before the oldest known transaction began. A
+ * partition where a transaction to cut began before that is read from further back, doubling, down to its log start.
  */
 public final class TransactionTails {
     /** How far back a partition is read at least, below its last stable offset, when it has to be read from further back. */
@@ -42,6 +44,13 @@ public final class TransactionTails {
     public record Result(TransactionCuts.Analysis analysis, Map<TopicPartition, Long> lastStableOffsets, List<TopicPartition> unread) {
     }
 
+    /** The known transactions over two or more of {@code partitions} that committed. */
+    private static List<SourceTransaction> relevant(List<SourceTransaction> known, List<TopicPartition> partitions) {
+        java.util.Set<TopicPartition> chosen = new java.util.HashSet<>(partitions);
+        return known.stream().filter(SourceTransaction::commit)
+            .filter(t -> t.partitions().stream().filter(chosen::contains).count() >= 2).toList();
+    }
+
     private final RawLogReader log;
     private final Offsets offsets;
     private final long windowMs;
@@ -52,8 +61,11 @@ public final class TransactionTails {
         this.windowMs = windowMs;
     }
 
-    /** Reads and analyses the partitions a stop would cut together. */
-    public Result analyse(List<TopicPartition> partitions) throws InterruptedException {
+    /**
+     * Reads and analyses the partitions a stop would cut together, with the transactions the source's coordinator log
+     * showed ({@code known}, from {@code __mirror_transactions}).
+     */
+    public Result analyse(List<TopicPartition> partitions, List<SourceTransaction> known) throws InterruptedException {
         // The last stable offsets first: every marker of a transaction that ended below them is then below the ends.
         Map<TopicPartition, Long> stable = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
         Map<TopicPartition, Long> ends = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
@@ -70,14 +82,16 @@ public final class TransactionTails {
                 oldestOpen = Math.min(oldestOpen, oldestTransactionalRecord(tp, lso.get(tp), ends.get(tp)));
             }
         }
-        if (oldestOpen == Long.MAX_VALUE) {
+        List<SourceTransaction> relevant = relevant(known, read);
+        if (oldestOpen == Long.MAX_VALUE && relevant.isEmpty()) {
             List<PartitionTail> untouched = read.stream()
-                .map(tp -> new PartitionTail(tp, lso.get(tp), false, lso.get(tp), ends.get(tp), List.of())).toList();
+                .map(tp -> new PartitionTail(tp, lso.get(tp), -1, false, lso.get(tp), ends.get(tp), List.of())).toList();
             return new Result(TransactionCuts.analyse(untouched), lso, unread);
         }
+        long fromMs = Math.max(0, Math.min(oldestOpen == Long.MAX_VALUE ? Long.MAX_VALUE : oldestOpen - windowMs,
+            relevant.stream().mapToLong(t -> t.startMs() - TransactionCuts.CLOCK_MARGIN_MS).min().orElse(Long.MAX_VALUE)));
         Map<TopicPartition, Long> starts = new LinkedHashMap<>();
-        Map<TopicPartition, Long> byTime = offsets.read(read, OffsetSpec.forTimestamp(Math.max(0, oldestOpen - windowMs)),
-            IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> byTime = offsets.read(read, OffsetSpec.forTimestamp(fromMs), IsolationLevel.READ_UNCOMMITTED);
         for (TopicPartition tp : read) {
             long at = byTime.getOrDefault(tp, -1L);
             starts.put(tp, Math.max(logStarts.get(tp), at < 0 ? lso.get(tp) : Math.min(at, lso.get(tp))));
@@ -86,9 +100,9 @@ public final class TransactionTails {
         for (int round = 0; round < MAX_ROUNDS; round++) {
             List<PartitionTail> tails = new ArrayList<>();
             for (TopicPartition tp : read) {
-                tails.add(tail(tp, starts.get(tp), logStarts.get(tp), lso.get(tp), ends.get(tp)));
+                tails.add(tail(tp, starts.get(tp), fromMs, logStarts.get(tp), lso.get(tp), ends.get(tp)));
             }
-            analysis = TransactionCuts.analyse(tails);
+            analysis = TransactionCuts.analyse(tails, relevant);
             if (analysis.needEarlierWindow().isEmpty()) {
                 break;
             }
@@ -116,7 +130,7 @@ public final class TransactionTails {
         return oldest;
     }
 
-    private PartitionTail tail(TopicPartition tp, long from, long logStart, long lastStable, long end) {
+    private PartitionTail tail(TopicPartition tp, long from, long fromMs, long logStart, long lastStable, long end) {
         List<PartitionTail.Batch> batches = new ArrayList<>();
         long windowStart = from;
         RawLogReader.BatchStream stream = log.stream(tp, from, end);
@@ -130,6 +144,6 @@ public final class TransactionTails {
             }
             batches.add(PartitionTail.Batch.of(b));
         }
-        return new PartitionTail(tp, windowStart, windowStart <= logStart, lastStable, end, batches);
+        return new PartitionTail(tp, windowStart, fromMs, windowStart <= logStart, lastStable, end, batches);
     }
 }

@@ -1,6 +1,7 @@
 package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.SplitTransaction;
+import io.clustermirror.common.txn.SourceTransaction;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -66,7 +67,7 @@ class TransactionCutsTest {
                 }
             }
             long lso = open.values().stream().mapToLong(Long::longValue).min().orElse(end());
-            return new PartitionTail(tp, start, start == 0, lso, end(), batches);
+            return new PartitionTail(tp, start, -1, start == 0, lso, end(), batches);
         }
     }
 
@@ -187,6 +188,45 @@ class TransactionCutsTest {
 
         assertTrue(a.epochsReused());
         assertEquals(Map.of(P0, 0L, P1, 0L), a.consistentCuts(), "more than needed, never a split");
+    }
+
+    @Test
+    void aTransactionTheSourcesLogNamesOnAPartitionThatMirroredNoneOfItIsSplit() {
+        // Producer 7's transaction (records at epoch 2, markers at 3: version 2) wrote to p0 and p1 on the source; p1's mirror
+        // fetched none of it. The data alone shows nothing; the source's log names p1.
+        Log p0 = new Log(P0).plain(3).data(7, 2, 5).marker(7, 3, true);
+        Log p1 = new Log(P1).plain(2);
+        SourceTransaction known = new SourceTransaction(7, (short) 3, true, true, 100_000L, 101_000L, List.of(P0, P1));
+        PartitionTail p0Tail = withWindowFrom(p0.tail(), 100_000L - TransactionCuts.CLOCK_MARGIN_MS);
+        PartitionTail p1Tail = withWindowFrom(p1.tail(), 100_000L - TransactionCuts.CLOCK_MARGIN_MS);
+
+        assertEquals(List.of(), TransactionCuts.analyse(List.of(p0Tail, p1Tail)).splitByPlainStop(), "not seen from the data");
+        TransactionCuts.Analysis a = TransactionCuts.analyse(List.of(p0Tail, p1Tail), List.of(known));
+
+        assertEquals(List.of(new SplitTransaction(7, (short) 2, List.of(new SplitTransaction.Part("orders", 0, 3, 7, 8, 5, 0),
+            new SplitTransaction.Part("orders", 1, -1, -1, -1, 0, 0)))), a.splitByPlainStop());
+        assertEquals(Map.of(P0, 3L, P1, 2L), a.consistentCuts());
+        assertEquals(Map.of(P0, 5L, P1, 0L), a.extraRecords());
+    }
+
+    @Test
+    void aWindowThatMayBeginAfterAKnownTransactionBeganIsReadFromFurtherBack() {
+        Log p0 = new Log(P0).data(7, 2, 5).marker(7, 3, true);
+        Log p1 = new Log(P1, 10);
+        SourceTransaction known = new SourceTransaction(7, (short) 3, true, true, 100_000L, 101_000L, List.of(P0, P1));
+
+        TransactionCuts.Analysis a = TransactionCuts.analyse(List.of(withWindowFrom(p0.tail(), 0), withWindowFrom(p1.tail(), 99_000L)),
+            List.of(known));
+
+        assertEquals(Set.of(P1), a.needEarlierWindow(), "p1's window holds records from 99 s only: 7's may lie before it");
+        assertEquals(List.of(), a.splitByPlainStop(), "nothing is claimed before that is read");
+        TransactionCuts.Analysis aborted = TransactionCuts.analyse(List.of(withWindowFrom(p0.tail(), 0), withWindowFrom(p1.tail(), 0)),
+            List.of(new SourceTransaction(7, (short) 3, true, false, 100_000L, 101_000L, List.of(P0, P1))));
+        assertEquals(List.of(), aborted.splitByPlainStop(), "only what committed counts");
+    }
+
+    private static PartitionTail withWindowFrom(PartitionTail t, long fromMs) {
+        return new PartitionTail(t.tp(), t.windowStart(), fromMs, t.atLogStart(), t.lastStableOffset(), t.end(), t.batches());
     }
 
     /**

@@ -99,7 +99,8 @@ interface ControllerSeams {
                         throw new IllegalStateException(noTransactions.get());
                     }
                     producer = clients.producer("controller", InternalTopics.CONTROLLER_TRANSACTIONAL_ID);
-                    InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE));
+                    InternalTopicsInitializer.ensureExistWithSafeConfigs(admin, List.of(InternalTopics.METADATA, InternalTopics.STATE,
+                        InternalTopics.TRANSACTIONS));
                 } catch (Exception | Error e) {
                     if (producer != null) {
                         producer.close();

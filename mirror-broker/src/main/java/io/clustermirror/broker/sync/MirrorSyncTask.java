@@ -48,9 +48,12 @@ final class MirrorSyncTask implements AutoCloseable {
     private final ProblemLog problems;
     private final SyncScheduler scheduler;
     private final ThreadHealth health;
+    /** How often the source's transaction log is read. */
+    static final long TRANSACTIONS_STEP_MS = 1_000;
     // Owned by the scheduler's thread.
     private Admin source;
     private CommandSender commands;
+    private TransactionLogFollower transactions;
     private volatile boolean closing;
 
     /** @param scheduler where the rounds run; the task owns it and shuts it down on close */
@@ -77,10 +80,36 @@ final class MirrorSyncTask implements AutoCloseable {
     void start() {
         long interval = config.getLong(MirrorConfig.METADATA_REFRESH_INTERVAL_MS);
         scheduler.after(0, () -> runRound(interval));
+        scheduler.after(0, this::followTransactions);
         log.info("Mirror '{}': metadata sync every {} ms (topic configs, partitions{}{}{})", record.name(), interval,
             config.patterns(MirrorConfig.GROUPS_INCLUDE).isEmpty() ? "" : ", consumer and share group offsets",
             config.patterns(MirrorConfig.ACL_INCLUDE).isEmpty() ? "" : ", ACLs",
             config.patterns(MirrorConfig.TOPICS_INCLUDE).isEmpty() ? "" : ", auto-discovery of new topics");
+    }
+
+    /**
+     * Follows the source's transaction log every {@link #TRANSACTIONS_STEP_MS}, between the rounds' own tasks: what the
+     * source's coordinator prepares is kept within about that long, for a stop's analysis once the source is lost.
+     */
+    private void followTransactions() {
+        if (transactions == null) {
+            transactions = new TransactionLogFollower(record.name(), () -> BoundedClients.consumer(transactionLogProperties(),
+                clientConfigs.sourceResponseBound(record.name())), producer,
+                () -> image.get().topicsOf(record.name()).stream().map(MirrorTopicRecord::topic).collect(java.util.stream.Collectors.toSet()),
+                problems, scheduler.time());
+        }
+        transactions.step();
+        scheduler.after(TRANSACTIONS_STEP_MS, this::followTransactions);
+    }
+
+    private Properties transactionLogProperties() {
+        Properties props = sourceProperties();
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, props.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG) + "-transactions");
+        props.remove(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 1024 * 1024);
+        return props;
     }
 
     /** Runs a round, and once it is done schedules the next one {@code intervalMs} later. */
@@ -169,6 +198,9 @@ final class MirrorSyncTask implements AutoCloseable {
         }
         if (source != null) {
             source.close(Duration.ofSeconds(1));
+        }
+        if (transactions != null) {
+            transactions.close();
         }
         if (commands != null) {
             try {

@@ -150,6 +150,14 @@ public final class RecordCodec {
         return decode(value, MirrorAclRecord.class);
     }
 
+    public static byte[] encodeTransaction(SourceTransactionRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static SourceTransactionRecord decodeTransaction(byte[] value) {
+        return decode(value, SourceTransactionRecord.class);
+    }
+
     private static byte[] encode(ObjectNode fields) {
         ObjectNode value = MAPPER.createObjectNode().put(VERSION_FIELD, VERSION);
         value.setAll(fields);
