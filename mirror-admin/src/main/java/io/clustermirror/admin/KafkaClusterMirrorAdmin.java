@@ -495,9 +495,12 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         List<SourceTransaction> known = new ArrayList<>();
         try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
             consumer.assign(List.of(log));
-            consumer.seek(log, Math.max(0, end.get(log) - 1));
-            long lastMs = consumer.poll(Duration.ofMillis(Math.min(5_000, deadline.remainingMs(time)))).records(log).stream()
-                .mapToLong(ConsumerRecord::timestamp).max().orElse(time.milliseconds());
+            consumer.seek(log, end.get(log) - 1);
+            long lastMs = -1;
+            while (lastMs < 0 && deadline.remainingMs(time) > 0) {
+                lastMs = consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time)))).records(log).stream()
+                    .mapToLong(ConsumerRecord::timestamp).max().orElse(-1);
+            }
             org.apache.kafka.clients.consumer.OffsetAndTimestamp from = consumer.offsetsForTimes(
                 Map.of(log, Math.max(0, lastMs - TRANSACTION_WINDOW_MS)), Duration.ofMillis(deadline.remainingMs(time))).get(log);
             consumer.seek(log, from == null ? end.get(log) : from.offset());
