@@ -12,6 +12,7 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @MirrorClusterTest(source = "consistent-source", destination = "consistent-destination")
 class ConsistentStopTest {
     private static final int RECORDS = 5;
+    private static final String GROUP = "reader-of-";
     private static ClusterPair<MirrorTestCluster, MirrorTestCluster> clusters;
     private static MirrorTestCluster source;
     private static MirrorTestCluster destination;
@@ -62,6 +65,7 @@ class ConsistentStopTest {
         }
         Map<String, String> config = MirrorAssertions.mirrorConfig(source);
         config.put(MirrorConfig.FETCH_ISOLATION_LEVEL, "read_uncommitted"); // the open topic then holds T's records
+        config.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "1000"); // the group's offsets reach the destination soon
         mirrors.createClusterMirror(mirror, config).all().get();
         mirrors.startMirrorTopics(mirror, List.of(committed, open), List.of()).all().get();
         TopicPartition a = new TopicPartition(committed, 0);
@@ -83,11 +87,30 @@ class ConsistentStopTest {
             MirrorAssertions.awaitState(mirrors, mirror, open, 1, PartitionState.PAUSED);
             producer.commitTransaction();
             awaitMirrored(a);
+            awaitGroupSynced(a);
             mirrors.pauseMirrorTopics(mirror, List.of(committed), List.of()).all().get();
             MirrorAssertions.awaitState(mirrors, mirror, committed, 1, PartitionState.PAUSED);
             long producerId = MirrorAssertions.producerIds(source, a).iterator().next();
             return new Split(producerId, firstA, firstB);
         }
+    }
+
+    /**
+     * A group on the source that read {@code tp} to its end, past T: waits until the sync has copied its offset, which
+     * lies past a consistent cut below T.
+     */
+    private static void awaitGroupSynced(TopicPartition tp) throws Exception {
+        try (Admin sourceAdmin = source.admin(); Admin destinationAdmin = destination.admin()) {
+            long end = MirrorAssertions.endOffset(sourceAdmin, tp);
+            sourceAdmin.alterConsumerGroupOffsets(GROUP + tp.topic(), Map.of(tp, new OffsetAndMetadata(end))).all().get();
+            TestUtils.waitFor(() -> groupOffset(destinationAdmin, tp) == end, MirrorAssertions.TIMEOUT,
+                "the sync did not copy the offset " + end + " of the group reading " + tp);
+        }
+    }
+
+    private static long groupOffset(Admin admin, TopicPartition tp) throws Exception {
+        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP + tp.topic()).partitionsToOffsetAndMetadata().get().get(tp);
+        return committed == null ? -1 : committed.offset();
     }
 
     /** Waits until the destination holds everything the source holds of each partition. */
@@ -185,6 +208,35 @@ class ConsistentStopTest {
         assertEquals(0, recordsOfT(b));
     }
 
+    /**
+     * A planned stop is consistent by construction: it stops only once no transaction is open on any selected partition
+     * and each holds all the source holds, so every transaction is whole on every partition.
+     */
+    @Test
+    void aPlannedStopKeepsEveryTransactionWholeAcrossTopics() throws Exception {
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic("planned-a", 1, (short) 1), new NewTopic("planned-b", 1, (short) 1))).all().get();
+        }
+        mirrors.createClusterMirror("planned", MirrorAssertions.mirrorConfig(source)).all().get();
+        mirrors.startMirrorTopics("planned", List.of("planned-a", "planned-b"), List.of()).all().get();
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(),
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "planned-t"))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            Workloads.sendBatch(producer, "planned-a", 0, "T", RECORDS);
+            Workloads.sendBatch(producer, "planned-b", 0, "T", RECORDS);
+            producer.commitTransaction();
+        }
+        Properties sourceClient = new Properties();
+        sourceClient.put("bootstrap.servers", source.bootstrapServers());
+        mirrors.stopMirrorTopics("planned", List.of("planned-a", "planned-b"), List.of(),
+            new MirrorTopicsOptions().planned(true).sourceClientConfigs(sourceClient).timeoutMs(60_000)).all().get();
+        MirrorAssertions.awaitState(mirrors, "planned", "planned-a", 1, PartitionState.STOPPED);
+        MirrorAssertions.awaitState(mirrors, "planned", "planned-b", 1, PartitionState.STOPPED);
+        assertEquals(RECORDS, recordsOfT(new TopicPartition("planned-a", 0)), "the whole transaction on both topics");
+        assertEquals(RECORDS, recordsOfT(new TopicPartition("planned-b", 0)));
+    }
+
     @Test
     void aConsistentStopRemovesTheSplitTransactionEverywhereAndReportsTheExtraCut() throws Exception {
         Split t = split("consistent", "consistent-a", "consistent-b");
@@ -208,6 +260,9 @@ class ConsistentStopTest {
         assertEquals(0, recordsOfT(a), "T is gone from both");
         assertEquals(0, recordsOfT(b));
         assertEquals(4, MirrorAssertions.readAll(destination, a).size(), "the transactions before T stay");
+        try (Admin admin = destination.admin()) {
+            assertEquals(t.firstOffsetCommitted(), groupOffset(admin, a), "the synced group's offset past the cut is moved back to it");
+        }
         MirrorPartitionDescription stopped = MirrorAssertions.describe(mirrors, "consistent", "consistent-a", 0);
         assertEquals(t.firstOffsetCommitted(), stopped.barrierOffset(), "the barrier at the consistent cut");
         assertEquals(t.firstOffsetCommitted(), stopped.truncatedFromOffset());
