@@ -38,6 +38,11 @@ final class TransactionLogFollower implements AutoCloseable {
     static final String SOURCE_LOG = "__transaction_state";
     /** How far back a new follower starts: Kafka's default {@code transaction.max.timeout.ms}, the longest transaction. */
     static final long LOOKBACK_MS = 15 * 60 * 1000;
+    /**
+     * How long a step waits after the log could not be read or did not exist: a consumer is made for each attempt, and
+     * the lookback reads again whatever was prepared meanwhile.
+     */
+    static final long RETRY_MS = 10_000;
     private static final String PROBLEM = "read the source's transaction log " + SOURCE_LOG + " (grant the mirror's source principal "
         + "READ and DESCRIBE on that topic; without it a stop's analysis of split transactions sees the mirrored data only)";
 
@@ -48,6 +53,8 @@ final class TransactionLogFollower implements AutoCloseable {
     private final ProblemLog problems;
     private final Time time;
     private Consumer<byte[], byte[]> consumer;
+    /** No attempt to read the log before this time: after a failure, {@link #RETRY_MS} later. */
+    private long notBeforeMs;
 
     /**
      * @param consumers    makes a consumer of the source (raw bytes, no group)
@@ -65,8 +72,12 @@ final class TransactionLogFollower implements AutoCloseable {
 
     /** Reads what the log holds now and keeps the transactions over several of the mirror's partitions. */
     void step() {
+        if (consumer == null && time.milliseconds() < notBeforeMs) {
+            return;
+        }
         try {
             if (consumer == null && !assign()) {
+                notBeforeMs = time.milliseconds() + RETRY_MS;
                 return;
             }
             Set<String> topics = mirrorTopics.get();
@@ -80,7 +91,8 @@ final class TransactionLogFollower implements AutoCloseable {
         } catch (RuntimeException e) {
             problems.report(PROBLEM, e);
             Utils.closeQuietly(consumer, "the consumer of the source's transaction log");
-            consumer = null; // a new one at the next step: Kafka's consumer keeps some errors for good
+            consumer = null; // a new one at the next attempt: Kafka's consumer keeps some errors for good
+            notBeforeMs = time.milliseconds() + RETRY_MS;
         }
     }
 
@@ -91,7 +103,7 @@ final class TransactionLogFollower implements AutoCloseable {
             List<PartitionInfo> infos = c.partitionsFor(SOURCE_LOG, Duration.ofSeconds(10));
             if (infos == null || infos.isEmpty()) {
                 problems.note(PROBLEM, "Mirror '" + mirror + "': the source has no transaction log yet (" + SOURCE_LOG
-                    + "); looking again at the next step");
+                    + "); looking again every " + RETRY_MS / 1000 + " s");
                 c.close();
                 return false;
             }

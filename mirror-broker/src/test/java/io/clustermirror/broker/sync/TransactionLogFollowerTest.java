@@ -80,6 +80,9 @@ class TransactionLogFollowerTest {
         assertTrue(made.get(0).closed());
         logExists = true;
         follower.step();
+        assertEquals(1, made.size(), "no new attempt within the retry delay");
+        time.sleep(TransactionLogFollower.RETRY_MS);
+        follower.step();
         MockConsumer<byte[], byte[]> consumer = made.get(1);
         consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 0, null, prepared(2, "orders:0", "payments:1", "audit:0")));
         consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 1, null, prepared(2, "orders:0", "audit:0")));
@@ -111,6 +114,9 @@ class TransactionLogFollowerTest {
         assertTrue(problems.current().values().iterator().next().contains("grant the mirror's source principal READ and DESCRIBE"),
             problems.current().toString());
         assertTrue(consumer.closed(), "Kafka's consumer can keep such an error: a new one next time");
+        follower.step();
+        assertEquals(1, made.size(), "not before the retry delay");
+        time.sleep(TransactionLogFollower.RETRY_MS);
         follower.step();
         assertEquals(2, made.size());
         assertEquals(Map.of(), problems.current(), "reading again resolves it");
