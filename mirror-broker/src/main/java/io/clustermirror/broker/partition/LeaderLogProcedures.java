@@ -173,9 +173,9 @@ final class LeaderLogProcedures {
             throws NotLeaderException, StepTimeoutException, InterruptedException, LogFence.SupersededException {
         long end = leaderState(tp, leaderEpoch).logEndOffset();
         if (cut.offset() < end) {
-            log.info("Mirror '{}' partition {}: truncating to offset {}, the last stable offset when the stop began, removing "
-                + "the open transactions' offsets [{}, {}); evidence: the stop's cut, recorded before any truncation", mirror, tp,
-                cut.offset(), cut.offset(), end);
+            log.info("Mirror '{}' partition {}: truncating to offset {} (the last stable offset when the stop began, or a "
+                + "consistent stop's cut), removing offsets [{}, {}); evidence: the stop's cut, recorded before any truncation",
+                mirror, tp, cut.offset(), cut.offset(), end);
         }
         hold(TestOnlyStopHold.Step.BEFORE_CUT, tp, leaderEpoch);
         boolean truncatedNow = truncate(tp, leaderEpoch, permit, cut.offset(), listener);
