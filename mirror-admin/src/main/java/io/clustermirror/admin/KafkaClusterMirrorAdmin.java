@@ -21,7 +21,7 @@ import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.compat.PendingFuture;
 import io.clustermirror.common.compat.ResponseBound;
 import io.clustermirror.common.fetch.RawLogReader;
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import io.clustermirror.common.image.MirrorDelta;
 import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.image.MirrorImageReader;
@@ -115,11 +115,8 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     private static final AtomicInteger CLIENT_SEQUENCE = new AtomicInteger();
     private static final long SEALING_KEY_POLL_MS = 250;
     private static final long CATCH_UP_POLL_MS = 500;
-    /**
-     * How much older than the oldest open transaction a transaction that a stop could split may be: Kafka's default
-     * {@code transaction.max.timeout.ms}, beyond which the source's coordinator aborts a transaction.
-     */
-    private static final long TRANSACTION_WINDOW_MS = 15 * 60 * 1000;
+    /** How much older than the oldest open transaction a transaction that a stop could split may be. */
+    private static final long TRANSACTION_WINDOW_MS = SourceTransaction.LONGEST_MS;
 
     private final Properties clientProps;
     private final String clientId;

@@ -60,8 +60,9 @@ public class MirrorTopicsOptions extends AbstractOptions<MirrorTopicsOptions> {
      * the ends of the selected partitions first and cuts each at the highest offset, at most its last stable offset, where
      * no committed transaction it can see is split; it removes the records of such transactions everywhere instead.
      * {@link MirrorTopicsResult#consistentCut()} reports the cuts and the records removed beyond a plain stop. It sees
-     * the destination's mirrored data only: a transaction none of whose records on a partition was mirrored is not
-     * seen there. A {@link #planned(boolean) planned} stop is consistent already and ignores this. Ignored by the other
+     * the destination's mirrored data and what the mirror kept of the source's transaction log (which needs READ on the
+     * source's {@code __transaction_state}); {@link StopTransactions#limits()} says what neither shows. A
+     * {@link #planned(boolean) planned} stop is consistent already and ignores this. Ignored by the other
      * operations.
      */
     public MirrorTopicsOptions consistent(boolean consistent) {

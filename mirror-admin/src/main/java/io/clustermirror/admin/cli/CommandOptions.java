@@ -95,8 +95,9 @@ public final class CommandOptions {
             + "stable offset, which can leave a committed transaction of the source visible on some partitions and not on "
             + "others. This reads the ends of the selected partitions first and cuts each where no committed transaction "
             + "it sees is split, removing such transactions everywhere instead; it prints the transactions a plain stop "
-            + "would have split and the records it cuts beyond one. It sees the destination's mirrored data only (--stop "
-            + "--dry-run shows the same analysis without stopping).", "--stop --mirror dr --topics 'orders|payments' --consistent"),
+            + "would have split and the records it cuts beyond one. It sees the destination's mirrored data and what the "
+            + "mirror kept of the source's transaction log; its 'Not seen:' lines say what neither shows (--stop --dry-run "
+            + "shows the same analysis without stopping).", "--stop --mirror dr --topics 'orders|payments' --consistent"),
         new OptionSpec(WAIT, "", "For --start: once the start is applied, wait until every partition of the started topics "
             + "is MIRRORING and holds all the source holds (read from the source, as --stop --planned reads it). If "
             + "--timeout-ms passes first, the topics stay started and the tool exits 1 naming the partitions not caught up "

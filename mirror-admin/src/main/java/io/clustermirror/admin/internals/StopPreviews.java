@@ -3,7 +3,7 @@ package io.clustermirror.admin.internals;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.admin.StopTransactions;
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;

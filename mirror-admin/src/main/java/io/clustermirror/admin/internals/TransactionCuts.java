@@ -1,7 +1,7 @@
 package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.SplitTransaction;
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.ArrayList;

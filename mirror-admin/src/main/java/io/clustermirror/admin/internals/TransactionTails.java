@@ -2,7 +2,7 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.fetch.RawLogReader;
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;

@@ -294,20 +294,11 @@ final class LeaderLogProcedures {
      */
     private java.util.List<TransactionMarker> firstAbortsPerProducer(TopicPartition tp, long from, long to) {
         java.util.Map<Long, TransactionMarker> first = new java.util.LinkedHashMap<>();
-        long position = from;
-        while (position < to) {
-            long next = position;
-            for (StoredBatch b : broker.localRecords(tp, position, 1024 * 1024)) {
-                if (b.baseOffset() >= from && b.baseOffset() < to && b.isControlBatch()) {
-                    TransactionMarker.of(b).ifPresent(m -> first.putIfAbsent(m.producerId(), m));
-                }
-                next = b.nextOffset();
+        forEachLocalBatch(tp, from, to, b -> {
+            if (b.baseOffset() >= from && b.isControlBatch()) {
+                TransactionMarker.of(b).ifPresent(m -> first.putIfAbsent(m.producerId(), m));
             }
-            if (next == position) {
-                break;
-            }
-            position = next;
-        }
+        });
         return first.values().stream().filter(m -> !m.commit()).toList();
     }
 
@@ -342,12 +333,18 @@ final class LeaderLogProcedures {
     /** The local leader's batches that hold offsets in {@code [from, to)}. */
     private java.util.List<StoredBatch> localBatches(TopicPartition tp, long from, long to) {
         java.util.List<StoredBatch> out = new java.util.ArrayList<>();
+        forEachLocalBatch(tp, from, to, out::add);
+        return out;
+    }
+
+    /** Hands each of the local leader's batches that hold offsets in {@code [from, to)} to {@code action}, in order, a megabyte read at a time. */
+    private void forEachLocalBatch(TopicPartition tp, long from, long to, java.util.function.Consumer<StoredBatch> action) {
         long position = from;
         while (position < to) {
             long next = position;
             for (StoredBatch b : broker.localRecords(tp, position, 1024 * 1024)) {
                 if (b.lastOffset() >= from && b.baseOffset() < to) {
-                    out.add(b);
+                    action.accept(b);
                 }
                 next = b.nextOffset();
             }
@@ -356,7 +353,6 @@ final class LeaderLogProcedures {
             }
             position = next;
         }
-        return out;
     }
 
     /**

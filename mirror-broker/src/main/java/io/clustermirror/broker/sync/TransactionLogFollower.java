@@ -3,7 +3,7 @@ package io.clustermirror.broker.sync;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SourceTransactionRecord;
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -31,13 +31,14 @@ import java.util.function.Supplier;
  *
  * <p>It starts {@link #LOOKBACK_MS} back in the log (after a controller moves, the new one reads that again: a record
  * kept twice says the same). Reading the log needs READ on the topic {@value #SOURCE_LOG} for the mirror's source
- * principal; without it, or before the source has a transaction log, each step reports the problem and the stop's
- * analysis says it saw the mirrored data only. Not thread-safe: one step at a time, on the sync's thread.
+ * principal; without it, or before the source has a transaction log, the follower reports the problem and tries again
+ * {@link #RETRY_MS} later, and the stop's analysis says it saw the mirrored data only. Not thread-safe: one step at a
+ * time, on the sync's thread.
  */
 final class TransactionLogFollower implements AutoCloseable {
     static final String SOURCE_LOG = "__transaction_state";
-    /** How far back a new follower starts: Kafka's default {@code transaction.max.timeout.ms}, the longest transaction. */
-    static final long LOOKBACK_MS = 15 * 60 * 1000;
+    /** How far back a new follower starts: the longest a transaction lasts. */
+    static final long LOOKBACK_MS = SourceTransaction.LONGEST_MS;
     /**
      * How long a step waits after the log could not be read or did not exist: a consumer is made for each attempt, and
      * the lookback reads again whatever was prepared meanwhile.

@@ -1,6 +1,6 @@
 package io.clustermirror.common.records;
 
-import io.clustermirror.common.txn.SourceTransaction;
+import io.clustermirror.common.compat.SourceTransaction;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.List;

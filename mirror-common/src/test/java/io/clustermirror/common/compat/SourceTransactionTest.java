@@ -1,4 +1,4 @@
-package io.clustermirror.common.txn;
+package io.clustermirror.common.compat;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.MessageUtil;

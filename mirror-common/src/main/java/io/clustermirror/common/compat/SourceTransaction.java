@@ -1,4 +1,4 @@
-package io.clustermirror.common.txn;
+package io.clustermirror.common.compat;
 
 import io.clustermirror.common.batch.Varints;
 import org.apache.kafka.common.TopicPartition;
@@ -30,6 +30,11 @@ import java.util.Optional;
  */
 public record SourceTransaction(long producerId, short markerEpoch, boolean epochBumped, boolean commit, long startMs,
                                 long preparedMs, List<TopicPartition> partitions) {
+    /**
+     * How long a transaction of the source lasts at most: Kafka's default {@code transaction.max.timeout.ms}, beyond which
+     * the coordinator aborts it. How far back the mirror and the stop's analysis look for one.
+     */
+    public static final long LONGEST_MS = 15 * 60 * 1000;
     /** The coordinator prepares a commit: the transaction's partitions are final, no marker is written yet. */
     static final byte PREPARE_COMMIT = 2;
     /** The coordinator prepares an abort. */
