@@ -32,6 +32,7 @@ import io.clustermirror.common.records.ControllerProblem;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import io.clustermirror.common.records.SealingKeyRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.DestinationAcls;
@@ -304,7 +305,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             List<TopicPartition> partitions = StopPreviews.partitionsToStop(image, mirror, topics, excluded);
             StopTransactions transactions = stopTransactions(image, mirror, partitions, deadline);
             List<MirrorCommand.PartitionCut> cuts = transactions.cuts().stream()
-                .map(c -> new MirrorCommand.PartitionCut(c.topic(), c.partition(), c.offset())).toList();
+                .map(c -> new MirrorCommand.PartitionCut(c.topic(), c.partition(), c.offset(), groupOffsetsOf(transactions, c))).toList();
             CommandResult result = send(new MirrorCommand(UUID.randomUUID().toString(), CommandOp.STOP, mirror, Map.of(), topics,
                 excluded, time.milliseconds(), false, List.of(), List.of(), cuts), deadline);
             return new ConsistentStop(result.topics(), transactions);
@@ -313,6 +314,15 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     }
 
     private record ConsistentStop(List<String> topics, StopTransactions transactions) {
+    }
+
+    /** The offsets a consistent stop gives on one partition to groups that commit it inside transactions. */
+    private static Map<String, Long> groupOffsetsOf(StopTransactions transactions, StopTransactions.ConsistentCut cut) {
+        Map<String, Long> offsets = new HashMap<>();
+        transactions.groupOffsets().stream()
+            .filter(g -> g.offset() >= 0 && g.topic().equals(cut.topic()) && g.partition() == cut.partition())
+            .forEach(g -> offsets.put(g.group(), g.offset()));
+        return offsets;
     }
 
     /**
@@ -469,27 +479,33 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
      */
     private StopTransactions stopTransactions(MirrorImage image, String mirror, List<TopicPartition> partitions, Deadline deadline)
             throws InterruptedException {
-        List<SourceTransaction> known = knownTransactions(mirror, deadline);
+        SourceLog known = knownSourceLog(mirror, deadline);
         try (RawLogReader destination = new RawLogReader(admin, clientProps, clientId + "-stop-transactions",
                 Duration.ofMillis(deadline.timeoutMs()))) {
             TransactionTails.Result found = new TransactionTails(destination,
-                (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline), TRANSACTION_WINDOW_MS).analyse(partitions, known);
-            return StopPreviews.transactions(image, mirror, found, known, time.milliseconds());
+                (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline), TRANSACTION_WINDOW_MS)
+                .analyse(partitions, known.transactions(), known.commits());
+            return StopPreviews.transactions(image, mirror, found, known.transactions(), time.milliseconds());
         }
     }
 
+    /** What the mirror's sync kept of the source's coordinator logs: transactions, and offsets committed in them. */
+    private record SourceLog(List<SourceTransaction> transactions, List<SourceOffsetCommitRecord> commits) {
+    }
+
     /**
-     * The source transactions over several partitions of the mirror that its sync kept in {@code __mirror_transactions}:
-     * those prepared at most {@link #TRANSACTION_WINDOW_MS} before the last one kept. None when the topic does not exist
-     * yet.
+     * The source transactions over several partitions of the mirror, and the offsets groups committed in transactions, that
+     * its sync kept in {@code __mirror_transactions}: those kept at most {@link #TRANSACTION_WINDOW_MS} before the last
+     * record. None when the topic does not exist yet.
      */
-    private List<SourceTransaction> knownTransactions(String mirror, Deadline deadline) throws InterruptedException {
+    private SourceLog knownSourceLog(String mirror, Deadline deadline) throws InterruptedException {
         TopicPartition log = new TopicPartition(InternalTopics.TRANSACTIONS, 0);
         Map<TopicPartition, Long> end = offsets(admin, List.of(log), OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED, deadline);
         if (end.getOrDefault(log, 0L) <= 0) {
-            return List.of();
+            return new SourceLog(List.of(), List.of());
         }
         List<SourceTransaction> known = new ArrayList<>();
+        List<SourceOffsetCommitRecord> commits = new ArrayList<>();
         try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
             consumer.assign(List.of(log));
             consumer.seek(log, end.get(log) - 1);
@@ -504,13 +520,19 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             byte[] key = mirror.getBytes(java.nio.charset.StandardCharsets.UTF_8);
             while (consumer.position(log, Duration.ofMillis(deadline.remainingMs(time))) < end.get(log) && deadline.remainingMs(time) > 0) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time))))) {
-                    if (r.offset() < end.get(log) && java.util.Arrays.equals(key, r.key())) {
+                    if (r.offset() >= end.get(log) || !java.util.Arrays.equals(key, r.key())) {
+                        continue;
+                    }
+                    org.apache.kafka.common.header.Header kind = r.headers().lastHeader(SourceOffsetCommitRecord.KIND_HEADER);
+                    if (kind == null) {
                         known.add(RecordCodec.decodeTransaction(r.value()).transaction());
+                    } else if (SourceOffsetCommitRecord.KIND.equals(new String(kind.value(), java.nio.charset.StandardCharsets.UTF_8))) {
+                        commits.add(RecordCodec.decodeOffsetCommit(r.value()));
                     }
                 }
             }
         }
-        return known;
+        return new SourceLog(known, commits);
     }
 
     @Override

@@ -13,12 +13,33 @@ import java.util.List;
  * @param limits what the analysis could not see, each a sentence for the operator; never empty: it reads the
  *               destination's mirrored data only, so a transaction none of whose records on a partition was mirrored is
  *               not seen there
+ * @param groupOffsets for each group that committed a selected partition inside transactions, where a consistent stop puts
+ *               its offset, ordered by group, topic and partition
  */
-public record StopTransactions(List<SplitTransaction> split, List<ConsistentCut> cuts, List<String> limits) {
+public record StopTransactions(List<SplitTransaction> split, List<ConsistentCut> cuts, List<String> limits,
+                               List<GroupOffset> groupOffsets) {
     public StopTransactions {
         split = List.copyOf(split);
         cuts = List.copyOf(cuts);
         limits = List.copyOf(limits);
+        groupOffsets = List.copyOf(groupOffsets);
+    }
+
+    /** An analysis that found no group committing offsets inside transactions. */
+    public StopTransactions(List<SplitTransaction> split, List<ConsistentCut> cuts, List<String> limits) {
+        this(split, cuts, limits, List.of());
+    }
+
+    /**
+     * The offset a consistent stop gives a group that committed a partition inside transactions that committed on the
+     * source ({@code sendOffsetsToTransaction}): the one the last transaction the cut keeps committed. Resumed there, a
+     * read-process-write application reads again exactly the input whose output the cut removed.
+     *
+     * @param offset     that offset, or -1 when the cut keeps none of the group's commits the mirror knows of: the group then
+     *                   keeps the offset the sync copied (at most the cut), which may not match the output kept
+     * @param commitsCut the group's known commits of the partition the cut removes
+     */
+    public record GroupOffset(String group, String topic, int partition, long offset, int commitsCut) {
     }
 
     /**

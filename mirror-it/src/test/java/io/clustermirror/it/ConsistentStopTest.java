@@ -12,14 +12,19 @@ import io.clustermirror.testkit.MirrorTestCluster;
 import io.clustermirror.testsupport.TestUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -270,6 +275,122 @@ class ConsistentStopTest {
         try (KafkaProducer<byte[], byte[]> local = Workloads.producer(destination.bootstrapServers(), Map.of())) {
             assertEquals(stopped.barrierOffset() + 1, local.send(new ProducerRecord<>("consistent-a", 0, null, Workloads.bytes("local")))
                 .get().offset(), "the topic is writable after the barrier");
+        }
+    }
+
+    /**
+     * A read-process-write application commits its input offsets inside its transactions. T1 reads the input's records 0 to 4
+     * and writes their results to two output topics; T2 reads 5 to 9. One output topic's fetching is held back before T2,
+     * the metadata sync copies T2's offset 10. A consistent stop removes T2's output from both topics and gives the group
+     * T1's offset, 5: resumed on the destination, the application writes T2's results again, each exactly once.
+     */
+    @Test
+    void aConsistentStopGivesATransactionalGroupTheOffsetOfTheLastTransactionItKeeps() throws Exception {
+        String in = "rpw-in";
+        List<String> outs = List.of("rpw-out-a", "rpw-out-b");
+        TopicPartition input = new TopicPartition(in, 0);
+        try (Admin admin = source.admin()) {
+            admin.createTopics(List.of(new NewTopic(in, 1, (short) 1), new NewTopic(outs.get(0), 1, (short) 1),
+                new NewTopic(outs.get(1), 1, (short) 1))).all().get();
+        }
+        Map<String, String> config = MirrorAssertions.mirrorConfig(source);
+        config.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "1000");
+        mirrors.createClusterMirror("rpw", config).all().get();
+        mirrors.startMirrorTopics("rpw", List.of(in, outs.get(0), outs.get(1)), List.of()).all().get();
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(in, 0, null, Workloads.bytes("input-" + i))).get();
+            }
+        }
+        TopicPartition outA = new TopicPartition(outs.get(0), 0);
+        TopicPartition outB = new TopicPartition(outs.get(1), 0);
+        try (ReadProcessWrite app = new ReadProcessWrite(source, "rpw-app", in, outs)) {
+            app.step(5);
+            awaitMirrored(input, outA, outB);
+            mirrors.pauseMirrorTopics("rpw", List.of(outs.get(1)), List.of()).all().get();
+            MirrorAssertions.awaitState(mirrors, "rpw", outs.get(1), 1, PartitionState.PAUSED);
+            app.step(5);
+        }
+        awaitMirrored(outA);
+        try (Admin destinationAdmin = destination.admin()) {
+            TestUtils.waitFor(() -> groupOffset(destinationAdmin, "rpw-app", input) == 10, MirrorAssertions.TIMEOUT,
+                "the sync did not copy T2's offset 10");
+        }
+        TestUtils.waitFor(() -> mirrors.previewStopMirrorTopics("rpw", List.of(in, outs.get(0), outs.get(1)), List.of()).transactions().get()
+                .groupOffsets().equals(List.of(new StopTransactions.GroupOffset("rpw-app", in, 0, 5, 1))), MirrorAssertions.TIMEOUT,
+            "the dry-run never showed the group's offset at T1's (the sync keeps the source's transactional commits)");
+
+        MirrorTopicsResult stop = mirrors.stopMirrorTopics("rpw", List.of(in, outs.get(0), outs.get(1)), List.of(),
+            new MirrorTopicsOptions().consistent(true));
+        assertEquals(List.of(new StopTransactions.GroupOffset("rpw-app", in, 0, 5, 1)), stop.consistentCut().get().groupOffsets());
+        for (String topic : List.of(in, outs.get(0), outs.get(1))) {
+            MirrorAssertions.awaitState(mirrors, "rpw", topic, 1, PartitionState.STOPPED);
+        }
+        try (Admin destinationAdmin = destination.admin()) {
+            assertEquals(5, groupOffset(destinationAdmin, "rpw-app", input), "T1's offset: T2's output was cut");
+        }
+        try (ReadProcessWrite resumed = new ReadProcessWrite(destination, "rpw-app", in, outs)) {
+            resumed.step(5);
+        }
+        for (TopicPartition out : List.of(outA, outB)) {
+            List<String> results = MirrorAssertions.readAll(destination, out).stream().map(r -> r.split(" ")[2]).toList();
+            assertEquals(java.util.stream.IntStream.range(0, 10).mapToObj(i -> "result-of-" + i).toList(), results,
+                "each input's result exactly once on " + out);
+        }
+    }
+
+    private static long groupOffset(Admin admin, String group, TopicPartition tp) throws Exception {
+        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(tp);
+        return committed == null ? -1 : committed.offset();
+    }
+
+    /**
+     * A read-process-write loop: each step reads the next records of the input's partition 0 and, in one transaction,
+     * writes one result per record to each output topic and commits the input offset.
+     */
+    private static final class ReadProcessWrite implements AutoCloseable {
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final List<String> outs;
+
+        ReadProcessWrite(MirrorTestCluster cluster, String group, String in, List<String> outs) {
+            Properties props = new Properties();
+            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            this.consumer.assign(List.of(new TopicPartition(in, 0)));
+            this.producer = Workloads.producer(cluster.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, group + "-t"));
+            this.producer.initTransactions();
+            this.outs = outs;
+        }
+
+        /** Reads {@code records} input records and processes them in one transaction. */
+        void step(int records) throws Exception {
+            List<ConsumerRecord<byte[], byte[]>> read = new java.util.ArrayList<>();
+            TestUtils.waitFor(() -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+                return read.size() >= records;
+            }, MirrorAssertions.TIMEOUT, "the input did not hold " + records + " more records");
+            List<ConsumerRecord<byte[], byte[]>> batch = read.subList(0, records);
+            consumer.seek(new TopicPartition(batch.get(0).topic(), 0), batch.get(records - 1).offset() + 1);
+            producer.beginTransaction();
+            for (ConsumerRecord<byte[], byte[]> r : batch) {
+                for (String out : outs) {
+                    producer.send(new ProducerRecord<>(out, 0, null, Workloads.bytes("result-of-" + r.offset())));
+                }
+            }
+            producer.sendOffsetsToTransaction(Map.of(new TopicPartition(batch.get(0).topic(), 0),
+                new OffsetAndMetadata(batch.get(records - 1).offset() + 1)), consumer.groupMetadata());
+            producer.commitTransaction();
+        }
+
+        @Override
+        public void close() {
+            producer.close();
+            consumer.close();
         }
     }
 }

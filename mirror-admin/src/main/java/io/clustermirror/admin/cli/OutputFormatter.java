@@ -272,8 +272,22 @@ public final class OutputFormatter {
             .append(" partition(s)").append(lower.isEmpty() ? "" : ": " + lower.stream().limit(10)
                 .map(c -> c.topic() + "-" + c.partition() + " at " + c.offset() + " (not " + c.lastStableOffset() + ")")
                 .collect(Collectors.joining(", ")) + (lower.size() > 10 ? " and " + (lower.size() - 10) + " more" : "")).append(".\n");
+        out.append(groupOffsetsText(transactions, stopped));
         transactions.limits().forEach(limit -> out.append("Not seen: ").append(limit).append(".\n"));
         return out.toString();
+    }
+
+    /** The offsets a consistent stop gives groups that commit in transactions, as a line; empty when there are none. */
+    private static String groupOffsetsText(StopTransactions transactions, boolean stopped) {
+        List<StopTransactions.GroupOffset> groups = transactions.groupOffsets().stream().filter(g -> g.offset() >= 0).toList();
+        if (groups.isEmpty()) {
+            return "";
+        }
+        return (stopped ? "The consistent stop gives " : "A consistent stop would give ") + groups.size()
+            + " offset(s) of groups that commit in transactions, the last transaction kept's: "
+            + groups.stream().limit(10).map(g -> "'" + g.group() + "' " + g.topic() + "-" + g.partition() + " at " + g.offset()
+                + (g.commitsCut() > 0 ? " (" + g.commitsCut() + " later commit(s) cut)" : "")).collect(Collectors.joining(", "))
+            + (groups.size() > 10 ? " and " + (groups.size() - 10) + " more" : "") + ".\n";
     }
 
     /** A failover dry-run as JSON: a {@code partitions} array with one object per partition. */
@@ -333,6 +347,11 @@ public final class OutputFormatter {
                 .put("last_stable_offset", c.lastStableOffset()).put("extra_records", c.extraRecords());
         }
         root.put("extra_records", transactions.extraRecords());
+        ArrayNode groups = root.putArray("group_offsets");
+        for (StopTransactions.GroupOffset g : transactions.groupOffsets()) {
+            groups.addObject().put("group", g.group()).put("topic", g.topic()).put("partition", g.partition()).put("offset", g.offset())
+                .put("commits_cut", g.commitsCut());
+        }
         ArrayNode limits = root.putArray("limits");
         transactions.limits().forEach(limits::add);
     }

@@ -101,7 +101,16 @@ public final class StopPreviews {
         if (analysis.epochsReused()) {
             limits.add("a producer wrote several transactions with one epoch (transaction protocol version 1): they are cut together");
         }
-        return new StopTransactions(analysis.splitByPlainStop(), cuts, limits);
+        List<StopTransactions.GroupOffset> groupOffsets = analysis.groupOffsets().stream().map(g -> new StopTransactions.GroupOffset(
+            g.group(), g.tp().topic(), g.tp().partition(), g.offset(), g.commitsCut())).toList();
+        List<String> undecided = groupOffsets.stream().filter(g -> g.offset() < 0)
+            .map(g -> "'" + g.group() + "' on " + g.topic() + "-" + g.partition()).toList();
+        if (!undecided.isEmpty()) {
+            limits.add("the cut keeps none of the transactional offset commits the mirror knows of for group(s) " + String.join(", ",
+                undecided.subList(0, Math.min(5, undecided.size()))) + (undecided.size() > 5 ? " and " + (undecided.size() - 5) + " more" : "")
+                + ": their offsets stay as the sync copied them (at most the cut), which may not match the output kept");
+        }
+        return new StopTransactions(analysis.splitByPlainStop(), cuts, limits, groupOffsets);
     }
 
     private static String firstFew(List<TopicPartition> partitions) {

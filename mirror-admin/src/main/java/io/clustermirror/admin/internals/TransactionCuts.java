@@ -2,6 +2,7 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.SplitTransaction;
 import io.clustermirror.common.compat.SourceTransaction;
+import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import org.apache.kafka.common.TopicPartition;
 
 import java.util.ArrayList;
@@ -38,6 +39,14 @@ import java.util.TreeSet;
  * <p>What the tails do not hold cannot be seen: a transaction whose records on some partition were never mirrored, and
  * what began before a tail's window. The latter is asked for ({@link Analysis#needEarlierWindow}): read those partitions
  * from further back and analyse again.
+ *
+ * <p>Groups that commit their offsets inside transactions ({@code sendOffsetsToTransaction}: read-process-write loops,
+ * Kafka Streams with exactly-once) join the cut. Each such group's commits of one input partition form a log of their own,
+ * in the order of their commit markers, and each commit belongs to its transaction like a record: a transaction kept on
+ * its output partitions must keep its commit, and a kept commit needs its transaction whole and the input it read up to
+ * below the input partition's cut (else the application resumed there would skip input the destination does not hold).
+ * The commit log is cut like a partition, by the same forced lowering, and the group's offset is the last commit kept
+ * ({@link Analysis#groupOffsets}): resumed there, the application reads again exactly the input whose output was cut.
  */
 public final class TransactionCuts {
     private TransactionCuts() {
@@ -53,7 +62,23 @@ public final class TransactionCuts {
      * @param epochsReused      a producer wrote several transactions with one epoch (transaction protocol version 1)
      */
     public record Analysis(Map<TopicPartition, Long> consistentCuts, List<SplitTransaction> splitByPlainStop,
-                           Map<TopicPartition, Long> extraRecords, Set<TopicPartition> needEarlierWindow, boolean epochsReused) {
+                           Map<TopicPartition, Long> extraRecords, Set<TopicPartition> needEarlierWindow, boolean epochsReused,
+                           List<GroupOffset> groupOffsets) {
+        /** An analysis of transactions without groups that commit in them. */
+        public Analysis(Map<TopicPartition, Long> consistentCuts, List<SplitTransaction> splitByPlainStop,
+                        Map<TopicPartition, Long> extraRecords, Set<TopicPartition> needEarlierWindow, boolean epochsReused) {
+            this(consistentCuts, splitByPlainStop, extraRecords, needEarlierWindow, epochsReused, List.of());
+        }
+    }
+
+    /**
+     * Where a consistent stop puts the offset of a group that committed {@code tp} inside transactions.
+     *
+     * @param offset     the offset the last commit kept made, or -1 when the cut keeps none of the commits known (the
+     *                   offset before them is not known: the group keeps the offset the sync copied, at most the cut)
+     * @param commitsCut the group's known commits of {@code tp} the cut removes
+     */
+    public record GroupOffset(String group, TopicPartition tp, long offset, int commitsCut) {
     }
 
     /**
@@ -74,6 +99,14 @@ public final class TransactionCuts {
      * it wrote to, whose window would hold its records there, is split (its records there were never mirrored).
      */
     public static Analysis analyse(List<PartitionTail> tails, List<SourceTransaction> known) {
+        return analyse(tails, known, List.of());
+    }
+
+    /**
+     * As {@link #analyse(List, List)}, with the offsets groups committed inside transactions that committed on the source
+     * ({@code commits}, in any order, repeats allowed): a commit of a partition the tails do not hold is left out.
+     */
+    public static Analysis analyse(List<PartitionTail> tails, List<SourceTransaction> known, List<SourceOffsetCommitRecord> commits) {
         List<Occurrence> occurrences = new ArrayList<>();
         Map<TopicPartition, PartitionTail> byPartition = new LinkedHashMap<>();
         boolean reused = false;
@@ -84,9 +117,11 @@ public final class TransactionCuts {
                 < here.stream().filter(o -> o.dataEpoch >= 0).count();
             occurrences.addAll(here);
         }
-        List<List<Occurrence>> committed = committedTransactions(occurrences);
+        Map<String, List<Occurrence>> families = new HashMap<>();
+        List<List<Occurrence>> committed = committedTransactions(occurrences, families);
         Set<TopicPartition> needEarlier = new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
-        addUnmirrored(committed, known, byPartition, needEarlier);
+        addUnmirrored(committed, families, known, byPartition, needEarlier);
+        List<CommitLog> groupLogs = CommitLog.of(commits, byPartition.keySet(), families);
 
         Map<TopicPartition, Long> plain = new LinkedHashMap<>();
         byPartition.values().forEach(t -> plain.put(t.tp(), t.lastStableOffset()));
@@ -102,20 +137,15 @@ public final class TransactionCuts {
         while (lowered) {
             lowered = false;
             for (List<Occurrence> transaction : committed) {
-                if (!split(transaction, cuts)) {
-                    continue;
+                if (split(transaction, cuts)) {
+                    lowered |= cutAway(transaction, cuts, byPartition, needEarlier);
                 }
-                for (Occurrence o : transaction) {
-                    if (!o.keptBelow(cuts.get(o.tp))) {
-                        continue;
-                    }
-                    if (o.firstOffset < 0) {
-                        needEarlier.add(o.tp); // it began before the window: cutting at the window start would still keep part
-                    }
-                    long to = o.firstOffset < 0 ? byPartition.get(o.tp).windowStart() : o.firstOffset;
-                    if (to < cuts.get(o.tp)) {
-                        cuts.put(o.tp, to);
-                        lowered = true;
+            }
+            for (CommitLog log : groupLogs) {
+                lowered |= log.lower(cuts);
+                for (List<Occurrence> transaction : log.transactionsCut()) {
+                    if (transaction.stream().anyMatch(o -> o.keptBelow(cuts.get(o.tp)))) {
+                        lowered |= cutAway(transaction, cuts, byPartition, needEarlier);
                     }
                 }
             }
@@ -127,22 +157,117 @@ public final class TransactionCuts {
                 .mapToLong(PartitionTail.Batch::dataRecords).sum());
         }
         splits.sort(Comparator.comparingLong(SplitTransaction::producerId).thenComparingInt(SplitTransaction::producerEpoch));
-        return new Analysis(cuts, splits, extra, needEarlier, reused);
+        return new Analysis(cuts, splits, extra, needEarlier, reused, groupLogs.stream().map(CommitLog::offset).toList());
+    }
+
+    /**
+     * Lowers the cut of every partition that keeps some of {@code transaction} to its first record there (forced: the
+     * transaction cannot be kept whole). Returns true if a cut went down.
+     */
+    private static boolean cutAway(List<Occurrence> transaction, Map<TopicPartition, Long> cuts, Map<TopicPartition, PartitionTail> tails,
+                                   Set<TopicPartition> needEarlier) {
+        boolean lowered = false;
+        for (Occurrence o : transaction) {
+            if (!o.keptBelow(cuts.get(o.tp))) {
+                continue;
+            }
+            if (o.firstOffset < 0) {
+                needEarlier.add(o.tp); // it began before the window: cutting at the window start would still keep part
+            }
+            long to = o.firstOffset < 0 ? tails.get(o.tp).windowStart() : o.firstOffset;
+            if (to < cuts.get(o.tp)) {
+                cuts.put(o.tp, to);
+                lowered = true;
+            }
+        }
+        return lowered;
+    }
+
+    /**
+     * One group's transactional commits of one analysed partition, in the order of their commit markers, cut like a
+     * partition: the first {@code kept} stay.
+     */
+    private static final class CommitLog {
+        final String group;
+        final TopicPartition tp;
+        final List<SourceOffsetCommitRecord> commits;
+        /** The transaction of each commit as the tails show it, or null when they show none of it (nothing to keep whole). */
+        final List<List<Occurrence>> transactions;
+        int kept;
+
+        private CommitLog(String group, TopicPartition tp, List<SourceOffsetCommitRecord> commits, List<List<Occurrence>> transactions) {
+            this.group = group;
+            this.tp = tp;
+            this.commits = commits;
+            this.transactions = transactions;
+            this.kept = commits.size();
+        }
+
+        /** The commit logs of the analysed partitions, each commit joined to its transaction by producer id and epoch. */
+        static List<CommitLog> of(List<SourceOffsetCommitRecord> commits, Set<TopicPartition> analysed,
+                                  Map<String, List<Occurrence>> families) {
+            Map<String, Map<TopicPartition, java.util.TreeMap<Long, SourceOffsetCommitRecord>>> ordered = new java.util.TreeMap<>();
+            for (SourceOffsetCommitRecord c : commits) {
+                if (analysed.contains(c.topicPartition())) {
+                    ordered.computeIfAbsent(c.group(), g -> new LinkedHashMap<>())
+                        .computeIfAbsent(c.topicPartition(), tp -> new java.util.TreeMap<>()).put(c.commitOffset(), c);
+                }
+            }
+            List<CommitLog> logs = new ArrayList<>();
+            ordered.forEach((group, byPartition) -> byPartition.forEach((tp, log) -> {
+                List<SourceOffsetCommitRecord> inOrder = List.copyOf(log.values());
+                logs.add(new CommitLog(group, tp, inOrder,
+                    inOrder.stream().map(c -> families.get(c.producerId() + "/" + c.producerEpoch())).toList()));
+            }));
+            logs.sort(Comparator.comparing((CommitLog l) -> l.group).thenComparing(l -> l.tp.topic()).thenComparingInt(l -> l.tp.partition()));
+            return logs;
+        }
+
+        /**
+         * Cuts the log at its first kept commit whose transaction is not whole under {@code cuts}, or whose offset lies past
+         * its partition's cut. Returns true if it was cut lower.
+         */
+        boolean lower(Map<TopicPartition, Long> cuts) {
+            for (int i = 0; i < kept; i++) {
+                List<Occurrence> transaction = transactions.get(i);
+                boolean whole = transaction == null || transaction.stream().allMatch(o -> o.wholeBelow(cuts.get(o.tp)));
+                if (!whole || commits.get(i).offset() > cuts.get(tp)) {
+                    kept = i;
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The transactions, as the tails show them, of the commits the log's cut removes. */
+        List<List<Occurrence>> transactionsCut() {
+            return transactions.subList(kept, transactions.size()).stream().filter(java.util.Objects::nonNull).toList();
+        }
+
+        GroupOffset offset() {
+            return new GroupOffset(group, tp, kept == 0 ? -1 : commits.get(kept - 1).offset(), commits.size() - kept);
+        }
     }
 
     /**
      * Adds to each committed transaction the partitions the source's log says it wrote to and whose windows do not hold
      * any of its records: never kept there, never whole. A window that may begin after the transaction did is read from
-     * further back first ({@code needEarlier}).
+     * further back first ({@code needEarlier}). A transaction none of whose records any window holds joins
+     * {@code committed} and {@code families} with those partitions alone.
      */
-    private static void addUnmirrored(List<List<Occurrence>> committed, List<SourceTransaction> known,
-                                      Map<TopicPartition, PartitionTail> tails, Set<TopicPartition> needEarlier) {
-        Map<String, List<Occurrence>> byKey = new HashMap<>();
-        committed.forEach(t -> t.stream().filter(o -> o.dataEpoch >= 0).forEach(o -> byKey.put(o.producerId + "/" + o.dataEpoch, t)));
+    private static void addUnmirrored(List<List<Occurrence>> committed, Map<String, List<Occurrence>> families,
+                                      List<SourceTransaction> known, Map<TopicPartition, PartitionTail> tails, Set<TopicPartition> needEarlier) {
         for (SourceTransaction k : known) {
-            List<Occurrence> transaction = byKey.get(k.producerId() + "/" + k.dataEpoch());
-            if (!k.commit() || transaction == null) {
+            if (!k.commit()) {
                 continue;
+            }
+            String key = k.producerId() + "/" + k.dataEpoch();
+            List<Occurrence> transaction = families.get(key);
+            if (transaction == null) {
+                // None of its records is in any window: never kept, so never split; what a commit of it needs to know.
+                transaction = new ArrayList<>();
+                families.put(key, transaction);
+                committed.add(transaction);
             }
             for (TopicPartition tp : k.partitions()) {
                 PartitionTail tail = tails.get(tp);
@@ -186,10 +311,10 @@ public final class TransactionCuts {
      * their records. An occurrence seen only by its marker (its records lie before the window) joins the transaction of
      * its producer whose records have the marker's epoch less the producer's bump: 1 under version 2 (the marker
      * carries the next epoch), 0 under version 1, as the producer's other transactions show; both candidates, taken as
-     * one, when none shows it.
+     * one, when none shows it. {@code byKey} receives every transaction, open and aborted ones too, by producer id and
+     * epoch of its records.
      */
-    private static List<List<Occurrence>> committedTransactions(List<Occurrence> occurrences) {
-        Map<String, List<Occurrence>> byKey = new LinkedHashMap<>();
+    private static List<List<Occurrence>> committedTransactions(List<Occurrence> occurrences, Map<String, List<Occurrence>> byKey) {
         Map<Long, Integer> bumps = new HashMap<>();
         for (Occurrence o : occurrences) {
             if (o.dataEpoch >= 0) {
@@ -202,7 +327,7 @@ public final class TransactionCuts {
         occurrences.stream().filter(o -> o.dataEpoch < 0).forEach(o -> joinByMarker(o, byKey, bumps.get(o.producerId)));
         Set<List<Occurrence>> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         distinct.addAll(byKey.values()); // a merge leaves one list under two keys
-        return distinct.stream().filter(t -> t.stream().anyMatch(o -> Boolean.TRUE.equals(o.commit))).toList();
+        return new ArrayList<>(distinct.stream().filter(t -> t.stream().anyMatch(o -> Boolean.TRUE.equals(o.commit))).toList());
     }
 
     /** Adds an occurrence seen only by its marker to its transaction, given its producer's epoch bump (null: unknown). */

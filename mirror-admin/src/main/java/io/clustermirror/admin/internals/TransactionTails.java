@@ -2,7 +2,9 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.common.batch.StoredBatch;
 import io.clustermirror.common.fetch.RawLogReader;
+import io.clustermirror.common.compat.SourceOffsetCommit;
 import io.clustermirror.common.compat.SourceTransaction;
+import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -44,11 +46,16 @@ public final class TransactionTails {
     public record Result(TransactionCuts.Analysis analysis, Map<TopicPartition, Long> lastStableOffsets, List<TopicPartition> unread) {
     }
 
-    /** The known transactions over two or more of {@code partitions} that committed. */
+    /**
+     * The known transactions that committed over two or more of {@code partitions}, or over one and a group's offsets (a
+     * commit the cut must not keep without the output written with it).
+     */
     private static List<SourceTransaction> relevant(List<SourceTransaction> known, List<TopicPartition> partitions) {
         java.util.Set<TopicPartition> chosen = new java.util.HashSet<>(partitions);
-        return known.stream().filter(SourceTransaction::commit)
-            .filter(t -> t.partitions().stream().filter(chosen::contains).count() >= 2).toList();
+        return known.stream().filter(SourceTransaction::commit).filter(t -> {
+            long ours = t.partitions().stream().filter(chosen::contains).count();
+            return ours >= 2 || ours == 1 && t.partitions().stream().anyMatch(tp -> tp.topic().equals(SourceOffsetCommit.LOG));
+        }).toList();
     }
 
     private final RawLogReader log;
@@ -63,9 +70,11 @@ public final class TransactionTails {
 
     /**
      * Reads and analyses the partitions a stop would cut together, with the transactions the source's coordinator log
-     * showed ({@code known}, from {@code __mirror_transactions}).
+     * showed ({@code known}) and the offsets groups committed in transactions ({@code commits}), both from
+     * {@code __mirror_transactions}.
      */
-    public Result analyse(List<TopicPartition> partitions, List<SourceTransaction> known) throws InterruptedException {
+    public Result analyse(List<TopicPartition> partitions, List<SourceTransaction> known, List<SourceOffsetCommitRecord> commits)
+            throws InterruptedException {
         // The last stable offsets first: every marker of a transaction that ended below them is then below the ends.
         Map<TopicPartition, Long> stable = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
         Map<TopicPartition, Long> ends = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
@@ -86,7 +95,7 @@ public final class TransactionTails {
         if (oldestOpen == Long.MAX_VALUE && relevant.isEmpty()) {
             List<PartitionTail> untouched = read.stream()
                 .map(tp -> new PartitionTail(tp, lso.get(tp), -1, false, lso.get(tp), ends.get(tp), List.of())).toList();
-            return new Result(TransactionCuts.analyse(untouched), lso, unread);
+            return new Result(TransactionCuts.analyse(untouched, List.of(), commits), lso, unread);
         }
         long fromMs = Math.max(0, Math.min(oldestOpen == Long.MAX_VALUE ? Long.MAX_VALUE : oldestOpen - windowMs,
             relevant.stream().mapToLong(t -> t.startMs() - TransactionCuts.CLOCK_MARGIN_MS).min().orElse(Long.MAX_VALUE)));
@@ -102,7 +111,7 @@ public final class TransactionTails {
             for (TopicPartition tp : read) {
                 tails.add(tail(tp, starts.get(tp), fromMs, logStarts.get(tp), lso.get(tp), ends.get(tp)));
             }
-            analysis = TransactionCuts.analyse(tails, relevant);
+            analysis = TransactionCuts.analyse(tails, relevant, commits);
             if (analysis.needEarlierWindow().isEmpty()) {
                 break;
             }

@@ -183,7 +183,8 @@ class ClusterMirrorsCommandTest {
             new SplitTransaction.Part("orders", 1, 80, 82, -1, 0, 3)))),
         List.of(new StopTransactions.ConsistentCut("orders", 0, 95, 100, 5), new StopTransactions.ConsistentCut("orders", 1, 80, 80, 0)),
         List.of("read from the destination's mirrored data only: a transaction none of whose records on a partition was mirrored "
-            + "is not seen there"));
+            + "is not seen there"),
+        List.of(new StopTransactions.GroupOffset("app", "orders-in", 0, 40, 2)));
 
     @Test
     void stopDryRunPrintsWhatTheStopWouldTruncateAndChangesNothing() throws Exception {
@@ -198,6 +199,8 @@ class ClusterMirrorsCommandTest {
             + "record(s) [80..82], commit not mirrored"), text);
         assertTrue(text.contains("A consistent stop (--stop --consistent) would cut 5 record(s) more than a plain stop, on 1 "
             + "partition(s): orders-0 at 95 (not 100)."), text);
+        assertTrue(text.contains("A consistent stop would give 1 offset(s) of groups that commit in transactions, the last transaction "
+            + "kept's: 'app' orders-in-0 at 40 (2 later commit(s) cut).\n"), text);
         assertTrue(text.endsWith("Not seen: read from the destination's mirrored data only: a transaction none of whose records on a "
             + "partition was mirrored is not seen there.\n"), text);
         out.reset();
@@ -216,6 +219,8 @@ class ClusterMirrorsCommandTest {
         assertEquals(95, json.get("consistent_cuts").get(0).get("offset").asLong());
         assertEquals(5, json.get("extra_records").asLong());
         assertEquals(1, json.get("limits").size());
+        assertEquals("{\"group\":\"app\",\"topic\":\"orders-in\",\"partition\":0,\"offset\":40,\"commits_cut\":2}",
+            json.get("group_offsets").get(0).toString());
         out.reset();
         assertEquals(2, run("--stop", "--mirror", "dr", "--topics", "orders", "--json"));
         assertTrue(err().contains("--json with --stop needs --dry-run"), err());

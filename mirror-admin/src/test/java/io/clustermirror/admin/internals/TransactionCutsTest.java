@@ -2,6 +2,7 @@ package io.clustermirror.admin.internals;
 
 import io.clustermirror.admin.SplitTransaction;
 import io.clustermirror.common.compat.SourceTransaction;
+import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -223,6 +224,79 @@ class TransactionCutsTest {
         TransactionCuts.Analysis aborted = TransactionCuts.analyse(List.of(withWindowFrom(p0.tail(), 0), withWindowFrom(p1.tail(), 0)),
             List.of(new SourceTransaction(7, (short) 3, true, false, 100_000L, 101_000L, List.of(P0, P1))));
         assertEquals(List.of(), aborted.splitByPlainStop(), "only what committed counts");
+    }
+
+    /** A transactional offset commit of group "app" on the input partition P2, made by producer 7's transaction at {@code epoch}. */
+    private static SourceOffsetCommitRecord commit(int epoch, long offset, long markerOffset) {
+        return new SourceOffsetCommitRecord("dr", "app", P2.topic(), P2.partition(), offset, 7, (short) epoch, 12, markerOffset, 1_000L);
+    }
+
+    @Test
+    void aGroupThatCommitsInTransactionsGetsTheOffsetOfTheLastTransactionTheCutKeeps() {
+        // A read-process-write step per transaction: T1 (records at epoch 2) read P2 up to 5 and wrote P0; T2 (epoch 3) read
+        // up to 10 and wrote P0 and P1, whose mirror has not fetched T2's commit marker.
+        Log p0 = new Log(P0).data(7, 2, 5).marker(7, 3, true).data(7, 3, 5).marker(7, 4, true);
+        Log p1 = new Log(P1).data(7, 3, 5);
+        Log p2 = new Log(P2).plain(20);
+        List<SourceOffsetCommitRecord> commits = List.of(commit(3, 10, 40), commit(2, 5, 30), commit(3, 10, 40));
+
+        TransactionCuts.Analysis a = TransactionCuts.analyse(List.of(p0.tail(), p1.tail(), p2.tail()), List.of(), commits);
+
+        assertEquals(Map.of(P0, 6L, P1, 0L, P2, 20L), a.consistentCuts(), "T2 removed, the input whole");
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 5, 1)), a.groupOffsets(),
+            "resumed at 5, the application reads again exactly the input whose output T2 wrote");
+        TransactionCuts.Analysis whole = TransactionCuts.analyse(List.of(p0.tail(), new Log(P1).data(7, 3, 5).marker(7, 4, true).tail(),
+            p2.tail()), List.of(), commits);
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 10, 0)), whole.groupOffsets(), "T2 kept, its offset too");
+    }
+
+    @Test
+    void aCommitWhoseTransactionsOutputWasNeverMirroredIsCut() {
+        // T2 wrote P0 and committed P2's offset on the source; P0's mirror fetched none of T2. Only the source's
+        // transaction log, which names P0 (and the group's offsets partition), shows that T2's output is missing.
+        Log p0 = new Log(P0).data(7, 2, 5).marker(7, 3, true);
+        Log p2 = new Log(P2).plain(20);
+        List<SourceOffsetCommitRecord> commits = List.of(commit(2, 5, 30), commit(3, 10, 40));
+        SourceTransaction t2 = new SourceTransaction(7, (short) 4, true, true, 100_000L, 101_000L,
+            List.of(P0, new TopicPartition("__consumer_offsets", 12)));
+        List<PartitionTail> tails = List.of(withWindowFrom(p0.tail(), 0), withWindowFrom(p2.tail(), 0));
+
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 10, 0)), TransactionCuts.analyse(tails, List.of(), commits)
+            .groupOffsets(), "without the log nothing shows T2's output is missing");
+        TransactionCuts.Analysis a = TransactionCuts.analyse(tails, List.of(t2), commits);
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 5, 1)), a.groupOffsets());
+        assertEquals(Map.of(P0, 6L, P2, 20L), a.consistentCuts(), "T1 stays whole");
+    }
+
+    @Test
+    void aTransactionThatReadInputTheDestinationDoesNotHoldIsCutWithItsOutput() {
+        // T2 is whole on the output partitions, but read P2 up to 15 and the destination holds P2 up to 12 only: resumed
+        // at 15 the application would skip input; resumed at 5 it would write T2's output again. So T2 goes.
+        Log p0 = new Log(P0).data(7, 2, 5).marker(7, 3, true).data(7, 3, 5).marker(7, 4, true);
+        Log p1 = new Log(P1).data(7, 3, 5).marker(7, 4, true);
+        Log p2 = new Log(P2).plain(12);
+
+        TransactionCuts.Analysis a = TransactionCuts.analyse(List.of(p0.tail(), p1.tail(), p2.tail()), List.of(),
+            List.of(commit(2, 5, 30), commit(3, 15, 40)));
+
+        assertEquals(Map.of(P0, 6L, P1, 0L, P2, 12L), a.consistentCuts());
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 5, 1)), a.groupOffsets());
+        assertEquals(List.of(), a.splitByPlainStop(), "no transaction is split: the input is what is missing");
+    }
+
+    @Test
+    void cuttingACommitCutsTheLaterTransactionsOfTheSameGroupThatWroteElsewhere() {
+        // T1 wrote P0, whose mirror lags (T1 open there); T2 wrote P1 and is whole. Keeping T2's offset would skip T1's
+        // input, whose output is cut: the commit log is cut at T1, which cuts T2 from P1.
+        Log p0 = new Log(P0).data(7, 2, 5);
+        Log p1 = new Log(P1).data(7, 3, 5).marker(7, 4, true);
+        Log p2 = new Log(P2).plain(20);
+
+        TransactionCuts.Analysis a = TransactionCuts.analyse(List.of(p0.tail(), p1.tail(), p2.tail()), List.of(),
+            List.of(commit(2, 5, 30), commit(3, 10, 40)));
+
+        assertEquals(Map.of(P0, 0L, P1, 0L, P2, 20L), a.consistentCuts());
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, -1, 2)), a.groupOffsets(), "no known commit is kept");
     }
 
     private static PartitionTail withWindowFrom(PartitionTail t, long fromMs) {

@@ -301,7 +301,7 @@ final class CommandProcessor {
         LastCommand applied = new LastCommand(command.commandId(), command.op(), nowMs, message);
         List<CommandOutcome.MetadataWrite> writes = topics.stream().map(t -> new CommandOutcome.MetadataWrite(RecordCodec.topicKey(t),
             RecordCodec.encodeTopic(command.stopCuts().isEmpty() ? own.get(t).withDesired(target, applied)
-                : own.get(t).stoppedAt(stopCuts(command, own.get(t)), applied)))).toList();
+                : own.get(t).stoppedAt(stopCuts(command, own.get(t)), stopGroupOffsets(command, own.get(t)), applied)))).toList();
         return new CommandOutcome(CommandResult.ok(command.commandId(), message, List.copyOf(topics)), writes, List.of());
     }
 
@@ -318,6 +318,18 @@ final class CommandProcessor {
             }
         }
         return List.of(cuts);
+    }
+
+    /** The offsets a consistent stop gives to groups on one topic's partitions (a partition it no longer has is left out). */
+    private static List<MirrorTopicRecord.GroupOffset> stopGroupOffsets(MirrorCommand command, MirrorTopicRecord topic) {
+        List<MirrorTopicRecord.GroupOffset> offsets = new java.util.ArrayList<>();
+        for (MirrorCommand.PartitionCut cut : command.stopCuts()) {
+            if (cut.topic().equals(topic.topic()) && cut.partition() >= 0 && cut.partition() < topic.partitions()) {
+                new java.util.TreeMap<>(cut.groupOffsets()).forEach((group, offset) ->
+                    offsets.add(new MirrorTopicRecord.GroupOffset(cut.partition(), group, offset)));
+            }
+        }
+        return offsets;
     }
 
     /**

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Moves the consumer groups' committed offsets of a partition that lie past a truncation by the mirror back to the
- * truncation offset, on the broker's own cluster.
+ * truncation offset, on the broker's own cluster; and gives groups the offsets a consistent stop chose for them.
  *
  * <p>Why: a truncation (the stop's cut to the last stable offset, the alignment's cut where this log and the source's
  * diverge, as when a topic fails back with {@code --discard-local-writes}) removes records that a group may have read
@@ -73,6 +73,29 @@ final class GroupOffsetRewinder implements PartitionRuntime.CommittedOffsets {
         }
     }
 
+    /**
+     * Gives each group its offset of {@code tp}: the offset of the last transaction a consistent stop kept, for a group
+     * that commits inside transactions. The offset may lie below or above the one the metadata sync copied (a transaction
+     * the sync saw may be cut; one it had not seen yet may be kept).
+     */
+    @Override
+    public void set(String mirror, TopicPartition tp, Map<String, Long> offsets) {
+        String clientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-stop-offsets");
+        try (Admin admin = clients.admin(clientId)) {
+            new java.util.TreeMap<>(offsets).forEach((group, offset) -> {
+                if (commit(admin, clientId, tp, group, offset, Optional.empty())) {
+                    log.info("Mirror '{}' partition {}: gave group '{}' offset {}, where the last transaction the consistent stop kept "
+                        + "committed it (its input from there on is what the stop removed the output of)", mirror, tp, group, offset);
+                } else {
+                    log.warn("Mirror '{}' partition {}: could not give group '{}' offset {}, the offset of the last transaction the "
+                        + "consistent stop kept. If it has members, stop them first. Before the application resumes, run "
+                        + "kafka-consumer-groups --reset-offsets --group {} --topic {}:{} --to-offset {} --execute", mirror, tp, group, offset,
+                        group, tp.topic(), tp.partition(), offset);
+                }
+            });
+        }
+    }
+
     /** The committed offsets of {@code tp} past {@code offset}, by consumer group. */
     private static Map<String, OffsetAndMetadata> committedPast(Admin admin, TopicPartition tp, long offset)
             throws ExecutionException, InterruptedException, TimeoutException {
@@ -100,21 +123,35 @@ final class GroupOffsetRewinder implements PartitionRuntime.CommittedOffsets {
 
     private static void move(Admin admin, String clientId, String mirror, TopicPartition tp, String group, OffsetAndMetadata committed,
                              long offset) {
-        // Authorized like the metadata sync's commits: READ on the group and the topic, a mirror topic included.
-        List<Operation> ops = List.of(Operation.group(group, AclOperation.READ), Operation.topic(tp.topic(), AclOperation.READ));
-        try (InternalOperations.Scope ignored = InternalOperations.begin(clientId, ops)) {
-            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset, Optional.empty(), committed.metadata())),
-                new AlterConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        if (commit(admin, clientId, tp, group, offset, Optional.ofNullable(committed.metadata()))) {
             log.info("Mirror '{}' partition {}: moved the committed offset of group '{}' from {} back to {}, where the log was "
                 + "truncated (its records from there on are ones the group has not read)", mirror, tp, group, committed.offset(), offset);
-        } catch (ExecutionException | TimeoutException e) {
+        } else {
             log.warn("Mirror '{}' partition {}: group '{}' committed offset {}, past the truncation at offset {}, and could not be "
-                + "moved back ({}): if it has members, they skip the records from {} to {}. Stop them and run "
+                + "moved back: if it has members, they skip the records from {} to {}. Stop them and run "
                 + "kafka-consumer-groups --reset-offsets --group {} --topic {}:{} --to-offset {} --execute", mirror, tp, group,
-                committed.offset(), offset, e.getCause() != null ? e.getCause().getMessage() : e.getMessage(), offset,
-                committed.offset(), group, tp.topic(), tp.partition(), offset);
+                committed.offset(), offset, offset, committed.offset(), group, tp.topic(), tp.partition(), offset);
+        }
+    }
+
+    /**
+     * Commits {@code offset} of {@code tp} for {@code group}, authorized like the metadata sync's commits: READ on the group
+     * and the topic, a mirror topic included. False, with the reason logged, if the coordinator refused it (a group with
+     * members) or did not answer in time.
+     */
+    private static boolean commit(Admin admin, String clientId, TopicPartition tp, String group, long offset, Optional<String> metadata) {
+        List<Operation> ops = List.of(Operation.group(group, AclOperation.READ), Operation.topic(tp.topic(), AclOperation.READ));
+        try (InternalOperations.Scope ignored = InternalOperations.begin(clientId, ops)) {
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset, Optional.empty(), metadata.orElse(""))),
+                new AlterConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Committing offset {} of {} for group '{}' failed: {}", offset, tp, group,
+                e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+            return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

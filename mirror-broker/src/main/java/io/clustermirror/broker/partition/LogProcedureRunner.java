@@ -15,6 +15,7 @@ import org.apache.kafka.common.metrics.Sensor;
 
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -184,14 +185,14 @@ final class LogProcedureRunner {
             LeaderLogProcedures.StopStart start = procedures.beginStop(p.mirror(), tp, p.leaderEpoch(), permit, stop.decided(),
                 stop.chosenCut());
             if (start instanceof LeaderLogProcedures.AlreadyStopped stopped) {
-                return stopped(p, stopped.outcome());
+                return stopped(p, stopped.outcome(), stop.groupOffsets());
             }
             LeaderLogProcedures.CutAt at = (LeaderLogProcedures.CutAt) start;
             if (at.mustRecord()) {
                 return s -> s.stopCutDecided(tp, p.generation(), at.cut(), stop.sourceClusterId());
             }
             return stopped(p, procedures.completeStop(p.mirror(), tp, p.leaderEpoch(), permit, stop.sourceClusterId(), at.cut(),
-                truncationRecorder(p)));
+                truncationRecorder(p)), stop.groupOffsets());
         }, e -> stopFailed(p, e));
     }
 
@@ -209,11 +210,18 @@ final class LogProcedureRunner {
                         + "was truncated: " + error);
                 }
                 return stopped(p, procedures.completeStop(p.mirror(), tp, p.leaderEpoch(), permit, complete.sourceClusterId(),
-                    complete.cut(), truncationRecorder(p)));
+                    complete.cut(), truncationRecorder(p)), complete.groupOffsets());
             }, e -> stopFailed(p, e)));
     }
 
-    private static FetcherRegistry.ShardInput stopped(MirrorPartition p, LeaderLogProcedures.Outcome outcome) {
+    /**
+     * The stop's success, once the groups a consistent stop names have their offsets: consumers may begin here as soon as
+     * STOPPED is recorded.
+     */
+    private FetcherRegistry.ShardInput stopped(MirrorPartition p, LeaderLogProcedures.Outcome outcome, Map<String, Long> groupOffsets) {
+        if (!groupOffsets.isEmpty()) {
+            committedOffsets.set(p.mirror(), p.partition(), groupOffsets);
+        }
         return s -> s.stopped(p.partition(), p.generation(), outcome, new PartitionEvent.StopSucceeded(p.generation()));
     }
 

@@ -9,6 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -99,12 +100,18 @@ sealed interface PartitionEffect {
      * Begin the stop on the stop thread: take {@code decided}, the cut an earlier attempt recorded, or decide one (at
      * {@code chosenCut}, a consistent stop's cut for the partition, or at the last stable offset when that is -1); a cut
      * that removes records goes to {@link PartitionShard#stopCutDecided} to be recorded first, any other completes at once.
+     * Once the log is stopped, and before STOPPED is recorded, the groups of {@code groupOffsets} get those offsets.
      */
-    record RunStop(MirrorPartition partition, Optional<StopCut> decided, long chosenCut, String sourceClusterId) implements ProcedureEffect {
+    record RunStop(MirrorPartition partition, Optional<StopCut> decided, long chosenCut, Map<String, Long> groupOffsets,
+                   String sourceClusterId) implements ProcedureEffect {
     }
 
-    /** Write {@code record}, which holds the stop's cut, and once it has landed complete the stop at that cut. */
-    record CompleteStopOnceRecorded(WriteState record, MirrorPartition partition, StopCut cut, String sourceClusterId) implements ProcedureEffect {
+    /**
+     * Write {@code record}, which holds the stop's cut, and once it has landed complete the stop at that cut, then give the
+     * groups of {@code groupOffsets} those offsets.
+     */
+    record CompleteStopOnceRecorded(WriteState record, MirrorPartition partition, StopCut cut, Map<String, Long> groupOffsets,
+                                    String sourceClusterId) implements ProcedureEffect {
     }
 
     /** Wait until no log change of a superseded procedure runs ({@link LogFence#awaitChangesInProgress}). */

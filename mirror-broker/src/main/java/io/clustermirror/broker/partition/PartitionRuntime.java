@@ -90,12 +90,19 @@ public final class PartitionRuntime implements AutoCloseable {
         void close();
     }
 
-    /**
-     * Moves committed consumer group offsets of a partition that lie past a truncation back to it ({@link GroupOffsetRewinder}
-     * on a broker). Called on the procedure's thread right after the truncation; never throws.
-     */
+    /** The consumer groups' committed offsets of a stopped or truncated partition ({@link GroupOffsetRewinder} on a broker). */
     interface CommittedOffsets {
+        /**
+         * Moves the offsets that lie past a truncation back to it. Called on the procedure's thread right after the
+         * truncation; never throws.
+         */
         void rewind(String mirror, TopicPartition tp, long offset);
+
+        /**
+         * Gives each group of {@code offsets} its offset, the one a consistent stop chose. Called on the stop's thread once
+         * the log is stopped, before STOPPED is recorded; never throws.
+         */
+        void set(String mirror, TopicPartition tp, Map<String, Long> offsets);
     }
 
     /**

@@ -302,7 +302,12 @@ final class PartitionShard {
         pr.truncated(cut.offset(), cut.logEnd());
         MirrorPartition p = partitions.get(tp);
         return stateRecord(tp, p).<List<PartitionEffect>>map(record -> List.of(new PartitionEffect.CompleteStopOnceRecorded(record, p, cut,
-            sourceClusterId))).orElse(List.of());
+            stopGroupOffsets(tp), sourceClusterId))).orElse(List.of());
+    }
+
+    /** The offsets a consistent stop under way gives on {@code tp} to groups that commit it inside transactions. */
+    private java.util.Map<String, Long> stopGroupOffsets(TopicPartition tp) {
+        return image.topic(tp.topic()).map(t -> t.stopGroupOffsetsOf(tp.partition())).orElse(java.util.Map.of());
     }
 
     /**
@@ -511,7 +516,7 @@ final class PartitionShard {
             String sourceClusterId = image.mirror(p.mirror()).map(MirrorRecord::sourceClusterId).orElse("");
             long chosenCut = image.topic(tp.topic()).map(t -> t.stopCutOf(tp.partition())).orElse(-1L);
             out.add(new PartitionEffect.RunStop(p, Optional.ofNullable(progress.computeIfAbsent(tp, k -> new MirrorProgress()).stopCut),
-                chosenCut, sourceClusterId));
+                chosenCut, stopGroupOffsets(tp), sourceClusterId));
         } else if (action instanceof PartitionAction.StopUnmirrored) {
             log.info("Mirror '{}' partition {}: never mirrored into, so it stops without truncation or barrier", p.mirror(), tp);
             out.add(new PartitionEffect.AwaitLogChanges(tp));

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -54,6 +55,9 @@ final class MirrorSyncTask implements AutoCloseable {
     private Admin source;
     private CommandSender commands;
     private TransactionLogFollower transactions;
+    private GroupCommitFollower groupCommits;
+    /** The consumer groups the last round copied (or would copy) the offsets of: the ones whose commits are followed. */
+    private volatile Set<String> syncedGroups = Set.of();
     private volatile boolean closing;
 
     /** @param scheduler where the rounds run; the task owns it and shuts it down on close */
@@ -98,7 +102,15 @@ final class MirrorSyncTask implements AutoCloseable {
                 () -> image.get().topicsOf(record.name()).stream().map(MirrorTopicRecord::topic).collect(java.util.stream.Collectors.toSet()),
                 problems, scheduler.time());
         }
+        if (groupCommits == null) {
+            Properties props = transactionLogProperties();
+            groupCommits = new GroupCommitFollower(record.name(), () -> BoundedClients.admin(sourceProperties(),
+                clientConfigs.sourceResponseBound(record.name())), props, props.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG), producer,
+                () -> image.get().topicsOf(record.name()).stream().map(MirrorTopicRecord::topic).collect(java.util.stream.Collectors.toSet()),
+                () -> syncedGroups, problems, scheduler.time());
+        }
         transactions.step();
+        groupCommits.step();
         scheduler.after(TRANSACTIONS_STEP_MS, this::followTransactions);
     }
 
@@ -161,6 +173,10 @@ final class MirrorSyncTask implements AutoCloseable {
         }
         boolean aclsNeeded = sourceView.acls() != null || !current.aclsOf(record.name()).isEmpty();
         List<SyncedGroup> groups = sourceView.groupOffsets() == null ? List.of() : List.copyOf(sourceView.groupOffsets().keySet());
+        if (sourceView.groupOffsets() != null) {
+            syncedGroups = groups.stream().filter(g -> g.kind() == SyncedGroup.Kind.CONSUMER && SyncPlanner.groupIncluded(config, g.id()))
+                .map(SyncedGroup::id).collect(java.util.stream.Collectors.toUnmodifiableSet());
+        }
         DestinationView destinationView = SyncReader.readDestination(destination, synced, groups, aclsNeeded, problems::report);
         if (scheduler.isShutDown()) {
             return CompletableFuture.completedFuture(null); // closing: the views may be incomplete
@@ -201,6 +217,9 @@ final class MirrorSyncTask implements AutoCloseable {
         }
         if (transactions != null) {
             transactions.close();
+        }
+        if (groupCommits != null) {
+            groupCommits.close();
         }
         if (commands != null) {
             try {

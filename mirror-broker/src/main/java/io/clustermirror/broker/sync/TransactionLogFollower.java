@@ -3,6 +3,7 @@ package io.clustermirror.broker.sync;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.records.RecordCodec;
 import io.clustermirror.common.records.SourceTransactionRecord;
+import io.clustermirror.common.compat.SourceOffsetCommit;
 import io.clustermirror.common.compat.SourceTransaction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -27,7 +28,9 @@ import java.util.function.Supplier;
  * Follows the source's transaction coordinator log ({@value #SOURCE_LOG}) for one mirror and keeps, in
  * {@code __mirror_transactions}, every transaction the source prepared to commit or abort over two or more of the mirror's
  * partitions, with those partitions: what a stop's analysis needs to see a transaction a lagging partition never
- * mirrored, once the source is lost. A transaction over one partition cannot be split, and is not kept.
+ * mirrored, once the source is lost. A transaction over one partition cannot be split, and is not kept, unless it also
+ * committed a group's offsets (its {@code __consumer_offsets} partition is kept with it): a consistent stop must not keep
+ * such a commit when the partition never mirrored the output written with it ({@link GroupCommitFollower}).
  *
  * <p>It starts {@link #LOOKBACK_MS} back in the log (after a controller moves, the new one reads that again: a record
  * kept twice says the same). Reading the log needs READ on the topic {@value #SOURCE_LOG} for the mirror's source
@@ -145,7 +148,9 @@ final class TransactionLogFollower implements AutoCloseable {
             return;
         }
         List<TopicPartition> ours = t.partitions().stream().filter(tp -> topics.contains(tp.topic())).toList();
-        if (ours.size() >= 2) {
+        List<TopicPartition> offsets = t.partitions().stream().filter(tp -> tp.topic().equals(SourceOffsetCommit.LOG)).toList();
+        if (ours.size() >= 2 || !ours.isEmpty() && !offsets.isEmpty()) {
+            ours = java.util.stream.Stream.concat(ours.stream(), offsets.stream()).toList();
             producer.send(new ProducerRecord<>(InternalTopics.TRANSACTIONS, mirror.getBytes(StandardCharsets.UTF_8),
                 RecordCodec.encodeTransaction(SourceTransactionRecord.of(mirror, t, ours))));
         }

@@ -252,8 +252,8 @@ class CommandProcessorTest {
         source.topics.put("a", new SourceTopic("a", "id-a", 3, Map.of()));
         run(CommandOp.START, "dr", "a");
         MirrorCommand consistent = new MirrorCommand("c-1", CommandOp.STOP, "dr", Map.of(), List.of("a"), List.of(), 1L, false, List.of(),
-            List.of(), List.of(new MirrorCommand.PartitionCut("a", 0, 40L), new MirrorCommand.PartitionCut("a", 2, 7L),
-                new MirrorCommand.PartitionCut("other", 1, 9L)));
+            List.of(), List.of(new MirrorCommand.PartitionCut("a", 0, 40L, Map.of("app", 31L, "etl", 12L)), new MirrorCommand.PartitionCut("a", 2, 7L),
+                new MirrorCommand.PartitionCut("other", 1, 9L, Map.of("app", 3L))));
 
         CommandOutcome outcome = apply(consistent);
 
@@ -263,9 +263,12 @@ class CommandProcessorTest {
         assertEquals(List.of(40L, -1L, 7L), stopped.stopCuts(), "partition 1 was not analysed: its last stable offset");
         assertEquals(7L, stopped.stopCutOf(2));
         assertEquals(-1L, stopped.stopCutOf(5));
+        assertEquals(Map.of("app", 31L, "etl", 12L), stopped.stopGroupOffsetsOf(0), "the offsets of groups that commit in transactions");
+        assertEquals(Map.of(), stopped.stopGroupOffsetsOf(2));
         CommandOutcome restarted = apply(new MirrorCommand("c-2", CommandOp.START, "dr", Map.of(), List.of("a"), List.of(), 2L, true));
         assertEquals(MirrorError.NONE, restarted.result().error(), restarted.result().message());
         assertEquals(List.of(), image.topic("a").orElseThrow().stopCuts(), "a later stop is a plain one unless it asks");
+        assertEquals(List.of(), image.topic("a").orElseThrow().stopGroupOffsets());
     }
 
     /** Records partition {@code partition} of {@code topic} in mirror 'dr' as FAILED, with the given retries. */

@@ -140,7 +140,17 @@ class PartitionRuntimeTest {
             (tp, replicas, target) -> {
                 throw new AssertionError("no handover with a single replica");
             },
-            (mirror, tp, offset) -> rewinds.add(mirror + " " + tp + " " + offset),
+            new PartitionRuntime.CommittedOffsets() {
+                @Override
+                public void rewind(String mirror, TopicPartition tp, long offset) {
+                    rewinds.add(mirror + " " + tp + " " + offset);
+                }
+
+                @Override
+                public void set(String mirror, TopicPartition tp, Map<String, Long> offsets) {
+                    rewinds.add(mirror + " " + tp + " set " + new java.util.TreeMap<>(offsets));
+                }
+            },
             () -> imageCatchUp),
         () -> 1.0, // every retry waits the longest its backoff allows
         new PartitionRuntime.Threads(time, events, procedures, procedures, procedures));

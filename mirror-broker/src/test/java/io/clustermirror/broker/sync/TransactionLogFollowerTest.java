@@ -89,10 +89,13 @@ class TransactionLogFollowerTest {
         consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 2, null, prepared(1, "orders:0", "orders:1")));
         consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 3, null, new byte[] {0, 1, 2}));
         consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 4, null, prepared(3, "orders:0", "orders:1")));
+        consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 5, null, prepared(2, "orders:2", "__consumer_offsets:7", "audit:0")));
+        consumer.addRecord(new ConsumerRecord<>(LOG.topic(), 0, 6, null, prepared(2, "audit:0", "__consumer_offsets:7")));
         follower.step();
 
         List<ProducerRecord<byte[], byte[]>> kept = producer.history();
-        assertEquals(2, kept.size(), "the commit over orders-0 and payments-1, and the abort over two of orders");
+        assertEquals(3, kept.size(), "the commit over orders-0 and payments-1, the abort over two of orders, and the commit over one "
+            + "of orders that also committed a group's offsets");
         assertEquals(InternalTopics.TRANSACTIONS, kept.get(0).topic());
         assertEquals("dr", new String(kept.get(0).key(), StandardCharsets.UTF_8));
         SourceTransactionRecord first = RecordCodec.decodeTransaction(kept.get(0).value());
@@ -100,6 +103,8 @@ class TransactionLogFollowerTest {
             "only the mirror's partitions");
         assertEquals(4, first.transaction().dataEpoch());
         assertEquals(false, RecordCodec.decodeTransaction(kept.get(1).value()).commit());
+        assertEquals(List.of(new TopicPartition("orders", 2), new TopicPartition("__consumer_offsets", 7)),
+            RecordCodec.decodeTransaction(kept.get(2).value()).transaction().partitions(), "the offsets partition is kept with it");
         assertEquals(Map.of(), problems.current(), "a value that does not decode is skipped, with a note");
     }
 

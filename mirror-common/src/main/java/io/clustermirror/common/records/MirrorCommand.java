@@ -45,8 +45,22 @@ public record MirrorCommand(String commandId, CommandOp op, String mirror, Map<S
         this(commandId, op, mirror, configs, topics, excludes, timestampMs, discardLocalWrites, deletedConfigs, heldChanges, List.of());
     }
 
-    /** Where a consistent stop cuts one partition. */
-    public record PartitionCut(String topic, int partition, long offset) {
+    /**
+     * Where a consistent stop cuts one partition.
+     *
+     * @param groupOffsets the offsets the stop gives there to groups that commit it inside transactions (the offset of the
+     *                     last transaction the cut keeps), by group; empty for none
+     */
+    public record PartitionCut(String topic, int partition, long offset,
+                               @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Long> groupOffsets) {
+        public PartitionCut {
+            groupOffsets = groupOffsets == null ? Map.of() : Map.copyOf(groupOffsets);
+        }
+
+        /** A cut that sets no group's offset. */
+        public PartitionCut(String topic, int partition, long offset) {
+            this(topic, partition, offset, Map.of());
+        }
     }
 
     /** A command that holds no changes. */

@@ -26,16 +26,32 @@ import java.util.List;
  *                         leaders to try their FAILED partitions again now; null when there was none
  * @param stopCuts         while a consistent stop is under way: where it cuts each partition, by partition (-1 where it
  *                         chose none: that partition cuts at its last stable offset); empty for any other stop
+ * @param stopGroupOffsets while a consistent stop is under way: the offsets it gives to groups that commit the topic's
+ *                         partitions inside transactions; empty for none and for any other stop
  */
 public record MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId,
                                 int partitions, long updatedMs, LastCommand lastCommand,
                                 @JsonInclude(JsonInclude.Include.NON_EMPTY) List<HeldChange> heldChanges,
                                 @JsonInclude(JsonInclude.Include.NON_NULL) HeldDecision logStartDecision,
                                 @JsonInclude(JsonInclude.Include.NON_NULL) String recoveryCommandId,
-                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Long> stopCuts) {
+                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Long> stopCuts,
+                                @JsonInclude(JsonInclude.Include.NON_EMPTY) List<GroupOffset> stopGroupOffsets) {
     public MirrorTopicRecord {
         heldChanges = heldChanges == null ? List.of() : List.copyOf(heldChanges);
         stopCuts = stopCuts == null ? List.of() : List.copyOf(stopCuts);
+        stopGroupOffsets = stopGroupOffsets == null ? List.of() : List.copyOf(stopGroupOffsets);
+    }
+
+    /** The offset a consistent stop gives to a group on one partition of the topic. */
+    public record GroupOffset(int partition, String group, long offset) {
+    }
+
+    /** A record whose consistent stop, if any, sets no group's offset. */
+    public MirrorTopicRecord(String topic, String mirror, DesiredState desired, String sourceTopicId, int partitions,
+                             long updatedMs, LastCommand lastCommand, List<HeldChange> heldChanges, HeldDecision logStartDecision,
+                             String recoveryCommandId, List<Long> stopCuts) {
+        this(topic, mirror, desired, sourceTopicId, partitions, updatedMs, lastCommand, heldChanges, logStartDecision, recoveryCommandId,
+            stopCuts, List.of());
     }
 
     /** A record with no consistent stop under way, as the writers before consistent stops wrote. */
@@ -49,6 +65,13 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
     /** Where a consistent stop of this topic cuts {@code partition}, or -1 when it chose no cut there (or none is under way). */
     public long stopCutOf(int partition) {
         return partition < stopCuts.size() ? stopCuts.get(partition) : -1;
+    }
+
+    /** The offsets a consistent stop of this topic gives on {@code partition}, by group; empty for none. */
+    public java.util.Map<String, Long> stopGroupOffsetsOf(int partition) {
+        java.util.Map<String, Long> offsets = new java.util.HashMap<>();
+        stopGroupOffsets.stream().filter(g -> g.partition() == partition).forEach(g -> offsets.put(g.group(), g.offset()));
+        return offsets;
     }
 
     /** A record no {@code --recover} has touched, as the writers before recoveries wrote. */
@@ -71,17 +94,17 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
 
     /** The record as changed by {@code command}, which also gives the time of the change; no consistent stop's cuts. */
     public MirrorTopicRecord withDesired(DesiredState newDesired, LastCommand command) {
-        return stopping(newDesired, List.of(), command);
-    }
-
-    /** The record STOPPED by a consistent stop that cuts each partition at {@code cuts} (by partition, -1 for none). */
-    public MirrorTopicRecord stoppedAt(List<Long> cuts, LastCommand command) {
-        return stopping(DesiredState.STOPPED, cuts, command);
-    }
-
-    private MirrorTopicRecord stopping(DesiredState newDesired, List<Long> cuts, LastCommand command) {
         return new MirrorTopicRecord(topic, mirror, newDesired, sourceTopicId, partitions, command.appliedMs(), command,
-            heldChanges, logStartDecision, recoveryCommandId, cuts);
+            heldChanges, logStartDecision, recoveryCommandId, List.of(), List.of());
+    }
+
+    /**
+     * The record STOPPED by a consistent stop that cuts each partition at {@code cuts} (by partition, -1 for none) and
+     * gives {@code groupOffsets}.
+     */
+    public MirrorTopicRecord stoppedAt(List<Long> cuts, List<GroupOffset> groupOffsets, LastCommand command) {
+        return new MirrorTopicRecord(topic, mirror, DesiredState.STOPPED, sourceTopicId, partitions, command.appliedMs(), command,
+            heldChanges, logStartDecision, recoveryCommandId, cuts, groupOffsets);
     }
 
     /** The record grown to {@code newPartitions}: a held growth to that count is done. */
@@ -89,7 +112,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
         List<HeldChange> held = heldChanges.stream()
             .filter(c -> c.kind() != HeldChange.Kind.PARTITIONS || Integer.parseInt(c.value()) > newPartitions).toList();
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, newPartitions, command.appliedMs(), command,
-            held, logStartDecision, recoveryCommandId, stopCuts);
+            held, logStartDecision, recoveryCommandId, stopCuts, stopGroupOffsets);
     }
 
     /**
@@ -104,7 +127,7 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
                 .orElse(HeldChange.held(change.kind(), change.name(), change.value(), command.appliedMs())));
         }
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
-            next, logStartDecision, recoveryCommandId, stopCuts);
+            next, logStartDecision, recoveryCommandId, stopCuts, stopGroupOffsets);
     }
 
     /**
@@ -115,12 +138,12 @@ public record MirrorTopicRecord(String topic, String mirror, DesiredState desire
         HeldChange.Status status = verdict == HeldDecision.Verdict.APPLY ? HeldChange.Status.APPROVED : HeldChange.Status.REJECTED;
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command,
             heldChanges.stream().map(c -> c.withStatus(status)).toList(), new HeldDecision(verdict, command.appliedMs()), recoveryCommandId,
-            stopCuts);
+            stopCuts, stopGroupOffsets);
     }
 
     /** The record after an operator's {@code --recover}: its partition leaders try their FAILED partitions again now. */
     public MirrorTopicRecord recovered(LastCommand command) {
         return new MirrorTopicRecord(topic, mirror, desired, sourceTopicId, partitions, command.appliedMs(), command, heldChanges,
-            logStartDecision, command.commandId(), stopCuts);
+            logStartDecision, command.commandId(), stopCuts, stopGroupOffsets);
     }
 }

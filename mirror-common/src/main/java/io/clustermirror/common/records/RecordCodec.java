@@ -158,6 +158,14 @@ public final class RecordCodec {
         return decode(value, SourceTransactionRecord.class);
     }
 
+    public static byte[] encodeOffsetCommit(SourceOffsetCommitRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static SourceOffsetCommitRecord decodeOffsetCommit(byte[] value) {
+        return decode(value, SourceOffsetCommitRecord.class);
+    }
+
     private static byte[] encode(ObjectNode fields) {
         ObjectNode value = MAPPER.createObjectNode().put(VERSION_FIELD, VERSION);
         value.setAll(fields);

@@ -147,6 +147,30 @@ class RecordCodecTest {
     }
 
     @Test
+    void theOffsetsAConsistentStopGivesRoundTripAndEarlierRecordsAndCommandsReadAsNone() {
+        MirrorTopicRecord topic = new MirrorTopicRecord("orders", "dr", DesiredState.MIRRORING, "tid", 3, 9L, null)
+            .stoppedAt(List.of(40L, -1L, 7L), List.of(new MirrorTopicRecord.GroupOffset(0, "app", 31L)),
+                new LastCommand("c-1", CommandOp.STOP, 10L, "stopping"));
+        assertEquals(topic, RecordCodec.decodeTopic(RecordCodec.encodeTopic(topic)));
+        String earlier = text(RecordCodec.encodeTopic(topic)).replaceAll(",\\s*\"stopGroupOffsets\":\\[[^\\]]*\\]", "");
+        assertTrue(!earlier.contains("stopGroupOffsets"), earlier);
+        assertEquals(List.of(), RecordCodec.decodeTopic(utf8(earlier)).stopGroupOffsets(), "a record an earlier version wrote");
+        MirrorCommand command = new MirrorCommand("c-1", CommandOp.STOP, "dr", Map.of(), List.of("orders"), List.of(), 1L, false,
+            List.of(), List.of(), List.of(new MirrorCommand.PartitionCut("orders", 0, 40L, Map.of("app", 31L)),
+                new MirrorCommand.PartitionCut("orders", 2, 7L)));
+        assertEquals(command, RecordCodec.decodeCommand(RecordCodec.encodeCommand(command)));
+        assertTrue(!text(RecordCodec.encodeCommand(new MirrorCommand("c-2", CommandOp.STOP, "dr", Map.of(), List.of("orders"), List.of(), 1L,
+            false, List.of(), List.of(), List.of(new MirrorCommand.PartitionCut("orders", 2, 7L))))).contains("groupOffsets"),
+            "a cut without group offsets is written as before");
+    }
+
+    @Test
+    void aTransactionalOffsetCommitOfTheSourceRoundTrips() {
+        SourceOffsetCommitRecord commit = new SourceOffsetCommitRecord("dr", "app", "orders", 3, 4242L, 17L, (short) 5, 12, 900L, 1_000L);
+        assertEquals(commit, RecordCodec.decodeOffsetCommit(RecordCodec.encodeOffsetCommit(commit)));
+    }
+
+    @Test
     void aStopCutKeepsTheAbortsItRemovesAndOneRecordedWithoutThemReadsAsNone() {
         StopCut cut = new StopCut(5, 9, List.of(new io.clustermirror.common.batch.TransactionMarker(42L, (short) 3, false, 7, 1_000L)));
         PartitionStateRecord stopping = new PartitionStateRecord("dr", "orders", 0, PartitionState.STOPPING, 3, 2, "id", 6L, 2,
