@@ -7,6 +7,7 @@ import io.clustermirror.admin.internals.MirrorVerifications;
 import io.clustermirror.admin.internals.PlannedStops;
 import io.clustermirror.admin.internals.StartPreviews;
 import io.clustermirror.admin.internals.StopPreviews;
+import io.clustermirror.admin.internals.KnownSourceLog;
 import io.clustermirror.admin.internals.TransactionTails;
 import io.clustermirror.admin.internals.VerificationProgress;
 import io.clustermirror.common.ChunkedListOffsets;
@@ -32,7 +33,6 @@ import io.clustermirror.common.records.ControllerProblem;
 import io.clustermirror.common.records.MirrorCommand;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.records.RecordCodec;
-import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import io.clustermirror.common.records.SealingKeyRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.secrets.DestinationAcls;
@@ -118,6 +118,11 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
     private static final long CATCH_UP_POLL_MS = 500;
     /** How much older than the oldest open transaction a transaction that a stop could split may be. */
     private static final long TRANSACTION_WINDOW_MS = SourceTransaction.LONGEST_MS;
+    /** A sync that read the source's coordinator logs to their end this recently before an analysis still follows them. */
+    private static final long SOURCE_LOG_LIVE_MS = 10_000;
+    /** How long an analysis waits at most for a sync that follows the logs to read past it (it reads every second). */
+    private static final long SOURCE_LOG_WAIT_MS = 5_000;
+    private static final long SOURCE_LOG_POLL_MS = 200;
 
     private final Properties clientProps;
     private final String clientId;
@@ -479,60 +484,36 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
      */
     private StopTransactions stopTransactions(MirrorImage image, String mirror, List<TopicPartition> partitions, Deadline deadline)
             throws InterruptedException {
-        SourceLog known = knownSourceLog(mirror, deadline);
         try (RawLogReader destination = new RawLogReader(admin, clientProps, clientId + "-stop-transactions",
                 Duration.ofMillis(deadline.timeoutMs()))) {
             TransactionTails.Result found = new TransactionTails(destination,
-                (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline), TRANSACTION_WINDOW_MS)
-                .analyse(partitions, known.transactions(), known.commits());
-            return StopPreviews.transactions(image, mirror, found, known.transactions(), time.milliseconds());
+                (tps, spec, isolation) -> offsets(admin, tps, spec, isolation, deadline), TRANSACTION_WINDOW_MS, time)
+                .analyse(partitions, offsetsReadAtMs -> knownSourceLog(mirror, offsetsReadAtMs, deadline));
+            return StopPreviews.transactions(image, mirror, found, time.milliseconds());
         }
-    }
-
-    /** What the mirror's sync kept of the source's coordinator logs: transactions, and offsets committed in them. */
-    private record SourceLog(List<SourceTransaction> transactions, List<SourceOffsetCommitRecord> commits) {
     }
 
     /**
-     * The source transactions over several partitions of the mirror, and the offsets groups committed in transactions, that
-     * its sync kept in {@code __mirror_transactions}: those kept at most {@link #TRANSACTION_WINDOW_MS} before the last
-     * record. None when the topic does not exist yet.
+     * What the mirror's sync kept of the source's coordinator logs. While the sync follows them (it read them to their end
+     * within {@link #SOURCE_LOG_LIVE_MS}), waits up to {@link #SOURCE_LOG_WAIT_MS} until it has read them past
+     * {@code offsetsReadAtMs}: then every transaction that can lie below the offsets read is known, and a partition that
+     * mirrored none of one is seen. Once the source is lost, what was kept is taken as it is.
      */
-    private SourceLog knownSourceLog(String mirror, Deadline deadline) throws InterruptedException {
-        TopicPartition log = new TopicPartition(InternalTopics.TRANSACTIONS, 0);
-        Map<TopicPartition, Long> end = offsets(admin, List.of(log), OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED, deadline);
-        if (end.getOrDefault(log, 0L) <= 0) {
-            return new SourceLog(List.of(), List.of());
-        }
-        List<SourceTransaction> known = new ArrayList<>();
-        List<SourceOffsetCommitRecord> commits = new ArrayList<>();
-        try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
-            consumer.assign(List.of(log));
-            consumer.seek(log, end.get(log) - 1);
-            long lastMs = -1;
-            while (lastMs < 0 && deadline.remainingMs(time) > 0) {
-                lastMs = consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time)))).records(log).stream()
-                    .mapToLong(ConsumerRecord::timestamp).max().orElse(-1);
+    private KnownSourceLog knownSourceLog(String mirror, long offsetsReadAtMs, Deadline deadline) throws InterruptedException {
+        long waitUntil = Math.min(time.milliseconds() + SOURCE_LOG_WAIT_MS, time.milliseconds() + deadline.remainingMs(time));
+        while (true) {
+            TopicPartition log = new TopicPartition(InternalTopics.TRANSACTIONS, 0);
+            long end = offsets(admin, List.of(log), OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED, deadline).getOrDefault(log, 0L);
+            KnownSourceLog known;
+            try (Consumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
+                known = KnownSourceLog.read(consumer, mirror, end, TRANSACTION_WINDOW_MS, () -> deadline.remainingMs(time));
             }
-            org.apache.kafka.clients.consumer.OffsetAndTimestamp from = consumer.offsetsForTimes(
-                Map.of(log, Math.max(0, lastMs - TRANSACTION_WINDOW_MS)), Duration.ofMillis(deadline.remainingMs(time))).get(log);
-            consumer.seek(log, from == null ? end.get(log) : from.offset());
-            byte[] key = mirror.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            while (consumer.position(log, Duration.ofMillis(deadline.remainingMs(time))) < end.get(log) && deadline.remainingMs(time) > 0) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.min(500, deadline.remainingMs(time))))) {
-                    if (r.offset() >= end.get(log) || !java.util.Arrays.equals(key, r.key())) {
-                        continue;
-                    }
-                    org.apache.kafka.common.header.Header kind = r.headers().lastHeader(SourceOffsetCommitRecord.KIND_HEADER);
-                    if (kind == null) {
-                        known.add(RecordCodec.decodeTransaction(r.value()).transaction());
-                    } else if (SourceOffsetCommitRecord.KIND.equals(new String(kind.value(), java.nio.charset.StandardCharsets.UTF_8))) {
-                        commits.add(RecordCodec.decodeOffsetCommit(r.value()));
-                    }
-                }
+            boolean following = known.readUpToMs() >= offsetsReadAtMs - SOURCE_LOG_LIVE_MS;
+            if (known.readUpToMs() >= offsetsReadAtMs || !following || time.milliseconds() >= waitUntil) {
+                return known;
             }
+            time.sleep(SOURCE_LOG_POLL_MS);
         }
-        return new SourceLog(known, commits);
     }
 
     @Override

@@ -10,14 +10,17 @@ import java.util.List;
  * @param split  the committed transactions a plain stop would leave visible on some partitions and not on others (or
  *               in part on one), ordered by producer id and epoch
  * @param cuts   the consistent cut of each partition that was read, ordered by topic and partition
- * @param limits what the analysis could not see, each a sentence for the operator; never empty: it reads the
- *               destination's mirrored data only, so a transaction none of whose records on a partition was mirrored is
- *               not seen there
+ * @param limits what the analysis could not see, each a sentence for the operator; empty only when it saw all it needs
  * @param groupOffsets for each group that committed a selected partition inside transactions, where a consistent stop puts
  *               its offset, ordered by group, topic and partition
+ * @param sourceLogReadUpToMs up to when the mirror's sync had read the source's coordinator logs (its transactions and the
+ *               synced groups' transactional offset commits), -1 when it never had
+ * @param sourceLogCurrent true if it had read them past the moment the destination's offsets were read: every transaction
+ *               that can lie below them was known, including one a lagging partition never mirrored. With the source
+ *               reachable and its logs readable, the analysis waits a few seconds for that.
  */
 public record StopTransactions(List<SplitTransaction> split, List<ConsistentCut> cuts, List<String> limits,
-                               List<GroupOffset> groupOffsets) {
+                               List<GroupOffset> groupOffsets, long sourceLogReadUpToMs, boolean sourceLogCurrent) {
     public StopTransactions {
         split = List.copyOf(split);
         cuts = List.copyOf(cuts);
@@ -27,7 +30,7 @@ public record StopTransactions(List<SplitTransaction> split, List<ConsistentCut>
 
     /** An analysis that found no group committing offsets inside transactions. */
     public StopTransactions(List<SplitTransaction> split, List<ConsistentCut> cuts, List<String> limits) {
-        this(split, cuts, limits, List.of());
+        this(split, cuts, limits, List.of(), -1, false);
     }
 
     /**

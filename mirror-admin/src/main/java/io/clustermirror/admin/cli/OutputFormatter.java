@@ -352,6 +352,12 @@ public final class OutputFormatter {
             groups.addObject().put("group", g.group()).put("topic", g.topic()).put("partition", g.partition()).put("offset", g.offset())
                 .put("commits_cut", g.commitsCut());
         }
+        root.put("source_log_current", transactions.sourceLogCurrent());
+        if (transactions.sourceLogReadUpToMs() >= 0) {
+            root.put("source_log_read_up_to_ms", transactions.sourceLogReadUpToMs());
+        } else {
+            root.putNull("source_log_read_up_to_ms");
+        }
         ArrayNode limits = root.putArray("limits");
         transactions.limits().forEach(limits::add);
     }

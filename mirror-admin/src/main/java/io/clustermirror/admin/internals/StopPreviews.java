@@ -3,7 +3,7 @@ package io.clustermirror.admin.internals;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.StopPreview;
 import io.clustermirror.admin.StopTransactions;
-import io.clustermirror.common.compat.SourceTransaction;
+
 import io.clustermirror.common.ClusterMirrorException;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.MirrorError;
@@ -68,25 +68,27 @@ public final class StopPreviews {
      * see. A partition not known to have caught up with its source (its lag at {@code nowMs} unknown or above 0) may miss
      * records of a transaction altogether, which no analysis of the destination can see.
      */
-    public static StopTransactions transactions(MirrorImage image, String mirror, TransactionTails.Result found,
-                                                List<SourceTransaction> known, long nowMs) {
+    public static StopTransactions transactions(MirrorImage image, String mirror, TransactionTails.Result found, long nowMs) {
         TransactionCuts.Analysis analysis = found.analysis();
         List<StopTransactions.ConsistentCut> cuts = new ArrayList<>();
         analysis.consistentCuts().forEach((tp, cut) -> cuts.add(new StopTransactions.ConsistentCut(tp.topic(), tp.partition(), cut,
             found.lastStableOffsets().get(tp), analysis.extraRecords().get(tp))));
         cuts.sort(Comparator.comparing(StopTransactions.ConsistentCut::topic).thenComparingInt(StopTransactions.ConsistentCut::partition));
         List<String> limits = new ArrayList<>();
-        if (known.isEmpty()) {
-            limits.add("read from the destination's mirrored data only (no transaction over several partitions of the mirror is kept "
-                + "from the source's transaction log: the mirror controller's sync reads it, which needs READ on __transaction_state "
-                + "for the mirror's source principal): a transaction none of whose records on a partition was mirrored is not seen there");
-        } else {
-            limits.add("the source's transaction log is known up to " + java.time.Instant.ofEpochMilli(known.stream()
-                .mapToLong(SourceTransaction::preparedMs).max().orElse(0)) + " (" + known.size() + " transaction(s) over several "
-                + "partitions): a transaction prepared later, none of whose records on a partition was mirrored, is not seen there");
+        KnownSourceLog known = found.known();
+        boolean current = known.readUpToMs() >= found.offsetsReadAtMs();
+        if (known.readUpToMs() < 0) {
+            limits.add("read from the destination's mirrored data only (the mirror has not read the source's coordinator logs: its "
+                + "controller's sync reads __transaction_state and the synced groups' __consumer_offsets, which needs READ and DESCRIBE "
+                + "on both for the mirror's source principal; see its WARN): a transaction none of whose records on a partition was "
+                + "mirrored is not seen there, nor offsets groups committed in transactions");
+        } else if (!current) {
+            limits.add("the source's transaction log is known up to " + java.time.Instant.ofEpochMilli(known.readUpToMs()) + " ("
+                + known.transactions().size() + " transaction(s) over several partitions): a transaction prepared later, none of whose "
+                + "records on a partition was mirrored, is not seen there");
         }
         List<TopicPartition> behind = analysis.consistentCuts().keySet().stream().filter(tp -> lagMs(image, mirror, tp, nowMs) != 0).toList();
-        if (!behind.isEmpty()) {
+        if (!behind.isEmpty() && !current) {
             limits.add(behind.size() + " partition(s) had not caught up with the source when last known (" + firstFew(behind)
                 + "): records of a transaction may be missing there unseen");
         }
@@ -110,7 +112,7 @@ public final class StopPreviews {
                 undecided.subList(0, Math.min(5, undecided.size()))) + (undecided.size() > 5 ? " and " + (undecided.size() - 5) + " more" : "")
                 + ": their offsets stay as the sync copied them (at most the cut), which may not match the output kept");
         }
-        return new StopTransactions(analysis.splitByPlainStop(), cuts, limits, groupOffsets);
+        return new StopTransactions(analysis.splitByPlainStop(), cuts, limits, groupOffsets, known.readUpToMs(), current);
     }
 
     private static String firstFew(List<TopicPartition> partitions) {

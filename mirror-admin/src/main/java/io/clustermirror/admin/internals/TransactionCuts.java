@@ -107,6 +107,18 @@ public final class TransactionCuts {
      * ({@code commits}, in any order, repeats allowed): a commit of a partition the tails do not hold is left out.
      */
     public static Analysis analyse(List<PartitionTail> tails, List<SourceTransaction> known, List<SourceOffsetCommitRecord> commits) {
+        return analyse(tails, known, commits, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #analyse(List, List, List)}, where a commit whose transaction the tails and the source's log do not show
+     * is kept only if it committed before {@code unshownCommitsBeforeMs} (by the source's clock): the tails end where the
+     * destination's offsets were read, so a transaction committed later may have written output beyond them, which the
+     * stop cuts. Before that time, such a transaction wrote nothing the tails would show (it committed offsets only, or
+     * wrote before the windows or outside the analysed partitions).
+     */
+    public static Analysis analyse(List<PartitionTail> tails, List<SourceTransaction> known, List<SourceOffsetCommitRecord> commits,
+                                   long unshownCommitsBeforeMs) {
         List<Occurrence> occurrences = new ArrayList<>();
         Map<TopicPartition, PartitionTail> byPartition = new LinkedHashMap<>();
         boolean reused = false;
@@ -121,7 +133,7 @@ public final class TransactionCuts {
         List<List<Occurrence>> committed = committedTransactions(occurrences, families);
         Set<TopicPartition> needEarlier = new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
         addUnmirrored(committed, families, known, byPartition, needEarlier);
-        List<CommitLog> groupLogs = CommitLog.of(commits, byPartition.keySet(), families);
+        List<CommitLog> groupLogs = CommitLog.of(commits, byPartition.keySet(), families, unshownCommitsBeforeMs);
 
         Map<TopicPartition, Long> plain = new LinkedHashMap<>();
         byPartition.values().forEach(t -> plain.put(t.tp(), t.lastStableOffset()));
@@ -193,19 +205,23 @@ public final class TransactionCuts {
         final List<SourceOffsetCommitRecord> commits;
         /** The transaction of each commit as the tails show it, or null when they show none of it (nothing to keep whole). */
         final List<List<Occurrence>> transactions;
+        /** A commit whose transaction nothing shows is kept only if it committed before this time. */
+        final long unshownBeforeMs;
         int kept;
 
-        private CommitLog(String group, TopicPartition tp, List<SourceOffsetCommitRecord> commits, List<List<Occurrence>> transactions) {
+        private CommitLog(String group, TopicPartition tp, List<SourceOffsetCommitRecord> commits, List<List<Occurrence>> transactions,
+                          long unshownBeforeMs) {
             this.group = group;
             this.tp = tp;
             this.commits = commits;
             this.transactions = transactions;
+            this.unshownBeforeMs = unshownBeforeMs;
             this.kept = commits.size();
         }
 
         /** The commit logs of the analysed partitions, each commit joined to its transaction by producer id and epoch. */
         static List<CommitLog> of(List<SourceOffsetCommitRecord> commits, Set<TopicPartition> analysed,
-                                  Map<String, List<Occurrence>> families) {
+                                  Map<String, List<Occurrence>> families, long unshownBeforeMs) {
             Map<String, Map<TopicPartition, java.util.TreeMap<Long, SourceOffsetCommitRecord>>> ordered = new java.util.TreeMap<>();
             for (SourceOffsetCommitRecord c : commits) {
                 if (analysed.contains(c.topicPartition())) {
@@ -217,20 +233,21 @@ public final class TransactionCuts {
             ordered.forEach((group, byPartition) -> byPartition.forEach((tp, log) -> {
                 List<SourceOffsetCommitRecord> inOrder = List.copyOf(log.values());
                 logs.add(new CommitLog(group, tp, inOrder,
-                    inOrder.stream().map(c -> families.get(c.producerId() + "/" + c.producerEpoch())).toList()));
+                    inOrder.stream().map(c -> families.get(c.producerId() + "/" + c.producerEpoch())).toList(), unshownBeforeMs));
             }));
             logs.sort(Comparator.comparing((CommitLog l) -> l.group).thenComparing(l -> l.tp.topic()).thenComparingInt(l -> l.tp.partition()));
             return logs;
         }
 
         /**
-         * Cuts the log at its first kept commit whose transaction is not whole under {@code cuts}, or whose offset lies past
-         * its partition's cut. Returns true if it was cut lower.
+         * Cuts the log at its first kept commit whose transaction is not whole under {@code cuts} (or, shown nowhere,
+         * committed too late to tell), or whose offset lies past its partition's cut. Returns true if it was cut lower.
          */
         boolean lower(Map<TopicPartition, Long> cuts) {
             for (int i = 0; i < kept; i++) {
                 List<Occurrence> transaction = transactions.get(i);
-                boolean whole = transaction == null || transaction.stream().allMatch(o -> o.wholeBelow(cuts.get(o.tp)));
+                boolean whole = transaction == null ? commits.get(i).committedMs() < unshownBeforeMs
+                    : transaction.stream().allMatch(o -> o.wholeBelow(cuts.get(o.tp)));
                 if (!whole || commits.get(i).offset() > cuts.get(tp)) {
                     kept = i;
                     return true;

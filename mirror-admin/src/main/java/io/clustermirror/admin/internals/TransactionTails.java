@@ -8,6 +8,7 @@ import io.clustermirror.common.records.SourceOffsetCommitRecord;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,6 +30,11 @@ public final class TransactionTails {
     /** How far back a partition is read at least, below its last stable offset, when it has to be read from further back. */
     static final long MIN_WINDOW_OFFSETS = 1_000;
     private static final int MAX_ROUNDS = 40;
+    /**
+     * How much earlier than the destination's offsets were read a transactional commit shown by nothing else must have
+     * committed to be kept: the source's clock and this client's may differ by that much.
+     */
+    static final long COMMIT_CLOCK_MARGIN_MS = 1_000;
 
     /** The offsets of a spec on the destination; a partition whose offset cannot be read now is left out. */
     @FunctionalInterface
@@ -43,7 +49,14 @@ public final class TransactionTails {
      * @param lastStableOffsets where a plain stop would cut each of them
      * @param unread            partitions whose offsets could not be read now: not analysed, cut at their last stable offset
      */
-    public record Result(TransactionCuts.Analysis analysis, Map<TopicPartition, Long> lastStableOffsets, List<TopicPartition> unread) {
+    public record Result(TransactionCuts.Analysis analysis, Map<TopicPartition, Long> lastStableOffsets, List<TopicPartition> unread,
+                         KnownSourceLog known, long offsetsReadAtMs) {
+    }
+
+    /** What the mirror's sync kept of the source's coordinator logs, read once the destination's offsets were read at a time. */
+    @FunctionalInterface
+    public interface SourceLogs {
+        KnownSourceLog read(long offsetsReadAtMs) throws InterruptedException;
     }
 
     /**
@@ -62,23 +75,29 @@ public final class TransactionTails {
     private final Offsets offsets;
     private final long windowMs;
 
-    public TransactionTails(RawLogReader log, Offsets offsets, long windowMs) {
+    private final Time time;
+
+    public TransactionTails(RawLogReader log, Offsets offsets, long windowMs, Time time) {
         this.log = log;
         this.offsets = offsets;
         this.windowMs = windowMs;
+        this.time = time;
     }
 
     /**
-     * Reads and analyses the partitions a stop would cut together, with the transactions the source's coordinator log
-     * showed ({@code known}) and the offsets groups committed in transactions ({@code commits}), both from
-     * {@code __mirror_transactions}.
+     * Reads and analyses the partitions a stop would cut together, with what the mirror's sync kept of the source's
+     * coordinator logs ({@code sourceLogs}: the transactions it prepared, the offsets groups committed in transactions),
+     * read once the destination's offsets were: every transaction that can lie below them was prepared before.
      */
-    public Result analyse(List<TopicPartition> partitions, List<SourceTransaction> known, List<SourceOffsetCommitRecord> commits)
-            throws InterruptedException {
+    public Result analyse(List<TopicPartition> partitions, SourceLogs sourceLogs) throws InterruptedException {
         // The last stable offsets first: every marker of a transaction that ended below them is then below the ends.
         Map<TopicPartition, Long> stable = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED);
         Map<TopicPartition, Long> ends = offsets.read(partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED);
+        long offsetsReadAtMs = time.milliseconds();
         Map<TopicPartition, Long> logStarts = offsets.read(partitions, OffsetSpec.earliest(), IsolationLevel.READ_UNCOMMITTED);
+        KnownSourceLog sourceLog = sourceLogs.read(offsetsReadAtMs);
+        List<SourceTransaction> known = sourceLog.transactions();
+        List<SourceOffsetCommitRecord> commits = sourceLog.commits();
         List<TopicPartition> read = partitions.stream()
             .filter(tp -> stable.containsKey(tp) && ends.containsKey(tp) && logStarts.containsKey(tp)).toList();
         List<TopicPartition> unread = partitions.stream().filter(tp -> !read.contains(tp)).toList();
@@ -95,7 +114,8 @@ public final class TransactionTails {
         if (oldestOpen == Long.MAX_VALUE && relevant.isEmpty()) {
             List<PartitionTail> untouched = read.stream()
                 .map(tp -> new PartitionTail(tp, lso.get(tp), -1, false, lso.get(tp), ends.get(tp), List.of())).toList();
-            return new Result(TransactionCuts.analyse(untouched, List.of(), commits), lso, unread);
+            return new Result(TransactionCuts.analyse(untouched, List.of(), commits, offsetsReadAtMs - COMMIT_CLOCK_MARGIN_MS), lso, unread,
+                sourceLog, offsetsReadAtMs);
         }
         long fromMs = Math.max(0, Math.min(oldestOpen == Long.MAX_VALUE ? Long.MAX_VALUE : oldestOpen - windowMs,
             relevant.stream().mapToLong(t -> t.startMs() - TransactionCuts.CLOCK_MARGIN_MS).min().orElse(Long.MAX_VALUE)));
@@ -111,7 +131,7 @@ public final class TransactionTails {
             for (TopicPartition tp : read) {
                 tails.add(tail(tp, starts.get(tp), fromMs, logStarts.get(tp), lso.get(tp), ends.get(tp)));
             }
-            analysis = TransactionCuts.analyse(tails, relevant, commits);
+            analysis = TransactionCuts.analyse(tails, relevant, commits, offsetsReadAtMs - COMMIT_CLOCK_MARGIN_MS);
             if (analysis.needEarlierWindow().isEmpty()) {
                 break;
             }
@@ -120,7 +140,7 @@ public final class TransactionTails {
                 starts.put(tp, Math.max(logStarts.get(tp), lso.get(tp) - distance));
             }
         }
-        return new Result(analysis, lso, unread);
+        return new Result(analysis, lso, unread, sourceLog, offsetsReadAtMs);
     }
 
     /** The timestamp of the oldest transactional record in {@code [from, to)}, or Long.MAX_VALUE if none. */

@@ -184,7 +184,7 @@ class ClusterMirrorsCommandTest {
         List.of(new StopTransactions.ConsistentCut("orders", 0, 95, 100, 5), new StopTransactions.ConsistentCut("orders", 1, 80, 80, 0)),
         List.of("read from the destination's mirrored data only: a transaction none of whose records on a partition was mirrored "
             + "is not seen there"),
-        List.of(new StopTransactions.GroupOffset("app", "orders-in", 0, 40, 2)));
+        List.of(new StopTransactions.GroupOffset("app", "orders-in", 0, 40, 2)), 1_000L, false);
 
     @Test
     void stopDryRunPrintsWhatTheStopWouldTruncateAndChangesNothing() throws Exception {
@@ -219,6 +219,8 @@ class ClusterMirrorsCommandTest {
         assertEquals(95, json.get("consistent_cuts").get(0).get("offset").asLong());
         assertEquals(5, json.get("extra_records").asLong());
         assertEquals(1, json.get("limits").size());
+        assertEquals(false, json.get("source_log_current").asBoolean());
+        assertEquals(1_000L, json.get("source_log_read_up_to_ms").asLong(), "up to when the source's coordinator logs were read");
         assertEquals("{\"group\":\"app\",\"topic\":\"orders-in\",\"partition\":0,\"offset\":40,\"commits_cut\":2}",
             json.get("group_offsets").get(0).toString());
         out.reset();

@@ -299,6 +299,21 @@ class TransactionCutsTest {
         assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, -1, 2)), a.groupOffsets(), "no known commit is kept");
     }
 
+    @Test
+    void aCommitWhoseTransactionNothingShowsIsKeptOnlyIfItCommittedBeforeTheOffsetsWereRead() {
+        // T2 committed P2's offset 10 at 1 000 ms (commit(...) gives that time) and its output shows nowhere: it may have
+        // written output beyond the ends read, which the stop cuts, when the ends were read before it committed.
+        Log p0 = new Log(P0).data(7, 2, 5).marker(7, 3, true);
+        Log p2 = new Log(P2).plain(20);
+        List<SourceOffsetCommitRecord> commits = List.of(commit(2, 5, 30), commit(3, 10, 40));
+        List<PartitionTail> tails = List.of(p0.tail(), p2.tail());
+
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 10, 0)),
+            TransactionCuts.analyse(tails, List.of(), commits, 1_001L).groupOffsets(), "committed before: it wrote nothing shown");
+        assertEquals(List.of(new TransactionCuts.GroupOffset("app", P2, 5, 1)),
+            TransactionCuts.analyse(tails, List.of(), commits, 1_000L).groupOffsets(), "committed since: not kept");
+    }
+
     private static PartitionTail withWindowFrom(PartitionTail t, long fromMs) {
         return new PartitionTail(t.tp(), t.windowStart(), fromMs, t.atLogStart(), t.lastStableOffset(), t.end(), t.batches());
     }

@@ -83,11 +83,19 @@ final class GroupCommitFollower implements AutoCloseable {
         this.time = time;
     }
 
-    /** Reads what the followed partitions hold now and keeps the transactional commits of synced groups. */
-    void step() {
+    /**
+     * Reads what the followed partitions hold now and keeps the transactional commits of synced groups.
+     *
+     * @return true if every followed partition was read to its high watermark (or there is none to follow): every
+     *         commit written before the step began is kept
+     */
+    boolean step() {
         Set<String> synced = groups.get();
-        if (synced.isEmpty() || time.milliseconds() < notBeforeMs) {
-            return;
+        if (synced.isEmpty()) {
+            return true;
+        }
+        if (time.milliseconds() < notBeforeMs) {
+            return false;
         }
         try {
             if (admin == null) {
@@ -95,7 +103,7 @@ final class GroupCommitFollower implements AutoCloseable {
                 reader = new RawLogReader(admin, clientProperties, clientId, Duration.ofMillis(TIMEOUT_MS));
             }
             if (logPartitions == 0 && !describeLog()) {
-                return;
+                return true; // the source has no such topic: no commit to keep
             }
             Set<String> topics = mirrorTopics.get();
             for (String group : synced) {
@@ -109,6 +117,7 @@ final class GroupCommitFollower implements AutoCloseable {
                 follow(p, synced, topics);
             }
             problems.resolved(PROBLEM);
+            return true;
         } catch (org.apache.kafka.common.errors.InterruptException e) {
             Thread.currentThread().interrupt(); // the sync is closing: nothing to report
             close();
@@ -117,6 +126,7 @@ final class GroupCommitFollower implements AutoCloseable {
             close(); // new clients at the next attempt; the positions stay, so nothing is read twice or skipped
             notBeforeMs = time.milliseconds() + TransactionLogFollower.RETRY_MS;
         }
+        return false;
     }
 
     /** The log's partition count; false (and a later attempt) if the source has no such topic yet. */
@@ -127,8 +137,7 @@ final class GroupCommitFollower implements AutoCloseable {
                 .get(SourceOffsetCommit.LOG);
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-                notBeforeMs = time.milliseconds() + TransactionLogFollower.RETRY_MS;
-                return false;
+                return false; // looked at again at the next step
             }
             throw new org.apache.kafka.common.KafkaException(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {

@@ -7,6 +7,12 @@ import io.clustermirror.common.image.MirrorImage;
 import io.clustermirror.common.records.MirrorRecord;
 import io.clustermirror.common.secrets.BrokerClientConfigs;
 import io.clustermirror.common.records.MirrorTopicRecord;
+import io.clustermirror.common.records.RecordCodec;
+import io.clustermirror.common.records.SourceLogReadRecord;
+import io.clustermirror.common.records.SourceOffsetCommitRecord;
+import io.clustermirror.common.InternalTopics;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.CommonClientConfigs;
 import io.clustermirror.common.compat.BoundedClients;
 import org.apache.kafka.clients.admin.Admin;
@@ -109,8 +115,16 @@ final class MirrorSyncTask implements AutoCloseable {
                 () -> image.get().topicsOf(record.name()).stream().map(MirrorTopicRecord::topic).collect(java.util.stream.Collectors.toSet()),
                 () -> syncedGroups, problems, scheduler.time());
         }
-        transactions.step();
-        groupCommits.step();
+        long startMs = scheduler.time().milliseconds();
+        boolean transactionsRead = transactions.step();
+        if (groupCommits.step() && transactionsRead) {
+            // Tells a stop's analysis that what the source prepared before startMs is known: with the source reachable,
+            // it need not guess what a lagging partition never mirrored.
+            ProducerRecord<byte[], byte[]> read = new ProducerRecord<>(InternalTopics.TRANSACTIONS,
+                record.name().getBytes(StandardCharsets.UTF_8), RecordCodec.encodeSourceLogRead(new SourceLogReadRecord(record.name(), startMs)));
+            read.headers().add(SourceOffsetCommitRecord.KIND_HEADER, SourceLogReadRecord.KIND.getBytes(StandardCharsets.UTF_8));
+            producer.send(read);
+        }
         scheduler.after(TRANSACTIONS_STEP_MS, this::followTransactions);
     }
 
@@ -120,7 +134,9 @@ final class MirrorSyncTask implements AutoCloseable {
         props.remove(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
         props.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
-        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 1024 * 1024);
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 4 * 1024 * 1024);
+        // A busy source prepares thousands of transactions a second; a new follower reads 15 minutes of them.
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
         return props;
     }
 

@@ -34,8 +34,8 @@ import java.util.function.Supplier;
  *
  * <p>It starts {@link #LOOKBACK_MS} back in the log (after a controller moves, the new one reads that again: a record
  * kept twice says the same). Reading the log needs READ on the topic {@value #SOURCE_LOG} for the mirror's source
- * principal; without it, or before the source has a transaction log, the follower reports the problem and tries again
- * {@link #RETRY_MS} later, and the stop's analysis says it saw the mirrored data only. Not thread-safe: one step at a
+ * principal; without it the follower reports the problem and tries again {@link #RETRY_MS} later, and the stop's analysis
+ * says what it could not see. A source without a transaction log yet is looked at again at every step. Not thread-safe: one step at a
  * time, on the sync's thread.
  */
 final class TransactionLogFollower implements AutoCloseable {
@@ -47,6 +47,12 @@ final class TransactionLogFollower implements AutoCloseable {
      * the lookback reads again whatever was prepared meanwhile.
      */
     static final long RETRY_MS = 10_000;
+    /**
+     * How long a step reads at most: it ends even while the log grows faster than it is read, or a new follower reads its
+     * lookback, and goes on at the next step.
+     */
+    static final long MAX_STEP_MS = 800;
+    private static final int MAX_POLLS_A_STEP = 50;
     private static final String PROBLEM = "read the source's transaction log " + SOURCE_LOG + " (grant the mirror's source principal "
         + "READ and DESCRIBE on that topic; without it a stop's analysis of split transactions sees the mirrored data only)";
 
@@ -74,21 +80,31 @@ final class TransactionLogFollower implements AutoCloseable {
         this.time = time;
     }
 
-    /** Reads what the log holds now and keeps the transactions over several of the mirror's partitions. */
-    void step() {
+    /**
+     * Reads what the log holds now and keeps the transactions over several of the mirror's partitions.
+     *
+     * @return true if it read up to the log's end offsets as of the step's start: every transaction prepared before then
+     *         is kept
+     */
+    boolean step() {
         if (consumer == null && time.milliseconds() < notBeforeMs) {
-            return;
+            return false;
         }
         try {
             if (consumer == null && !assign()) {
-                notBeforeMs = time.milliseconds() + RETRY_MS;
-                return;
+                return true; // the source has no transaction log: it prepared no transaction before this step
             }
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(10));
             Set<String> topics = mirrorTopics.get();
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                keep(topics, r);
-            }
+            long until = time.milliseconds() + MAX_STEP_MS;
+            int polls = 0;
+            do {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    keep(topics, r);
+                }
+            } while (!reached(ends) && ++polls < MAX_POLLS_A_STEP && time.milliseconds() < until);
             problems.resolved(PROBLEM);
+            return reached(ends);
         } catch (org.apache.kafka.common.errors.InterruptException e) {
             Thread.currentThread().interrupt(); // the sync is closing: nothing to report
             close();
@@ -98,6 +114,11 @@ final class TransactionLogFollower implements AutoCloseable {
             consumer = null; // a new one at the next attempt: Kafka's consumer keeps some errors for good
             notBeforeMs = time.milliseconds() + RETRY_MS;
         }
+        return false;
+    }
+
+    private boolean reached(Map<TopicPartition, Long> ends) {
+        return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey(), Duration.ofSeconds(10)) >= e.getValue());
     }
 
     /** Assigns every partition of the source's log, {@link #LOOKBACK_MS} back; false if the source has no log yet. */
@@ -107,7 +128,7 @@ final class TransactionLogFollower implements AutoCloseable {
             List<PartitionInfo> infos = c.partitionsFor(SOURCE_LOG, Duration.ofSeconds(10));
             if (infos == null || infos.isEmpty()) {
                 problems.note(PROBLEM, "Mirror '" + mirror + "': the source has no transaction log yet (" + SOURCE_LOG
-                    + "); looking again every " + RETRY_MS / 1000 + " s");
+                    + "); looking again every second");
                 c.close();
                 return false;
             }

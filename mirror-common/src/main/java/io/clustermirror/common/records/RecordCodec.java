@@ -158,6 +158,14 @@ public final class RecordCodec {
         return decode(value, SourceTransactionRecord.class);
     }
 
+    public static byte[] encodeSourceLogRead(SourceLogReadRecord record) {
+        return encode(MAPPER.valueToTree(record));
+    }
+
+    public static SourceLogReadRecord decodeSourceLogRead(byte[] value) {
+        return decode(value, SourceLogReadRecord.class);
+    }
+
     public static byte[] encodeOffsetCommit(SourceOffsetCommitRecord record) {
         return encode(MAPPER.valueToTree(record));
     }
