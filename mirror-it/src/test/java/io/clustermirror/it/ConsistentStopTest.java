@@ -305,7 +305,7 @@ class ConsistentStopTest {
         }
         TopicPartition outA = new TopicPartition(outs.get(0), 0);
         TopicPartition outB = new TopicPartition(outs.get(1), 0);
-        try (ReadProcessWrite app = new ReadProcessWrite(source, "rpw-app", in, outs)) {
+        try (ReadProcessWrite app = new ReadProcessWrite(source.bootstrapServers(), "rpw-app", in, outs)) {
             app.step(5);
             awaitMirrored(input, outA, outB);
             mirrors.pauseMirrorTopics("rpw", List.of(outs.get(1)), List.of()).all().get();
@@ -330,7 +330,7 @@ class ConsistentStopTest {
         try (Admin destinationAdmin = destination.admin()) {
             assertEquals(5, groupOffset(destinationAdmin, "rpw-app", input), "T1's offset: T2's output was cut");
         }
-        try (ReadProcessWrite resumed = new ReadProcessWrite(destination, "rpw-app", in, outs)) {
+        try (ReadProcessWrite resumed = new ReadProcessWrite(destination.bootstrapServers(), "rpw-app", in, outs)) {
             resumed.step(5);
         }
         for (TopicPartition out : List.of(outA, outB)) {
@@ -349,21 +349,21 @@ class ConsistentStopTest {
      * A read-process-write loop: each step reads the next records of the input's partition 0 and, in one transaction,
      * writes one result per record to each output topic and commits the input offset.
      */
-    private static final class ReadProcessWrite implements AutoCloseable {
+    static final class ReadProcessWrite implements AutoCloseable {
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final KafkaProducer<byte[], byte[]> producer;
         private final List<String> outs;
 
-        ReadProcessWrite(MirrorTestCluster cluster, String group, String in, List<String> outs) {
+        ReadProcessWrite(String bootstrapServers, String group, String in, List<String> outs) {
             Properties props = new Properties();
-            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
             props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             this.consumer.assign(List.of(new TopicPartition(in, 0)));
-            this.producer = Workloads.producer(cluster.bootstrapServers(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, group + "-t"));
+            this.producer = Workloads.producer(bootstrapServers, Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, group + "-t"));
             this.producer.initTransactions();
             this.outs = outs;
         }

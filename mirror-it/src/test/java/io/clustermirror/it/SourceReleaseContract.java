@@ -1,6 +1,7 @@
 package io.clustermirror.it;
 
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.testkit.MirrorTestCluster;
@@ -168,5 +169,34 @@ abstract class SourceReleaseContract {
         }
         assertEquals(PartitionState.MIRRORING, MirrorAssertions.describe(mirrors, "old", topic, 2).state(),
             "the partition the source grew mirrors");
+    }
+
+    /**
+     * The source's coordinator logs, in this release's formats, are read for a consistent stop: a read-process-write
+     * application's transactions over two partitions and its transactional offset commits. The dry-run then knows the
+     * source's transactions up to after it read the destination, and the offset the last transaction committed.
+     */
+    @Test
+    void theSourcesTransactionAndOffsetLogsAreReadForAConsistentStop() throws Exception {
+        createSourceTopic("old-tx-in", 1, Map.of());
+        createSourceTopic("old-tx-out", 2, Map.of());
+        try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>("old-tx-in", 0, null, Workloads.bytes("input-" + i))).get();
+            }
+        }
+        mirrors.startMirrorTopics("old", List.of("old-tx-in", "old-tx-out"), List.of()).all().get();
+        try (ConsistentStopTest.ReadProcessWrite app = new ConsistentStopTest.ReadProcessWrite(source.bootstrapServers(), "old-tx-app",
+                "old-tx-in", List.of("old-tx-out"))) {
+            app.step(5);
+            app.step(5);
+        }
+        MirrorAssertions.awaitCaughtUp(source, destination, "old-tx-out", 2);
+        List<StopTransactions.GroupOffset> expected = List.of(new StopTransactions.GroupOffset("old-tx-app", "old-tx-in", 0, 10, 0));
+        StopTransactions[] last = {null};
+        TestUtils.waitFor(() -> {
+            last[0] = mirrors.previewStopMirrorTopics("old", List.of("old-tx-in", "old-tx-out"), List.of()).transactions().get();
+            return last[0].sourceLogCurrent() && last[0].groupOffsets().equals(expected);
+        }, MirrorAssertions.TIMEOUT, () -> "the dry-run never knew the source's logs past it with the group's offset 10: " + last[0]);
     }
 }
