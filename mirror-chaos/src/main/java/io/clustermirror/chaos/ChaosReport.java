@@ -116,6 +116,8 @@ final class ChaosReport {
                 figures.put("step", step.step().name());
                 if (step.step().stop) {
                     figures.put("planned", step.planned());
+                    figures.put("consistent", step.consistent());
+                    figures.put("splitTransactions", step.splitTransactions());
                 }
                 figures.put("startedAtSeconds", seconds(step.startedAtMs()));
                 figures.put("tookSeconds", seconds(step.tookMs()));
@@ -165,13 +167,19 @@ final class ChaosReport {
             .append(stops.stream().mapToLong(s -> s.writes().lostInTruncatedRange()).sum()).append(" lost in a truncated range, ")
             .append(stops.stream().mapToLong(s -> s.writes().lostBeyondMirroredEnd()).sum()).append(" beyond the mirrored end; ")
             .append(stops.stream().filter(FailoverCycles.StepFigures::planned).count()).append(" of the ").append(stops.size())
-            .append(" stops were planned (marked *planned*: producers stopped first, `--stop --planned`).\n\n")
+            .append(" stops were planned (marked *planned*: producers stopped first, `--stop --planned`), ")
+            .append(stops.stream().filter(FailoverCycles.StepFigures::consistent).count()).append(" consistent (marked *consistent*: ")
+            .append("`--stop --consistent`); the plain stops split ")
+            .append(stops.stream().filter(st -> !st.planned() && !st.consistent()).mapToLong(FailoverCycles.StepFigures::splitTransactions).sum())
+            .append(" committed transaction(s) over two partitions, the others ")
+            .append(stops.stream().filter(st -> st.planned() || st.consistent()).mapToLong(FailoverCycles.StepFigures::splitTransactions).sum())
+            .append(".\n\n")
             .append("| cycle | started (s) | took (s) | failover (barrier, cut) | failback cut | return (barrier, cut) | restart cut |\n")
             .append("|---:|---:|---:|---|---|---|---|\n");
         for (FailoverCycles.Cycle c : cycles) {
             md.append("| ").append(c.index()).append(" | ").append(seconds(c.startedAtMs())).append(" | ").append(seconds(c.endedAtMs() - c.startedAtMs()));
             for (FailoverCycles.StepFigures step : c.steps()) {
-                md.append(" | ").append(step.planned() ? "*planned* " : "")
+                md.append(" | ").append(step.planned() ? "*planned* " : "").append(step.consistent() ? "*consistent* " : "")
                     .append(String.join(", ", step.partitions().stream().map(p -> "p" + p.partition() + (p.barrier() >= 0 ? " @" + p.barrier() : "")
                     + (p.truncatedFrom() >= 0 ? " [" + p.truncatedFrom() + ", " + p.truncatedTo() + ")" : "")).toList()));
             }

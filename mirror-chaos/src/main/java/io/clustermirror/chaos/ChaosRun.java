@@ -5,6 +5,8 @@ import io.clustermirror.admin.ClusterMirrorDescription;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
+import io.clustermirror.admin.MirrorTopicsResult;
+import io.clustermirror.admin.StopTransactions;
 import io.clustermirror.chaos.productbug.ProductBugAgent;
 import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
@@ -880,8 +882,9 @@ final class ChaosRun {
                     Optional<FailoverCycles.UnderFire> underFire = step == FailoverCycles.Step.FAILOVER
                         ? draws.nextStopUnderFire(stopsUnderFire == 0) : Optional.empty();
                     boolean planned = step.stop && underFire.isEmpty() && draws.nextStopPlanned();
+                    boolean consistent = step.stop && !planned && draws.nextStopConsistent();
                     Thread.sleep(pause);
-                    steps.add(step(step, planned, underFire));
+                    steps.add(step(step, planned, consistent, underFire));
                 }
                 cycles.add(new FailoverCycles.Cycle(index, started, history.nowMs(), List.copyOf(steps)));
                 history.event("cycle", "#" + index + " done in " + (history.nowMs() - started) / 1000.0 + " s");
@@ -917,26 +920,27 @@ final class ChaosRun {
      * One step of a cycle: the command on the failover topic in the mirror of the step's side, run until every
      * partition reached its state, then the moves and checks that follow it.
      */
-    private FailoverCycles.StepFigures step(FailoverCycles.Step step, boolean planned, Optional<FailoverCycles.UnderFire> underFire)
-            throws Exception {
+    private FailoverCycles.StepFigures step(FailoverCycles.Step step, boolean planned, boolean consistent,
+                                            Optional<FailoverCycles.UnderFire> underFire) throws Exception {
         if (underFire.isEmpty()) {
-            return commandStep(step, planned, underFire);
+            return commandStep(step, planned, consistent, underFire);
         }
         faultLock.lock(); // no fault of the plan takes a node down meanwhile
         try {
             stopsUnderFire++;
-            return commandStep(step, planned, underFire);
+            return commandStep(step, planned, consistent, underFire);
         } finally {
             faultLock.unlock();
         }
     }
 
     /** {@link #step}, with the fault lock held for a stop under fire. */
-    private FailoverCycles.StepFigures commandStep(FailoverCycles.Step step, boolean planned, Optional<FailoverCycles.UnderFire> underFire)
-            throws Exception {
+    private FailoverCycles.StepFigures commandStep(FailoverCycles.Step step, boolean planned, boolean consistent,
+                                                   Optional<FailoverCycles.UnderFire> underFire) throws Exception {
         ClusterMirrorAdmin admin = mirrorsOn(step.side);
         String mirror = mirrorOn(step.side);
-        String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "") + (step.stop ? (planned ? "--stop --planned" : "--stop")
+        String name = (step.side == Workload.Side.SOURCE ? "on the source: " : "")
+            + (step.stop ? (planned ? "--stop --planned" : consistent ? "--stop --consistent" : "--stop")
             : "--start --discard-local-writes") + " --mirror " + mirror + " --topics " + FAILOVER_TOPIC;
         if (planned) {
             // A planned failover: the operator stops the producers first (each finishes its batch or transaction).
@@ -947,6 +951,7 @@ final class ChaosRun {
         long started = history.nowMs();
         List<FailoverCycles.PartitionCut> cuts;
         Map<TopicPartition, Long> previousBarriers = lastBarriers;
+        java.util.concurrent.atomic.AtomicReference<StopTransactions> consistentCut = new java.util.concurrent.atomic.AtomicReference<>();
         cycleLock.writeLock().lock();
         try {
             if (step == FailoverCycles.Step.FAILBACK) {
@@ -961,10 +966,21 @@ final class ChaosRun {
             DesiredState desired = step.stop ? DesiredState.STOPPED : DesiredState.MIRRORING;
             // A start is given --discard-local-writes: what the side wrote after the other side's barrier (lost at that
             // stop already) is cut, as an operator who fails back after an unplanned failover does.
-            retryUntil(name, () -> describe(admin, mirror, FAILOVER_TOPIC).desiredState() == desired, () -> (step.stop
-                ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().planned(planned))
-                : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true)))
-                .all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+            retryUntil(name, () -> describe(admin, mirror, FAILOVER_TOPIC).desiredState() == desired, () -> {
+                MirrorTopicsResult result = step.stop
+                    ? admin.stopMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().planned(planned)
+                        .consistent(consistent))
+                    : admin.startMirrorTopics(mirror, List.of(FAILOVER_TOPIC), List.of(), new MirrorTopicsOptions().discardLocalWrites(true));
+                result.all().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS);
+                if (consistent) {
+                    consistentCut.set(result.consistentCut().get(COMMAND_BOUND.toSeconds(), TimeUnit.SECONDS));
+                }
+            });
+            if (consistent) {
+                StopTransactions cut = consistentCut.get();
+                history.event("operator", name + ": the source's transaction logs were " + (cut.sourceLogCurrent() ? "" : "not ")
+                    + "read past the analysis" + (cut.limits().isEmpty() ? "" : "; not seen: " + cut.limits()));
+            }
             if (underFire.isPresent()) {
                 fireAtTheStop(underFire.get());
             }
@@ -996,12 +1012,16 @@ final class ChaosRun {
         history.event("operator", name + " done in " + took / 1000.0 + " s: " + cuts.stream().map(c -> "p" + c.partition()
             + (c.barrier() >= 0 ? " barrier " + c.barrier() : "") + (c.truncatedFrom() >= 0 ? " cut [" + c.truncatedFrom() + ", "
             + c.truncatedTo() + ")" : " no cut")).toList());
-        HistoryChecker.WriteFigures writes = step.stop ? afterStop(step.side, cuts, started)
+        long[] splits = {0};
+        // A consistent stop keeps every transaction whole that it could know of: all of them while the mirror had read the
+        // source's transaction log past its analysis (the analysis waits for that while the source answers).
+        boolean keepsWhole = planned || consistent && consistentCut.get() != null && consistentCut.get().sourceLogCurrent();
+        HistoryChecker.WriteFigures writes = step.stop ? afterStop(step.side, cuts, started, keepsWhole, splits)
             : afterStart(step.side, previousBarriers);
         if (planned) {
             checkPlannedStop(step.side, cuts, writes);
         }
-        return new FailoverCycles.StepFigures(step, planned, started, took, cuts, writes);
+        return new FailoverCycles.StepFigures(step, planned, consistent, started, took, cuts, writes, splits[0]);
     }
 
     /** The last stable offset of each failover partition on a side: what read_committed consumers may read there now. */
@@ -1074,8 +1094,12 @@ final class ChaosRun {
      * {@value HistoryChecker#PRODUCER_STATE}, and {@value HistoryChecker#ACKED_WRITES} for the writes the other side
      * acknowledged since the producers last moved). Returns the writes' figures, summed over the partitions.
      */
-    private HistoryChecker.WriteFigures afterStop(Workload.Side writable, List<FailoverCycles.PartitionCut> cuts, long stopAtMs)
-            throws Exception {
+    /**
+     * @param keepsTransactionsWhole the stop was planned or consistent: a committed transaction it splits is a violation
+     * @param splits                 receives the number of committed transactions split
+     */
+    private HistoryChecker.WriteFigures afterStop(Workload.Side writable, List<FailoverCycles.PartitionCut> cuts, long stopAtMs,
+                                                  boolean keepsTransactionsWhole, long[] splits) throws Exception {
         int stint = workload.moveFailover(writable, lastBarriers);
         history.event("workload", "the producers of " + FAILOVER_TOPIC + " moved to the " + writable.label());
         moveGroup(writable.other(), writable, stopAtMs);
@@ -1101,6 +1125,10 @@ final class ChaosRun {
                 total[0] = total[0].plus(checker.checkAckedWrites(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), tp,
                     finished, cut.mirroredEnd(), cut.truncatedFrom(), cut.truncatedTo()));
             }
+            Map<TopicPartition, Long> mirroredEnds = new LinkedHashMap<>();
+            cuts.forEach(c -> mirroredEnds.put(new TopicPartition(FAILOVER_TOPIC, c.partition()), c.mirroredEnd()));
+            splits[0] = checker.checkTransactionsWhole(writable.label(), bootstrapOf(writable), bootstrapOf(writable.other()), finished,
+                mirroredEnds, keepsTransactionsWhole);
         });
         return total[0];
     }

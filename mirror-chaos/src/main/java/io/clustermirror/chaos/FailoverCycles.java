@@ -71,8 +71,13 @@ final class FailoverCycles {
      * One step as it ran: when, how long its command took until every partition reached its state, what it reported,
      * and for a stop the figures of the writes acknowledged by the side that was writable.
      */
-    record StepFigures(Step step, boolean planned, long startedAtMs, long tookMs, List<PartitionCut> partitions,
-                       HistoryChecker.WriteFigures writes) {
+    /**
+     * @param consistent        a stop with {@code --consistent}: no committed transaction may be split
+     * @param splitTransactions after a stop, the committed transactions of the side left that the side made writable holds
+     *                          in part (a violation after a consistent stop; what a plain stop does)
+     */
+    record StepFigures(Step step, boolean planned, boolean consistent, long startedAtMs, long tookMs, List<PartitionCut> partitions,
+                       HistoryChecker.WriteFigures writes, long splitTransactions) {
     }
 
     /** One completed cycle. */
@@ -80,10 +85,21 @@ final class FailoverCycles {
     }
 
     private final Random random;
+    /** A stream of its own, so that a run's other draws are those of a seed before consistent stops were drawn. */
+    private final Random consistency;
 
     /** The cycles' draws for a run's {@code seed}: independent of the fault plan's draws. */
     FailoverCycles(long seed) {
         this.random = new Random(new SplittableRandom(seed ^ 0xC7C1E5L).nextLong());
+        this.consistency = new Random(new SplittableRandom(seed ^ 0xC0515L).nextLong());
+    }
+
+    /**
+     * Whether the next unplanned stop is consistent ({@code --stop --consistent}): it cuts where no committed transaction
+     * of the workload's transactions over two partitions is split. One in two; a planned stop is consistent anyway.
+     */
+    boolean nextStopConsistent() {
+        return consistency.nextBoolean();
     }
 
     /**

@@ -59,6 +59,9 @@ import java.util.stream.Stream;
  *       last synced commit: its committed offset there is not above any commit it made nor past the barrier, not below
  *       a commit it made on the side left, while mirrored, {@link #GROUP_SYNC_MARGIN} before the stop (unless the
  *       barrier is lower), and its first record read there is the first one at or after that offset;</li>
+ *   <li>{@value #TRANSACTIONS_WHOLE}: after a consistent or planned stop, each transaction the workload committed on the
+ *       side left over two failover partitions is visible to {@code read_committed} consumers of the side made writable
+ *       whole or not at all (a plain stop may split one: counted, not a violation);</li>
  *   <li>{@value #CONVERGENCE}: once the faults stop, every partition reaches the state the operator asked for, and a
  *       mirroring one the source's end, within a bound (checked by the runner);</li>
  *   <li>{@value #CORRUPT_FETCH}: while fetch responses of one partition are corrupted on the wire, that partition, and
@@ -78,11 +81,12 @@ final class HistoryChecker {
     static final String PRODUCER_STATE = "producer-state";
     static final String CORRUPT_FETCH = "corrupt-fetch";
     static final String GROUP_MOVE = "group-move";
+    static final String TRANSACTIONS_WHOLE = "transactions-whole";
     /** Not an invariant: a check or a planned fault could not be carried out (what it needs was unavailable), so nothing was proven. */
     static final String CHECK_FAILED = "check-failed";
     /** Every kind of violation, in report order. */
-    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, GROUP_MOVE, CONVERGENCE,
-        CORRUPT_FETCH, EXTENSION_THREADS, CHECK_FAILED);
+    static final List<String> CHECKS = List.of(IDENTITY, BARRIER, PRODUCER_STATE, ACKED_WRITES, TRANSACTIONS_WHOLE, GROUP_MOVE,
+        CONVERGENCE, CORRUPT_FETCH, EXTENSION_THREADS, CHECK_FAILED);
 
     private final ChaosClusters clusters;
     private final History history;
@@ -536,6 +540,49 @@ final class HistoryChecker {
             }
         }
         return new WriteFigures(acked, aborted, present, lostTruncated, lostBeyond, duplicates, 0, deletedByRetention);
+    }
+
+    /**
+     * {@value #TRANSACTIONS_WHOLE}: reads each partition of {@code mirroredEnds} on the side made writable, below its mirrored
+     * end, and counts the committed transactions of {@code writes} (the side left's) of which it holds some records and not
+     * all. A transaction with a record below either side's log start (retention) is left out.
+     *
+     * @param mustBeWhole a split is a violation (a consistent or planned stop)
+     * @return the committed transactions split
+     */
+    long checkTransactionsWhole(String cluster, String bootstrapServers, String writtenTo, List<Workload.Write> writes,
+                                Map<TopicPartition, Long> mirroredEnds, boolean mustBeWhole) {
+        Map<String, List<Workload.Write>> byTransaction = new TreeMap<>();
+        for (Workload.Write w : writes) {
+            if (w.outcome() == Workload.Outcome.ACKED && mirroredEnds.containsKey(w.partition()) && Workload.transactionOf(w.value()).isPresent()) {
+                byTransaction.computeIfAbsent(Workload.transactionOf(w.value()).get(), t -> new ArrayList<>()).add(w);
+            }
+        }
+        Map<TopicPartition, Set<String>> held = new HashMap<>();
+        Map<TopicPartition, Long> logStarts = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> end : mirroredEnds.entrySet()) {
+            TopicPartition tp = end.getKey();
+            long from = writes.stream().filter(w -> w.partition().equals(tp)).mapToLong(Workload.Write::offset).min().orElse(end.getValue());
+            held.put(tp, new HashSet<>(readCommitted(bootstrapServers, tp + " on the " + cluster, tp, from, end.getValue()).values()));
+            logStarts.put(tp, Math.max(logStartOffset(bootstrapServers, tp), logStartOffset(writtenTo, tp)));
+        }
+        long split = 0;
+        for (Map.Entry<String, List<Workload.Write>> t : byTransaction.entrySet()) {
+            List<Workload.Write> records = t.getValue();
+            if (records.stream().anyMatch(w -> w.offset() < logStarts.get(w.partition()))) {
+                continue;
+            }
+            long there = records.stream().filter(w -> held.get(w.partition()).contains(w.value())).count();
+            if (there > 0 && there < records.size()) {
+                split++;
+                if (mustBeWhole) {
+                    history.violation(TRANSACTIONS_WHOLE, "the failover topic on the " + cluster, "the committed transaction " + t.getKey()
+                        + " is there in part: " + there + " of its " + records.size() + " records, missing " + records.stream()
+                        .filter(w -> !held.get(w.partition()).contains(w.value())).map(w -> w.partition() + "@" + w.offset()).limit(5).toList());
+                }
+            }
+        }
+        return split;
     }
 
     /** The partition's log start offset on the cluster (retention moves it). */

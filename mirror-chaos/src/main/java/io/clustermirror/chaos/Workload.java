@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -295,6 +296,19 @@ final class Workload implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /**
+     * The transaction a value was written in: {@code tx-<lane>-<producer tag><number>} of a transactional write's value
+     * {@code tx-<lane>-<producer tag><number>-<partition>-<index>}; empty for any other write.
+     */
+    static Optional<String> transactionOf(String value) {
+        if (!value.startsWith("tx-")) {
+            return Optional.empty();
+        }
+        int index = value.lastIndexOf('-');
+        int partition = value.lastIndexOf('-', index - 1);
+        return Optional.of(value.substring(0, partition));
     }
 
     /** @param producerTag tells this producer's values from those of another transactional producer of the lane */
