@@ -85,21 +85,22 @@ final class FailoverCycles {
     }
 
     private final Random random;
-    /** A stream of its own, so that a run's other draws are those of a seed before consistent stops were drawn. */
-    private final Random consistency;
+    /** Whether the last unplanned stop was consistent. */
+    private boolean lastConsistent;
 
     /** The cycles' draws for a run's {@code seed}: independent of the fault plan's draws. */
     FailoverCycles(long seed) {
         this.random = new Random(new SplittableRandom(seed ^ 0xC7C1E5L).nextLong());
-        this.consistency = new Random(new SplittableRandom(seed ^ 0xC0515L).nextLong());
     }
 
     /**
      * Whether the next unplanned stop is consistent ({@code --stop --consistent}): it cuts where no committed transaction
-     * of the workload's transactions over two partitions is split. One in two; a planned stop is consistent anyway.
+     * of the workload's transactions over two partitions is split. Every other one, the first included, so that even a
+     * short run has one (a planned stop is consistent anyway); no draw, so a seed's draws are those it had before.
      */
     boolean nextStopConsistent() {
-        return consistency.nextBoolean();
+        lastConsistent = !lastConsistent;
+        return lastConsistent;
     }
 
     /**
