@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * order and a final state of n, n the key's records in the input.</li>
  * </ul>
  * Each seed prints one summary line per pipeline (and one line of what the failover did); {@code -Deos.seeds=N} runs
- * seeds 1 to N (3 by default), {@code -Deos.seed=S} only seed S.
+ * seeds 1 to N (2 by default, which the default build runs within CI's time; run 20 after a change of the stop),
+ * {@code -Deos.seed=S} only seed S.
  */
 @MirrorClusterTest(source = "eos-source", destination = "eos-destination")
 class ExactlyOnceFailoverTest {
@@ -68,7 +69,7 @@ class ExactlyOnceFailoverTest {
         if (one != null && !one.isBlank()) {
             return LongStream.of(Long.parseLong(one.trim()));
         }
-        return LongStream.rangeClosed(1, Long.getLong("eos.seeds", 3));
+        return LongStream.rangeClosed(1, Long.getLong("eos.seeds", 2));
     }
 
     /**
