@@ -36,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the source's batches byte for byte.
  */
 @Tag(ProcessCluster.TAG)
+@Tag("slow") // 390 s: out of CI until the process suite's growth is found; run with -Dgroups=process -DexcludedTestGroups=chaos
 @MirrorClusterTest(topologies = "topologies")
 class RollingUpgradeTest {
     private static final int PARTITIONS = 3;
