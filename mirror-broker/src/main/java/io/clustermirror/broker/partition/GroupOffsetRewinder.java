@@ -83,14 +83,15 @@ final class GroupOffsetRewinder implements PartitionRuntime.CommittedOffsets {
         String clientId = InternalOperations.newClientId("cluster-mirror-" + nodeId + "-stop-offsets");
         try (Admin admin = clients.admin(clientId)) {
             new java.util.TreeMap<>(offsets).forEach((group, offset) -> {
-                if (commit(admin, clientId, tp, group, offset, Optional.empty())) {
+                String failure = commit(admin, clientId, tp, group, offset, Optional.empty());
+                if (failure == null) {
                     log.info("Mirror '{}' partition {}: gave group '{}' offset {}, where the last transaction the consistent stop kept "
                         + "committed it (its input from there on is what the stop removed the output of)", mirror, tp, group, offset);
                 } else {
                     log.warn("Mirror '{}' partition {}: could not give group '{}' offset {}, the offset of the last transaction the "
-                        + "consistent stop kept. If it has members, stop them first. Before the application resumes, run "
+                        + "consistent stop kept ({}). If it has members, stop them first. Before the application resumes, run "
                         + "kafka-consumer-groups --reset-offsets --group {} --topic {}:{} --to-offset {} --execute", mirror, tp, group, offset,
-                        group, tp.topic(), tp.partition(), offset);
+                        failure, group, tp.topic(), tp.partition(), offset);
                 }
             });
         }
@@ -123,35 +124,38 @@ final class GroupOffsetRewinder implements PartitionRuntime.CommittedOffsets {
 
     private static void move(Admin admin, String clientId, String mirror, TopicPartition tp, String group, OffsetAndMetadata committed,
                              long offset) {
-        if (commit(admin, clientId, tp, group, offset, Optional.ofNullable(committed.metadata()))) {
+        String failure = commit(admin, clientId, tp, group, offset, Optional.ofNullable(committed.metadata()));
+        if (failure == null) {
             log.info("Mirror '{}' partition {}: moved the committed offset of group '{}' from {} back to {}, where the log was "
                 + "truncated (its records from there on are ones the group has not read)", mirror, tp, group, committed.offset(), offset);
         } else {
             log.warn("Mirror '{}' partition {}: group '{}' committed offset {}, past the truncation at offset {}, and could not be "
-                + "moved back: if it has members, they skip the records from {} to {}. Stop them and run "
+                + "moved back ({}): if it has members, they skip the records from {} to {}. Stop them and run "
                 + "kafka-consumer-groups --reset-offsets --group {} --topic {}:{} --to-offset {} --execute", mirror, tp, group,
-                committed.offset(), offset, offset, committed.offset(), group, tp.topic(), tp.partition(), offset);
+                committed.offset(), offset, failure, offset, committed.offset(), group, tp.topic(), tp.partition(), offset);
         }
     }
 
     /**
      * Commits {@code offset} of {@code tp} for {@code group}, authorized like the metadata sync's commits: READ on the group
-     * and the topic, a mirror topic included. False, with the reason logged, if the coordinator refused it (a group with
-     * members) or did not answer in time.
+     * and the topic, a mirror topic included.
+     *
+     * @return null once committed; else why not (the coordinator refused it, as for a group with members, or did not answer
+     *         in time), for the caller's one warning
      */
-    private static boolean commit(Admin admin, String clientId, TopicPartition tp, String group, long offset, Optional<String> metadata) {
+    private static String commit(Admin admin, String clientId, TopicPartition tp, String group, long offset, Optional<String> metadata) {
         List<Operation> ops = List.of(Operation.group(group, AclOperation.READ), Operation.topic(tp.topic(), AclOperation.READ));
         try (InternalOperations.Scope ignored = InternalOperations.begin(clientId, ops)) {
             admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(offset, Optional.empty(), metadata.orElse(""))),
                 new AlterConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            return true;
-        } catch (ExecutionException | TimeoutException e) {
-            log.warn("Committing offset {} of {} for group '{}' failed: {}", offset, tp, group,
-                e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
-            return false;
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+        } catch (TimeoutException e) {
+            return "no answer within " + TIMEOUT_MS + " ms"; // a timeout has no message
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return "interrupted";
         }
     }
 }
