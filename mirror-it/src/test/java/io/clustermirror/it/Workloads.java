@@ -18,6 +18,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -113,6 +114,10 @@ final class Workloads {
     static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = cluster.admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+            // The controller answers once the topic is in its log; a broker serves it only once its own metadata has it, and a
+            // mirror started at once would be told the topic does not exist.
+            TestUtils.waitFor(() -> admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                .allMatch(p -> p.leader() != null && !p.leader().isEmpty()), Duration.ofSeconds(30), topic + " served by its brokers");
         }
     }
 
