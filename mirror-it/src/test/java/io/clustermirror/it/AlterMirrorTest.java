@@ -131,7 +131,7 @@ class AlterMirrorTest {
         String topic = "alter-orders";
         int partitions = 3;
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
         }
         String oldPassword = scram(ScramMechanism.SCRAM_SHA_512, Keystores.newPassword());
         Map<String, String> config = saslConfig(ALPHA, "SCRAM-SHA-512", oldPassword);

@@ -238,7 +238,7 @@ class CommandLogTest {
 
     private static void createSourceTopic(String topic) throws Exception {
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(clusters.source.bootstrapServers(), Map.of())) {
             Workloads.sendBatch(producer, topic, 0, "source", 10);

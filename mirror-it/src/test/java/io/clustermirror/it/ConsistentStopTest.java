@@ -64,7 +64,7 @@ class ConsistentStopTest {
      */
     private static Split split(String mirror, String committed, String open) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(committed, 1, (short) 1), new NewTopic(open, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(committed, 1, (short) 1), new NewTopic(open, 1, (short) 1)));
         }
         Map<String, String> config = MirrorAssertions.mirrorConfig(source);
         config.put(MirrorConfig.FETCH_ISOLATION_LEVEL, "read_uncommitted"); // the open topic then holds T's records
@@ -160,7 +160,7 @@ class ConsistentStopTest {
     @Test
     void theSourcesTransactionLogShowsASplitWhoseRecordsALaggingTopicNeverMirrored() throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic("logged-a", 1, (short) 1), new NewTopic("logged-b", 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("logged-a", 1, (short) 1), new NewTopic("logged-b", 1, (short) 1)));
         }
         mirrors.createClusterMirror("logged", MirrorAssertions.mirrorConfig(source)).all().get(); // read_committed
         mirrors.startMirrorTopics("logged", List.of("logged-a", "logged-b"), List.of()).all().get();
@@ -219,7 +219,7 @@ class ConsistentStopTest {
     @Test
     void aPlannedStopKeepsEveryTransactionWholeAcrossTopics() throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic("planned-a", 1, (short) 1), new NewTopic("planned-b", 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("planned-a", 1, (short) 1), new NewTopic("planned-b", 1, (short) 1)));
         }
         mirrors.createClusterMirror("planned", MirrorAssertions.mirrorConfig(source)).all().get();
         mirrors.startMirrorTopics("planned", List.of("planned-a", "planned-b"), List.of()).all().get();
@@ -289,8 +289,8 @@ class ConsistentStopTest {
         List<String> outs = List.of("rpw-out-a", "rpw-out-b");
         TopicPartition input = new TopicPartition(in, 0);
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(in, 1, (short) 1), new NewTopic(outs.get(0), 1, (short) 1),
-                new NewTopic(outs.get(1), 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(in, 1, (short) 1), new NewTopic(outs.get(0), 1, (short) 1),
+                new NewTopic(outs.get(1), 1, (short) 1)));
         }
         Map<String, String> config = MirrorAssertions.mirrorConfig(source);
         config.put(MirrorConfig.METADATA_REFRESH_INTERVAL_MS, "1000");

@@ -144,7 +144,7 @@ class ControlPlaneAuthorizationTest {
                 "the ACLs to reach the destination broker");
         }
         try (Admin src = source.admin()) {
-            src.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+            Workloads.createTopics(src, List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)));
         }
         Workloads.writeToEveryPartition(source.bootstrapServers(), TOPIC, PARTITIONS, "before", 5);
         admin.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(source)).all().get();
@@ -192,7 +192,7 @@ class ControlPlaneAuthorizationTest {
     void ordinaryTopicsKeepTheirAcls() throws Exception {
         String ordinary = "local-orders";
         try (Admin dst = destination.admin()) {
-            dst.createTopics(List.of(new NewTopic(ordinary, 1, (short) 1))).all().get();
+            Workloads.createTopics(dst, List.of(new NewTopic(ordinary, 1, (short) 1)));
             AclBinding write = allow(TOPIC_USER, ResourceType.TOPIC, ordinary, PatternType.LITERAL, AclOperation.WRITE);
             dst.createAcls(List.of(write)).all().get();
             TestUtils.waitFor(() -> dst.describeAcls(AclBindingFilter.ANY).values().get().contains(write), TIMEOUT,

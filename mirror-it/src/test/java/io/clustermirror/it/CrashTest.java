@@ -96,7 +96,7 @@ class CrashTest {
     /** Creates a source topic (one partition, three replicas) holding every kind of batch. */
     private static void createSourceTopic(String topic, int perBatch) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 3)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, perBatch);
     }
@@ -351,7 +351,7 @@ class CrashTest {
         Set<Long> mirroredIds = new HashSet<>();
         try (MirrorTestCluster collideSource = MirrorTestCluster.builder().name("crash-collide-source").brokers(3).start()) {
             try (Admin admin = collideSource.admin()) {
-                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+                Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 3)));
             }
             Workloads.writeWithManyProducers(collideSource.bootstrapServers(), topic, 120, 5);
             mirroredIds.addAll(MirrorAssertions.producerIds(collideSource, tp));

@@ -38,7 +38,7 @@ class DedicatedControllerFailoverTest {
         ProcessCluster destination = pair.destination;
         DedicatedControllerTest.mirrorTopic(pair.source, destination, pair.mirrors, "failover", topic);
         try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic("failover-plain", 1, (short) 2))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("failover-plain", 1, (short) 2)));
             DedicatedControllerTest.assertControllerChangesRefused(admin, topic);
 
             int active = activeController(admin);

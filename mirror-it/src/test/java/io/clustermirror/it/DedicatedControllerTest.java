@@ -84,7 +84,7 @@ class DedicatedControllerTest {
             assertEquals(1, partitions(admin, topic), "no partition added");
             assertFalse(explicitConfigs(admin, topic).containsKey("retention.ms"), "retention.ms unchanged");
 
-            admin.createTopics(List.of(new NewTopic("dc-plain", 1, (short) 2))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("dc-plain", 1, (short) 2)));
             admin.createPartitions(Map.of("dc-plain", NewPartitions.increaseTo(2))).all().get();
             admin.incrementalAlterConfigs(Map.of(resource("dc-plain"), List.of(retention("1")))).all().get();
             // A broker serves DescribeConfigs from its metadata, which follows the controller's change a moment later.
@@ -122,7 +122,7 @@ class DedicatedControllerTest {
         String topic = "dc-closed";
         mirrorTopic("dc-closed", topic);
         try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic("dc-other", 1, (short) 2))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("dc-other", 1, (short) 2)));
         }
         destination.stop(BROKER_B);
         destination.stop(CONTROLLER);
@@ -177,7 +177,7 @@ class DedicatedControllerTest {
     static void mirrorTopic(TestCluster source, TestCluster destination, ClusterMirrorAdmin mirrors, String mirror, String topic,
                             Map<String, String> mirrorConfigs) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 3);
         Map<String, String> config = new HashMap<>(MirrorAssertions.mirrorConfig(source));

@@ -163,8 +163,8 @@ class ExactlyOnceFailoverTest {
 
     private static void createTopics(Map<String, Map<String, String>> topics) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(topics.entrySet().stream()
-                .map(t -> new NewTopic(t.getKey(), PARTITIONS, (short) 1).configs(t.getValue())).toList()).all().get();
+            Workloads.createTopics(admin, topics.entrySet().stream()
+                .map(t -> new NewTopic(t.getKey(), PARTITIONS, (short) 1).configs(t.getValue())).toList());
         }
     }
 

@@ -69,7 +69,7 @@ class FailbackTest {
         String topic = "orders";
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = a.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 2))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 2)));
         }
         writeIdempotentAndTransactional(a, topic, "a1");
         mirrorsOnB.createClusterMirror("from-a", MirrorAssertions.mirrorConfig(a)).all().get();

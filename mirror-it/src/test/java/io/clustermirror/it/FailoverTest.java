@@ -50,7 +50,7 @@ class FailoverTest {
 
     private static void createSourceTopic(String topic, int partitions) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
         }
     }
 

@@ -28,7 +28,7 @@ class ForeignWritesTest {
         String topic = "foreign-abort";
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         Workloads.writeAllKinds(clusters.source.bootstrapServers(), topic, 1, 2);
         clusters.mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(clusters.source)).all().get();

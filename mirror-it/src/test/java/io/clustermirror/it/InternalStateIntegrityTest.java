@@ -74,7 +74,7 @@ class InternalStateIntegrityTest {
     static void mirrorTheTopic() throws Exception {
         broker = clusters.destination.brokerIds().iterator().next();
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)));
         }
         Workloads.writeIdempotentAndTransactional(clusters.source.bootstrapServers(), TOPIC, "before");
         clusters.mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(clusters.source)).all().get();
@@ -267,7 +267,7 @@ class InternalStateIntegrityTest {
             if (admin.listTopics().names().get().contains(topic)) {
                 return;
             }
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         Workloads.writeIdempotentAndTransactional(clusters.source.bootstrapServers(), topic, "before-stop");
         clusters.mirrors.startMirrorTopics(MIRROR, List.of(topic), List.of()).all().get();

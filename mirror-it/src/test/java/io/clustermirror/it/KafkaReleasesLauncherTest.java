@@ -56,7 +56,7 @@ class KafkaReleasesLauncherTest {
             assertTrue(output.contains("launcher on Kafka " + release), "the launcher runs Kafka " + release + ":\n"
                 + output.substring(Math.max(0, output.length() - 3000)));
             try (Admin admin = source.admin()) {
-                admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+                Workloads.createTopics(admin, List.of(new NewTopic(topic, 2, (short) 1)));
             }
             Workloads.writeAllKinds(source.bootstrapServers(), topic, 2, 2);
             Path config = Files.writeString(Files.createTempFile("launcher-mirror-", ".properties"),

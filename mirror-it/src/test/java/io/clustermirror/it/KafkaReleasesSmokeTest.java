@@ -102,7 +102,7 @@ class KafkaReleasesSmokeTest {
     @Order(1)
     void mirrorsEveryKindOfBatchWithTheSameOffsetsAndBytes() throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic(), PARTITIONS, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic(), PARTITIONS, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic(), PARTITIONS, 4);
         mirrors.createClusterMirror(mirror(), MirrorAssertions.mirrorConfig(source)).all().get();

@@ -42,7 +42,7 @@ class LagMsTest {
         MirrorTestCluster destination = clusters.destination;
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)));
         }
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
             Workloads.sendBatch(producer, TOPIC, 0, "before", 5);

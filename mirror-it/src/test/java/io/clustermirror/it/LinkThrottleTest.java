@@ -57,7 +57,7 @@ class LinkThrottleTest {
     @Test
     void aLimitedMirrorCopiesNoFasterThanTheLimitAndFinishesOnceAnAlterRemovesIt() throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)));
         }
         writeIncompressibleRecords();
         Map<String, String> config = MirrorAssertions.mirrorConfig(source);

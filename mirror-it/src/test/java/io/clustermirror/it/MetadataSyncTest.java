@@ -585,7 +585,7 @@ class MetadataSyncTest {
 
     private static void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)));
         }
     }
 

@@ -313,7 +313,7 @@ class MirrorSecretsTest {
 
     private static void createSourceTopic(String topic) throws Exception {
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         Workloads.writeAllKinds(clusters.source.bootstrapServers(), topic, 1, 3);
     }

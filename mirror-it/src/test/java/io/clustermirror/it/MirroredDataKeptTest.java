@@ -97,7 +97,7 @@ class MirroredDataKeptTest {
      */
     private static MirrorAssertions.MirroredLog mirrorFully(String mirror, TopicPartition tp) throws Exception {
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(tp.topic(), 1, (short) 1)));
         }
         Workloads.writeAllKinds(clusters.source.bootstrapServers(), tp.topic(), 1, 3);
         clusters.mirrors.createClusterMirror(mirror, MirrorAssertions.mirrorConfig(clusters.source)).all().get();

@@ -65,7 +65,7 @@ class MirroringCoreTest {
 
     private static void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 2).configs(configs))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 2).configs(configs)));
         }
     }
 
@@ -149,7 +149,7 @@ class MirroringCoreTest {
         startMirror("readonly", "readonly");
         MirrorAssertions.awaitCaughtUp(source, destination, "readonly", 1);
         try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic("writable", 1, (short) 3))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("writable", 1, (short) 3)));
         }
         // The destination's own ACLs on ordinary topics: ControlPlaneAuthorizationTest, on a destination that authenticates
         // its clients (here every client is the PLAINTEXT listener's User:ANONYMOUS, a super user).

@@ -39,7 +39,7 @@ class MirroringSmokeTest {
     @Test
     void mirrorsATopicWithIdenticalOffsetsAndBytes() throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic("smoke", 2, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("smoke", 2, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), "smoke", 2, 5);
         try (ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
@@ -58,7 +58,7 @@ class MirroringSmokeTest {
     @Test
     void theCommandLineToolDrivesAMirrorAndNamesErrors(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic("cli-topic", 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic("cli-topic", 1, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), "cli-topic", 1, 3);
         Path config = dir.resolve("mirror.properties");

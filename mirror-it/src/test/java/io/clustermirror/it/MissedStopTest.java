@@ -48,7 +48,7 @@ class MissedStopTest {
              ProcessCluster destination = ProcessCluster.start("missed-stop-destination", 5);
              ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
             try (Admin admin = source.admin()) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+                Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)));
             }
             Workloads.writeToEveryPartition(source.bootstrapServers(), TOPIC, 1, "committed", 3);
             int stale;
@@ -150,7 +150,7 @@ class MissedStopTest {
              ProcessCluster destination = ProcessCluster.start("missed-cut-destination", 3);
              ClusterMirrorAdmin mirrors = ClusterMirrorAdmin.create(destination.clientProperties())) {
             try (Admin admin = source.admin()) {
-                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+                Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
             }
             Workloads.writeToEveryPartition(source.bootstrapServers(), topic, 1, "before", 3);
             mirrors.createClusterMirror(topic, MirrorAssertions.mirrorConfig(source)).all().get();

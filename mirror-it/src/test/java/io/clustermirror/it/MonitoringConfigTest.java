@@ -59,7 +59,7 @@ class MonitoringConfigTest {
         source = clusters.source;
         destination = clusters.destination;
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), TOPIC, 1, RECORDS / 4);
         clusters.mirrors.createClusterMirror("mon", MirrorAssertions.mirrorConfig(source)).all().get();

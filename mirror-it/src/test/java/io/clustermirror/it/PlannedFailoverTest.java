@@ -151,7 +151,7 @@ class PlannedFailoverTest {
 
     private static void createSourceTopic(String topic, int partitions) throws Exception {
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1)));
         }
     }
 

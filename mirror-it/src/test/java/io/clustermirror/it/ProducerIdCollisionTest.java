@@ -51,7 +51,7 @@ class ProducerIdCollisionTest {
         TopicPartition tp = new TopicPartition(topic, 0);
         MirrorTestCluster source = clusters.source;
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 3)));
         }
         Workloads.writeWithManyProducers(source.bootstrapServers(), topic, 150, 5);
         Set<Long> mirroredIds = MirrorAssertions.producerIds(source, tp);

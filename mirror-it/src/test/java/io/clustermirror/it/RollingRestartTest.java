@@ -168,10 +168,10 @@ class RollingRestartTest {
      */
     private static void mirrorNextToAnOrdinaryTopic(String mirror, String mirrored, String ordinary) throws Exception {
         try (Admin admin = destination.admin()) {
-            admin.createTopics(List.of(new NewTopic(ordinary, PARTITIONS, (short) 2))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(ordinary, PARTITIONS, (short) 2)));
         }
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(mirrored, PARTITIONS, (short) 3))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(mirrored, PARTITIONS, (short) 3)));
         }
         Workloads.writeWithManyProducers(source.bootstrapServers(), mirrored, 30, 3);
         mirrors.createClusterMirror(mirror, MirrorAssertions.mirrorConfig(source)).all().get();

@@ -78,7 +78,7 @@ class RollingUpgradeTest {
                 "node " + node + " runs Kafka " + fromRelease);
         }
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(live, PARTITIONS, (short) 1), new NewTopic(stopped, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(live, PARTITIONS, (short) 1), new NewTopic(stopped, 1, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), live, PARTITIONS, 3);
         Workloads.writeIdempotentAndTransactional(source.bootstrapServers(), stopped, "before-upgrade");

@@ -100,8 +100,7 @@ class ScaleSmokeTest {
         MirrorTestCluster destination = clusters.destination;
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         try (Admin admin = source.admin()) {
-            admin.createTopics(TOPIC_NAMES.stream().map(t -> new NewTopic(t, PARTITIONS_PER_TOPIC, (short) 1)).toList())
-                .all().get(60, TimeUnit.SECONDS);
+            Workloads.createTopics(admin, TOPIC_NAMES.stream().map(t -> new NewTopic(t, PARTITIONS_PER_TOPIC, (short) 1)).toList());
         }
         writeToEveryPartition(source, 3);
         mirrors.startMirrorTopics(MIRROR, TOPIC_NAMES, List.of()).all().get();
@@ -150,7 +149,7 @@ class ScaleSmokeTest {
     void aWaitWhoseSourceFallsSilentNamesThePartitionsBehindAtItsTimeout() throws Exception {
         String topic = "smoke-wait";
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         AtomicInteger checks = new AtomicInteger();
         ProgressListener silenceTheSourceAfterTheFirstCheck = progress -> {

@@ -324,7 +324,7 @@ class SecureSourceTest {
         String topic = "secure-no-configs";
         String user = "mirror-no-configs";
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         String password = scramUser(user, Keystores.newPassword());
         grant("User:" + user, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ);
@@ -456,7 +456,7 @@ class SecureSourceTest {
 
     private static void createSourceTopicWithAllKinds(String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic, partitions, 3);
     }
@@ -495,9 +495,9 @@ class SecureSourceTest {
     private static void giveTheSourceMirrorState() throws Exception {
         try (Admin admin = source.admin();
              KafkaProducer<byte[], byte[]> producer = Workloads.producer(source.bootstrapServers(), Map.of())) {
-            admin.createTopics(List.of(
+            Workloads.createTopics(admin, List.of(
                 new NewTopic(InternalTopics.METADATA, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")),
-                new NewTopic(InternalTopics.STATE, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
+                new NewTopic(InternalTopics.STATE, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))));
             producer.send(new ProducerRecord<>(InternalTopics.METADATA, Workloads.bytes("mirror:never-here"), null)).get();
             producer.send(new ProducerRecord<>(InternalTopics.STATE, Workloads.bytes("never-here/none/0"), null)).get();
         }

@@ -59,7 +59,7 @@ class SourceProblemsTest {
     private static TopicPartition mirroredTopic(String mirror, String topic, int records, Map<String, String> mirrorConfigs)
             throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         produce(topic, records);
         Map<String, String> config = MirrorAssertions.mirrorConfig(source);
@@ -200,7 +200,7 @@ class SourceProblemsTest {
             admin.deleteTopics(List.of(tp.topic())).all().get();
             TestUtils.waitFor(() -> {
                 try {
-                    admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+                    Workloads.createTopics(admin, List.of(new NewTopic(tp.topic(), 1, (short) 1)));
                     return true;
                 } catch (ExecutionException notYet) {
                     return false; // the deletion is still under way

@@ -84,7 +84,7 @@ abstract class SourceReleaseContract {
 
     void createSourceTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)));
         }
     }
 

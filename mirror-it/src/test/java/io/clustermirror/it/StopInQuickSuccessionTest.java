@@ -49,7 +49,7 @@ class StopInQuickSuccessionTest {
         MirrorTestCluster destination = clusters.destination;
         ClusterMirrorAdmin mirrors = clusters.mirrors;
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)));
         }
         Workloads.writeToEveryPartition(source.bootstrapServers(), TOPIC, PARTITIONS, "committed", 3);
         // On every partition A's records, then B's, then A's commit: the source's last stable offset stops at B's first

@@ -107,7 +107,7 @@ class StopUnderFireTest {
         String topic = "fire-" + fault.name().toLowerCase(Locale.ROOT) + "-" + step.id();
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = source.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, 1, (short) 1)));
         }
         Workloads.writeAllKinds(source.bootstrapServers(), topic, 1, 3);
         AtomicBoolean writing = new AtomicBoolean(true);

@@ -69,7 +69,7 @@ class TopologiesTest {
     private static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = cluster.admin()) {
             short rf = (short) Math.min(2, cluster.brokerIds().size());
-            admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(configs))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, partitions, rf).configs(configs)));
         }
     }
 
@@ -119,7 +119,7 @@ class TopologiesTest {
         TopicPartition scratch = new TopicPartition("pid-scratch", 0);
         try (Admin admin = cluster.admin()) {
             if (!admin.listTopics().names().get().contains(scratch.topic())) {
-                admin.createTopics(List.of(new NewTopic(scratch.topic(), 1, (short) 1))).all().get();
+                Workloads.createTopics(admin, List.of(new NewTopic(scratch.topic(), 1, (short) 1)));
             }
         }
         for (int i = 0; i < producers; i++) {
@@ -392,8 +392,8 @@ class TopologiesTest {
         int leader = ids.get(0);
         int follower = ids.get(1);
         try (Admin admin = a.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(leader, follower)))
-                .configs(Map.of("unclean.leader.election.enable", "true", "min.insync.replicas", "1")))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, Map.of(0, List.of(leader, follower)))
+                .configs(Map.of("unclean.leader.election.enable", "true", "min.insync.replicas", "1"))));
         }
         TestUtils.waitFor(() -> a.leaderOf(tp) == leader, MirrorAssertions.TIMEOUT, "broker " + leader + " leads " + tp);
         Workloads.writeIdempotentAndTransactional(a.bootstrapServers(), topic, "unclean-1");

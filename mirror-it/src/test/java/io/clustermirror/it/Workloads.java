@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ import java.util.Properties;
 import java.util.Queue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -113,12 +115,23 @@ final class Workloads {
     /** Creates a topic of {@code partitions} partitions at replication factor 1 on the cluster, with {@code configs}. */
     static void createTopic(MirrorTestCluster cluster, String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = cluster.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs))).all().get();
-            // The controller answers once the topic is in its log; a broker serves it only once its own metadata has it, and a
-            // mirror started at once would be told the topic does not exist.
-            TestUtils.waitFor(() -> admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                .allMatch(p -> p.leader() != null && !p.leader().isEmpty()), Duration.ofSeconds(30), topic + " served by its brokers");
+            createTopics(admin, List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)));
         }
+    }
+
+    /**
+     * Creates the topics and waits until the cluster serves every partition of them. The controller answers once the topics
+     * are in its log, but a broker serves them only once its own metadata has them: a producer sending at once is told it
+     * is no leader (and an idempotent one can then retry out of order for its whole delivery timeout), and a mirror started
+     * at once is told the topics do not exist.
+     */
+    static void createTopics(Admin admin, Collection<NewTopic> topics) throws Exception {
+        admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        List<String> names = topics.stream().map(NewTopic::name).toList();
+        TestUtils.waitFor(() -> admin.describeTopics(names).allTopicNames().get().values().stream()
+                .flatMap(description -> description.partitions().stream())
+                .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty()),
+            Duration.ofSeconds(60), "every partition of " + names + " served by a leader");
     }
 
     /** Sends {@code count} records of {@link #record} to partition 0 of the topic with a new idempotent producer. */

@@ -75,7 +75,7 @@ class WritePathsTest {
     @BeforeAll
     static void mirrorAllKinds() throws Exception {
         try (Admin admin = clusters.source.admin()) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)));
         }
         Workloads.writeAllKinds(clusters.source.bootstrapServers(), TOPIC, PARTITIONS, 2);
         clusters.mirrors.createClusterMirror(MIRROR, MirrorAssertions.mirrorConfig(clusters.source)).all().get();
@@ -121,7 +121,7 @@ class WritePathsTest {
     void anOrdinaryTopicOfTheDestinationTakesIt(Write write) throws Exception {
         String topic = "ordinary-" + write.name().toLowerCase(Locale.ROOT).replace('_', '-');
         try (Admin admin = clusters.destination.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 3))).all().get();
+            Workloads.createTopics(admin, List.of(new NewTopic(topic, PARTITIONS, (short) 3)));
         }
         try (KafkaProducer<byte[], byte[]> producer = Workloads.producer(clusters.destination.bootstrapServers(), Map.of())) {
             Workloads.sendBatch(producer, topic, 0, "ordinary", 2); // records to delete
