@@ -39,7 +39,9 @@ import java.util.function.Supplier;
  * {@link SourceTransaction#LONGEST_MS} back when a group's partition is first followed. Reading needs READ and DESCRIBE on
  * the topic {@value SourceOffsetCommit#LOG} for the mirror's source principal; without it the follower reports the problem
  * and tries again {@link TransactionLogFollower#RETRY_MS} later, and a consistent stop leaves such groups' offsets as the
- * sync copied them (at most the cut). Not thread-safe: one step at a time, on the sync's thread.
+ * sync copied them (at most the cut). A record that does not decode is skipped with a note. A step reads for at most
+ * {@link TransactionLogFollower#MAX_STEP_MS}, so that a long backlog does not hold the sync's other work. Not thread-safe:
+ * one step at a time, on the sync's thread.
  */
 final class GroupCommitFollower implements AutoCloseable {
     private static final long TIMEOUT_MS = 10_000;
@@ -87,7 +89,7 @@ final class GroupCommitFollower implements AutoCloseable {
      * Reads what the followed partitions hold now and keeps the transactional commits of synced groups.
      *
      * @return true if every followed partition was read to its high watermark (or there is none to follow): every
-     *         commit written before the step began is kept
+     *         commit written before the step began is kept; false if a partition is still behind or could not be read
      */
     boolean step() {
         Set<String> synced = groups.get();
@@ -113,11 +115,13 @@ final class GroupCommitFollower implements AutoCloseable {
                     commits.put(p, new TransactionalCommits(mirror, p));
                 }
             }
+            long until = time.milliseconds() + TransactionLogFollower.MAX_STEP_MS;
+            boolean caughtUp = true;
             for (int p : List.copyOf(positions.keySet())) {
-                follow(p, synced, topics);
+                caughtUp &= follow(p, synced, topics, until);
             }
             problems.resolved(PROBLEM);
-            return true;
+            return caughtUp;
         } catch (org.apache.kafka.common.errors.InterruptException e) {
             Thread.currentThread().interrupt(); // the sync is closing: nothing to report
             close();
@@ -166,21 +170,31 @@ final class GroupCommitFollower implements AutoCloseable {
     }
 
     /**
-     * Reads one partition of the log from its position to its high watermark. The position moves batch by batch, so that
-     * after a failure the next attempt neither reads a batch twice nor skips one.
+     * Reads one partition of the log from its position towards its high watermark, until {@code untilMs}. The position moves
+     * batch by batch, so that after a failure the next attempt neither reads a batch twice nor skips one.
+     *
+     * @return true if the partition was read to its high watermark; false if the time ran out first (the next step goes on)
      */
-    private void follow(int p, Set<String> synced, Set<String> topics) {
-        RawLogReader.BatchStream batches = reader.stream(new TopicPartition(SourceOffsetCommit.LOG, p), positions.get(p), Long.MAX_VALUE);
+    private boolean follow(int p, Set<String> synced, Set<String> topics, long untilMs) {
+        TopicPartition tp = new TopicPartition(SourceOffsetCommit.LOG, p);
+        RawLogReader.BatchStream batches = reader.stream(tp, positions.get(p), Long.MAX_VALUE);
         while (batches.hasNext()) {
             StoredBatch b = batches.next();
-            for (SourceOffsetCommitRecord r : commits.get(p).read(b, c -> synced.contains(c.group()) && topics.contains(c.topic()))) {
+            List<SourceOffsetCommitRecord> committed = commits.get(p).read(b, c -> synced.contains(c.group()) && topics.contains(c.topic()),
+                (reason, offset) -> problems.note("decode " + tp, "Mirror '" + mirror + "': skipping a record of the source's " + tp
+                    + " at offset " + offset + " that does not decode (" + reason + "); a consistent stop keeps the synced offset of its group"));
+            for (SourceOffsetCommitRecord r : committed) {
                 ProducerRecord<byte[], byte[]> kept = new ProducerRecord<>(InternalTopics.TRANSACTIONS, mirror.getBytes(StandardCharsets.UTF_8),
                     RecordCodec.encodeOffsetCommit(r));
                 kept.headers().add(SourceOffsetCommitRecord.KIND_HEADER, SourceOffsetCommitRecord.KIND.getBytes(StandardCharsets.UTF_8));
                 producer.send(kept);
             }
             positions.put(p, b.nextOffset());
+            if (time.milliseconds() >= untilMs) {
+                return !batches.hasNext();
+            }
         }
+        return true;
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -38,11 +39,12 @@ final class TransactionalCommits {
     /**
      * Reads the next batch of the partition.
      *
-     * @param wanted which commits to keep (the mirror's synced groups and topics)
+     * @param wanted      which commits to keep (the mirror's synced groups and topics)
+     * @param undecodable told the offset and the reason of each record that does not decode; the record is skipped, so
+     *                    one corrupt commit does not stop the following of every other
      * @return the commits a COMMIT marker in this batch made final, in log order; none for any other batch
-     * @throws IllegalArgumentException if a record of a transactional batch is an offset commit that does not decode
      */
-    List<SourceOffsetCommitRecord> read(StoredBatch batch, Predicate<SourceOffsetCommit> wanted) {
+    List<SourceOffsetCommitRecord> read(StoredBatch batch, Predicate<SourceOffsetCommit> wanted, ObjLongConsumer<String> undecodable) {
         if (!batch.isV2() || !batch.isTransactional()) {
             return List.of();
         }
@@ -56,7 +58,14 @@ final class TransactionalCommits {
                 logPartition, batch.baseOffset(), batch.maxTimestamp())).toList();
         }
         for (StoredRecord r : batch.records()) {
-            SourceOffsetCommit.of(r.key(), r.value()).filter(wanted).ifPresent(c ->
+            Optional<SourceOffsetCommit> commit;
+            try {
+                commit = SourceOffsetCommit.of(r.key(), r.value());
+            } catch (IllegalArgumentException e) {
+                undecodable.accept(e.getMessage(), r.offset());
+                continue;
+            }
+            commit.filter(wanted).ifPresent(c ->
                 open.computeIfAbsent(batch.producerId(), id -> new ArrayList<>()).add(new Pending(c, batch.producerEpoch())));
         }
         return List.of();

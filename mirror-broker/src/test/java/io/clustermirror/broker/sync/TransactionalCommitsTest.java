@@ -17,13 +17,16 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Batches of a source's {@code __consumer_offsets} partition as Kafka's own writers make them, read in log order. */
 class TransactionalCommitsTest {
     private final TransactionalCommits commits = new TransactionalCommits("dr", 12);
+    private final List<String> undecodable = new ArrayList<>();
     private long nextOffset;
 
     private static SimpleRecord offsetCommit(String group, String topic, int partition, long offset) {
@@ -62,7 +65,8 @@ class TransactionalCommitsTest {
     private List<SourceOffsetCommitRecord> read(StoredBatch... batches) {
         List<SourceOffsetCommitRecord> out = new ArrayList<>();
         for (StoredBatch b : batches) {
-            out.addAll(commits.read(b, c -> c.group().equals("app") && c.topic().equals("orders")));
+            out.addAll(commits.read(b, c -> c.group().equals("app") && c.topic().equals("orders"),
+                (reason, offset) -> undecodable.add(offset + ": " + reason)));
         }
         return out;
     }
@@ -91,5 +95,20 @@ class TransactionalCommitsTest {
             transactional(7, 4, offsetCommit("other", "orders", 0, 1), offsetCommit("app", "payments", 0, 2)),
             plain(groupMetadata),
             marker(7, 5, true)));
+    }
+
+    @Test
+    void aCommitThatDoesNotDecodeIsSkippedAndNamedWhileTheOthersOfItsTransactionAreKept() {
+        byte[] key = bytes(MessageUtil.toCoordinatorTypePrefixedByteBuffer(new OffsetCommitKey().setGroup("app").setTopic("orders")
+            .setPartition(0)));
+        SimpleRecord truncated = new SimpleRecord(1_000L, Arrays.copyOf(key, key.length - 3), new byte[0]);
+
+        List<SourceOffsetCommitRecord> kept = read(
+            transactional(7, 3, offsetCommit("app", "orders", 0, 40), truncated, offsetCommit("app", "orders", 1, 9)),
+            marker(7, 4, true));
+
+        assertEquals(List.of("orders-0@40", "orders-1@9"), kept.stream().map(r -> r.topic() + "-" + r.partition() + "@" + r.offset()).toList());
+        assertEquals(1, undecodable.size(), undecodable.toString());
+        assertTrue(undecodable.get(0).startsWith("1: a __consumer_offsets "), undecodable.toString());
     }
 }
