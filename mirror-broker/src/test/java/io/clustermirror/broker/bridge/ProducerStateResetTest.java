@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import static io.clustermirror.broker.TestBatches.concat;
 import static io.clustermirror.broker.fetch.TestClusters.leader;
 import static io.clustermirror.testsupport.TestUtils.waitFor;
+import static io.clustermirror.testsupport.TestUtils.waitForValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -326,10 +327,13 @@ class ProducerStateResetTest {
             producer.commitTransaction();
         }
         try (Admin admin = cluster.admin()) {
-            List<ProducerState> states = admin.describeProducers(List.of(scratch)).partitionResult(scratch).get()
-                .activeProducers();
-            assertEquals(1, states.size(), String.valueOf(states));
-            return states.get(0);
+            // commitTransaction returns once the coordinator logged the commit; the marker, which carries the bumped epoch,
+            // reaches the partition after. Until then the partition shows the transaction open at the old epoch.
+            return waitForValue(() -> {
+                List<ProducerState> states = admin.describeProducers(List.of(scratch)).partitionResult(scratch).get().activeProducers();
+                assertEquals(1, states.size(), String.valueOf(states));
+                return Optional.of(states.get(0)).filter(state -> state.currentTransactionStartOffset().isEmpty());
+            }, Duration.ofMillis(WAIT_MS), "the scratch transaction's commit marker on " + scratch);
         }
     }
 
