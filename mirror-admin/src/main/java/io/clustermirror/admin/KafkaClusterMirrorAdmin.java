@@ -12,6 +12,7 @@ import io.clustermirror.admin.internals.TransactionTails;
 import io.clustermirror.admin.internals.VerificationProgress;
 import io.clustermirror.common.ChunkedListOffsets;
 import io.clustermirror.common.ClusterMirrorException;
+import io.clustermirror.common.DesiredState;
 import io.clustermirror.common.InternalTopics;
 import io.clustermirror.common.ListenerProbe;
 import io.clustermirror.common.LogEnds;
@@ -238,7 +239,17 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
                 .filter(name -> image.mirror(name).isPresent())
                 .flatMap(name -> MirrorDescriptions.reportedPartitionsOf(image, name).stream())
                 .collect(Collectors.toList());
-            return new Snapshot(image, destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline));
+            Map<String, StopTransactions> transactions = new HashMap<>();
+            if (options.includeTransactions()) {
+                for (String name : distinctNames) {
+                    List<TopicPartition> mirroring = image.topicsOf(name).stream().filter(t -> t.desired() != DesiredState.STOPPED)
+                        .flatMap(t -> IntStream.range(0, t.partitions()).mapToObj(p -> new TopicPartition(t.topic(), p))).toList();
+                    if (!mirroring.isEmpty()) {
+                        transactions.put(name, stopTransactions(image, name, mirroring, deadline));
+                    }
+                }
+            }
+            return new Snapshot(image, destinationEndOffsets(partitions, IsolationLevel.READ_UNCOMMITTED, deadline), transactions);
         });
         // One read serves every name; a missing name fails only its own future.
         Map<String, KafkaFuture<ClusterMirrorDescription>> futures = new LinkedHashMap<>();
@@ -246,7 +257,10 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
             futures.put(name, snapshot.thenApply(s -> {
                 MirrorRecord mirror = s.image().mirror(name).orElseThrow(() ->
                     new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR, "no mirror named '" + name + "'"));
-                return MirrorDescriptions.description(s.image(), mirror, s.destinationEndOffsets(), time.milliseconds());
+                ClusterMirrorDescription described = MirrorDescriptions.description(s.image(), mirror, s.destinationEndOffsets(),
+                    time.milliseconds());
+                StopTransactions transactions = s.transactions().get(name);
+                return transactions == null ? described : described.withTransactions(transactions);
             }));
         }
         return new DescribeClusterMirrorsResult(futures);
@@ -1100,7 +1114,7 @@ final class KafkaClusterMirrorAdmin implements ClusterMirrorAdmin {
         }
     }
 
-    private record Snapshot(MirrorImage image, Map<TopicPartition, Long> destinationEndOffsets) {
+    private record Snapshot(MirrorImage image, Map<TopicPartition, Long> destinationEndOffsets, Map<String, StopTransactions> transactions) {
     }
 
     private static final class Operation<T> implements Runnable {

@@ -1,6 +1,9 @@
 package io.clustermirror.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.clustermirror.admin.ClusterMirrorAdmin;
+import io.clustermirror.admin.DescribeClusterMirrorsOptions;
 import io.clustermirror.admin.MirrorPartitionDescription;
 import io.clustermirror.admin.MirrorTopicsOptions;
 import io.clustermirror.admin.MirrorTopicsResult;
@@ -149,6 +152,14 @@ class ConsistentStopTest {
         assertEquals(RECORDS, preview.extraRecords());
         assertTrue(preview.sourceLogCurrent(), "the sync follows the reachable source's logs: the analysis waited until they were "
             + "read past it; " + preview);
+        StopTransactions described = mirrors.describeClusterMirrors(List.of("plain"),
+            new DescribeClusterMirrorsOptions().includeTransactions(true)).all().get().get("plain").transactions().orElseThrow();
+        assertEquals(preview.split(), described.split(), "--describe --transactions analyses the mirror's mirroring topics alike");
+        CliRun json = CliRun.run(destination.bootstrapServers(), "--describe", "--mirror", "plain", "--transactions", "--json");
+        assertEquals(0, json.exit(), json.err());
+        JsonNode transactions = new ObjectMapper().readTree(json.out()).get("mirrors").get(0).get("transactions");
+        assertEquals(1, transactions.get("split_transactions").size(), json.out());
+        assertEquals(RECORDS, transactions.get("extra_records").asLong(), json.out());
 
         mirrors.stopMirrorTopics("plain", List.of("plain-a", "plain-b"), List.of()).all().get();
         MirrorAssertions.awaitState(mirrors, "plain", "plain-a", 1, PartitionState.STOPPED);

@@ -18,6 +18,7 @@ import static io.clustermirror.admin.cli.CommandOptions.PLANNED;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_BOOTSTRAP_SERVER;
 import static io.clustermirror.admin.cli.CommandOptions.SOURCE_COMMAND_CONFIG;
 import static io.clustermirror.admin.cli.CommandOptions.TOPICS;
+import static io.clustermirror.admin.cli.CommandOptions.TRANSACTIONS;
 import static io.clustermirror.admin.cli.CommandOptions.WAIT;
 
 /** The tool's actions, with the action-specific options each requires or accepts. */
@@ -28,7 +29,7 @@ public enum Action {
         List.of(MIRROR), List.of()),
     LIST("--list", "List the mirrors, one per line.", "--list", List.of(), List.of(JSON)),
     DESCRIBE("--describe", "Show a mirror's configs (secrets hidden) and the state of each partition of its "
-        + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON)),
+        + "topics; every mirror's without --mirror.", "--describe --mirror dr", List.of(), List.of(MIRROR, JSON, TRANSACTIONS)),
     START("--start", "Start mirroring source topics into read-only destination topics of the same names.",
         "--start --mirror dr --topics 'orders,payments-.*'", List.of(MIRROR, TOPICS),
         List.of(EXCLUDE, DISCARD_LOCAL_WRITES, DRY_RUN, WAIT, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, JSON)),

@@ -141,7 +141,8 @@ public final class ClusterMirrorsCommand {
                     : admin.listClusterMirrors(new ListClusterMirrorsOptions().timeoutMs(options.timeoutMs()))
                         .names().get();
                 Collection<ClusterMirrorDescription> descriptions = admin.describeClusterMirrors(names,
-                    new DescribeClusterMirrorsOptions().timeoutMs(options.timeoutMs())).all().get().values();
+                    new DescribeClusterMirrorsOptions().timeoutMs(options.timeoutMs()).includeTransactions(options.transactions()))
+                    .all().get().values();
                 out.print(options.json() ? OutputFormatter.describeJson(descriptions)
                     : OutputFormatter.describeTable(descriptions));
             }

@@ -37,6 +37,7 @@ public final class CommandOptions {
     static final String PLANNED = "--planned";
     static final String CONSISTENT = "--consistent";
     static final String WAIT = "--wait";
+    static final String TRANSACTIONS = "--transactions";
     static final String SOURCE_BOOTSTRAP_SERVER = "--source-bootstrap-server";
     static final String SOURCE_COMMAND_CONFIG = "--source-command-config";
     static final String ADD_CONFIG = "--add-config";
@@ -98,6 +99,11 @@ public final class CommandOptions {
             + "would have split and the records it cuts beyond one. It sees the destination's mirrored data and what the "
             + "mirror kept of the source's transaction log; its 'Not seen:' lines say what neither shows (--stop --dry-run "
             + "shows the same analysis without stopping).", "--stop --mirror dr --topics 'orders|payments' --consistent"),
+        new OptionSpec(TRANSACTIONS, "", "For --describe: also show, per mirror, how many committed transactions of the source a "
+            + "plain stop of all its mirroring topics would split across partitions now, and how many records a consistent stop "
+            + "would cut beyond a plain one. It reads the tail of every mirroring partition and waits, while the source answers, "
+            + "for the mirror to have read the source's transaction log past that read (a few seconds): the same analysis as "
+            + "--stop --dry-run, which lists the transactions.", "--describe --mirror dr --transactions"),
         new OptionSpec(WAIT, "", "For --start: once the start is applied, wait until every partition of the started topics "
             + "is MIRRORING and holds all the source holds (read from the source, as --stop --planned reads it). If "
             + "--timeout-ms passes first, the topics stay started and the tool exits 1 naming the partitions not caught up "
@@ -127,6 +133,7 @@ public final class CommandOptions {
     private final boolean dryRun;
     private final boolean planned;
     private final boolean consistent;
+    private final boolean transactions;
     private final boolean waitUntilCaughtUp;
     private final Properties sourceClientProperties;
     private final ConfigChanges configChanges;
@@ -139,7 +146,7 @@ public final class CommandOptions {
     private CommandOptions(Action action, Properties clientProperties, Integer timeoutMs, String mirror,
                            Map<String, String> mirrorConfigs, List<String> topics, List<String> excludes,
                            boolean json, boolean discardLocalWrites, boolean dryRun, boolean planned, boolean consistent,
-                           boolean waitUntilCaughtUp, Properties sourceClientProperties, ConfigChanges configChanges) {
+                           boolean transactions, boolean waitUntilCaughtUp, Properties sourceClientProperties, ConfigChanges configChanges) {
         this.action = action;
         this.clientProperties = clientProperties;
         this.timeoutMs = timeoutMs;
@@ -152,6 +159,7 @@ public final class CommandOptions {
         this.dryRun = dryRun;
         this.planned = planned;
         this.consistent = consistent;
+        this.transactions = transactions;
         this.waitUntilCaughtUp = waitUntilCaughtUp;
         this.sourceClientProperties = sourceClientProperties;
         this.configChanges = configChanges;
@@ -204,11 +212,12 @@ public final class CommandOptions {
             Map.entry(DRY_RUN, ns.getBoolean("dry_run")),
             Map.entry(PLANNED, ns.getBoolean("planned")),
             Map.entry(CONSISTENT, ns.getBoolean("consistent")),
+            Map.entry(TRANSACTIONS, ns.getBoolean("transactions")),
             Map.entry(WAIT, ns.getBoolean("wait")),
             Map.entry(SOURCE_BOOTSTRAP_SERVER, ns.get("source_bootstrap_server") != null),
             Map.entry(SOURCE_COMMAND_CONFIG, ns.get("source_command_config") != null));
-        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED, CONSISTENT, WAIT,
-                SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG)) {
+        for (String option : List.of(MIRROR, MIRROR_CONFIG, TOPICS, EXCLUDE, JSON, DISCARD_LOCAL_WRITES, DRY_RUN, PLANNED, CONSISTENT, TRANSACTIONS,
+                WAIT, SOURCE_BOOTSTRAP_SERVER, SOURCE_COMMAND_CONFIG, ADD_CONFIG, ADD_CONFIG_FILE, DELETE_CONFIG)) {
             if (given.get(option) && !action.accepts(option)) {
                 throw new UsageException(option + " cannot be used with " + action.flag(), usage);
             }
@@ -280,7 +289,8 @@ public final class CommandOptions {
         return new CommandOptions(action, clientProperties, timeoutMs, mirror, mirrorConfigs,
             patterns(TOPICS, ns.getString("topics"), usage), patterns(EXCLUDE, ns.getString("exclude"), usage),
             ns.getBoolean("json"), ns.getBoolean("discard_local_writes"), ns.getBoolean("dry_run"), ns.getBoolean("planned"),
-            ns.getBoolean("consistent"), ns.getBoolean("wait"), sourceClientProperties, action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
+            ns.getBoolean("consistent"), ns.getBoolean("transactions"), ns.getBoolean("wait"), sourceClientProperties,
+            action == Action.ALTER ? configChanges(ns, usage) : ConfigChanges.NONE);
     }
 
     /** The configs --add-config and --add-config-file set and --delete-config deletes; a key is given once. */
@@ -374,6 +384,11 @@ public final class CommandOptions {
     /** True for --stop --dry-run and --start --dry-run: print what the operation would do, change nothing. */
     public boolean dryRun() {
         return dryRun;
+    }
+
+    /** True for --describe --transactions: analyse the transactions a plain stop would split now. */
+    public boolean transactions() {
+        return transactions;
     }
 
     /** True for --stop --consistent: cut where no committed transaction seen is split. */

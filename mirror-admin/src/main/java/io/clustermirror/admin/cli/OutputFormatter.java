@@ -91,6 +91,8 @@ public final class OutputFormatter {
             out.append(partitionTable(d.topics()));
             out.append(heldTopicChanges(d.topics()));
             out.append(lastCommands(d.topics()));
+            d.transactions().ifPresent(t -> out.append("Transactions, if all the mirror's mirroring topics were stopped now:\n")
+                .append(transactionsText(t, false)));
             blocks.add(out.toString());
         }
         return String.join("\n", blocks);
@@ -106,6 +108,7 @@ public final class OutputFormatter {
                 .put("sourceClusterId", d.sourceClusterId());
             ObjectNode configs = mirror.putObject("configs");
             new TreeMap<>(d.configs()).forEach(configs::put);
+            d.transactions().ifPresent(t -> putTransactions(mirror.putObject("transactions"), t));
             ArrayNode topics = mirror.putArray("topics");
             for (MirrorTopicDescription t : d.topics()) {
                 ObjectNode topic = topics.addObject()

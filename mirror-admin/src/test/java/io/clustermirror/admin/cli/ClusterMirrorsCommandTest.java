@@ -465,6 +465,28 @@ class ClusterMirrorsCommandTest {
     }
 
     @Test
+    void describeWithTransactionsShowsWhatAPlainStopOfEveryMirroringTopicWouldSplitNow() throws Exception {
+        assertEquals(0, run("--describe", "--mirror", "dr", "--transactions"));
+        assertEquals(List.of("describe with transactions [dr]"), admin.calls);
+        assertTrue(out().startsWith(OutputFormatter.describeTable(List.of(OutputFormatterTest.DR_DESCRIPTION))), out());
+        assertTrue(out().contains("Transactions, if all the mirror's mirroring topics were stopped now:\n"
+            + "Split transactions: a plain stop now would split 1 committed transaction(s)"), out());
+        assertTrue(out().contains("A consistent stop (--stop --consistent) would cut 5 record(s) more than a plain stop"), out());
+        out.reset();
+        assertEquals(0, run("--describe", "--mirror", "dr", "--transactions", "--json"));
+        com.fasterxml.jackson.databind.JsonNode transactions = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out())
+            .get("mirrors").get(0).get("transactions");
+        assertEquals(1, transactions.get("split_transactions").size(), out());
+        assertEquals(5, transactions.get("extra_records").asLong(), out());
+        out.reset();
+        assertEquals(0, run("--describe", "--mirror", "dr", "--json"));
+        assertEquals(null, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out()).get("mirrors").get(0).get("transactions"),
+            "a plain describe reads no partition's tail");
+        assertEquals(2, run("--list", "--transactions"));
+        assertTrue(err().contains("--transactions cannot be used with --list"), err());
+    }
+
+    @Test
     void describeWithoutMirrorDescribesEveryMirror() {
         assertEquals(0, run("--describe"));
         assertEquals(OutputFormatter.describeTable(
@@ -570,10 +592,11 @@ class ClusterMirrorsCommandTest {
         @Override
         public DescribeClusterMirrorsResult describeClusterMirrors(Collection<String> names,
                                                                    DescribeClusterMirrorsOptions options) {
-            calls.add("describe " + names);
+            calls.add("describe " + (options.includeTransactions() ? "with transactions " : "") + names);
             Map<String, KafkaFuture<ClusterMirrorDescription>> futures = new LinkedHashMap<>();
             for (String name : names) {
-                futures.put(name, descriptions.containsKey(name) ? KafkaFuture.completedFuture(descriptions.get(name))
+                futures.put(name, descriptions.containsKey(name) ? KafkaFuture.completedFuture(options.includeTransactions()
+                        ? descriptions.get(name).withTransactions(TRANSACTIONS) : descriptions.get(name))
                     : failed(new ClusterMirrorException(MirrorError.UNKNOWN_CLUSTER_MIRROR,
                         "no mirror named '" + name + "'")));
             }
