@@ -224,9 +224,11 @@ public final class RawLogReader implements AutoCloseable {
     }
 
     private FetchedPartition fetch(TopicPartition tp, Leader leader, long offset, int maxBytes, long deadline) {
+        // One client per leader, all in this reader's registry: the broker's id tells their metrics apart, else the second
+        // leader's client could not register its own.
         BrokerFetchClient client = clients.computeIfAbsent(leader.node().id(), id -> BrokerFetchClient.to(leader.node(),
             clientProperties, clientId, (int) requestTimeout.toMillis(), MAX_RESPONSE_BYTES, metrics,
-            "cluster-mirror-raw-log-reader", Map.of("client-id", clientId), logPrefix));
+            "cluster-mirror-raw-log-reader", Map.of("client-id", clientId, "broker-id", String.valueOf(id)), logPrefix));
         return client.fetch(tp, leader.topicId(), offset, maxBytes, Math.max(1, deadline - time.milliseconds()));
     }
 
