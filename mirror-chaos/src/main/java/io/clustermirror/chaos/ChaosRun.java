@@ -988,7 +988,7 @@ final class ChaosRun {
             cuts = describe(admin, mirror, FAILOVER_TOPIC).partitions().stream().map(p -> FailoverCycles.PartitionCut.reported(p.partition(),
                 step.stop, p.barrierOffset(), p.truncatedFromOffset(), p.truncatedToOffset(),
                 previousBarriers.getOrDefault(new TopicPartition(FAILOVER_TOPIC, p.partition()), -1L))).toList();
-            checkCutAtOrAboveTheStableOffsets(cuts, stableBefore);
+            checkCutAtOrAboveTheStableOffsets(cuts, stableBefore, Optional.ofNullable(consistentCut.get()));
             phase = switch (step) {
                 case FAILOVER -> Phase.FAILED_OVER;
                 case FAILBACK -> Phase.FAILED_BACK;
@@ -1054,16 +1054,24 @@ final class ChaosRun {
 
     /**
      * {@value HistoryChecker#BARRIER}: a stop never cuts below the last stable offset its side had before the command (all
-     * below it is committed, or not in a transaction), whatever befell its leaders meanwhile.
+     * below it is committed, or not in a transaction), whatever befell its leaders meanwhile; a consistent stop never below
+     * the cut its analysis reported ({@code consistent}), which removes split transactions below that offset on purpose.
      */
-    private void checkCutAtOrAboveTheStableOffsets(List<FailoverCycles.PartitionCut> cuts, Map<TopicPartition, Long> stableBefore) {
+    private void checkCutAtOrAboveTheStableOffsets(List<FailoverCycles.PartitionCut> cuts, Map<TopicPartition, Long> stableBefore,
+                                                   Optional<StopTransactions> consistent) {
         for (FailoverCycles.PartitionCut cut : cuts) {
             TopicPartition tp = new TopicPartition(FAILOVER_TOPIC, cut.partition());
             Long stable = stableBefore.get(tp);
-            if (stable != null && cut.mirroredEnd() < stable) {
+            if (stable == null) {
+                continue;
+            }
+            Optional<StopTransactions.ConsistentCut> analysed = consistent.flatMap(t -> t.cuts().stream()
+                .filter(c -> c.topic().equals(tp.topic()) && c.partition() == tp.partition()).findFirst());
+            long floor = analysed.map(c -> Math.min(stable, c.offset())).orElse(stable);
+            if (cut.mirroredEnd() < floor) {
                 history.violation(HistoryChecker.BARRIER, tp + " on the destination", "the stop under fire cut at " + cut.mirroredEnd()
-                    + ", below the last stable offset " + stable + " read before the command: committed records [" + cut.mirroredEnd() + ", "
-                    + stable + ") were cut");
+                    + ", below " + (analysed.isPresent() ? "its consistent cut " + floor + " and " : "") + "the last stable offset " + stable
+                    + " read before the command: committed records [" + cut.mirroredEnd() + ", " + floor + ") were cut");
             }
         }
     }
