@@ -192,8 +192,11 @@ public final class MirrorImage {
         return Optional.ofNullable(states.partitionStates().get(PartitionStateRecord.stateKey(mirror, topic, partition)));
     }
 
-    /** The partition states of one mirror topic, sorted by partition (from an index: no scan of the other topics). */
-    public List<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
+    /**
+     * The partition states of one mirror topic, in partition order (from an index: no scan of the other topics, and no
+     * copy: an unmodifiable view).
+     */
+    public Collection<PartitionStateRecord> partitionStatesOf(String mirror, String topic) {
         PartitionStateIndex.TopicStates topicStates = states.statesOf(mirror, topic);
         return topicStates == null ? List.of() : topicStates.states();
     }
@@ -201,7 +204,7 @@ public final class MirrorImage {
     /** True if the image holds the state of exactly {@code partitions} partitions of the mirror topic, all STOPPED. O(1). */
     public boolean stoppedOnEveryPartition(String mirror, String topic, int partitions) {
         PartitionStateIndex.TopicStates topicStates = states.statesOf(mirror, topic);
-        return topicStates != null && topicStates.states().size() == partitions && topicStates.stopped() == partitions;
+        return topicStates != null && topicStates.byPartition().size() == partitions && topicStates.stopped() == partitions;
     }
 
     /**

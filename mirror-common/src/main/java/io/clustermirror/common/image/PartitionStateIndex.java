@@ -2,34 +2,36 @@ package io.clustermirror.common.image;
 
 import io.clustermirror.common.PartitionState;
 import io.clustermirror.common.records.PartitionStateRecord;
+import org.pcollections.HashTreePMap;
+import org.pcollections.PMap;
+import org.pcollections.PSortedMap;
+import org.pcollections.TreePMap;
 
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The partition states of a {@link MirrorImage}: the last record of each {@code __mirror_state} log key, and what is
  * derived from them (each partition's state, each partition's log keys, each mirror topic's states in partition order).
  *
- * <p>Immutable. {@link #with} builds the next index from this one and the changed log keys alone: it copies the maps
- * (a pointer per entry) but derives again only the partitions and topics the changes touch. A start of 10,000 partitions
- * writes tens of thousands of state records and every broker builds an image per batch it reads, so deriving every
- * partition again per image (a grouping and a sort of everything) made the image tailer one of the busiest threads of
- * a broker during such a start.
+ * <p>Immutable, and persistent: {@link #with} builds the next index from this one and the changed log keys alone, in
+ * maps that share every unchanged entry with this index's (a change costs a logarithmic number of new nodes, not a
+ * copy). A start of 50,000 partitions writes over a hundred thousand state records and every broker builds an image per
+ * batch it reads: copying each map per image made those images most of a broker's allocations, and their garbage
+ * most of its CPU (collections of a full heap), during such a start.
  *
  * <p>Invariant: every index equals the one derived from its {@link #stateLog()} alone, however it was reached (in one
  * step, or change by change): a partition's state is its record with the highest {@link #PRECEDENCE}, its log keys are
  * sorted, and a topic's states are sorted by partition with the count of STOPPED ones.
  */
 final class PartitionStateIndex {
-    static final PartitionStateIndex EMPTY = new PartitionStateIndex(Map.of(), Map.of(), Map.of(), Map.of());
+    static final PartitionStateIndex EMPTY = new PartitionStateIndex(HashTreePMap.empty(), HashTreePMap.empty(),
+        HashTreePMap.empty(), HashTreePMap.empty());
 
     /** Orders the records of one partition: the highest leader epoch wins (ties, only with foreign log keys: latest write). */
     static final Comparator<PartitionStateRecord> PRECEDENCE =
@@ -42,26 +44,38 @@ final class PartitionStateIndex {
         }
     }
 
-    /** One mirror topic's partition states, sorted by partition, and how many of them are STOPPED. */
-    record TopicStates(List<PartitionStateRecord> states, long stopped) {
-        static TopicStates of(List<PartitionStateRecord> sorted) {
-            return new TopicStates(Collections.unmodifiableList(sorted),
-                sorted.stream().filter(s -> s.state() == PartitionState.STOPPED).count());
+    /** One mirror topic's partition states, by partition, and how many of them are STOPPED. */
+    record TopicStates(PSortedMap<Integer, PartitionStateRecord> byPartition, long stopped) {
+        static final TopicStates EMPTY = new TopicStates(TreePMap.empty(), 0L);
+
+        /** The states in partition order (a view: nothing is copied). */
+        Collection<PartitionStateRecord> states() {
+            return byPartition.values();
+        }
+
+        /** These states with the partition's state replaced by {@code now}, or removed if null. */
+        TopicStates with(int partition, PartitionStateRecord now) {
+            PartitionStateRecord before = byPartition.get(partition);
+            return new TopicStates(now == null ? byPartition.minus(partition) : byPartition.plus(partition, now),
+                stopped - stoppedCount(before) + stoppedCount(now));
+        }
+
+        private static long stoppedCount(PartitionStateRecord state) {
+            return state != null && state.state() == PartitionState.STOPPED ? 1L : 0L;
         }
     }
 
-    private final Map<String, PartitionStateRecord> stateLog;
-    private final Map<String, PartitionStateRecord> partitionStates;
-    private final Map<String, List<String>> logKeysByPartition;
-    private final Map<MirrorTopic, TopicStates> statesByTopic;
+    private final PMap<String, PartitionStateRecord> stateLog;
+    private final PMap<String, PartitionStateRecord> partitionStates;
+    private final PMap<String, List<String>> logKeysByPartition;
+    private final PMap<MirrorTopic, TopicStates> statesByTopic;
 
-    /** Takes the maps as they are: the caller made them for this index alone. */
-    private PartitionStateIndex(Map<String, PartitionStateRecord> stateLog, Map<String, PartitionStateRecord> partitionStates,
-                                Map<String, List<String>> logKeysByPartition, Map<MirrorTopic, TopicStates> statesByTopic) {
-        this.stateLog = Collections.unmodifiableMap(stateLog);
-        this.partitionStates = Collections.unmodifiableMap(partitionStates);
-        this.logKeysByPartition = Collections.unmodifiableMap(logKeysByPartition);
-        this.statesByTopic = Collections.unmodifiableMap(statesByTopic);
+    private PartitionStateIndex(PMap<String, PartitionStateRecord> stateLog, PMap<String, PartitionStateRecord> partitionStates,
+                                PMap<String, List<String>> logKeysByPartition, PMap<MirrorTopic, TopicStates> statesByTopic) {
+        this.stateLog = stateLog;
+        this.partitionStates = partitionStates;
+        this.logKeysByPartition = logKeysByPartition;
+        this.statesByTopic = statesByTopic;
     }
 
     /** The index of these records, by log key. */
@@ -77,86 +91,79 @@ final class PartitionStateIndex {
         if (changes.isEmpty()) {
             return this;
         }
-        Map<String, PartitionStateRecord> log = new HashMap<>(stateLog);
-        Map<String, List<String>> keys = new HashMap<>(logKeysByPartition);
+        Next next = new Next(this);
         Set<String> touched = new HashSet<>();
-        changes.forEach((logKey, record) -> replace(log, keys, logKey, record).ifPresent(touched::add));
-        Map<String, PartitionStateRecord> states = new HashMap<>(partitionStates);
-        // By topic, by partition: each touched partition's new state, or empty where none is left.
-        Map<MirrorTopic, TreeMap<Integer, Optional<PartitionStateRecord>>> topicChanges = new HashMap<>();
-        for (String partitionKey : touched) {
-            PartitionStateRecord before = partitionStates.get(partitionKey);
-            PartitionStateRecord now = keys.getOrDefault(partitionKey, List.of()).stream().map(log::get).max(PRECEDENCE).orElse(null);
-            putOrRemove(states, partitionKey, now);
-            PartitionStateRecord any = now != null ? now : before;
-            if (any != null && now != before) { // the same record object: the partition's state did not change
-                topicChanges.computeIfAbsent(MirrorTopic.of(any), t -> new TreeMap<>()).put(any.partition(), Optional.ofNullable(now));
+        changes.forEach((logKey, record) -> {
+            String partitionKey = next.replace(logKey, record);
+            if (partitionKey != null) {
+                touched.add(partitionKey);
             }
-        }
-        Map<MirrorTopic, TopicStates> topics = new HashMap<>(statesByTopic);
-        topicChanges.forEach((topic, changed) -> {
-            TopicStates before = statesByTopic.get(topic);
-            List<PartitionStateRecord> merged = merge(before == null ? List.of() : before.states(), changed);
-            putOrRemove(topics, topic, merged.isEmpty() ? null : TopicStates.of(merged));
         });
-        return new PartitionStateIndex(log, states, keys, topics);
+        touched.forEach(next::deriveState);
+        return new PartitionStateIndex(next.log, next.states, next.keys, next.topics);
     }
 
-    /**
-     * Puts {@code record} under {@code logKey} in {@code log} (null removes it) and keeps {@code keys} in line; returns the
-     * partition key it touched, if any.
-     */
-    private static Optional<String> replace(Map<String, PartitionStateRecord> log, Map<String, List<String>> keys, String logKey,
-                                            PartitionStateRecord record) {
-        PartitionStateRecord before = record == null ? log.remove(logKey) : log.put(logKey, record);
-        if (before == null && record == null) {
-            return Optional.empty();
+    /** The next index's maps while {@link #with} builds them, each starting as this index's. */
+    private static final class Next {
+        private final PartitionStateIndex base;
+        private PMap<String, PartitionStateRecord> log;
+        private PMap<String, List<String>> keys;
+        private PMap<String, PartitionStateRecord> states;
+        private PMap<MirrorTopic, TopicStates> topics;
+
+        Next(PartitionStateIndex base) {
+            this.base = base;
+            this.log = base.stateLog;
+            this.keys = base.logKeysByPartition;
+            this.states = base.partitionStates;
+            this.topics = base.statesByTopic;
         }
-        String partitionKey = before != null ? before.key() : record.key();
-        if (before == null || record == null) { // a log key added or removed: the partition's keys change
-            List<String> now = new ArrayList<>(keys.getOrDefault(partitionKey, List.of()));
-            if (record == null) {
-                now.remove(logKey);
-            } else {
-                now.add(logKey);
-                now.sort(null);
+
+        /**
+         * Puts {@code record} under {@code logKey} (null removes it) and keeps the partition's log keys in line; returns the
+         * partition key it touched, or null.
+         */
+        String replace(String logKey, PartitionStateRecord record) {
+            PartitionStateRecord before = log.get(logKey);
+            if (before == null && record == null) {
+                return null;
             }
-            putOrRemove(keys, partitionKey, now.isEmpty() ? null : List.copyOf(now));
-        }
-        return Optional.of(partitionKey);
-    }
-
-    /** The states of one topic, sorted by partition, with {@code changed} (sorted by partition; empty removes) merged in. */
-    private static List<PartitionStateRecord> merge(List<PartitionStateRecord> sorted, TreeMap<Integer, Optional<PartitionStateRecord>> changed) {
-        List<PartitionStateRecord> out = new ArrayList<>(sorted.size() + changed.size());
-        int i = 0;
-        for (Map.Entry<Integer, Optional<PartitionStateRecord>> change : changed.entrySet()) {
-            while (i < sorted.size() && sorted.get(i).partition() < change.getKey()) {
-                out.add(sorted.get(i++));
+            log = record == null ? log.minus(logKey) : log.plus(logKey, record);
+            String partitionKey = before != null ? before.key() : record.key();
+            if (before == null || record == null) { // a log key added or removed: the partition's keys change
+                List<String> now = new ArrayList<>(keys.getOrDefault(partitionKey, List.of()));
+                if (record == null) {
+                    now.remove(logKey);
+                } else {
+                    now.add(logKey);
+                    now.sort(null);
+                }
+                keys = now.isEmpty() ? keys.minus(partitionKey) : keys.plus(partitionKey, List.copyOf(now));
             }
-            if (i < sorted.size() && sorted.get(i).partition() == change.getKey()) {
-                i++; // replaced or removed
+            return partitionKey;
+        }
+
+        /** Derives a touched partition's state from its log keys, and its topic's states with it. */
+        void deriveState(String partitionKey) {
+            PartitionStateRecord before = base.partitionStates.get(partitionKey);
+            PartitionStateRecord now = keys.getOrDefault(partitionKey, List.of()).stream().map(log::get).max(PRECEDENCE).orElse(null);
+            if (now == before) { // the same record object: the partition's state did not change
+                return;
             }
-            change.getValue().ifPresent(out::add);
-        }
-        out.addAll(sorted.subList(i, sorted.size()));
-        return out;
-    }
-
-    private static <K, V> void putOrRemove(Map<K, V> map, K key, V value) {
-        if (value == null) {
-            map.remove(key);
-        } else {
-            map.put(key, value);
+            states = now == null ? states.minus(partitionKey) : states.plus(partitionKey, now);
+            PartitionStateRecord any = now != null ? now : before;
+            MirrorTopic topic = MirrorTopic.of(any);
+            TopicStates next = topics.getOrDefault(topic, TopicStates.EMPTY).with(any.partition(), now);
+            topics = next.byPartition().isEmpty() ? topics.minus(topic) : topics.plus(topic, next);
         }
     }
 
-    /** The last record of each log key, by log key. */
+    /** The last record of each log key, by log key (unmodifiable). */
     Map<String, PartitionStateRecord> stateLog() {
         return stateLog;
     }
 
-    /** Each partition's state, by {@link PartitionStateRecord#key()}. */
+    /** Each partition's state, by {@link PartitionStateRecord#key()} (unmodifiable). */
     Map<String, PartitionStateRecord> partitionStates() {
         return partitionStates;
     }

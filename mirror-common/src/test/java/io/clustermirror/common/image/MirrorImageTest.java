@@ -53,8 +53,8 @@ class MirrorImageTest {
         PartitionStateRecord p2 = state("t", 2, PartitionState.PAUSED, 0);
         PartitionStateRecord other = state("t2", 0, PartitionState.MIRRORING, 0);
         MirrorImage image = new MirrorImage(Map.of(), Map.of(), Map.of(p10.key(), p10, p2.key(), p2, other.key(), other));
-        assertEquals(List.of(p2, p10), image.partitionStatesOf("dr", "t"));
-        assertEquals(List.of(), image.partitionStatesOf("x", "t"));
+        assertEquals(List.of(p2, p10), List.copyOf(image.partitionStatesOf("dr", "t")));
+        assertEquals(List.of(), List.copyOf(image.partitionStatesOf("x", "t")));
         assertEquals(p2, image.partitionState("dr", "t", 2).orElseThrow());
     }
 
@@ -66,7 +66,7 @@ class MirrorImageTest {
         MirrorImage image = new MirrorImage(Map.of(), Map.of(), Map.of(p0.key(), p0, p1.key(), p1, other.key(), other));
         // The same list object on every call: served from the index, not computed again per call.
         assertSame(image.partitionStatesOf("dr", "t"), image.partitionStatesOf("dr", "t"));
-        assertEquals(List.of(p0, p1), image.partitionStatesOf("dr", "t"));
+        assertEquals(List.of(p0, p1), List.copyOf(image.partitionStatesOf("dr", "t")));
         assertFalse(image.stoppedOnEveryPartition("dr", "t", 2), "one partition still STOPPING");
         assertTrue(image.stoppedOnEveryPartition("dr", "t2", 1));
         assertFalse(image.stoppedOnEveryPartition("dr", "t2", 2), "a partition never reported");

@@ -84,7 +84,7 @@ class PartitionStateIndexTest {
                 List<PartitionStateRecord> ofTopic = states.values().stream()
                     .filter(s -> s.mirror().equals(mirror) && s.topic().equals(topic))
                     .sorted(Comparator.comparingInt(PartitionStateRecord::partition)).toList();
-                assertEquals(ofTopic, image.partitionStatesOf(mirror, topic), at + ": " + mirror + "/" + topic);
+                assertEquals(ofTopic, List.copyOf(image.partitionStatesOf(mirror, topic)), at + ": " + mirror + "/" + topic);
                 boolean allStopped = ofTopic.stream().allMatch(s -> s.state() == PartitionState.STOPPED);
                 assertEquals(!ofTopic.isEmpty() && allStopped, image.stoppedOnEveryPartition(mirror, topic, ofTopic.size()), at);
                 for (int partition = 0; partition < 6; partition++) {
@@ -108,7 +108,7 @@ class PartitionStateIndexTest {
         MirrorImage image = next.apply();
         assertTrue(image.stoppedOnEveryPartition("dr", "a", 1));
         assertFalse(base.stoppedOnEveryPartition("dr", "a", 1));
-        assertEquals(List.of(first), base.partitionStatesOf("dr", "a"));
+        assertEquals(List.of(first), List.copyOf(base.partitionStatesOf("dr", "a")));
         assertEquals(List.of(first.logKey()), base.stateLogKeysOf(first.key()));
     }
 }
