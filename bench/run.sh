@@ -10,8 +10,9 @@
 #  scenarios mirror,mm2,replication / also mirror-fsync,mirror3,replication3,mirror-tls,mirror-wan-20,mirror-wan-80,
 #  mirror-throttle-50 (mirror-wan-<round trip ms>, mirror-tls and mirror-throttle-<MB/s> read the source through that
 #  link; mirror-fsync mirrors onto a destination that forces every append to disk), lag.trace false (true: a consumer
-#  on the source and the destination brokers' request log split the lag), profile false (true: a JFR CPU profile of
-#  each catch-up of the mirror and the follower; profile in a run of its own), fetch.max.bytes 52428800,
+#  on the source and the destination brokers' request log split the lag), profile false (true or jfr: a JFR CPU profile
+#  of each catch-up of the mirror and the follower; native: async-profiler's, kernel and JVM included; profile in a run
+#  of its own), fetch.max.bytes 52428800,
 #  fetch.partition.max.bytes 1048576 (all three copiers), mm2.tasks 4, mm2.sweep false (true: tasks.max
 #  1, 4 and the partition count), label <date>, work bench/results/tmp, broker.heap "-Xmx1G -Xms1G" (every
 #  broker's heap options))
@@ -27,7 +28,7 @@
 #   scale.brokers 1 (brokers of the source and of the destination, the partitions spread evenly; more than 1 runs the
 #   mirror part only: --scale.parts=mirror), scale.pause.source false (true, a diagnostic: one more produce window next to the mirror partitions with the source
 #   broker's process stopped; keep warm-up plus window under 25 s, the mirror's fetch request timeout is 30 s),
-#   scale.profile false (true: a JFR CPU profile of both brokers over the idle window next to the partitions),
+#   scale.profile false (true, jfr or native: a CPU profile of both brokers over the idle window next to the partitions),
 #   scale.histogram false (true: a class histogram of the copying broker's live heap at the end of that window, the
 #   largest classes in the results, the whole histogram in the work directory),
 #   scale.parts mirror,replication (either alone to run one; outage, a run of its own: the outage catch-up with

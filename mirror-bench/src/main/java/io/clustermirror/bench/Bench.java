@@ -53,8 +53,8 @@ import java.util.stream.Stream;
  * splits the lag into the source's part and the copy's), scenarios (mirror,mm2,replication / also mirror-fsync,
  * mirror3, replication3 and the links of {@link SourceLinks}), fetch.max.bytes (52428800) and
  * fetch.partition.max.bytes (1048576) for all three copiers, mm2.tasks (4), mm2.sweep (false: true runs MM2 with
- * tasks.max 1, 4 and the partition count), profile (false: true records a CPU profile of each catch-up of the mirror
- * and of the follower, {@link Profiler}), classpath, label,
+ * tasks.max 1, 4 and the partition count), profile (false: true or jfr records a CPU profile of each catch-up of the
+ * mirror and of the follower with the JDK's Flight Recorder, native with async-profiler, {@link Profiler}), classpath, label,
  * broker.heap (every broker's heap options, "-Xmx1G -Xms1G").
  *
  * <p>{@code scale=true} runs the scale part ({@link Scale}) instead of the codec scenarios, with its options
@@ -62,7 +62,7 @@ import java.util.stream.Stream;
  * skip), scale.repeats (3), scale.records.per.partition (10), scale.settle.s (10), scale.idle.s (60),
  * scale.produce.rate.mb (1), scale.produce.warmup.s (5), scale.produce.measure.s (30), scale.timeout.s (1800, per
  * wait), scale.codec (lz4), scale.pause.source (false; true adds a diagnostic window, {@link Scale}), scale.profile
- * (false; true records a CPU profile of both brokers over the idle window next to the partitions), scale.parts
+ * (false; true, jfr or native records a CPU profile of both brokers over the idle window next to the partitions), scale.parts
  * (mirror,replication), scale.windows (true; false measures the start and the stop alone) and scale.mirror.*
  * (mirror configs, none by default: scale.mirror.fetch.max.wait.ms=2000 creates the mirror with
  * mirror.fetch.max.wait.ms=2000); it writes {@code <label>-scale.{json,md,png}}.
@@ -94,10 +94,11 @@ public final class Bench {
     final int lagMeasure;
     final int lagDrain;
     /**
-     * Whether the catch-ups of the mirror and of the follower run under the JDK's Flight Recorder ({@link Profiler}); its
-     * overhead (a few percent) is in their CPU figures then, so profile in a run of its own.
+     * What samples the catch-ups of the mirror and of the follower ({@code profile}: the JDK's Flight Recorder or
+     * async-profiler, {@link Profiler}); null: nothing. Its overhead (a few percent) is in their CPU figures then, so
+     * profile in a run of its own.
      */
-    final boolean profile;
+    final Profiler profiler;
     /** Whether the lag probe also measures when records become visible on the source ({@link LagProbe}). */
     final boolean lagTrace;
     final Set<String> scenarios;
@@ -125,7 +126,7 @@ public final class Bench {
         lagMeasure = Integer.parseInt(o.getOrDefault("lag.measure.s", full ? "60" : "10"));
         lagDrain = Integer.parseInt(o.getOrDefault("lag.drain.s", "30"));
         lagTrace = Boolean.parseBoolean(o.getOrDefault("lag.trace", "false"));
-        profile = Boolean.parseBoolean(o.getOrDefault("profile", "false"));
+        profiler = Profiler.of(o.getOrDefault("profile", "false"), "profile", work);
         scenarios = Set.of(o.getOrDefault("scenarios", full ? String.join(",", SCENARIOS) + "," + FULL_LINKS
             : "mirror,mm2,replication").split(","));
         fetchMaxBytes = Long.parseLong(o.getOrDefault("fetch.max.bytes", "52428800"));
@@ -407,7 +408,7 @@ public final class Bench {
                 + fetchPartitionMaxBytes + ", other mirror.fetch.* defaults (min.bytes 1, max.wait.ms 500, "
                 + "read_committed)");
             Watched w = new Watched(dest::brokerCpuSeconds, () -> source.node(1).cpuSeconds(), gcLogs(source, dest, null),
-                new Profiled(dest.firstBroker().pid(), dir.resolve(run + "-catch-up.jfr")));
+                new Profiled(dest.firstBroker().pid(), dir.resolve(run + "-catch-up")));
             Admin da = dest.admin();
             log("[" + codec + "] " + run + ": catch-up");
             long linkBytes = links.forwardedBytes();
@@ -586,7 +587,7 @@ public final class Bench {
         Map<String, Path> gc = new LinkedHashMap<>(source.gcLogs("source"));
         gc.put("follower", gc.remove("source-node" + followerId));
         Watched w = new Watched(follower::cpuSeconds, () -> source.node(1).cpuSeconds(), gc,
-            new Profiled(follower.pid(), dir.resolve(run + "-catch-up.jfr")));
+            new Profiled(follower.pid(), dir.resolve(run + "-catch-up")));
         res.put("catch_up", catchUp(w, () -> reassign(sa, List.of(1, followerId)), () -> {
             long[] sizes = partitionSizes(sa, followerId, TOPIC);
             return java.util.Arrays.equals(sizes, leaderSizes) ? records
@@ -680,7 +681,7 @@ public final class Bench {
     private Map<String, Object> catchUp(Watched w, Action start, LongSupplier progress, long target, long logBytes)
             throws Exception {
         Map<String, Integer> gc0 = GcLog.marks(w.gcLogs());
-        boolean profiling = profile && w.profiled() != null && Profiler.start(w.profiled().pid());
+        boolean profiling = profiler != null && w.profiled() != null && profiler.start(w.profiled().pid());
         long startNanos = System.nanoTime();
         double cpuStart = w.copierCpu().getAsDouble();
         double sourceCpuStart = w.sourceCpu().getAsDouble();
@@ -739,7 +740,7 @@ public final class Bench {
                 m.put("source_cores_busy", round(sourceCpuSec / sec));
                 m.put("gc", GcLog.since(w.gcLogs(), gc0));
                 if (profiling) {
-                    m.put("profile", Profiler.stop(w.profiled().pid(), w.profiled().recording()));
+                    m.put("profile", profiler.stop(w.profiled().pid(), w.profiled().recording()));
                 }
                 log(String.format("    catch-up: %.1f s, %.1f MB/s, %d rec/s, %.1f CPU s/GiB (source %.1f)", sec,
                     bytes / 1048576.0 / sec, Math.round(target * fraction / sec), cpuSec / gib, sourceCpuSec / gib));

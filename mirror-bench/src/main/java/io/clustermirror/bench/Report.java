@@ -6,6 +6,13 @@ import java.util.stream.Stream;
 
 /** Markdown rendering of one codec's results, or of the scale part's. */
 final class Report {
+    /** The tables of a profile summary ({@link Profiler}) and what each heads, in the order shown. */
+    private static final List<Map.Entry<String, String>> PROFILE_TABLES = List.of(
+        Map.entry("top_frames", "by the frame on top of the stack"),
+        Map.entry("layers", "by the layer of the frame on top of the stack"),
+        Map.entry("threads", "by thread (numbers in names folded)"),
+        Map.entry("first_kafka_or_mirror_frames", "by the first Kafka or mirror frame on the stack (the work it was for)"));
+
     private Report() {
     }
 
@@ -320,25 +327,27 @@ final class Report {
      * the Kafka or mirror code they ran for.
      */
     private static void profiles(StringBuilder sb, Map<String, Object> r) {
-        profileTables(sb, "CPU profile of the catch-up (first repeat, JFR execution samples)", "mirror's destination broker",
+        profileTables(sb, "CPU profile of the catch-up (first repeat)", "mirror's destination broker",
             profileOf(r, "mirror"), "Kafka follower", profileOf(r, "replication"));
     }
 
     /**
-     * Two profiles ({@link Profiler#summarise}) side by side, by the method on top of the stack and by the first Kafka or
-     * mirror frame; nothing if both are missing.
+     * Two profiles ({@link Profiler}) side by side, one table per way of counting their samples; nothing if both are
+     * missing. The title names the sampler and each side's sample count.
      */
-    @SuppressWarnings("unchecked")
     private static void profileTables(StringBuilder sb, String title, String leftName, Object left, String rightName, Object right) {
         if (left == null && right == null) {
             return;
         }
-        for (String table : List.of("top_frames", "first_kafka_or_mirror_frames")) {
-            sb.append(table.equals("top_frames") ? title + ", by the method on top of the stack:\n\n"
-                : "By the first Kafka or mirror frame on the stack (the work it was for):\n\n");
+        Object sampler = (left instanceof Map<?, ?> l ? l : (Map<?, ?>) right).get("sampler");
+        sb.append(title).append(", ").append("native".equals(sampler) ? "async-profiler CPU samples of every thread"
+            : "JFR execution samples of Java code").append(": ").append(leftName).append(" ").append(samples(left))
+            .append(", ").append(rightName).append(" ").append(samples(right)).append(".\n\n");
+        for (Map.Entry<String, String> table : PROFILE_TABLES) {
+            sb.append("Samples ").append(table.getValue()).append(":\n\n");
             sb.append("| # | ").append(leftName).append(" | % | ").append(rightName).append(" | % |\n|---:|---|---:|---|---:|\n");
-            List<Map<String, Object>> l = left instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
-            List<Map<String, Object>> rt = right instanceof Map<?, ?> p ? (List<Map<String, Object>>) p.get(table) : List.of();
+            List<Map<String, Object>> l = rows(left, table.getKey());
+            List<Map<String, Object>> rt = rows(right, table.getKey());
             for (int i = 0; i < Math.min(12, Math.max(l.size(), rt.size())); i++) {
                 sb.append("| ").append(i + 1).append(" | ").append(cell(l, i, "method")).append(" | ").append(cell(l, i, "percent"))
                     .append(" | ").append(cell(rt, i, "method")).append(" | ").append(cell(rt, i, "percent")).append(" |\n");
@@ -353,13 +362,22 @@ final class Report {
      */
     private static void scaleProfiles(StringBuilder sb, List<Map<String, Object>> layouts) {
         for (Map<String, Object> l : layouts) {
-            String at = "Layout " + l.get("layout") + ", idle window next to the partitions (first repeat, JFR execution samples)";
+            String at = "Layout " + l.get("layout") + ", idle window next to the partitions (first repeat)";
             profileTables(sb, at + ": the source broker serving the mirror's fetches against Kafka's leader serving its "
                 + "follower's", "source broker (mirror)", idleProfile(l, "mirror", "source_profile"), "leader broker (Kafka)",
                 idleProfile(l, "replication", "source_profile"));
             profileTables(sb, at + ": the copying brokers", "mirror's destination broker", idleProfile(l, "mirror", "profile"),
                 "Kafka follower", idleProfile(l, "replication", "profile"));
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> rows(Object profile, String table) {
+        return profile instanceof Map<?, ?> p && p.get(table) instanceof List<?> rows ? (List<Map<String, Object>>) rows : List.of();
+    }
+
+    private static String samples(Object profile) {
+        return profile instanceof Map<?, ?> p && p.get("samples") != null ? p.get("samples") + " samples" : "no profile";
     }
 
     private static Object idleProfile(Map<String, Object> layout, String part, String key) {

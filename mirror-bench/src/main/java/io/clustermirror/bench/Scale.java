@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -108,8 +109,8 @@ final class Scale {
     private final long timeoutMs;
     private final String codec;
     private final boolean pauseSource;
-    /** Whether the idle windows next to the mirror's and the follower's partitions run under the Flight Recorder. */
-    private final boolean profile;
+    /** What samples the idle windows next to the mirror's and the follower's partitions ({@code scale.profile}); null: nothing. */
+    private final Profiler profiler;
     /**
      * Whether the idle windows next to the mirror's and the follower's partitions end with a class histogram of the
      * copying broker's live heap ({@link HeapHistogram}, {@code scale.histogram}).
@@ -150,7 +151,7 @@ final class Scale {
         timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(o.getOrDefault("scale.timeout.s", "1800")));
         codec = o.getOrDefault("scale.codec", "lz4");
         pauseSource = Boolean.parseBoolean(o.getOrDefault("scale.pause.source", "false"));
-        profile = Boolean.parseBoolean(o.getOrDefault("scale.profile", "false"));
+        profiler = Profiler.of(o.getOrDefault("scale.profile", "false"), "scale.profile", work);
         histogram = Boolean.parseBoolean(o.getOrDefault("scale.histogram", "false"));
         List<String> asked = List.of(o.getOrDefault("scale.parts", String.join(",", DEFAULT_PARTS)).split(","));
         if (asked.isEmpty() || !PARTS.containsAll(asked)) {
@@ -260,7 +261,7 @@ final class Scale {
         setup.put("vm_max_map_count", Machine.maxMapCount());
         setup.put("mirror_config", mirrorConfig.isEmpty()
             ? "defaults (one fetcher thread per source broker, mirror.fetch.max.wait.ms 500)" : mirrorConfig);
-        setup.put("profile", profile);
+        setup.put("profile", profiler == null ? "false" : profiler.sampler().name().toLowerCase(Locale.ROOT));
         if (outage != null) {
             setup.put("outage", outage.setup());
         }
@@ -480,20 +481,20 @@ final class Scale {
      * Idle cost: after {@code scale.settle.s}, the copying brokers' CPU time over the window divided by the window
      * (in thousandths of a core), the same for the brokers they copy from, and the copying brokers' live heap after
      * the window (their sum; each after a forced full GC). With {@code scale.profile=true} and a {@code recordings}
-     * directory, the first broker of each side runs under the Flight Recorder for the window ({@code profile},
+     * directory, the first broker of each side is sampled ({@link Profiler}) for the window ({@code profile},
      * {@code source_profile}; its overhead is in the CPU figures).
      */
     private Map<String, Object> idle(String at, List<KafkaNode> copiers, List<KafkaNode> from, Path recordings) throws IOException {
         Bench.sleep(TimeUnit.SECONDS.toMillis(settleSec));
         Bench.log(at + "idle for " + idleSec + " s");
-        boolean profiling = profile && recordings != null;
+        boolean profiling = profiler != null && recordings != null;
         if (profiling || histogram && recordings != null) {
             Files.createDirectories(recordings);
         }
         KafkaNode copier = copiers.get(0);
         KafkaNode source = from.get(0);
-        boolean copierProfiled = profiling && Profiler.start(copier.pid());
-        boolean sourceProfiled = profiling && Profiler.start(source.pid());
+        boolean copierProfiled = profiling && profiler.start(copier.pid());
+        boolean sourceProfiled = profiling && profiler.start(source.pid());
         double cpu0 = cpuSeconds(copiers);
         double fromCpu0 = cpuSeconds(from);
         long t0 = System.nanoTime();
@@ -505,10 +506,10 @@ final class Scale {
         m.put("millicores", Bench.round((cpuSeconds(copiers) - cpu0) / sec * 1000));
         m.put("source_millicores", Bench.round((cpuSeconds(from) - fromCpu0) / sec * 1000));
         if (copierProfiled) {
-            m.put("profile", Profiler.stop(copier.pid(), recordings.resolve("idle-copier.jfr")));
+            m.put("profile", profiler.stop(copier.pid(), recordings.resolve("idle-copier")));
         }
         if (sourceProfiled) {
-            m.put("source_profile", Profiler.stop(source.pid(), recordings.resolve("idle-source.jfr")));
+            m.put("source_profile", profiler.stop(source.pid(), recordings.resolve("idle-source")));
         }
         Double heap = 0.0;
         for (KafkaNode node : copiers) {
