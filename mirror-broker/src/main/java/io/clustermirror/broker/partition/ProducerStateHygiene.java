@@ -42,13 +42,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
     private final LeaderReader leaderReader;
     /** Runs the passes, one at a time: on one thread of its own on a broker, directly in tests. */
     private final PassScheduler scheduler;
-    /**
-     * The latest barrier per partition recorded by the partition's current mirror, from {@code __mirror_state}, by topic:
-     * a client write asks for its topic's alone ({@link #cleanForWrites}), never scanning every mirror partition.
-     */
-    private volatile Map<String, Map<TopicPartition, Long>> barriersByTopic = Map.of();
-    /** Barriers of partitions whose current mirror has stopped them: the stop's own barrier. */
-    private volatile Map<TopicPartition, Long> stopBarriers = Map.of();
+    /** The latest image, and the barriers of each topic in it as far as they were asked for. */
+    private volatile Barriers barriers = new Barriers(MirrorImage.EMPTY);
     /** Barrier offsets at which the local follower replica was found to hold the barrier (no need to look again). */
     private final Map<TopicPartition, Long> verifiedStopBarrier = new ConcurrentHashMap<>();
     /** True while a pass asked for by an image waits to run: later images need no pass of their own. */
@@ -85,29 +80,54 @@ public final class ProducerStateHygiene implements AutoCloseable {
     }
 
     /**
-     * Only the records of a topic's current mirror count: after a failback or a restart of mirroring, barriers
-     * recorded by an earlier mirror may sit at offsets that now hold other data.
+     * A new image: O(1) on the image tailer's thread, which delivers one per batch of state records (thousands when
+     * thousands of partitions start or stop). The barriers are read from it per topic when first asked for.
      */
     public void onImage(MirrorImage image) {
-        Map<String, Map<TopicPartition, Long>> next = new HashMap<>();
-        Map<TopicPartition, Long> stopped = new HashMap<>();
-        for (MirrorTopicRecord topic : image.topics().values()) {
-            for (PartitionStateRecord r : image.partitionStatesOf(topic.mirror(), topic.topic())) {
-                if (r.barrierOffset() >= 0) {
-                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    next.computeIfAbsent(tp.topic(), t -> new HashMap<>()).put(tp, r.barrierOffset());
-                    if (r.state() == PartitionState.STOPPED) {
-                        stopped.put(tp, r.barrierOffset());
-                    }
-                }
-            }
-        }
-        Map<String, Map<TopicPartition, Long>> byTopic = new HashMap<>();
-        next.forEach((topic, barriers) -> byTopic.put(topic, Map.copyOf(barriers)));
-        barriersByTopic = Map.copyOf(byTopic);
-        stopBarriers = Map.copyOf(stopped);
+        barriers = new Barriers(image);
         if (passQueued.compareAndSet(false, true)) {
             scheduler.soon(this::queuedPass);
+        }
+    }
+
+    /**
+     * The barriers of one image's topics, each topic's computed when first asked for and kept with the image: a client
+     * write asks for its topic's alone ({@link #cleanForWrites}), and repeated writes find them computed. Only the records
+     * of a topic's current mirror count: after a failback or a restart of mirroring, barriers recorded by an earlier mirror
+     * may sit at offsets that now hold other data.
+     */
+    private static final class Barriers {
+        private final MirrorImage image;
+        private final Map<String, Map<TopicPartition, Long>> byTopic = new ConcurrentHashMap<>();
+
+        Barriers(MirrorImage image) {
+            this.image = image;
+        }
+
+        Map<TopicPartition, Long> of(String topic) {
+            return byTopic.computeIfAbsent(topic, t -> image.topic(t).map(this::read).orElse(Map.of()));
+        }
+
+        private Map<TopicPartition, Long> read(MirrorTopicRecord topic) {
+            Map<TopicPartition, Long> out = new HashMap<>();
+            for (PartitionStateRecord r : image.partitionStatesOf(topic.mirror(), topic.topic())) {
+                if (r.barrierOffset() >= 0) {
+                    out.put(new TopicPartition(r.topic(), r.partition()), r.barrierOffset());
+                }
+            }
+            return Map.copyOf(out);
+        }
+
+        /** The barrier of the stop, if the partition's current mirror has stopped it. */
+        Optional<Long> ofStop(TopicPartition tp) {
+            return image.topic(tp.topic())
+                .flatMap(t -> image.partitionState(t.mirror(), tp.topic(), tp.partition()))
+                .filter(r -> r.state() == PartitionState.STOPPED && r.barrierOffset() >= 0)
+                .map(PartitionStateRecord::barrierOffset);
+        }
+
+        Iterable<String> topics() {
+            return image.topics().keySet();
         }
     }
 
@@ -161,7 +181,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
 
     /** The barriers of the topic's partitions: a lookup in the index the last image built. */
     Map<TopicPartition, Long> barriersOf(String topic) {
-        return barriersByTopic.getOrDefault(topic, Map.of());
+        return barriers.of(topic);
     }
 
     /**
@@ -175,8 +195,9 @@ public final class ProducerStateHygiene implements AutoCloseable {
 
     private void pass() {
         try {
-            for (Map<TopicPartition, Long> barriers : barriersByTopic.values()) {
-                barriers.forEach(this::passOver);
+            Barriers current = barriers;
+            for (String topic : current.topics()) {
+                current.of(topic).forEach((tp, barrier) -> passOver(current, tp, barrier));
             }
         } catch (RuntimeException e) {
             log.error("Producer state hygiene pass failed on broker {}; retried in {} ms", broker.nodeId(), PASS_INTERVAL_MS, e);
@@ -184,12 +205,12 @@ public final class ProducerStateHygiene implements AutoCloseable {
     }
 
     /** Removes the mirrored producers before the barrier from the local replica once the barrier has reached it. */
-    private void passOver(TopicPartition tp, long barrier) {
+    private void passOver(Barriers current, TopicPartition tp, long barrier) {
         if (!replicas.containsKey(tp) || broker.localLogEndOffset(tp).orElse(-1L) <= barrier) {
             return; // no replica here, or the barrier has not reached it yet
         }
         Optional<LeaderLogState> leader = broker.leaderLogState(tp);
-        if (leader.isEmpty() && missedTheStop(tp)) {
+        if (leader.isEmpty() && missedTheStop(current, tp)) {
             return;
         }
         int removed = broker.removeProducersBefore(tp, barrier);
@@ -208,8 +229,8 @@ public final class ProducerStateHygiene implements AutoCloseable {
      *
      * @return true if the replica was found stale (and was truncated)
      */
-    private boolean missedTheStop(TopicPartition tp) {
-        Long stopBarrier = stopBarriers.get(tp);
+    private boolean missedTheStop(Barriers current, TopicPartition tp) {
+        Long stopBarrier = current.ofStop(tp).orElse(null);
         if (stopBarrier == null || stopBarrier.equals(verifiedStopBarrier.get(tp))) {
             return false;
         }
