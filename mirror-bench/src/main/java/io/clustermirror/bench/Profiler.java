@@ -276,7 +276,8 @@ final class Profiler {
                 vm.detach();
             }
         } catch (Exception e) {
-            Bench.log("    async-profiler refused '" + command + "' in " + pid + ": " + e);
+            Bench.log("    async-profiler refused '" + command + "' in " + pid + " (" + e + "); the window has no profile: a JVM "
+                + "must allow the attach API (no -XX:+DisableAttachMechanism) and run as this user, or use --profile=jfr");
             return false;
         }
     }

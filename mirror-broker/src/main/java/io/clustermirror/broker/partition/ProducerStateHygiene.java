@@ -179,7 +179,7 @@ public final class ProducerStateHygiene implements AutoCloseable {
         return clean;
     }
 
-    /** The barriers of the topic's partitions: a lookup in the index the last image built. */
+    /** The barriers of the topic's partitions in the latest image: read from it once, then kept with it. */
     Map<TopicPartition, Long> barriersOf(String topic) {
         return barriers.of(topic);
     }
